@@ -1,0 +1,126 @@
+# bucketsim build.
+#
+# Targets:
+#   make deps      install missing Debian packages (GSL, cJSON, libcsv, Check, pkg-config)
+#   make           build build/bucketsim and build/libbucketsim.a
+#   make demo      deps + build + a default simulation on the bundled Alpaca trace
+#   make check     deps + build + every unit suite and end-to-end test, then the same again
+#                  under AddressSanitizer and UndefinedBehaviorSanitizer (build-san/)
+#   make bench     deps + build + the benchmarks (figures, not timed tests)
+#   make update-golden   regenerate tests/golden/ from the current binary
+#
+# Knobs:
+#   V=1            echo every command
+#   SANITIZE=...   extra -fsanitize= list (used by the build-san pass)
+#   BUILD=dir      build directory (default build)
+#   OPT=...        optimisation flags (default -O2 -g)
+
+BUILD    ?= build
+OPT      ?= -O2 -g
+CC       ?= cc
+SANITIZE ?=
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKGS     := gsl libcjson check
+CPPFLAGS := -I. -D_POSIX_C_SOURCE=200809L
+CFLAGS   := -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes \
+            -Wshadow -Wno-unused-parameter $(OPT)
+ifneq ($(SANITIZE),)
+CFLAGS   += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=$(SANITIZE)
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags gsl libcjson 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs gsl libcjson 2>/dev/null) -lcsv -lm
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+
+LIB_SRC  := $(sort $(wildcard sim/*.c policies/*.c workloads/*.c models/*.c analysis/*.c))
+LIB_SRC  := $(filter-out sim/main.c,$(LIB_SRC))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
+DATA     := $(sort $(wildcard models/data/*.json workloads/data/*.csv workloads/data/*.jsonl))
+TEST_SRC := $(sort $(wildcard tests/check_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
+BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
+
+all: $(BUILD)/bucketsim $(TEST_BIN) $(BENCH_BIN)
+
+# A stamp of the flags: changed flags force a rebuild.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW   := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(FLAGS_NOW)" ]; then echo "$(FLAGS_NOW)" > $@; fi
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# Data files are compiled into the binary (sim/embed.h): nothing is read from the tree at run time.
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O1 -o $@ $<
+
+$(BUILD)/gen/embedded.c: $(BUILD)/tools/embed $(DATA)
+	@mkdir -p $(@D)
+	@[ "$(V)" = 1 ] || echo "  EMBED   $(words $(DATA)) data files"
+	$(Q)$(BUILD)/tools/embed $@ $(DATA)
+
+$(BUILD)/gen/embedded.o: $(BUILD)/gen/embedded.c $(FLAGS_STAMP)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libbucketsim.a: $(LIB_OBJ)
+	@[ "$(V)" = 1 ] || echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bucketsim: $(BUILD)/sim/main.o $(BUILD)/libbucketsim.a
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libbucketsim.a
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+
+# Debian packages this project needs; installed only when missing.
+DEB_PKGS := libgsl-dev libcjson-dev libcsv-dev check libsubunit-dev pkg-config gcc make
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	./$(BUILD)/bucketsim run --trace alpaca -o out/demo
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@BUCKETSIM=$(BUILD)/bucketsim BUILD=$(BUILD) tests/run-tests.sh
+	@$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -g" SANITIZE=address,undefined all
+	@ASAN_OPTIONS=detect_leaks=1 BUCKETSIM=build-san/bucketsim BUILD=build-san tests/run-tests.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@BUCKETSIM=$(BUILD)/bucketsim BUILD=$(BUILD) tests/run-bench.sh
+
+update-golden: all
+	@BUCKETSIM=$(BUILD)/bucketsim tests/e2e.sh --update-golden
+
+clean:
+	rm -rf build build-san
+
+FORCE:
+.PHONY: all deps demo check bench update-golden clean FORCE

@@ -1,0 +1,52 @@
+/*
+ * cost: the time of one forward pass at a padded shape, of a graph compile, of a KV transfer,
+ * and the memory arithmetic (KV bytes per token, KV blocks that fit) for the configured
+ * hardware, model, precision and tensor parallelism.
+ *
+ * Owns the loaded profiles (models/data/ JSON files, embedded in the binary at build time: see
+ * sim/embed.h) and a per-shape cache, so evaluating the same shape again is a hash lookup.
+ * Times are integer nanoseconds, always >= 1.
+ *
+ * Shapes are the bucketing module's: prompt (bs, query, ctx_blocks), decode (bs, num_blocks)
+ * where num_blocks is the flattened block-list length the decode pass reads, unified
+ * (query, shared_blocks, unique_blocks, causal).
+ */
+#ifndef BS_COST_H
+#define BS_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/config.h"
+#include "sim/util.h"
+
+struct cost_model;
+
+/* Reads hardware, model, model.*, hardware.* and server.block_size. */
+int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_err *err);
+void cost_model_free(struct cost_model *cm);
+
+int64_t cost_prefill_ns(struct cost_model *cm, int32_t bs, int32_t query, int32_t ctx_blocks);
+int64_t cost_decode_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks);
+int64_t cost_unified_ns(struct cost_model *cm, int32_t query, int32_t shared_blocks,
+			int32_t unique_blocks, bool causal);
+/* Compile time of one graph at a padded shape.  PHASE: 0 prompt, 1 decode, 2 unified; the
+ * shape as in bucketing (v[0..3]).  RUNTIME adds the runtime-compile penalty. */
+int64_t cost_compile_ns(struct cost_model *cm, int phase, const int32_t v[4], bool runtime);
+/* Time to move TOKENS tokens of KV cache between two instances. */
+int64_t cost_kv_transfer_ns(struct cost_model *cm, int64_t tokens);
+
+/* KV-cache bytes per token on one card (all layers, K and V, KV heads / tp). */
+double cost_kv_bytes_per_token(const struct cost_model *cm);
+/* KV blocks of BLOCK_SIZE tokens that fit: (HBM * mem_util - weights - reserve) / block bytes. */
+int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util);
+/* The model's own context length (vLLM's default max_model_len). */
+int32_t cost_model_max_context(const struct cost_model *cm);
+/* Names for output metadata. */
+const char *cost_model_hardware(const struct cost_model *cm);
+const char *cost_model_name(const struct cost_model *cm);
+
+/* `bucketsim list models`: every hardware and model profile. */
+void cost_list_print(FILE *out);
+
+#endif

@@ -1,0 +1,17 @@
+/*
+ * model_cfg: config keys of the hardware and model profiles (hardware, hardware.*, model,
+ * model.*).
+ */
+#include "sim/config.h"
+#include "sim/sim_cfg.h"
+
+const struct cfg_def model_cfg_defs[] = {
+	{"hardware", CFG_STRING, "gaudi2", 0, 0, NULL, "",
+	 "hardware profile (bucketsim list models)"},
+	{"hardware.tp", CFG_INT, "1", 1, 64, NULL, "cards", "tensor-parallel degree"},
+	{"model", CFG_STRING, "llama-3.1-8b", 0, 0, NULL, "",
+	 "model profile (bucketsim list models)"},
+	{"model.precision", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "weight precision"},
+	{"model.kv_dtype", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "KV-cache precision"},
+	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+};

@@ -1,0 +1,19 @@
+/*
+ * bucketing_cfg: config keys of shape bucketing (bucketing.*).
+ */
+#include "sim/config.h"
+#include "sim/sim_cfg.h"
+
+const struct cfg_def bucketing_cfg_defs[] = {
+	{"bucketing.strategy", CFG_CHOICE, "exponential", 0, 0,
+	 "exponential|linear|padding_aware|unified|file|none", "",
+	 "shape bucketing strategy (VLLM_BUCKETING_STRATEGY / VLLM_BUCKETING_FROM_FILE override)"},
+	{"bucketing.version", CFG_CHOICE, "docs", 0, 0, "docs|current", "",
+	 "whose behaviour: docs = the July 2025 extension the documentation logs; current = "
+	 "vllm-gaudi main"},
+	{"bucketing.file", CFG_STRING, NULL, 0, 0, NULL, "",
+	 "bucket file for strategy file (VLLM_BUCKETING_FROM_FILE syntax)"},
+	{"bucketing.skip_warmup", CFG_BOOL, "false", 0, 0, NULL, "",
+	 "compile nothing at start; every shape compiles on first use (VLLM_SKIP_WARMUP)"},
+	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+};

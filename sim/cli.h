@@ -1,0 +1,96 @@
+/*
+ * cli: subcommand and option tables.
+ *
+ * Each subcommand is a `const struct cli_cmd` in its own file, listed in sim/main.c.  Its option
+ * table drives both getopt_long and --help, so the help cannot drift from what is parsed.
+ * Explicit help goes to stdout with exit 0; misuse prints one line plus
+ * "see 'bucketsim CMD --help'" to stderr and exits 2.
+ *
+ * Options shared by every command that takes a configuration (CLI_CONFIG_OPTS): -c/--config,
+ * --set key=value, --env NAME=VALUE, --seed N, --print-config.  cli_config_opt() applies them in
+ * the order given; a config file is loaded when seen, and --set/--env always win over it because
+ * they carry the command-line origin.
+ */
+#ifndef BS_CLI_H
+#define BS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/config.h"
+
+struct cli_opt {
+	const char *name;     /* long name without "--"; NULL ends the table */
+	int key;              /* short letter when printable, else a value >= 256 */
+	int has_arg;          /* 0 or 1 */
+	const char *arg;      /* argument name for help, e.g. "FILE" */
+	const char *help;     /* one line; defaults and units go here */
+	const char *group;    /* help heading, e.g. "Output"; NULL = "Options" */
+};
+
+struct cli_cmd {
+	const char *name;     /* "run", "trace synth", ... */
+	const char *synopsis; /* "bucketsim run -c CONFIG.json --trace FILE [options]" */
+	const char *summary;  /* one line for the command list */
+	const char *description;
+	const char *examples; /* lines, each a copy-pasteable command */
+	const struct cli_opt *opts;
+	int (*fn)(const struct cli_cmd *self, int argc, char **argv);
+};
+
+/* Keys of the shared config options. */
+enum {
+	CLI_OPT_CONFIG = 'c',
+	CLI_OPT_SET = 256,
+	CLI_OPT_ENV,
+	CLI_OPT_SEED,
+	CLI_OPT_PRINT_CONFIG,
+	CLI_OPT_HELP = 'h',
+	CLI_OPT_FIRST_FREE = 300,  /* commands number their own long-only options from here */
+};
+
+#define CLI_CONFIG_OPTS                                                                     \
+	{"config", CLI_OPT_CONFIG, 1, "FILE", "JSON config file (keys: bucketsim list keys)",  \
+	 "Configuration"},                                                                  \
+	{"set", CLI_OPT_SET, 1, "KEY=VALUE", "set one config key; repeatable; wins over -c",  \
+	 "Configuration"},                                                                  \
+	{"env", CLI_OPT_ENV, 1, "NAME=VALUE",                                                   \
+	 "a vLLM-Gaudi environment variable (e.g. VLLM_BUCKETING_STRATEGY=lin); repeatable",    \
+	 "Configuration"},                                                                  \
+	{"seed", CLI_OPT_SEED, 1, "N", "master random seed (default 1); recorded in outputs",  \
+	 "Configuration"},                                                                  \
+	{"print-config", CLI_OPT_PRINT_CONFIG, 0, NULL,                                         \
+	 "print every key's effective value and origin, then exit", "Configuration"}
+
+#define CLI_HELP_OPT {"help", CLI_OPT_HELP, 0, NULL, "show this help and exit", NULL}
+
+struct cli_state {
+	int optind;
+	const char *optarg;
+};
+
+/* Returns the next option's key, -1 at the end of options (positional arguments start at
+ * st->optind), or -2 after printing a usage error (the caller returns BS_EXIT_USAGE).
+ * --help is handled here: it prints the help and returns -3 (the caller returns 0). */
+int cli_next(const struct cli_cmd *cmd, int argc, char **argv, struct cli_state *st);
+void cli_help(const struct cli_cmd *cmd, FILE *out);
+/* Prints "bucketsim: error: MSG" and "see 'bucketsim CMD --help'"; returns BS_EXIT_USAGE. */
+int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Common configuration handling for commands. */
+struct cli_config {
+	struct config cfg;
+	uint64_t seed;
+	bool print_config;
+};
+void cli_config_init(struct cli_config *cc);
+void cli_config_release(struct cli_config *cc);
+/* Applies one shared option; returns 1 if KEY was a shared option, 0 if not, -1 on error
+ * (ERR filled). */
+int cli_config_opt(struct cli_config *cc, int key, const char *arg, struct bs_err *err);
+
+/* Prints ERR and returns its exit code. */
+int cli_fail(const struct bs_err *err);
+
+#endif

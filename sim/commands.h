@@ -1,0 +1,19 @@
+/*
+ * commands: every subcommand's table entry, each defined in the file named beside it.
+ */
+#ifndef BS_COMMANDS_H
+#define BS_COMMANDS_H
+
+#include "sim/cli.h"
+
+extern const struct cli_cmd cmd_run;        /* sim/cmd_run.c */
+extern const struct cli_cmd cmd_validate;   /* sim/cmd_run.c */
+extern const struct cli_cmd cmd_list;       /* sim/cmd_list.c */
+extern const struct cli_cmd cmd_buckets;    /* policies/cmd_buckets.c */
+extern const struct cli_cmd cmd_predict;    /* models/cmd_predict.c */
+extern const struct cli_cmd cmd_calibrate;  /* models/cmd_calibrate.c */
+extern const struct cli_cmd cmd_trace;      /* workloads/cmd_trace.c */
+
+#define BUCKETSIM_VERSION "0.1.0"
+
+#endif

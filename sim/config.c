@@ -1,0 +1,449 @@
+/*
+ * config: see config.h.
+ */
+#include "sim/config.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const origin_names[] = {"default", "file", "command line", "derived"};
+
+const char *config_origin_name(enum cfg_origin o)
+{
+	return origin_names[o];
+}
+
+void config_init(struct config *c)
+{
+	memset(c, 0, sizeof *c);
+	size_t n = 0;
+	for (size_t t = 0; config_tables[t]; t++)
+		for (const struct cfg_def *d = config_tables[t]; d->key; d++)
+			n++;
+	c->e = xcalloc(n, sizeof *c->e);
+	for (size_t t = 0; config_tables[t]; t++) {
+		for (const struct cfg_def *d = config_tables[t]; d->key; d++) {
+			for (size_t k = 0; k < c->n; k++)
+				if (!strcmp(c->e[k].def->key, d->key))
+					BUG("config key '%s' defined twice", d->key);
+			struct cfg_entry *e = &c->e[c->n++];
+			e->def = d;
+			if (d->def) {
+				struct bs_err err = {0};
+				if (config_set(c, d->key, d->def, CFG_ORIGIN_DEFAULT, NULL, 0, &err))
+					BUG("bad default for '%s': %s", d->key, err.msg);
+			}
+		}
+	}
+}
+
+void config_release(struct config *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->e[i].text);
+	for (size_t i = 0; i < c->nenv; i++) {
+		free(c->env[i].name);
+		free(c->env[i].value);
+	}
+	free(c->e);
+	free(c->env);
+	free(c->file);
+	memset(c, 0, sizeof *c);
+}
+
+static struct cfg_entry *find_mut(const struct config *c, const char *key)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->e[i].def->key, key))
+			return &c->e[i];
+	return NULL;
+}
+
+const struct cfg_entry *config_find(const struct config *c, const char *key)
+{
+	return find_mut(c, key);
+}
+
+static bool choice_ok(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+	for (const char *p = choices; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		if (len == n && !strncmp(p, v, n))
+			return true;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return false;
+}
+
+int config_set(struct config *c, const char *key, const char *value, enum cfg_origin origin,
+	       const char *file, long line, struct bs_err *err)
+{
+	int code = file ? BS_EXIT_INPUT : BS_EXIT_USAGE;
+	struct cfg_entry *e = find_mut(c, key);
+	if (!e)
+		return bs_errf(err, code, file, line, key,
+			       "unknown config key (see 'bucketsim list keys')");
+	if (e->text && origin < e->origin)
+		return 0;
+	char why[256];
+	const struct cfg_def *d = e->def;
+	struct cfg_entry v = *e;
+	switch (d->type) {
+	case CFG_INT:
+		if (parse_i64(value, (int64_t)d->min, (int64_t)d->max, &v.i, why, sizeof why))
+			return bs_errf(err, code, file, line, key, "%s", why);
+		v.d = (double)v.i;
+		break;
+	case CFG_DOUBLE:
+		if (parse_f64(value, d->min, d->max, &v.d, why, sizeof why))
+			return bs_errf(err, code, file, line, key, "%s", why);
+		break;
+	case CFG_BOOL:
+		if (parse_bool(value, &v.b, why, sizeof why))
+			return bs_errf(err, code, file, line, key, "%s", why);
+		value = v.b ? "true" : "false";
+		break;
+	case CFG_CHOICE:
+		if (!choice_ok(d->choices, value))
+			return bs_errf(err, code, file, line, key, "expected one of %s, got '%s'",
+				       d->choices, value);
+		break;
+	case CFG_STRING:
+		break;
+	}
+	free(e->text);
+	*e = v;
+	e->text = xstrdup(value);
+	e->origin = origin;
+	return 0;
+}
+
+void config_set_derived(struct config *c, const char *key, const char *value)
+{
+	struct cfg_entry *e = find_mut(c, key);
+	if (!e)
+		BUG("derived value for unknown key '%s'", key);
+	if (e->text && e->origin != CFG_ORIGIN_DERIVED)
+		return;
+	struct bs_err err = {0};
+	free(e->text);
+	e->text = NULL;
+	if (config_set(c, key, value, CFG_ORIGIN_DERIVED, NULL, 0, &err))
+		BUG("derived value '%s' for '%s' rejected: %s", value, key, err.msg);
+}
+
+int config_set_arg(struct config *c, const char *arg, struct bs_err *err)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return bs_errf(err, BS_EXIT_USAGE, NULL, 0, NULL,
+			       "--set takes key=value, got '%s'", arg);
+	char *key = xstrdup(arg);
+	key[eq - arg] = 0;
+	int rc = config_set(c, key, eq + 1, CFG_ORIGIN_CMDLINE, NULL, 0, err);
+	free(key);
+	return rc;
+}
+
+static int set_env(struct config *c, const char *name, const char *value, enum cfg_origin origin)
+{
+	for (size_t i = 0; i < c->nenv; i++) {
+		if (!strcmp(c->env[i].name, name)) {
+			if (origin < c->env[i].origin)
+				return 0;
+			free(c->env[i].value);
+			c->env[i].value = xstrdup(value);
+			c->env[i].origin = origin;
+			return 0;
+		}
+	}
+	c->env = xrealloc(c->env, (c->nenv + 1) * sizeof *c->env);
+	c->env[c->nenv].name = xstrdup(name);
+	c->env[c->nenv].value = xstrdup(value);
+	c->env[c->nenv].origin = origin;
+	c->nenv++;
+	return 0;
+}
+
+int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin,
+		       struct bs_err *err)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return bs_errf(err, BS_EXIT_USAGE, NULL, 0, NULL,
+			       "--env takes NAME=VALUE, got '%s'", arg);
+	char *name = xstrdup(arg);
+	name[eq - arg] = 0;
+	set_env(c, name, eq + 1, origin);
+	free(name);
+	return 0;
+}
+
+const char *config_env(const struct config *c, const char *name)
+{
+	for (size_t i = 0; i < c->nenv; i++)
+		if (!strcmp(c->env[i].name, name))
+			return c->env[i].value;
+	return NULL;
+}
+
+/* Line (1-based) of byte offset OFF in TEXT. */
+static long line_of(const char *text, size_t off)
+{
+	long line = 1;
+	for (size_t i = 0; i < off && text[i]; i++)
+		if (text[i] == '\n')
+			line++;
+	return line;
+}
+
+/* Best-effort line of a key: the first occurrence of "name" at or after FROM. */
+static long key_line(const char *text, const char *name, size_t *from)
+{
+	char *pat = xasprintf("\"%s\"", name);
+	const char *p = strstr(text + *from, pat);
+	if (!p)
+		p = strstr(text, pat);
+	free(pat);
+	if (!p)
+		return 0;
+	*from = (size_t)(p - text);
+	return line_of(text, *from);
+}
+
+/* Text form of a JSON leaf; NULL (and an error) for a type that no key takes. */
+static char *leaf_text(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return xstrdup(v->valuestring);
+	if (cJSON_IsBool(v))
+		return xstrdup(cJSON_IsTrue(v) ? "true" : "false");
+	if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		if (d == (double)(int64_t)d && d > -9e18 && d < 9e18)
+			return xasprintf("%lld", (long long)d);
+		return xasprintf("%.17g", d);
+	}
+	if (cJSON_IsArray(v)) {
+		/* A list written as text "a,b,c" (fixed bucket boundaries, mixes, ...). */
+		size_t cap = 64, n = 0;
+		char *s = xmalloc(cap);
+		s[0] = 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, v) {
+			char *t = leaf_text(it);
+			if (!t || cJSON_IsArray(it)) {
+				free(t);
+				free(s);
+				return NULL;
+			}
+			size_t need = n + strlen(t) + 2;
+			if (need > cap)
+				s = xrealloc(s, cap = need * 2);
+			n += (size_t)sprintf(s + n, "%s%s", n ? "," : "", t);
+			free(t);
+		}
+		return s;
+	}
+	return NULL;
+}
+
+static int load_obj(struct config *c, const cJSON *obj, const char *prefix, const char *path,
+		    const char *text, size_t *pos, struct bs_err *err)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, obj) {
+		char *key = prefix ? xasprintf("%s.%s", prefix, it->string) : xstrdup(it->string);
+		long line = key_line(text, it->string, pos);
+		int rc = 0;
+		if (!prefix && !strcmp(key, "env")) {
+			if (!cJSON_IsObject(it)) {
+				rc = bs_errf(err, BS_EXIT_INPUT, path, line, "env",
+					     "expected an object of NAME: value");
+			} else {
+				const cJSON *ev;
+				cJSON_ArrayForEach(ev, it) {
+					char *t = leaf_text(ev);
+					if (!t || cJSON_IsArray(ev)) {
+						free(t);
+						rc = bs_errf(err, BS_EXIT_INPUT, path,
+							     key_line(text, ev->string, pos), ev->string,
+							     "expected a string, number or boolean");
+						break;
+					}
+					set_env(c, ev->string, t, CFG_ORIGIN_FILE);
+					free(t);
+				}
+			}
+		} else if (cJSON_IsObject(it)) {
+			rc = load_obj(c, it, key, path, text, pos, err);
+		} else if (cJSON_IsNull(it)) {
+			rc = 0; /* null = leave at default/auto */
+			if (!find_mut(c, key))
+				rc = bs_errf(err, BS_EXIT_INPUT, path, line, key,
+					     "unknown config key (see 'bucketsim list keys')");
+		} else {
+			char *t = leaf_text(it);
+			if (!t)
+				rc = bs_errf(err, BS_EXIT_INPUT, path, line, key,
+					     "unsupported JSON value type");
+			else
+				rc = config_set(c, key, t, CFG_ORIGIN_FILE, path, line, err);
+			free(t);
+		}
+		free(key);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int config_load_json(struct config *c, const char *path, struct bs_err *err)
+{
+	size_t len;
+	char *text = read_file(path, &len, err);
+	if (!text)
+		return -1;
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+	if (!root) {
+		size_t off = end ? (size_t)(end - text) : 0;
+		bs_errf(err, BS_EXIT_INPUT, path, line_of(text, off), NULL, "invalid JSON near '%.20s'",
+			end ? end : "");
+		free(text);
+		return -1;
+	}
+	int rc = 0;
+	if (!cJSON_IsObject(root))
+		rc = bs_errf(err, BS_EXIT_INPUT, path, 1, NULL, "expected a JSON object at top level");
+	else {
+		size_t pos = 0;
+		rc = load_obj(c, root, NULL, path, text, &pos, err);
+	}
+	cJSON_Delete(root);
+	free(text);
+	if (!rc) {
+		free(c->file);
+		c->file = xstrdup(path);
+	}
+	return rc;
+}
+
+bool config_is_set(const struct config *c, const char *key)
+{
+	const struct cfg_entry *e = config_find(c, key);
+	if (!e)
+		BUG("unknown config key '%s'", key);
+	return e->text != NULL;
+}
+
+static const struct cfg_entry *get(const struct config *c, const char *key, enum cfg_type t)
+{
+	const struct cfg_entry *e = config_find(c, key);
+	if (!e)
+		BUG("unknown config key '%s'", key);
+	if (e->def->type != t && !(t == CFG_STRING))
+		BUG("config key '%s' read with the wrong type", key);
+	return e;
+}
+
+int64_t config_int(const struct config *c, const char *key)
+{
+	const struct cfg_entry *e = get(c, key, CFG_INT);
+	if (!e->text)
+		BUG("config key '%s' read while unset", key);
+	return e->i;
+}
+
+double config_double(const struct config *c, const char *key)
+{
+	const struct cfg_entry *e = config_find(c, key);
+	if (!e)
+		BUG("unknown config key '%s'", key);
+	if (e->def->type != CFG_DOUBLE && e->def->type != CFG_INT)
+		BUG("config key '%s' read as a number", key);
+	if (!e->text)
+		BUG("config key '%s' read while unset", key);
+	return e->d;
+}
+
+bool config_bool(const struct config *c, const char *key)
+{
+	const struct cfg_entry *e = get(c, key, CFG_BOOL);
+	if (!e->text)
+		BUG("config key '%s' read while unset", key);
+	return e->b;
+}
+
+const char *config_str(const struct config *c, const char *key)
+{
+	const struct cfg_entry *e = config_find(c, key);
+	if (!e)
+		BUG("unknown config key '%s'", key);
+	return e->text;
+}
+
+void config_print(const struct config *c, FILE *out)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cfg_entry *e = &c->e[i];
+		fprintf(out, "%-40s %-24s (%s)\n", e->def->key, e->text ? e->text : "auto",
+			e->text ? config_origin_name(e->origin) : "unset");
+	}
+	for (size_t i = 0; i < c->nenv; i++)
+		fprintf(out, "env %-36s %-24s (%s)\n", c->env[i].name, c->env[i].value,
+			config_origin_name(c->env[i].origin));
+}
+
+uint64_t config_hash(const struct config *c)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < c->n; i++) {
+		const char *parts[2] = {c->e[i].def->key, c->e[i].text ? c->e[i].text : "\x01"};
+		for (int k = 0; k < 2; k++)
+			for (const char *p = parts[k]; ; p++) {
+				h = (h ^ (unsigned char)*p) * 1099511628211ull;
+				if (!*p)
+					break;
+			}
+	}
+	for (size_t i = 0; i < c->nenv; i++)
+		for (const char *p = c->env[i].name; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+cJSON *config_to_json(const struct config *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cfg_entry *e = &c->e[i];
+		cJSON *v;
+		if (!e->text)
+			v = cJSON_CreateNull();
+		else if (e->def->type == CFG_INT) {
+			char num[32];
+			snprintf(num, sizeof num, "%lld", (long long)e->i);
+			v = cJSON_CreateRaw(num);
+		}
+		else if (e->def->type == CFG_DOUBLE)
+			v = cJSON_CreateNumber(e->d);
+		else if (e->def->type == CFG_BOOL)
+			v = cJSON_CreateBool(e->b);
+		else
+			v = cJSON_CreateString(e->text);
+		cJSON_AddItemToObject(o, e->def->key, v);
+	}
+	if (c->nenv) {
+		cJSON *env = cJSON_CreateObject();
+		for (size_t i = 0; i < c->nenv; i++)
+			cJSON_AddStringToObject(env, c->env[i].name, c->env[i].value);
+		cJSON_AddItemToObject(o, "env", env);
+	}
+	return o;
+}

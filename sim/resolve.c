@@ -1,0 +1,37 @@
+/*
+ * resolve: see resolve.h.
+ */
+#include "sim/resolve.h"
+
+#include <stdio.h>
+
+int sim_resolve_config(struct config *cfg, struct cost_model **cm_out, struct bs_err *err)
+{
+	struct cost_model *cm;
+	if (cost_model_new(cfg, &cm, err))
+		return -1;
+	char buf[64];
+	if (!config_is_set(cfg, "server.max_model_len")) {
+		snprintf(buf, sizeof buf, "%d", (int)cost_model_max_context(cm));
+		config_set_derived(cfg, "server.max_model_len", buf);
+	}
+	if (!config_is_set(cfg, "server.num_kv_blocks")) {
+		int64_t nb = cost_num_kv_blocks(cm, (int32_t)config_int(cfg, "server.block_size"),
+						config_double(cfg, "server.gpu_memory_utilization"));
+		if (nb < 1) {
+			bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.num_kv_blocks",
+				"the model's weights leave no memory for the KV cache on %s "
+				"(try a larger hardware.tp or model.precision=fp8)",
+				cost_model_hardware(cm));
+			cost_model_free(cm);
+			return -1;
+		}
+		snprintf(buf, sizeof buf, "%lld", (long long)nb);
+		config_set_derived(cfg, "server.num_kv_blocks", buf);
+	}
+	if (!config_is_set(cfg, "server.contiguous_pa"))
+		config_set_derived(cfg, "server.contiguous_pa",
+				   config_bool(cfg, "server.prefix_caching") ? "false" : "true");
+	*cm_out = cm;
+	return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * sim_cfg: the configuration keys of the serving instance (server.*), the SLO (slo.*) and the
+ * kernel's run controls (sim.*, output.*).  See sim/config.h for the row format.
+ */
+#include "sim/config.h"
+#include "sim/sim_cfg.h"
+
+const struct cfg_def sim_cfg_defs[] = {
+	{"server.max_num_seqs", CFG_INT, "256", 1, 1 << 20, NULL, "requests",
+	 "most requests running at once (vLLM max_num_seqs)"},
+	{"server.max_num_batched_tokens", CFG_INT, "2048", 1, 1 << 24, NULL, "tokens",
+	 "per-step token budget shared by prefill chunks (vLLM max_num_batched_tokens; 2048 as "
+	 "for vllm serve)"},
+	{"server.max_model_len", CFG_INT, NULL, 1, 1 << 24, NULL, "tokens",
+	 "longest prompt + output a request may have; auto = the model's context length"},
+	{"server.max_num_prefill_seqs", CFG_INT, "1", 1, 1 << 20, NULL, "requests",
+	 "most prefills in one forward pass (the Gaudi runner's default is 1)"},
+	{"server.block_size", CFG_INT, "128", 1, 1 << 16, NULL, "tokens",
+	 "tokens per KV-cache block (128 on Gaudi)"},
+	{"server.num_kv_blocks", CFG_INT, NULL, 1, 1ll << 40, NULL, "blocks",
+	 "KV-cache blocks; auto = (HBM x server.gpu_memory_utilization - weights) / block bytes"},
+	{"server.gpu_memory_utilization", CFG_DOUBLE, "0.9", 0.01, 1.0, NULL, "fraction",
+	 "fraction of device memory vLLM may use (weights + KV cache)"},
+	{"server.prefix_caching", CFG_BOOL, "true", 0, 0, NULL, "",
+	 "automatic prefix caching (on by default in vLLM V1)"},
+	{"server.contiguous_pa", CFG_BOOL, NULL, 0, 0, NULL, "",
+	 "contiguous paged attention; auto = not server.prefix_caching (env VLLM_CONTIGUOUS_PA "
+	 "overrides)"},
+	{"server.merged_prefill", CFG_BOOL, "false", 0, 0, NULL, "",
+	 "merge several prefills into one sequence (VLLM_MERGED_PREFILL)"},
+	{"server.chunked_prefill", CFG_BOOL, "true", 0, 0, NULL, "",
+	 "split prompts longer than the token budget into chunks (on in vLLM V1)"},
+	{"slo.ttft_ms", CFG_DOUBLE, "1000", 0, 1e12, NULL, "ms",
+	 "time-to-first-token objective of slo_attainment"},
+	{"slo.tpot_ms", CFG_DOUBLE, "100", 0, 1e12, NULL, "ms",
+	 "time-per-output-token objective of slo_attainment"},
+	{"sim.stop_s", CFG_DOUBLE, NULL, 0, 1e12, NULL, "s",
+	 "stop the simulation at this simulated time; auto = run until every request finished"},
+	{"output.batches", CFG_BOOL, "true", 0, 0, NULL, "",
+	 "write batches.csv (one row per forward pass); --no-batches sets false"},
+	{"output.requests", CFG_BOOL, "true", 0, 0, NULL, "",
+	 "write requests.csv (one row per request)"},
+	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
