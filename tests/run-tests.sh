@@ -19,13 +19,15 @@ for t in "$BUILD"/tests/check_*; do
 	[ $rc -ne 0 ] && echo "$out" | grep -vE '^[0-9]+%: Checks|^Running suite' | head -n 40
 	passed=$((passed + n - f - e)); failed=$((failed + f + e))
 done
-if [ -x tests/e2e.sh ]; then
-	out=$(tests/e2e.sh 2>&1); rc=$?
-	echo "$out" | grep -E '^(FAIL|e2e:)' 
-	p=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p'); p=${p:-0}
-	f=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p'); f=${f:-0}
+# End-to-end scripts: each prints "e2e: N passed, N failed" as its last matching line.
+for e in tests/e2e_*.sh; do
+	[ -x "$e" ] || continue
+	out=$("$e" 2>&1); rc=$?
+	echo "$out" | grep -E '^(FAIL|e2e:)' | sed "s|^|$(basename "$e"): |"
+	p=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -n 1); p=${p:-0}
+	f=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -n 1); f=${f:-0}
 	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "$out" | tail -n 20; fi
 	passed=$((passed + p)); failed=$((failed + f))
-fi
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
