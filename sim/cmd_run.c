@@ -1,7 +1,384 @@
-/* cmd_run: skeleton (the kernel work fills it in). */
+/*
+ * cmd_run: `bucketsim run` (one simulation) and `bucketsim validate` (check a config and,
+ * optionally, a trace, without simulating).
+ *
+ * Order of set-up: config (defaults < file < command line), the cost model and the derived
+ * keys (sim/resolve.h), bucketing parameters, kernel parameters, the workload, the bucket
+ * lists.  Output files are opened under temporary names before the run, streamed during it and
+ * renamed into place only when everything succeeded.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "analysis/report.h"
 #include "sim/commands.h"
+#include "sim/kernel.h"
+#include "sim/resolve.h"
+
+enum {
+	OPT_TRACE = 't',
+	OPT_OUT = 'o',
+	OPT_QUIET = 'q',
+	OPT_NO_BATCHES = CLI_OPT_FIRST_FREE,
+	OPT_JSON,
+	OPT_PERF,
+};
+
+static const struct cli_opt run_opts[] = {
+	{"trace", OPT_TRACE, 1, "FILE|NAME",
+	 "trace CSV/JSONL path or bundled name (bucketsim list workloads); default alpaca", "Input"},
+	CLI_CONFIG_OPTS,
+	{"output", OPT_OUT, 1, "DIR",
+	 "write summary.json, requests.csv, batches.csv, buckets.csv into DIR", "Output"},
+	{"no-batches", OPT_NO_BATCHES, 0, NULL, "do not write batches.csv (large runs)", "Output"},
+	{"json", OPT_JSON, 0, NULL, "print summary.json to stdout instead of the readable summary",
+	 "Output"},
+	{"quiet", OPT_QUIET, 0, NULL, "print nothing to stdout", "Output"},
+	{"perf", OPT_PERF, 0, NULL,
+	 "print wall time, simulated requests/s, events/s and peak memory to stderr", "Output"},
+	CLI_HELP_OPT,
+	{0},
+};
+
+struct run_opts {
+	const char *trace, *out;
+	bool json, quiet, perf;
+};
+
+struct run_ctx {
+	struct cli_config cc;
+	struct cost_model *cm;
+	struct bucket_params bp;
+	struct sim_params sp;
+	struct workload w;
+	struct bucketer *b;
+};
+
+/* Everything up to a built workload and bucketer. */
+static int setup(struct run_ctx *x, const struct run_opts *o, struct bs_err *err)
+{
+	if (sim_resolve_config(&x->cc.cfg, &x->cm, err))
+		return -1;
+	if (bucket_params_resolve(&x->cc.cfg, &x->bp, err))
+		return -1;
+	if (sim_params_from_config(&x->cc.cfg, &x->bp, &x->sp, err))
+		return -1;
+	if (workload_build(&x->cc.cfg, o->trace, x->cc.seed, &x->w, err))
+		return -1;
+	if (bucketer_new(&x->bp, &x->b, err))
+		return -1;
+	return 0;
+}
+
+static void teardown(struct run_ctx *x)
+{
+	if (x->b)
+		bucketer_free(x->b);
+	workload_release(&x->w);
+	if (x->cm)
+		cost_model_free(x->cm);
+	cli_config_release(&x->cc);
+}
+
+static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_ctx *x,
+		 struct run_opts *o, struct bs_err *err)
+{
+	struct cli_state st = {0};
+	int c;
+	while ((c = cli_next(self, argc, argv, &st)) != -1) {
+		if (c == -2)
+			return BS_EXIT_USAGE;
+		if (c == -3)
+			return -3;
+		int r = cli_config_opt(&x->cc, c, st.optarg, err);
+		if (r < 0)
+			return cli_fail(err);
+		if (r)
+			continue;
+		switch (c) {
+		case OPT_TRACE:
+			o->trace = st.optarg;
+			break;
+		case OPT_OUT:
+			o->out = st.optarg;
+			break;
+		case OPT_NO_BATCHES:
+			if (config_set(&x->cc.cfg, "output.batches", "false", CFG_ORIGIN_CMDLINE, NULL,
+				       0, err))
+				return cli_fail(err);
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_QUIET:
+			o->quiet = true;
+			break;
+		case OPT_PERF:
+			o->perf = true;
+			break;
+		default:
+			return cli_usage(self, "unexpected option");
+		}
+	}
+	if (st.optind < argc)
+		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
+	if (!o->trace)
+		o->trace = "alpaca";
+	return 0;
+}
+
+struct sinks {
+	FILE *req, *bat;
+};
+
+static void sink_request(void *ctx, const struct sim *s, int32_t id)
+{
+	struct sinks *k = ctx;
+	report_request_row(k->req, s, id);
+}
+
+static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
+{
+	struct sinks *k = ctx;
+	(void)s;
+	report_batch_row(k->bat, p);
+}
+
+static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, char **argv,
+			    const char *trace)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *meta = cJSON_CreateObject();
+	cJSON_AddStringToObject(meta, "version", BUCKETSIM_VERSION);
+	char buf[64];
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->cc.seed);
+	cJSON_AddItemToObject(meta, "seed", cJSON_CreateRaw(buf));
+	snprintf(buf, sizeof buf, "%016llx", (unsigned long long)config_hash(&x->cc.cfg));
+	cJSON_AddStringToObject(meta, "config_hash", buf);
+	cJSON *av = cJSON_CreateArray();
+	cJSON_AddItemToArray(av, cJSON_CreateString("bucketsim"));
+	for (int i = 0; i < argc; i++)
+		cJSON_AddItemToArray(av, cJSON_CreateString(argv[i]));
+	cJSON_AddItemToObject(meta, "argv", av);
+	cJSON_AddStringToObject(meta, "config_file", x->cc.cfg.file ? x->cc.cfg.file : "");
+	cJSON_AddStringToObject(meta, "trace", trace);
+	cJSON *wl = cJSON_CreateObject();
+	cJSON_AddStringToObject(wl, "source", x->w.source);
+	snprintf(buf, sizeof buf, "%zu", x->w.n);
+	cJSON_AddItemToObject(wl, "requests", cJSON_CreateRaw(buf));
+	snprintf(buf, sizeof buf, "%zu", x->w.prompts_truncated);
+	cJSON_AddItemToObject(wl, "prompts_truncated", cJSON_CreateRaw(buf));
+	snprintf(buf, sizeof buf, "%zu", x->w.outputs_capped);
+	cJSON_AddItemToObject(wl, "outputs_capped", cJSON_CreateRaw(buf));
+	snprintf(buf, sizeof buf, "%zu", x->w.outputs_raised);
+	cJSON_AddItemToObject(wl, "outputs_raised", cJSON_CreateRaw(buf));
+	cJSON *streams = cJSON_CreateObject();
+	for (size_t i = 0; i < x->w.nstreams; i++) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->w.streams[i].seed);
+		cJSON_AddItemToObject(streams, x->w.streams[i].name, cJSON_CreateRaw(buf));
+	}
+	cJSON_AddItemToObject(wl, "stream_seeds", streams);
+	cJSON_AddItemToObject(meta, "workload", wl);
+	cJSON_AddStringToObject(meta, "hardware", cost_model_hardware(x->cm));
+	cJSON_AddStringToObject(meta, "model", cost_model_name(x->cm));
+	cJSON_AddItemToObject(root, "meta", meta);
+	cJSON_AddItemToObject(root, "config", config_to_json(&x->cc.cfg));
+	cJSON_AddItemToObject(root, "metrics", metrics_to_json(&s->m));
+	return root;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int run(const struct cli_cmd *self, int argc, char **argv)
-{ (void)argc; (void)argv; return cli_usage(self, "not built yet"); }
-static const struct cli_opt opts[] = {CLI_HELP_OPT, {0}};
-const struct cli_cmd cmd_run = {"run", "bucketsim run", "run one simulation", NULL, NULL, opts, run};
-const struct cli_cmd cmd_validate = {"validate", "bucketsim validate", "check a config", NULL, NULL, opts, run};
+{
+	struct run_ctx x;
+	memset(&x, 0, sizeof x);
+	cli_config_init(&x.cc);
+	struct run_opts o = {0};
+	struct bs_err err = {0};
+	int rc = parse(self, argc, argv, &x, &o, &err);
+	if (rc) {
+		cli_config_release(&x.cc);
+		return rc == -3 ? 0 : rc;
+	}
+	if (x.cc.print_config) {
+		if (!sim_resolve_config(&x.cc.cfg, &x.cm, &err))
+			config_print(&x.cc.cfg, stdout);
+		rc = err.code ? cli_fail(&err) : 0;
+		teardown(&x);
+		return rc;
+	}
+	double t0 = now_s();
+	if (setup(&x, &o, &err)) {
+		rc = cli_fail(&err);
+		teardown(&x);
+		return rc;
+	}
+	struct outset os;
+	outset_init(&os);
+	struct sinks k = {NULL, NULL};
+	FILE *fsum = NULL, *fbuck = NULL;
+	if (o.out) {
+		if (mkdir_p(o.out, &err))
+			goto fail;
+		char *p = xasprintf("%s/summary.json", o.out);
+		fsum = outset_open(&os, p, &err);
+		free(p);
+		if (!fsum)
+			goto fail;
+		if (config_bool(&x.cc.cfg, "output.requests")) {
+			p = xasprintf("%s/requests.csv", o.out);
+			k.req = outset_open(&os, p, &err);
+			free(p);
+			if (!k.req)
+				goto fail;
+			report_requests_header(k.req);
+		}
+		if (config_bool(&x.cc.cfg, "output.batches")) {
+			p = xasprintf("%s/batches.csv", o.out);
+			k.bat = outset_open(&os, p, &err);
+			free(p);
+			if (!k.bat)
+				goto fail;
+			report_batches_header(k.bat);
+		}
+		p = xasprintf("%s/buckets.csv", o.out);
+		fbuck = outset_open(&os, p, &err);
+		free(p);
+		if (!fbuck)
+			goto fail;
+	}
+	struct sim_costs costs;
+	sim_costs_from_model(&costs, x.cm);
+	struct sim_hooks hooks = {&k, k.req ? sink_request : NULL, k.bat ? sink_pass : NULL};
+	struct sim s;
+	sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, &costs, &hooks);
+	double t1 = now_s();
+	sim_warmup(&s);
+	sim_run(&s);
+	sim_finish(&s);
+	double t2 = now_s();
+	cJSON *sum = build_summary(&x, &s, argc, argv, o.trace);
+	if (fsum) {
+		char *txt = cJSON_Print(sum);
+		fputs(txt, fsum);
+		fputc('\n', fsum);
+		free(txt);
+		report_buckets(fbuck, &s);
+	}
+	if (outset_commit(&os, &err)) {
+		cJSON_Delete(sum);
+		sim_release(&s);
+		rc = cli_fail(&err);
+		teardown(&x);
+		return rc;
+	}
+	if (o.json && !o.quiet) {
+		char *txt = cJSON_Print(sum);
+		puts(txt);
+		free(txt);
+	} else if (!o.quiet) {
+		report_human(stdout, sum);
+	}
+	if (o.perf) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		double wall = t2 - t1;
+		fprintf(stderr,
+			"perf: setup %.3f s, simulate %.3f s, %zu requests, %.0f requests/s, "
+			"%lld events, %.0f events/s, %lld passes, peak RSS %ld KiB, %.1f bytes/request\n",
+			t1 - t0, wall, s.n, s.n / wall, (long long)s.events, s.events / wall,
+			(long long)s.pass_index, ru.ru_maxrss,
+			s.n ? ru.ru_maxrss * 1024.0 / (double)s.n : 0.0);
+	}
+	cJSON_Delete(sum);
+	sim_release(&s);
+	teardown(&x);
+	return 0;
+fail:
+	outset_abort(&os);
+	rc = cli_fail(&err);
+	teardown(&x);
+	return rc;
+}
+
+const struct cli_cmd cmd_run = {
+	"run",
+	"bucketsim run [--trace FILE|NAME] [-c CONFIG.json] [--set KEY=VALUE ...] [--seed N] [-o DIR]",
+	"replay a trace through one simulated server and report what happened",
+	"Replays the requests of a trace (or a generated workload) through one simulated vLLM V1\n"
+	"server on Gaudi: continuous batching within the token budget, chunked prefill, a paged\n"
+	"KV cache with preemption, every forward pass padded to its bucket and charged by the\n"
+	"cost model, graph compiles at warm-up and on shape misses.  Prints a readable summary;\n"
+	"with -o writes summary.json, requests.csv, batches.csv and buckets.csv (documented in\n"
+	"the README), atomically: after an error no file is left behind.",
+	"  bucketsim run --trace alpaca -o out/alpaca\n"
+	"  bucketsim run --trace azure-conv --set bucketing.strategy=linear --seed 7 -o out/lin\n"
+	"  bucketsim run -c exp.json --trace my.csv --env VLLM_BUCKETING_STRATEGY=pad --json\n",
+	run_opts, run,
+};
+
+static const struct cli_opt validate_opts[] = {
+	{"trace", OPT_TRACE, 1, "FILE|NAME", "also load and check this trace", "Input"},
+	CLI_CONFIG_OPTS,
+	CLI_HELP_OPT,
+	{0},
+};
+
+static int validate(const struct cli_cmd *self, int argc, char **argv)
+{
+	struct run_ctx x;
+	memset(&x, 0, sizeof x);
+	cli_config_init(&x.cc);
+	struct run_opts o = {0};
+	struct bs_err err = {0};
+	struct cli_state st = {0};
+	int c, rc = 0;
+	while ((c = cli_next(self, argc, argv, &st)) != -1) {
+		if (c == -2 || c == -3) {
+			cli_config_release(&x.cc);
+			return c == -2 ? BS_EXIT_USAGE : 0;
+		}
+		int r = cli_config_opt(&x.cc, c, st.optarg, &err);
+		if (r < 0) {
+			rc = cli_fail(&err);
+			cli_config_release(&x.cc);
+			return rc;
+		}
+		if (!r && c == OPT_TRACE)
+			o.trace = st.optarg;
+	}
+	if (st.optind < argc) {
+		cli_config_release(&x.cc);
+		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
+	}
+	if (sim_resolve_config(&x.cc.cfg, &x.cm, &err) ||
+	    bucket_params_resolve(&x.cc.cfg, &x.bp, &err) ||
+	    sim_params_from_config(&x.cc.cfg, &x.bp, &x.sp, &err) ||
+	    (o.trace && workload_build(&x.cc.cfg, o.trace, x.cc.seed, &x.w, &err)) ||
+	    bucketer_new(&x.bp, &x.b, &err))
+		rc = cli_fail(&err);
+	teardown(&x);
+	return rc;
+}
+
+const struct cli_cmd cmd_validate = {
+	"validate",
+	"bucketsim validate -c CONFIG.json [--set KEY=VALUE ...] [--trace FILE|NAME]",
+	"check a configuration (and a trace) without simulating",
+	"Loads the configuration as `run` would (every key, the bucket file, the hardware and\n"
+	"model profiles, vLLM's own configuration rules) and, with --trace, the trace.  Silent\n"
+	"with exit status 0 when everything is valid, so it can be scripted; otherwise one error\n"
+	"line naming the file, line and field, and exit status 3 (2 for a usage error).",
+	"  bucketsim validate -c exp.json\n"
+	"  bucketsim validate -c exp.json --trace my_trace.csv\n",
+	validate_opts, validate,
+};

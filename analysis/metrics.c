@@ -1,0 +1,243 @@
+/*
+ * metrics: see metrics.h.
+ */
+#include "analysis/metrics.h"
+
+#include <cjson/cJSON.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/util.h"
+
+void metrics_init(struct metrics *m, size_t n_req, double slo_ttft_ms, double slo_tpot_ms)
+{
+	memset(m, 0, sizeof *m);
+	m->n_req = n_req;
+	m->ttft_ms = xmalloc((n_req ? n_req : 1) * sizeof *m->ttft_ms);
+	m->e2e_ms = xmalloc((n_req ? n_req : 1) * sizeof *m->e2e_ms);
+	m->tpot_ms = xmalloc((n_req ? n_req : 1) * sizeof *m->tpot_ms);
+	m->itl_cap = 256;
+	m->itl = xcalloc(m->itl_cap, sizeof *m->itl);
+	m->slo_ttft_ms = slo_ttft_ms;
+	m->slo_tpot_ms = slo_tpot_ms;
+	m->first_arrival_ns = INT64_MAX;
+}
+
+void metrics_release(struct metrics *m)
+{
+	free(m->ttft_ms);
+	free(m->e2e_ms);
+	free(m->tpot_ms);
+	free(m->itl);
+	memset(m, 0, sizeof *m);
+}
+
+void metrics_request(struct metrics *m, int64_t arrival, int64_t first, int64_t finish,
+		     int32_t prompt_tokens, int32_t output_tokens)
+{
+	double ttft = (double)(first - arrival) / 1e6;
+	double e2e = (double)(finish - arrival) / 1e6;
+	bool ok = ttft <= m->slo_ttft_ms;
+	m->ttft_ms[m->done] = ttft;
+	m->e2e_ms[m->done] = e2e;
+	if (output_tokens > 1) {
+		double tpot = (double)(finish - first) / 1e6 / (output_tokens - 1);
+		m->tpot_ms[m->n_tpot++] = tpot;
+		ok = ok && tpot <= m->slo_tpot_ms;
+	}
+	m->slo_met += ok;
+	m->done++;
+	m->prompt_tokens += prompt_tokens;
+	m->output_tokens += output_tokens;
+	if (arrival < m->first_arrival_ns)
+		m->first_arrival_ns = arrival;
+	if (finish > m->last_finish_ns)
+		m->last_finish_ns = finish;
+}
+
+static size_t itl_slot(const struct itl_cell *t, size_t cap, int64_t gap)
+{
+	uint64_t h = (uint64_t)gap * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h ^ (h >> 29)) & (cap - 1);
+	while (t[i].count && t[i].gap_ns != gap)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+void metrics_itl(struct metrics *m, int64_t gap_ns, int64_t count)
+{
+	if (count <= 0)
+		return;
+	if (2 * (m->itl_n + 1) > m->itl_cap) {
+		size_t ncap = m->itl_cap * 2;
+		struct itl_cell *t = xcalloc(ncap, sizeof *t);
+		for (size_t i = 0; i < m->itl_cap; i++)
+			if (m->itl[i].count)
+				t[itl_slot(t, ncap, m->itl[i].gap_ns)] = m->itl[i];
+		free(m->itl);
+		m->itl = t;
+		m->itl_cap = ncap;
+	}
+	size_t i = itl_slot(m->itl, m->itl_cap, gap_ns);
+	if (!m->itl[i].count) {
+		m->itl[i].gap_ns = gap_ns;
+		m->itl_n++;
+	}
+	m->itl[i].count += count;
+	m->itl_total += count;
+}
+
+/* Value at 0-based position POS of the expanded multiset. */
+static double wvalue_at(const double *x, const int64_t *w, size_t n, int64_t pos)
+{
+	int64_t acc = 0;
+	for (size_t i = 0; i < n; i++) {
+		acc += w[i];
+		if (pos < acc)
+			return x[i];
+	}
+	return x[n - 1];
+}
+
+double metrics_wquantile(const double *x, const int64_t *w, size_t n, double f)
+{
+	int64_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += w[i];
+	if (total == 0)
+		return NAN;
+	/* gsl_stats_quantile_from_sorted_data: index = (N-1) f, linear interpolation. */
+	double index = f * (double)(total - 1);
+	int64_t lhs = (int64_t)index;
+	double delta = index - (double)lhs;
+	double a = wvalue_at(x, w, n, lhs);
+	if (lhs + 1 >= total || delta == 0)
+		return a;
+	double b = wvalue_at(x, w, n, lhs + 1);
+	return (1 - delta) * a + delta * b;
+}
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+	/* NaN (an empty sample) is written as null. */
+	cJSON_AddItemToObject(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static void add_int(cJSON *o, const char *k, int64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%lld", (long long)v);
+	cJSON_AddItemToObject(o, k, cJSON_CreateRaw(buf));
+}
+
+/* mean, median, std, p90, p99 of X (sorted in place) under NAME, as vllm bench names them. */
+static void add_dist(cJSON *o, const char *name, double *x, size_t n)
+{
+	char key[64];
+	double mean = NAN, med = NAN, sd = NAN, p90 = NAN, p99 = NAN;
+	if (n) {
+		gsl_sort(x, 1, n);
+		mean = gsl_stats_mean(x, 1, n);
+		/* vllm bench uses numpy's std, the population standard deviation (ddof 0). */
+		sd = n > 1 ? gsl_stats_sd_with_fixed_mean(x, 1, n, mean) : 0.0;
+		med = gsl_stats_median_from_sorted_data(x, 1, n);
+		p90 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.90);
+		p99 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.99);
+	}
+	snprintf(key, sizeof key, "mean_%s_ms", name);
+	add_num(o, key, mean);
+	snprintf(key, sizeof key, "median_%s_ms", name);
+	add_num(o, key, med);
+	snprintf(key, sizeof key, "std_%s_ms", name);
+	add_num(o, key, sd);
+	snprintf(key, sizeof key, "p90_%s_ms", name);
+	add_num(o, key, p90);
+	snprintf(key, sizeof key, "p99_%s_ms", name);
+	add_num(o, key, p99);
+}
+
+static int cmp_cell(const void *a, const void *b)
+{
+	const struct itl_cell *x = a, *y = b;
+	return (x->gap_ns > y->gap_ns) - (x->gap_ns < y->gap_ns);
+}
+
+static void add_itl(cJSON *o, struct metrics *m)
+{
+	size_t n = 0;
+	struct itl_cell *c = xmalloc((m->itl_n ? m->itl_n : 1) * sizeof *c);
+	for (size_t i = 0; i < m->itl_cap; i++)
+		if (m->itl[i].count)
+			c[n++] = m->itl[i];
+	qsort(c, n, sizeof *c, cmp_cell);
+	double *x = xmalloc((n ? n : 1) * sizeof *x);
+	int64_t *w = xmalloc((n ? n : 1) * sizeof *w);
+	double sum = 0, tot = (double)m->itl_total;
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (double)c[i].gap_ns / 1e6;
+		w[i] = c[i].count;
+		sum += x[i] * (double)w[i];
+	}
+	double mean = n ? sum / tot : NAN, var = 0;
+	for (size_t i = 0; i < n; i++)
+		var += (double)w[i] * (x[i] - mean) * (x[i] - mean);
+	add_num(o, "mean_itl_ms", mean);
+	add_num(o, "median_itl_ms", metrics_wquantile(x, w, n, 0.5));
+	add_num(o, "std_itl_ms", n ? sqrt(var / tot) : NAN);
+	add_num(o, "p90_itl_ms", metrics_wquantile(x, w, n, 0.90));
+	add_num(o, "p99_itl_ms", metrics_wquantile(x, w, n, 0.99));
+	free(c);
+	free(x);
+	free(w);
+}
+
+cJSON *metrics_to_json(struct metrics *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	double dur = m->done ? (double)(m->last_finish_ns - m->first_arrival_ns) / 1e9 : 0;
+	add_int(o, "completed", (int64_t)m->done);
+	add_num(o, "duration", dur);
+	add_int(o, "total_input_tokens", m->prompt_tokens);
+	add_int(o, "total_output_tokens", m->output_tokens);
+	add_num(o, "request_throughput", dur > 0 ? (double)m->done / dur : NAN);
+	add_num(o, "output_throughput", dur > 0 ? (double)m->output_tokens / dur : NAN);
+	add_num(o, "total_token_throughput",
+		dur > 0 ? (double)(m->prompt_tokens + m->output_tokens) / dur : NAN);
+	add_dist(o, "ttft", m->ttft_ms, m->done);
+	add_dist(o, "tpot", m->tpot_ms, m->n_tpot);
+	add_itl(o, m);
+	add_dist(o, "e2el", m->e2e_ms, m->done);
+	add_num(o, "slo_attainment", m->done ? (double)m->slo_met / (double)m->done : NAN);
+	add_int(o, "real_tokens", m->real_tokens);
+	add_int(o, "padded_tokens", m->padded_tokens);
+	add_num(o, "padding_waste_ratio",
+		m->padded_tokens ? (double)(m->padded_tokens - m->real_tokens) / (double)m->padded_tokens
+				 : NAN);
+	add_int(o, "real_kv_blocks", m->real_blocks);
+	add_int(o, "padded_kv_blocks", m->padded_blocks);
+	add_num(o, "kv_block_padding_ratio",
+		m->padded_blocks ? (double)(m->padded_blocks - m->real_blocks) / (double)m->padded_blocks
+				 : NAN);
+	add_int(o, "compiles_warmup", m->compiles_warmup);
+	add_int(o, "compiles_runtime", m->compiles_runtime);
+	add_int(o, "fallback_buckets", m->fallback_buckets);
+	add_num(o, "warmup_s", (double)m->warmup_ns / 1e9);
+	add_num(o, "runtime_compile_s", (double)m->runtime_compile_ns / 1e9);
+	add_int(o, "preemptions", m->preemptions);
+	add_int(o, "prefill_passes", m->passes[0]);
+	add_int(o, "decode_passes", m->passes[1]);
+	add_int(o, "unified_passes", m->passes[2]);
+	add_int(o, "engine_steps", m->steps);
+	add_num(o, "utilization", m->end_ns > 0 ? (double)m->busy_ns / (double)m->end_ns : NAN);
+	add_int(o, "kv_blocks_total", m->kv_blocks_total);
+	add_int(o, "kv_blocks_peak", m->kv_blocks_peak);
+	add_num(o, "kv_utilization_mean",
+		m->end_ns > 0 && m->kv_blocks_total
+			? m->kv_block_ns / (double)m->end_ns / (double)m->kv_blocks_total : NAN);
+	add_int(o, "running_peak", m->running_peak);
+	add_num(o, "simulated_s", (double)m->end_ns / 1e9);
+	return o;
+}

@@ -1,0 +1,75 @@
+/*
+ * metrics: what a run measured, accumulated while it runs and summarised at the end.
+ *
+ * Per-request latencies (TTFT, TPOT, E2E) are kept one value per finished request (24 bytes
+ * each) so their percentiles are exact (gsl_stats_quantile_from_sorted_data).  Inter-token
+ * latencies are kept as a multiset of (gap, count): every decoding request of a step sees the
+ * same gap, so a step adds one value with a count, and a run of identical steps adds one value
+ * with a large count.  Their percentiles are computed exactly on that multiset with the same
+ * interpolation rule as GSL's quantile (metrics_wquantile; tested against GSL on the expanded
+ * data).
+ *
+ * Units: times are int64 ns while accumulating; reported in ms or s as each key's name says.
+ */
+#ifndef BS_METRICS_H
+#define BS_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+
+struct itl_cell {
+	int64_t gap_ns;
+	int64_t count;   /* 0 = empty slot */
+};
+
+struct metrics {
+	size_t n_req;                 /* requests in the workload */
+	size_t done;
+	double *ttft_ms, *e2e_ms, *tpot_ms;
+	size_t n_tpot;                /* requests with more than one output token */
+	struct itl_cell *itl;         /* open-addressing set of distinct gaps */
+	size_t itl_cap, itl_n;
+	int64_t itl_total;            /* number of gaps */
+	double slo_ttft_ms, slo_tpot_ms;
+	size_t slo_met;
+
+	int64_t prompt_tokens, output_tokens;   /* of finished requests */
+	int64_t first_arrival_ns, last_finish_ns;
+	int64_t end_ns;                         /* simulated time at the end */
+
+	/* Forward passes. */
+	int64_t passes[3];                      /* by phase: prompt, decode, unified */
+	int64_t real_tokens, padded_tokens;     /* tokens computed vs padded tokens */
+	int64_t real_blocks, padded_blocks;     /* KV blocks read vs padded blocks (decode) */
+	int64_t busy_ns;                        /* time with a pass executing (incl. compiles) */
+	int64_t steps;                          /* engine steps */
+
+	/* Graphs. */
+	int64_t compiles_warmup, compiles_runtime, fallback_buckets;
+	int64_t warmup_ns, runtime_compile_ns;
+
+	/* KV cache. */
+	int64_t preemptions;
+	int64_t kv_blocks_total, kv_blocks_peak;
+	double kv_block_ns;                     /* integral of used blocks over time */
+	int64_t running_peak;
+};
+
+void metrics_init(struct metrics *m, size_t n_req, double slo_ttft_ms, double slo_tpot_ms);
+void metrics_release(struct metrics *m);
+/* One finished request (times in ns). */
+void metrics_request(struct metrics *m, int64_t arrival, int64_t first, int64_t finish,
+		     int32_t prompt_tokens, int32_t output_tokens);
+/* COUNT inter-token gaps of GAP_NS. */
+void metrics_itl(struct metrics *m, int64_t gap_ns, int64_t count);
+
+/* Quantile F in [0,1] of sorted values X[0..n) with multiplicities W (GSL's rule on the
+ * expanded data). */
+double metrics_wquantile(const double *x, const int64_t *w, size_t n, double f);
+
+/* The "metrics" object of summary.json, keys in a fixed order (see README). */
+struct cJSON *metrics_to_json(struct metrics *m);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * report: see report.h.
+ */
+#include "analysis/report.h"
+
+#include <cjson/cJSON.h>
+#include <csv.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fmt_fixed(char *buf, size_t n, int64_t v, int64_t scale, int digits)
+{
+	const char *sign = v < 0 ? "-" : "";
+	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	return snprintf(buf, n, "%s%llu.%0*llu", sign, (unsigned long long)(a / (uint64_t)scale),
+			digits, (unsigned long long)(a % (uint64_t)scale));
+}
+
+int fmt_ns_s(char *buf, size_t n, int64_t ns)
+{
+	return fmt_fixed(buf, n, ns, 1000000000, 9);
+}
+
+int fmt_ns_ms(char *buf, size_t n, int64_t ns)
+{
+	return fmt_fixed(buf, n, ns, 1000000, 6);
+}
+
+static void header(FILE *f, const char *const *cols)
+{
+	for (size_t i = 0; cols[i]; i++) {
+		if (i)
+			fputc(',', f);
+		csv_fwrite(f, cols[i], strlen(cols[i]));
+	}
+	fputc('\n', f);
+}
+
+void report_requests_header(FILE *f)
+{
+	static const char *const cols[] = {
+		"id", "arrival_s", "scheduled_s", "first_token_s", "finish_s", "prompt_tokens",
+		"output_tokens", "preemptions", "ttft_ms", "tpot_ms", "e2e_ms", NULL};
+	header(f, cols);
+}
+
+void report_request_row(FILE *f, const struct sim *s, int32_t id)
+{
+	const struct req *r = &s->r[id];
+	const struct req_spec *q = &s->spec[id];
+	char a[32], b[32], c[32], d[32], ttft[32], e2e[32], tpot[32];
+	fmt_ns_s(a, sizeof a, q->arrival_ns);
+	fmt_ns_s(b, sizeof b, r->t_sched);
+	fmt_ns_s(c, sizeof c, r->t_first);
+	fmt_ns_s(d, sizeof d, s->now);
+	fmt_ns_ms(ttft, sizeof ttft, r->t_first - q->arrival_ns);
+	fmt_ns_ms(e2e, sizeof e2e, s->now - q->arrival_ns);
+	if (q->output_tokens > 1)
+		snprintf(tpot, sizeof tpot, "%.6f",
+			 (double)(s->now - r->t_first) / 1e6 / (q->output_tokens - 1));
+	else
+		tpot[0] = 0;
+	fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s\n", id, a, b, c, d, q->prompt_tokens,
+		q->output_tokens, r->preemptions, ttft, tpot, e2e);
+}
+
+void report_batches_header(FILE *f)
+{
+	static const char *const cols[] = {
+		"pass", "start_s", "end_s", "phase", "bs", "query", "blocks", "bucket_bs",
+		"bucket_query", "bucket_blocks", "real_tokens", "padded_tokens", "compile_ms", NULL};
+	header(f, cols);
+}
+
+void report_batch_row(FILE *f, const struct pass_rec *p)
+{
+	char a[32], b[32], c[32];
+	fmt_ns_s(a, sizeof a, p->start_ns);
+	fmt_ns_s(b, sizeof b, p->end_ns);
+	fmt_ns_ms(c, sizeof c, p->compile_ns);
+	fprintf(f, "%lld,%s,%s,%s,%d,%d,%d,%d,%d,%d,%lld,%lld,%s\n", (long long)p->index, a, b,
+		bucket_phase_name((enum phase)p->phase), p->real[0], p->real[1], p->real[2],
+		p->bucket[0], p->bucket[1], p->bucket[2], (long long)p->real_tokens,
+		(long long)p->padded_tokens, c);
+}
+
+static int cmp_graph(const void *a, const void *b)
+{
+	const struct graph *x = *(const struct graph *const *)a, *y = *(const struct graph *const *)b;
+	if (x->phase != y->phase)
+		return x->phase - y->phase;
+	for (int i = 0; i < 4; i++)
+		if (x->v[i] != y->v[i])
+			return x->v[i] < y->v[i] ? -1 : 1;
+	return 0;
+}
+
+void report_buckets(FILE *f, const struct sim *s)
+{
+	static const char *const cols[] = {
+		"phase", "bs", "query", "blocks", "warmed", "fallback", "compiled_at_runtime", "uses",
+		"real_tokens", "padded_tokens", "padding_ratio", "pass_ms", "compile_s", NULL};
+	header(f, cols);
+	const struct graph **g = xmalloc((s->n_graphs ? s->n_graphs : 1) * sizeof *g);
+	for (size_t i = 0; i < s->n_graphs; i++)
+		g[i] = &s->graphs[i];
+	qsort(g, s->n_graphs, sizeof *g, cmp_graph);
+	for (size_t i = 0; i < s->n_graphs; i++) {
+		char pass[32], comp[32], ratio[32];
+		fmt_ns_ms(pass, sizeof pass, g[i]->cost_ns);
+		fmt_ns_s(comp, sizeof comp, g[i]->compile_ns);
+		if (g[i]->padded_tokens)
+			snprintf(ratio, sizeof ratio, "%.6f",
+				 (double)(g[i]->padded_tokens - g[i]->real_tokens) /
+					 (double)g[i]->padded_tokens);
+		else
+			ratio[0] = 0;
+		fprintf(f, "%s,%d,%d,%d,%d,%d,%d,%lld,%lld,%lld,%s,%s,%s\n",
+			bucket_phase_name((enum phase)g[i]->phase), g[i]->v[0], g[i]->v[1], g[i]->v[2],
+			g[i]->warm, g[i]->fallback, g[i]->compiled && !g[i]->warm,
+			(long long)g[i]->uses, (long long)g[i]->real_tokens,
+			(long long)g[i]->padded_tokens, ratio, pass, comp);
+	}
+	free(g);
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (cJSON_IsRaw(v))
+		return strtod(v->valuestring, NULL);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "?";
+}
+
+void report_human(FILE *f, const cJSON *summary)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(summary, "meta");
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(summary, "config");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(summary, "metrics");
+	fprintf(f, "bucketsim %s  trace %s  seed %.0f\n", str(meta, "version"), str(meta, "trace"),
+		num(meta, "seed"));
+	fprintf(f, "  %s on %s (tp %.0f), bucketing %s/%s, max_num_seqs %.0f, "
+		   "max_num_batched_tokens %.0f, max_model_len %.0f, %.0f KV blocks\n",
+		str(cfg, "model"), str(cfg, "hardware"), num(cfg, "hardware.tp"),
+		str(cfg, "bucketing.strategy"), str(cfg, "bucketing.version"),
+		num(cfg, "server.max_num_seqs"), num(cfg, "server.max_num_batched_tokens"),
+		num(cfg, "server.max_model_len"), num(cfg, "server.num_kv_blocks"));
+	fprintf(f, "requests    %.0f completed in %.3f s simulated (%.0f input, %.0f output tokens)\n",
+		num(m, "completed"), num(m, "duration"), num(m, "total_input_tokens"),
+		num(m, "total_output_tokens"));
+	fprintf(f, "throughput  %.3f req/s, %.1f output tok/s, %.1f total tok/s\n",
+		num(m, "request_throughput"), num(m, "output_throughput"),
+		num(m, "total_token_throughput"));
+	static const char *const rows[][2] = {
+		{"ttft", "TTFT"}, {"tpot", "TPOT"}, {"itl", "ITL"}, {"e2el", "E2E"}};
+	fprintf(f, "latency     %-5s %10s %10s %10s %10s (ms)\n", "", "mean", "median", "p90", "p99");
+	for (size_t i = 0; i < 4; i++) {
+		char k[4][48];
+		snprintf(k[0], 48, "mean_%s_ms", rows[i][0]);
+		snprintf(k[1], 48, "median_%s_ms", rows[i][0]);
+		snprintf(k[2], 48, "p90_%s_ms", rows[i][0]);
+		snprintf(k[3], 48, "p99_%s_ms", rows[i][0]);
+		fprintf(f, "            %-5s %10.3f %10.3f %10.3f %10.3f\n", rows[i][1], num(m, k[0]),
+			num(m, k[1]), num(m, k[2]), num(m, k[3]));
+	}
+	fprintf(f, "SLO         %.2f%% of requests meet TTFT <= %.0f ms and TPOT <= %.0f ms\n",
+		100 * num(m, "slo_attainment"), num(cfg, "slo.ttft_ms"), num(cfg, "slo.tpot_ms"));
+	fprintf(f, "padding     %.2f%% of computed tokens are padding (%.0f real, %.0f padded); "
+		   "%.2f%% of decode KV blocks read are padding\n",
+		100 * num(m, "padding_waste_ratio"), num(m, "real_tokens"), num(m, "padded_tokens"),
+		100 * num(m, "kv_block_padding_ratio"));
+	fprintf(f, "graphs      %.0f compiled at warm-up (%.1f s), %.0f at run time (%.3f s), "
+		   "%.0f fallback buckets\n",
+		num(m, "compiles_warmup"), num(m, "warmup_s"), num(m, "compiles_runtime"),
+		num(m, "runtime_compile_s"), num(m, "fallback_buckets"));
+	fprintf(f, "engine      %.0f prefill + %.0f decode passes, utilization %.1f%%, "
+		   "%.0f preemptions, KV peak %.0f of %.0f blocks\n",
+		num(m, "prefill_passes"), num(m, "decode_passes"), 100 * num(m, "utilization"),
+		num(m, "preemptions"), num(m, "kv_blocks_peak"), num(m, "kv_blocks_total"));
+}
