@@ -53,10 +53,20 @@ struct workload {
 	size_t outputs_raised;   /* output 0 raised to 1 */
 	struct workload_stream streams[8];
 	size_t nstreams;
+	/* Added by the workloads module (all counts are of requests). */
+	size_t prompts_raised;   /* a generated prompt length that rounded to 0, raised to 1 */
+	size_t outputs_eval_capped; /* output cut to the row's max_new_tokens (workload.eval_cap) */
+	char arrival[96];        /* the arrival process, e.g. "poisson rate=2 req/s" */
+	char lengths[32];        /* the length source: trace, empirical, lognormal, ... */
 };
 
+/* sizeof(struct req_spec) is part of the contract. */
+_Static_assert(sizeof(struct req_spec) == 32, "struct req_spec must stay 32 bytes");
+
 /* Builds the workload.  TRACE is a path, a bundled name ("alpaca", ...) or NULL (generator
- * only).  Reads server.max_model_len (must be resolved) and the workload.* keys. */
+ * only).  Reads server.max_model_len (must be resolved) and the workload.* keys.  On success
+ * OUT owns its request array (free it with workload_release); on failure OUT is left empty
+ * and ERR says why (BS_EXIT_INPUT for a bad trace or workload.* value). */
 int workload_build(const struct config *cfg, const char *trace, uint64_t seed,
 		   struct workload *out, struct bs_err *err);
 void workload_release(struct workload *w);

@@ -1,0 +1,774 @@
+/*
+ * trace: see trace_int.h.  CSV is parsed by libcsv (strict mode; records counted in the
+ * end-of-record callback), JSON by cJSON.  Both feed the same per-field validators, so a
+ * value means the same in either format.
+ */
+#include "workloads/trace_int.h"
+
+#include <cjson/cJSON.h>
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "sim/embed.h"
+#include "workloads/workload.h"
+
+const struct bundled_trace bundled_traces[] = {
+	{"alpaca", "workloads/data/alpaca.csv", 5000, false,
+	 "Stanford Alpaca records 0-4999, template prompt, Llama-2 tokens (short)"},
+	{"alpaca-outputs", "workloads/data/alpaca_outputs_20k.csv", 20000, false,
+	 "output lengths only of a random 20k Alpaca sample (use as workload.output_trace)"},
+	{"longbench", "workloads/data/longbench.csv", 4750, false,
+	 "LongBench v1, 21 tasks, untruncated prompts (18 tasks estimated), max_new_tokens"},
+	{"azure-conv", "workloads/data/azure2023_conv.csv", 19366, true,
+	 "Azure LLM inference 2023, conversation, 1 h of real arrivals"},
+	{"azure-code", "workloads/data/azure2023_code.csv", 8819, true,
+	 "Azure LLM inference 2023, code, 1 h of real arrivals"},
+	{"mooncake-conv", "workloads/data/mooncake_conversation.csv", 12031, true,
+	 "Mooncake (Kimi) FAST'25 conversation trace, 1 h of real arrivals"},
+	{"mooncake-synthetic", "workloads/data/mooncake_synthetic.csv", 3993, true,
+	 "Mooncake FAST'25 synthetic trace (Poisson arrivals)"},
+	{"sharegpt", "workloads/data/sharegpt_llama2_10k.csv", 10000, false,
+	 "ShareGPT 10k validation sample, Llama-2 tokens, total <= 4k"},
+	{"arxiv", "workloads/data/arxiv_summarization_llama2.csv", 28257, false,
+	 "arXiv summarization, Llama-2 tokens, total <= 4096 (long prompts)"},
+	{NULL, NULL, 0, false, NULL},
+};
+
+const struct bundled_trace *trace_bundled_find(const char *name)
+{
+	for (const struct bundled_trace *b = bundled_traces; b->name; b++)
+		if (!strcmp(b->name, name))
+			return b;
+	return NULL;
+}
+
+enum col {
+	COL_IGNORE = -1,
+	COL_PROMPT = 0,
+	COL_OUTPUT,
+	COL_ARRIVAL,
+	COL_ID,
+	COL_PRIORITY,
+	COL_TASK,
+	COL_PREFIX_GROUP,
+	COL_PREFIX_TOKENS,
+	COL_MAX_NEW,
+	NCOL
+};
+
+/* Recognised column names (the bundled files' own names included).  Anything else is ignored. */
+static const struct {
+	const char *name;
+	enum col col;
+} col_names[] = {
+	{"prompt_tokens", COL_PROMPT},   {"input_tokens", COL_PROMPT},
+	{"prompt_len", COL_PROMPT},      {"output_tokens", COL_OUTPUT},
+	{"output_len", COL_OUTPUT},      {"arrival_time_s", COL_ARRIVAL},
+	{"id", COL_ID},                  {"priority", COL_PRIORITY},
+	{"task", COL_TASK},              {"prefix_group", COL_PREFIX_GROUP},
+	{"prefix_tokens", COL_PREFIX_TOKENS}, {"max_new_tokens", COL_MAX_NEW},
+};
+
+static enum col col_lookup(const char *name)
+{
+	for (size_t i = 0; i < sizeof col_names / sizeof col_names[0]; i++)
+		if (!strcmp(col_names[i].name, name))
+			return col_names[i].col;
+	return COL_IGNORE;
+}
+
+struct loader {
+	struct trace *t;
+	struct bs_err *err;
+	bool failed;
+	bool sort, outputs_only_ok, need_sort;
+	size_t cap;
+	bool has[NCOL];
+	char colname[NCOL][48];
+	long record;            /* record (CSV) or line (JSON) being read */
+	/* The row being read. */
+	bool given[NCOL];
+	int64_t v[NCOL];
+	double arrival;
+	double last_arrival;
+	/* CSV only. */
+	enum col *roles;
+	size_t nhdr, hdrcap, field;
+};
+
+static int lerr(struct loader *L, enum col c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int lerr(struct loader *L, enum col c, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	L->failed = true;
+	return bs_errf(L->err, BS_EXIT_INPUT, L->t->name, L->record,
+		       c == COL_IGNORE ? NULL : L->colname[c], "%s", msg);
+}
+
+/* Grows every present column to hold one more row. */
+static void grow(struct loader *L)
+{
+	struct trace *t = L->t;
+	if (t->n < L->cap)
+		return;
+	L->cap = L->cap ? L->cap * 2 : 4096;
+	t->output = xrealloc(t->output, L->cap * sizeof *t->output);
+	t->recno = xrealloc(t->recno, L->cap * sizeof *t->recno);
+	if (L->has[COL_PROMPT])
+		t->prompt = xrealloc(t->prompt, L->cap * sizeof *t->prompt);
+	if (L->has[COL_ARRIVAL])
+		t->arrival_s = xrealloc(t->arrival_s, L->cap * sizeof *t->arrival_s);
+	if (L->has[COL_PRIORITY])
+		t->priority = xrealloc(t->priority, L->cap);
+	if (L->has[COL_TASK])
+		t->task = xrealloc(t->task, L->cap);
+	if (L->has[COL_PREFIX_GROUP])
+		t->prefix_group = xrealloc(t->prefix_group, L->cap * sizeof(int32_t));
+	if (L->has[COL_PREFIX_TOKENS])
+		t->prefix_tokens = xrealloc(t->prefix_tokens, L->cap * sizeof(int32_t));
+	if (L->has[COL_MAX_NEW])
+		t->max_new = xrealloc(t->max_new, L->cap * sizeof(int32_t));
+}
+
+/* Declares column C present under NAME.  For an optional column first seen after record 1
+ * (JSON), the earlier rows get the "not given" value. */
+static void add_col(struct loader *L, enum col c, const char *name)
+{
+	struct trace *t = L->t;
+	snprintf(L->colname[c], sizeof L->colname[c], "%s", name);
+	if (L->has[c])
+		return;
+	L->has[c] = true;
+	size_t cap = L->cap ? L->cap : 1;
+	switch (c) {
+	case COL_PRIORITY:
+		t->priority = xmalloc(cap);
+		memset(t->priority, TRACE_UNSET_U8, t->n);
+		break;
+	case COL_TASK:
+		t->task = xmalloc(cap);
+		memset(t->task, TRACE_UNSET_U8, t->n);
+		break;
+	case COL_PREFIX_GROUP:
+		t->prefix_group = xmalloc(cap * sizeof(int32_t));
+		for (size_t i = 0; i < t->n; i++)
+			t->prefix_group[i] = -1;
+		break;
+	case COL_PREFIX_TOKENS:
+		t->prefix_tokens = xcalloc(cap, sizeof(int32_t));
+		break;
+	case COL_MAX_NEW:
+		t->max_new = xcalloc(cap, sizeof(int32_t));
+		break;
+	case COL_PROMPT:
+		t->prompt = xmalloc(cap * sizeof(int32_t));
+		break;
+	case COL_ARRIVAL:
+		t->arrival_s = xmalloc(cap * sizeof(double));
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *short_text(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+	if (n < 48)
+		return s;
+	snprintf(buf, len, "%.40s...", s);
+	return buf;
+}
+
+/* Validates one value given as text ("" = empty cell) and stores it in the row. */
+static int set_field(struct loader *L, enum col c, const char *s)
+{
+	char why[160], sb[64];
+	int64_t v;
+	double d;
+	const char *shown = short_text(s, sb, sizeof sb);
+	if (c == COL_IGNORE)
+		return 0;
+	if (!*s && c != COL_PROMPT && c != COL_OUTPUT && c != COL_ARRIVAL)
+		return 0; /* an empty optional cell: not given */
+	switch (c) {
+	case COL_PROMPT:
+		if (parse_i64(s, 1, INT32_MAX, &v, why, sizeof why))
+			return lerr(L, c, "expected a positive integer, got '%s'", shown);
+		break;
+	case COL_OUTPUT:
+		if (parse_i64(s, 0, INT32_MAX, &v, why, sizeof why))
+			return lerr(L, c, "expected a non-negative integer, got '%s'", shown);
+		break;
+	case COL_ARRIVAL:
+		if (parse_f64(s, 0, 1e12, &d, why, sizeof why))
+			return lerr(L, c, "expected a non-negative number of seconds, got '%s'",
+				    shown);
+		L->arrival = d;
+		v = 0;
+		break;
+	case COL_ID:
+		v = 0;
+		break;
+	case COL_PRIORITY:
+		if (parse_i64(s, 0, 254, &v, why, sizeof why))
+			return lerr(L, c, "expected an integer in [0, 254], got '%s'", shown);
+		break;
+	case COL_TASK:
+		if (!strcmp(s, "online"))
+			v = TASK_ONLINE;
+		else if (!strcmp(s, "offline"))
+			v = TASK_OFFLINE;
+		else
+			return lerr(L, c, "expected 'online' or 'offline', got '%s'", shown);
+		break;
+	case COL_PREFIX_GROUP:
+		if (parse_i64(s, -1, INT32_MAX, &v, why, sizeof why))
+			return lerr(L, c, "expected an integer >= -1 (-1 = none), got '%s'", shown);
+		break;
+	case COL_PREFIX_TOKENS:
+		if (parse_i64(s, 0, INT32_MAX, &v, why, sizeof why))
+			return lerr(L, c, "expected a non-negative integer, got '%s'", shown);
+		break;
+	case COL_MAX_NEW:
+		if (parse_i64(s, 1, INT32_MAX, &v, why, sizeof why))
+			return lerr(L, c, "expected a positive integer, got '%s'", shown);
+		break;
+	default:
+		return 0;
+	}
+	L->given[c] = true;
+	L->v[c] = v;
+	return 0;
+}
+
+static void begin_row(struct loader *L)
+{
+	memset(L->given, 0, sizeof L->given);
+}
+
+/* Checks the finished row and appends it. */
+static int end_row(struct loader *L)
+{
+	struct trace *t = L->t;
+	for (int c = COL_PROMPT; c <= COL_ARRIVAL; c++)
+		if (L->has[c] && !L->given[c])
+			return lerr(L, c, "missing value");
+	int64_t pg = L->given[COL_PREFIX_GROUP] ? L->v[COL_PREFIX_GROUP] : -1;
+	int64_t pt = L->given[COL_PREFIX_TOKENS] ? L->v[COL_PREFIX_TOKENS] : 0;
+	if (pt > 0 && pg < 0)
+		return lerr(L, COL_PREFIX_TOKENS,
+			    "%lld shared prefix tokens but no prefix_group in this record",
+			    (long long)pt);
+	if (L->has[COL_PROMPT] && pt > L->v[COL_PROMPT])
+		return lerr(L, COL_PREFIX_TOKENS,
+			    "shared prefix of %lld tokens is longer than the prompt (%lld tokens)",
+			    (long long)pt, (long long)L->v[COL_PROMPT]);
+	if (L->has[COL_ARRIVAL]) {
+		if (t->n > 0 && L->arrival < L->last_arrival) {
+			if (!L->sort)
+				return lerr(L, COL_ARRIVAL,
+					    "%.9g s is earlier than the previous record's %.9g s "
+					    "(timestamps must not decrease; workload.sort_arrivals=true "
+					    "sorts them)", L->arrival, L->last_arrival);
+			L->need_sort = true;
+		}
+		L->last_arrival = L->arrival;
+	}
+	grow(L);
+	size_t i = t->n++;
+	t->output[i] = (int32_t)L->v[COL_OUTPUT];
+	t->recno[i] = (uint32_t)L->record;
+	if (L->has[COL_PROMPT])
+		t->prompt[i] = (int32_t)L->v[COL_PROMPT];
+	if (L->has[COL_ARRIVAL])
+		t->arrival_s[i] = L->arrival;
+	if (L->has[COL_PRIORITY])
+		t->priority[i] = L->given[COL_PRIORITY] ? (uint8_t)L->v[COL_PRIORITY] : TRACE_UNSET_U8;
+	if (L->has[COL_TASK])
+		t->task[i] = L->given[COL_TASK] ? (uint8_t)L->v[COL_TASK] : TRACE_UNSET_U8;
+	if (L->has[COL_PREFIX_GROUP])
+		t->prefix_group[i] = (int32_t)pg;
+	if (L->has[COL_PREFIX_TOKENS])
+		t->prefix_tokens[i] = (int32_t)pt;
+	if (L->has[COL_MAX_NEW])
+		t->max_new[i] = L->given[COL_MAX_NEW] ? (int32_t)L->v[COL_MAX_NEW] : 0;
+	return 0;
+}
+
+/* Checks the column set (after the CSV header or the first JSON record). */
+static int check_columns(struct loader *L)
+{
+	if (!L->has[COL_OUTPUT]) {
+		snprintf(L->colname[COL_OUTPUT], sizeof L->colname[0], "output_tokens");
+		return lerr(L, COL_OUTPUT, "required column is missing (also accepted: "
+			    "output_len)");
+	}
+	if (!L->has[COL_PROMPT] && !L->outputs_only_ok) {
+		snprintf(L->colname[COL_PROMPT], sizeof L->colname[0], "prompt_tokens");
+		return lerr(L, COL_PROMPT, "required column is missing (also accepted: "
+			    "input_tokens, prompt_len); a trace of output lengths only can serve "
+			    "as workload.output_trace");
+	}
+	return 0;
+}
+
+/* ---- CSV ---- */
+
+static void csv_cb_field(void *s, size_t len, void *data)
+{
+	struct loader *L = data;
+	if (L->failed)
+		return;
+	char buf[256];
+	size_t n = len < sizeof buf - 1 ? len : sizeof buf - 1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	if (L->record == 1) {
+		if (L->nhdr == L->hdrcap)
+			L->roles = xrealloc(L->roles, (L->hdrcap = L->hdrcap * 2 + 8) * sizeof *L->roles);
+		enum col c = col_lookup(buf);
+		if (c != COL_IGNORE && L->has[c]) {
+			L->field++;
+			lerr(L, COL_IGNORE, "column '%s' repeats column '%s'", buf, L->colname[c]);
+			return;
+		}
+		if (c != COL_IGNORE)
+			add_col(L, c, buf);
+		L->roles[L->nhdr++] = c;
+		return;
+	}
+	if (L->field == 0)
+		begin_row(L);
+	if (L->field < L->nhdr && len >= sizeof buf - 1 && L->roles[L->field] != COL_IGNORE) {
+		lerr(L, L->roles[L->field], "value of %zu bytes is too long", len);
+		return;
+	}
+	if (L->field < L->nhdr)
+		set_field(L, L->roles[L->field], buf);
+	L->field++;
+}
+
+static void csv_cb_record(int c, void *data)
+{
+	struct loader *L = data;
+	(void)c;
+	if (L->failed)
+		return;
+	if (L->record == 1) {
+		L->field = 0;
+		if (check_columns(L) == 0)
+			L->record++;
+		return;
+	}
+	if (L->field != L->nhdr) {
+		lerr(L, COL_IGNORE, "expected %zu fields as in the header, got %zu", L->nhdr,
+		     L->field);
+		return;
+	}
+	L->field = 0;
+	if (end_row(L) == 0)
+		L->record++;
+}
+
+struct csv_src {
+	const char *buf;  /* whole input in memory, or NULL to read F */
+	size_t len;
+	FILE *f;
+};
+
+static int load_csv(struct loader *L, struct csv_src *src)
+{
+	struct csv_parser p;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+		BUG("csv_init failed");
+	L->record = 1;
+	int rc = 0;
+	char chunk[1 << 16];
+	size_t off = 0;
+	for (;;) {
+		const char *data;
+		size_t n;
+		if (src->buf) {
+			data = src->buf + off;
+			n = src->len - off < sizeof chunk ? src->len - off : sizeof chunk;
+			off += n;
+		} else {
+			n = fread(chunk, 1, sizeof chunk, src->f);
+			data = chunk;
+			if (n == 0 && ferror(src->f)) {
+				rc = bs_errf(L->err, BS_EXIT_INPUT, L->t->name, 0, NULL,
+					     "read error: %s", strerror(errno));
+				break;
+			}
+		}
+		if (n == 0)
+			break;
+		if (csv_parse(&p, data, n, csv_cb_field, csv_cb_record, L) != n && !L->failed) {
+			rc = lerr(L, COL_IGNORE, "malformed CSV (%s)",
+				  csv_error(&p) == CSV_EPARSE ? "bad quoting" :
+				  "parser out of memory");
+			break;
+		}
+		if (L->failed)
+			break;
+	}
+	if (!L->failed && !rc && csv_fini(&p, csv_cb_field, csv_cb_record, L) != 0 && !L->failed)
+		lerr(L, COL_IGNORE, "malformed CSV (unterminated quoted field at end of file)");
+	csv_free(&p);
+	if (L->failed || rc)
+		return -1;
+	if (L->record == 1 && L->nhdr == 0)
+		return lerr(L, COL_IGNORE, "empty file (expected a header row)"), -1;
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+/* The text of a JSON value for the validators; *OK false when its type does not fit C. */
+static char *json_text(const cJSON *v, enum col c, bool *ok)
+{
+	*ok = true;
+	if (cJSON_IsNull(v))
+		return xstrdup("");
+	if (c == COL_TASK || c == COL_ID) {
+		if (cJSON_IsString(v))
+			return xstrdup(v->valuestring);
+		if (c == COL_ID && cJSON_IsNumber(v))
+			return xstrdup("0");
+	} else if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		if (d == floor(d) && fabs(d) < 9e15)
+			return xasprintf("%lld", (long long)d);
+		return xasprintf("%.17g", d);
+	}
+	*ok = false;
+	char *p = cJSON_PrintUnformatted(v);
+	char *s = xstrdup(p ? p : "?");
+	cJSON_free(p);
+	return s;
+}
+
+static int json_record(struct loader *L, const cJSON *obj, bool first)
+{
+	if (!cJSON_IsObject(obj))
+		return lerr(L, COL_IGNORE, "expected a JSON object (one request)");
+	bool seen[NCOL] = {0};
+	const cJSON *it;
+	cJSON_ArrayForEach(it, obj) {
+		enum col c = col_lookup(it->string);
+		if (c == COL_IGNORE)
+			continue;
+		if (seen[c])
+			return lerr(L, COL_IGNORE, "field '%s' repeats field '%s'", it->string,
+				    L->colname[c]);
+		seen[c] = true;
+		if (!L->has[c] && !first && (c == COL_PROMPT || c == COL_ARRIVAL || c == COL_OUTPUT)) {
+			snprintf(L->colname[c], sizeof L->colname[c], "%s", it->string);
+			return lerr(L, c, "given here but not in the first record");
+		}
+		add_col(L, c, it->string);
+	}
+	if (first && check_columns(L))
+		return -1;
+	begin_row(L);
+	cJSON_ArrayForEach(it, obj) {
+		enum col c = col_lookup(it->string);
+		if (c == COL_IGNORE)
+			continue;
+		bool ok;
+		char *s = json_text(it, c, &ok);
+		if (!ok) {
+			char sb[64];
+			lerr(L, c, "expected %s, got '%s'",
+			     c == COL_TASK ? "a string" : "a number", short_text(s, sb, sizeof sb));
+			free(s);
+			return -1;
+		}
+		int rc = set_field(L, c, s);
+		free(s);
+		if (rc)
+			return -1;
+	}
+	return end_row(L);
+}
+
+static int json_syntax_error(struct loader *L, const char *start, const char *end)
+{
+	/* Line and column of the failure from cJSON's end pointer. */
+	long line = L->record, col = 1;
+	for (const char *p = start; end && p < end; p++) {
+		if (*p == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	L->record = line;
+	return lerr(L, COL_IGNORE, "invalid JSON at column %ld", col);
+}
+
+static int load_json(struct loader *L, const char *buf, size_t len)
+{
+	size_t i = 0;
+	while (i < len && strchr(" \t\r\n", buf[i]))
+		i++;
+	if (i == len) {
+		L->record = 0;
+		return lerr(L, COL_IGNORE, "empty file (no records)");
+	}
+	if (buf[i] == '[') {
+		/* A JSON array of objects: record N is the array's Nth element. */
+		const char *end = NULL;
+		cJSON *arr = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+		L->record = 1;
+		if (!arr)
+			return json_syntax_error(L, buf, end);
+		const char *q = end;
+		while (q < buf + len && strchr(" \t\r\n", *q))
+			q++;
+		if (q < buf + len) {
+			cJSON_Delete(arr);
+			return json_syntax_error(L, buf, q);
+		}
+		const cJSON *it;
+		long k = 0;
+		cJSON_ArrayForEach(it, arr) {
+			L->record = ++k;
+			if (json_record(L, it, k == 1)) {
+				cJSON_Delete(arr);
+				return -1;
+			}
+		}
+		cJSON_Delete(arr);
+		return 0;
+	}
+	/* JSON Lines: one object per line; blank lines are skipped; record = line number. */
+	L->record = 0;
+	bool first = true;
+	for (size_t pos = 0; pos < len;) {
+		const char *line = buf + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
+		L->record++;
+		size_t k = 0;
+		while (k < n && strchr(" \t\r", line[k]))
+			k++;
+		if (k == n)
+			continue;
+		const char *end = NULL;
+		cJSON *obj = cJSON_ParseWithLengthOpts(line, n, &end, false);
+		if (!obj)
+			return json_syntax_error(L, line, end);
+		for (const char *q = end; q < line + n; q++)
+			if (!strchr(" \t\r", *q)) {
+				cJSON_Delete(obj);
+				return json_syntax_error(L, line, q);
+			}
+		int rc = json_record(L, obj, first);
+		cJSON_Delete(obj);
+		if (rc)
+			return -1;
+		first = false;
+	}
+	return 0;
+}
+
+/* ---- common ---- */
+
+struct sort_item {
+	double t;
+	size_t i;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct sort_item *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+#define PERMUTE(arr, type)                                          \
+	do {                                                        \
+		if (arr) {                                          \
+			type *tmp_ = xmalloc(t->n * sizeof *tmp_);  \
+			for (size_t k_ = 0; k_ < t->n; k_++)        \
+				tmp_[k_] = (arr)[it[k_].i];         \
+			free(arr);                                  \
+			(arr) = tmp_;                               \
+		}                                                   \
+	} while (0)
+
+static void sort_rows(struct trace *t)
+{
+	struct sort_item *it = xmalloc(t->n * sizeof *it);
+	for (size_t i = 0; i < t->n; i++) {
+		it[i].t = t->arrival_s[i];
+		it[i].i = i;
+	}
+	qsort(it, t->n, sizeof *it, cmp_item);
+	PERMUTE(t->prompt, int32_t);
+	PERMUTE(t->output, int32_t);
+	PERMUTE(t->arrival_s, double);
+	PERMUTE(t->priority, uint8_t);
+	PERMUTE(t->task, uint8_t);
+	PERMUTE(t->prefix_group, int32_t);
+	PERMUTE(t->prefix_tokens, int32_t);
+	PERMUTE(t->max_new, int32_t);
+	PERMUTE(t->recno, uint32_t);
+	free(it);
+	t->sorted = true;
+}
+
+static int finish(struct loader *L, int rc)
+{
+	free(L->roles);
+	if (rc || L->failed) {
+		trace_release(L->t);
+		return -1;
+	}
+	if (L->t->n == 0) {
+		L->record = 0;
+		lerr(L, COL_IGNORE, "no records (a trace needs at least one request)");
+		trace_release(L->t);
+		return -1;
+	}
+	if (L->need_sort)
+		sort_rows(L->t);
+	snprintf(L->t->prompt_col, sizeof L->t->prompt_col, "%s",
+		 L->has[COL_PROMPT] ? L->colname[COL_PROMPT] : "prompt_tokens");
+	snprintf(L->t->output_col, sizeof L->t->output_col, "%s", L->colname[COL_OUTPUT]);
+	return 0;
+}
+
+static void loader_init(struct loader *L, const char *name, bool sort, bool outputs_only_ok,
+			struct trace *t, struct bs_err *err)
+{
+	memset(t, 0, sizeof *t);
+	memset(L, 0, sizeof *L);
+	snprintf(t->name, sizeof t->name, "%s", name);
+	L->t = t;
+	L->err = err;
+	L->sort = sort;
+	L->outputs_only_ok = outputs_only_ok;
+}
+
+int trace_load_buffer(const char *name, const char *buf, size_t len, bool is_json, bool sort,
+		      bool outputs_only_ok, struct trace *t, struct bs_err *err)
+{
+	struct loader L;
+	loader_init(&L, name, sort, outputs_only_ok, t, err);
+	if (is_json)
+		return finish(&L, load_json(&L, buf, len));
+	struct csv_src src = {buf, len, NULL};
+	return finish(&L, load_csv(&L, &src));
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *t,
+	       struct bs_err *err)
+{
+	const struct bundled_trace *b = trace_bundled_find(spec);
+	if (b) {
+		const struct embedded_file *f = embedded_find(b->path);
+		if (!f)
+			BUG("bundled trace '%s' is not embedded", b->path);
+		return trace_load_buffer(b->name, f->data, f->size, false, sort, outputs_only_ok,
+					 t, err);
+	}
+	FILE *f = fopen(spec, "rb");
+	if (!f) {
+		memset(t, 0, sizeof *t);
+		if (!strchr(spec, '/') && !strchr(spec, '.')) {
+			char names[512] = "";
+			for (const struct bundled_trace *p = bundled_traces; p->name; p++)
+				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+					 p == bundled_traces ? "" : ", ", p->name);
+			return bs_errf(err, BS_EXIT_INPUT, spec, 0, NULL,
+				       "no such file and no bundled trace of that name "
+				       "(bundled: %s)", names);
+		}
+		return bs_errf(err, BS_EXIT_INPUT, spec, 0, NULL, "cannot open: %s",
+			       strerror(errno));
+	}
+	/* JSON by extension, or by content: the first non-blank byte is '{' or '['. */
+	bool is_json = ends_with(spec, ".jsonl") || ends_with(spec, ".json");
+	if (!is_json) {
+		int c;
+		while ((c = fgetc(f)) != EOF && strchr(" \t\r\n", c))
+			;
+		is_json = c == '{' || c == '[';
+		rewind(f);
+	}
+	if (is_json) {
+		fclose(f);
+		size_t len;
+		char *buf = read_file(spec, &len, err);
+		if (!buf) {
+			memset(t, 0, sizeof *t);
+			return -1;
+		}
+		int rc = trace_load_buffer(spec, buf, len, true, sort, outputs_only_ok, t, err);
+		free(buf);
+		return rc;
+	}
+	struct loader L;
+	loader_init(&L, spec, sort, outputs_only_ok, t, err);
+	struct csv_src src = {NULL, 0, f};
+	int rc = load_csv(&L, &src);
+	fclose(f);
+	return finish(&L, rc);
+}
+
+void trace_release(struct trace *t)
+{
+	free(t->prompt);
+	free(t->output);
+	free(t->arrival_s);
+	free(t->priority);
+	free(t->task);
+	free(t->prefix_group);
+	free(t->prefix_tokens);
+	free(t->max_new);
+	free(t->recno);
+	char name[sizeof t->name];
+	memcpy(name, t->name, sizeof name);
+	memset(t, 0, sizeof *t);
+	memcpy(t->name, name, sizeof name);
+}
+
+void col_stats_compute(double *data, size_t n, struct col_stats *s)
+{
+	memset(s, 0, sizeof *s);
+	s->count = n;
+	if (n == 0) {
+		s->min = s->p50 = s->mean = s->p90 = s->p99 = s->max = NAN;
+		return;
+	}
+	gsl_sort(data, 1, n);
+	s->min = data[0];
+	s->max = data[n - 1];
+	s->mean = gsl_stats_mean(data, 1, n);
+	s->p50 = gsl_stats_quantile_from_sorted_data(data, 1, n, 0.50);
+	s->p90 = gsl_stats_quantile_from_sorted_data(data, 1, n, 0.90);
+	s->p99 = gsl_stats_quantile_from_sorted_data(data, 1, n, 0.99);
+}
