@@ -1,6 +1,10 @@
 /*
- * cost: BOOTSTRAP roofline (to be replaced by the calibrated, profile-driven model).
- * gaudi2 + llama-3.1-8b constants only.
+ * cost: the calibrated, profile-driven cost model behind models/cost.h.
+ *
+ * Owns the loaded profiles (struct eval_ctx, see cost_int.h and roofline.c for the equations)
+ * and one open-addressing hash per phase (prefill, decode, unified) from a padded shape to its
+ * cost in ns.  A table grows (doubling) when it is half full, so after warm-up a call is a hash
+ * probe with no allocation.  Times are integer nanoseconds >= 1.
  */
 #include "models/cost.h"
 
@@ -8,77 +12,318 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cost_model {
-	double params, layers, hidden, kv_heads, head_dim, wbytes, kvbytes;
-	double flops, bw, hbm, overhead_s;
-	int32_t block_size, max_ctx;
+#include "models/cost_int.h"
+
+struct shape_key {
+	int32_t v[4];
 };
+
+struct shape_cache {
+	struct shape_key *keys;  /* v[0] == -1: empty slot */
+	int64_t *vals;
+	size_t cap, n;
+};
+
+struct cost_model {
+	struct eval_ctx e;
+	struct compile_params c;
+	double compile_mult;     /* fp8_factor or 1 */
+	double kv_link_bw;       /* bytes/s */
+	int32_t max_num_seqs;
+	struct shape_cache cache[3];
+};
+
+static void cache_init(struct shape_cache *c, size_t cap)
+{
+	c->cap = cap;
+	c->n = 0;
+	c->keys = xmalloc(cap * sizeof *c->keys);
+	c->vals = xmalloc(cap * sizeof *c->vals);
+	for (size_t i = 0; i < cap; i++)
+		c->keys[i].v[0] = -1;
+}
+
+static uint64_t key_hash(const struct shape_key *k)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 4; i++) {
+		h ^= (uint32_t)k->v[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+static int64_t *cache_slot(struct shape_cache *c, const struct shape_key *k, bool *found)
+{
+	size_t mask = c->cap - 1, i = key_hash(k) & mask;
+	for (;;) {
+		if (c->keys[i].v[0] == -1) {
+			*found = false;
+			return &c->vals[i];
+		}
+		if (!memcmp(&c->keys[i], k, sizeof *k)) {
+			*found = true;
+			return &c->vals[i];
+		}
+		i = (i + 1) & mask;
+	}
+}
+
+static void cache_put(struct shape_cache *c, const struct shape_key *k, int64_t v);
+
+static void cache_grow(struct shape_cache *c)
+{
+	struct shape_cache old = *c;
+	cache_init(c, old.cap * 2);
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i].v[0] != -1)
+			cache_put(c, &old.keys[i], old.vals[i]);
+	free(old.keys);
+	free(old.vals);
+}
+
+static void cache_put(struct shape_cache *c, const struct shape_key *k, int64_t v)
+{
+	if (2 * (c->n + 1) > c->cap)
+		cache_grow(c);
+	bool found;
+	int64_t *slot = cache_slot(c, k, &found);
+	size_t idx = (size_t)(slot - c->vals);
+	c->keys[idx] = *k;
+	*slot = v;
+	if (!found)
+		c->n++;
+}
+
+static int64_t to_ns(double s)
+{
+	if (!(s < 9e9))  /* also NaN */
+		BUG("cost model produced %g s", s);
+	int64_t v = (int64_t)llround(s * 1e9);
+	return v < 1 ? 1 : v;
+}
+
+static int32_t nonneg(int32_t x)
+{
+	return x < 0 ? 0 : x;
+}
 
 int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_err *err)
 {
-	struct cost_model *m = xcalloc(1, sizeof *m);
-	m->params = 8.03e9; m->layers = 32; m->hidden = 4096; m->kv_heads = 8; m->head_dim = 128;
-	m->wbytes = 2; m->kvbytes = 2; m->flops = 432e12 * 0.6; m->bw = 2.45e12 * 0.8;
-	m->hbm = 96e9; m->overhead_s = 1e-3; m->max_ctx = 131072;
-	m->block_size = (int32_t)config_int(cfg, "server.block_size");
-	*out = m;
+	struct hw_spec hw;
+	struct perf_params p;
+	struct compile_params c;
+	struct model_arch m;
+	const char *hwname = config_str(cfg, "hardware"), *mname = config_str(cfg, "model");
+	if (profile_load_hw(hwname ? hwname : "", &hw, &p, &c, err))
+		return -1;
+	if (profile_load_model(mname ? mname : "", &m, err))
+		return -1;
+	struct cost_model *cm = xcalloc(1, sizeof *cm);
+	const char *prec = config_str(cfg, "model.precision");
+	const char *kvd = config_str(cfg, "model.kv_dtype");
+	bool fp8 = prec && !strcmp(prec, "fp8");
+	eval_setup(&cm->e, &hw, &m, &p, (int)config_int(cfg, "hardware.tp"), fp8,
+		   kvd && !strcmp(kvd, "fp8"), (int)config_int(cfg, "server.block_size"));
+	cm->c = c;
+	const char *rsp = config_env(cfg, "RUNTIME_SCALE_PATCHING");
+	cm->compile_mult = fp8 && !(rsp && !strcmp(rsp, "1")) ? c.fp8_factor : 1;
+	cm->kv_link_bw = config_is_set(cfg, "hardware.kv_link_gb_s")
+				 ? config_double(cfg, "hardware.kv_link_gb_s") * 1e9
+				 : hw.scaleout_bw;
+	cm->max_num_seqs = (int32_t)config_int(cfg, "server.max_num_seqs");
+	for (int i = 0; i < 3; i++)
+		cache_init(&cm->cache[i], 1024);
+	*out = cm;
 	return 0;
 }
 
-void cost_model_free(struct cost_model *cm) { free(cm); }
-
-static int64_t ns(double s) { int64_t v = (int64_t)llround(s * 1e9); return v < 1 ? 1 : v; }
-
-double cost_kv_bytes_per_token(const struct cost_model *m)
+void cost_model_free(struct cost_model *cm)
 {
-	return 2 * m->layers * m->kv_heads * m->head_dim * m->kvbytes;
+	if (!cm)
+		return;
+	for (int i = 0; i < 3; i++) {
+		free(cm->cache[i].keys);
+		free(cm->cache[i].vals);
+	}
+	free(cm);
 }
 
-static double pass(const struct cost_model *m, double tokens, double kv_tokens_read, double attn_flops)
+int64_t cost_prefill_ns(struct cost_model *cm, int32_t bs, int32_t query, int32_t ctx_blocks)
 {
-	double fl = 2 * m->params * tokens + attn_flops;
-	double by = m->params * m->wbytes + kv_tokens_read * cost_kv_bytes_per_token(m);
-	return fmax(fl / m->flops, by / m->bw) + m->overhead_s;
+	struct shape_key k = {{nonneg(bs), nonneg(query), nonneg(ctx_blocks), 0}};
+	bool found;
+	int64_t *slot = cache_slot(&cm->cache[0], &k, &found);
+	if (found)
+		return *slot;
+	int64_t v = to_ns(eval_prefill(&cm->e, k.v[0], k.v[1], k.v[2], NULL));
+	cache_put(&cm->cache[0], &k, v);
+	return v;
 }
 
-int64_t cost_prefill_ns(struct cost_model *m, int32_t bs, int32_t q, int32_t ctx)
+int64_t cost_decode_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks)
 {
-	double kv = (double)bs * ctx * m->block_size;
-	double att = 4.0 * m->layers * m->hidden * bs * (double)q * (q / 2.0 + (double)ctx * m->block_size);
-	return ns(pass(m, (double)bs * q, kv, att));
+	struct shape_key k = {{nonneg(bs), nonneg(num_blocks), 0, 0}};
+	bool found;
+	int64_t *slot = cache_slot(&cm->cache[1], &k, &found);
+	if (found)
+		return *slot;
+	int64_t v = to_ns(eval_decode(&cm->e, k.v[0], k.v[1], NULL));
+	cache_put(&cm->cache[1], &k, v);
+	return v;
 }
 
-int64_t cost_decode_ns(struct cost_model *m, int32_t bs, int32_t nb)
+int64_t cost_unified_ns(struct cost_model *cm, int32_t query, int32_t shared_blocks,
+			int32_t unique_blocks, bool causal)
 {
-	double kv = (double)nb * m->block_size;
-	return ns(pass(m, bs, kv, 4.0 * m->layers * m->hidden * kv));
+	struct shape_key k = {{nonneg(query), nonneg(shared_blocks), nonneg(unique_blocks), causal}};
+	bool found;
+	int64_t *slot = cache_slot(&cm->cache[2], &k, &found);
+	if (found)
+		return *slot;
+	/* Logits: one per decode token; a causal (prompt-carrying) batch is charged one per
+	 * sequence, at most server.max_num_seqs. */
+	double q = k.v[0];
+	double logits = causal ? fmin(q, cm->max_num_seqs) : q;
+	int64_t v = to_ns(eval_unified(&cm->e, q, k.v[1], k.v[2], causal, logits, NULL));
+	cache_put(&cm->cache[2], &k, v);
+	return v;
 }
 
-int64_t cost_unified_ns(struct cost_model *m, int32_t q, int32_t sh, int32_t un, bool causal)
+int64_t cost_compile_ns(struct cost_model *cm, int phase, const int32_t v[4], bool runtime)
 {
-	(void)causal;
-	return ns(pass(m, q, (double)(sh + un) * m->block_size, 0));
+	double tokens;
+	switch (phase) {
+	case 0:
+		tokens = (double)nonneg(v[0]) * nonneg(v[1]);
+		break;
+	case 1:
+		tokens = nonneg(v[0]);
+		break;
+	case 2:
+		tokens = nonneg(v[0]);
+		break;
+	default:
+		BUG("cost_compile_ns: phase %d", phase);
+	}
+	double t = (cm->c.c0 + cm->c.c1 * tokens) * cm->compile_mult;
+	t += runtime ? cm->c.runtime : cm->c.capture;
+	return to_ns(t);
 }
 
-int64_t cost_compile_ns(struct cost_model *m, int phase, const int32_t v[4], bool runtime)
+int64_t cost_kv_transfer_ns(struct cost_model *cm, int64_t tokens)
 {
-	(void)m; (void)phase;
-	double tok = phase == 1 ? v[0] : (double)v[0] * v[1];
-	return ns(0.35 + 0.6e-3 * tok + (runtime ? 0.3 : 0));
+	if (tokens <= 0)
+		return 1;
+	/* Each card of the TP group sends its own KV heads over its own link. */
+	double bytes = (double)tokens * cm->e.kv_bytes_token;
+	return to_ns(cm->c.kv_latency + bytes / cm->kv_link_bw);
 }
 
-int64_t cost_kv_transfer_ns(struct cost_model *m, int64_t tokens)
+double cost_kv_bytes_per_token(const struct cost_model *cm)
 {
-	return ns(tokens * cost_kv_bytes_per_token(m) / 50e9 + 10e-6);
+	return cm->e.kv_bytes_token;
 }
 
-int64_t cost_num_kv_blocks(const struct cost_model *m, int32_t bs, double util)
+double cost_weight_bytes(const struct cost_model *cm)
 {
-	double free_b = m->hbm * util - m->params * m->wbytes;
-	return (int64_t)floor(free_b / (cost_kv_bytes_per_token(m) * bs));
+	return cm->e.weight_bytes;
 }
 
-int32_t cost_model_max_context(const struct cost_model *m) { return m->max_ctx; }
-const char *cost_model_hardware(const struct cost_model *m) { (void)m; return "gaudi2"; }
-const char *cost_model_name(const struct cost_model *m) { (void)m; return "llama-3.1-8b"; }
-void cost_list_print(FILE *out) { fputs("gaudi2\nllama-3.1-8b\n", out); }
+/*
+ * KV blocks that fit on one card, following vllm-gaudi's profile-then-reserve steps:
+ *   free  = HBM * mem_util - weights / tp - COST_ACTIVATION_RESERVE (the profiled activation
+ *           peak, taken as a fixed 2 GiB: the data gives no per-configuration value);
+ *   graph = COST_GRAPH_RESERVED_FRAC (VLLM_GRAPH_RESERVED_MEM, default 0.1) of free, kept for
+ *           HPU graphs;
+ *   blocks = floor((free - graph) / (block_size * KV bytes per token per card)).
+ */
+int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util)
+{
+	double usable = cm->e.hw.hbm_bytes * mem_util - cm->e.weight_bytes - COST_ACTIVATION_RESERVE;
+	if (usable <= 0)
+		return 0;
+	usable *= 1 - COST_GRAPH_RESERVED_FRAC;
+	return (int64_t)floor(usable / ((double)block_size * cm->e.kv_bytes_token));
+}
+
+int32_t cost_model_max_context(const struct cost_model *cm)
+{
+	return cm->e.m.max_context;
+}
+
+const char *cost_model_hardware(const struct cost_model *cm)
+{
+	return cm->e.hw.name;
+}
+
+const char *cost_model_name(const struct cost_model *cm)
+{
+	return cm->e.m.name;
+}
+
+void cost_static_batch(const struct cost_model *cm, int64_t bs, int64_t in, int64_t out,
+		       double *prefill_s, double *decode_step_s, double *total_s,
+		       double *throughput)
+{
+	struct static_batch r;
+	eval_static_batch(&cm->e, (double)bs, (double)in, (double)out, &r);
+	*prefill_s = r.prefill_s;
+	*decode_step_s = r.decode_mean_s;
+	*total_s = r.total_s;
+	*throughput = r.throughput;
+}
+
+void cost_list_print(FILE *out)
+{
+	struct bs_err err = {0};
+	fprintf(out, "hardware:\n");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	if (!mf)
+		BUG("open_memstream failed");
+	profile_list_names(mf, true, "\n");
+	fclose(mf);
+	for (char *s = buf, *e; s && *s; s = e ? e + 1 : NULL) {
+		e = strchr(s, '\n');
+		if (e)
+			*e = 0;
+		struct hw_spec hw;
+		struct perf_params p;
+		struct compile_params c;
+		if (profile_load_hw(s, &hw, &p, &c, &err) == 0)
+			fprintf(out, "  %-16s %-12s %7.1f TFLOPS bf16 %7.1f fp8 %6.1f GiB %5.2f TB/s  %s\n",
+				hw.name, hw.calibrated ? "calibrated" : "uncalibrated", hw.peak_bf16 / 1e12,
+				hw.peak_fp8 / 1e12, hw.hbm_bytes / 1073741824.0, hw.hbm_bw / 1e12, hw.desc);
+		if (!e)
+			break;
+	}
+	free(buf);
+	fprintf(out, "models:\n");
+	buf = NULL;
+	mf = open_memstream(&buf, &len);
+	if (!mf)
+		BUG("open_memstream failed");
+	profile_list_names(mf, false, "\n");
+	fclose(mf);
+	for (char *s = buf, *e; s && *s; s = e ? e + 1 : NULL) {
+		e = strchr(s, '\n');
+		if (e)
+			*e = 0;
+		struct model_arch m;
+		if (profile_load_model(s, &m, &err) == 0) {
+			struct eval_ctx ec;
+			struct perf_params pp = {{1, 1, 1, 1, 1, 0, 0}};
+			eval_setup(&ec, &(struct hw_spec){.peak_bf16 = 1}, &m, &pp, 1, false, false, 128);
+			fprintf(out, "  %-16s %4d layers %6d hidden %4d/%-3d heads/kv %3d experts (top %d) "
+				"%7.2f GB bf16  context %d\n",
+				m.name, m.layers, m.hidden, m.heads, m.kv_heads, m.experts,
+				m.experts_per_token, ec.weight_bytes / 1e9, m.max_context);
+		}
+		if (!e)
+			break;
+	}
+	free(buf);
+}

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim/config.h"
 #include "sim/util.h"
@@ -45,6 +46,18 @@ int32_t cost_model_max_context(const struct cost_model *cm);
 /* Names for output metadata. */
 const char *cost_model_hardware(const struct cost_model *cm);
 const char *cost_model_name(const struct cost_model *cm);
+
+/* Memory reserve of cost_num_kv_blocks (see cost.c). */
+#define COST_ACTIVATION_RESERVE (2.0 * 1073741824.0)
+#define COST_GRAPH_RESERVED_FRAC 0.1
+/* Resident weight bytes on one card. */
+double cost_weight_bytes(const struct cost_model *cm);
+/* The static-batch generate() the published throughput rows measure: prefill of BS x IN
+ * tokens, then OUT - 1 decode steps at the growing context, KV span padded in 128-token steps.
+ * Outputs seconds and generated tokens per second (BS * OUT / total). */
+void cost_static_batch(const struct cost_model *cm, int64_t bs, int64_t in, int64_t out,
+		       double *prefill_s, double *decode_step_s, double *total_s,
+		       double *throughput);
 
 /* `bucketsim list models`: every hardware and model profile. */
 void cost_list_print(FILE *out);

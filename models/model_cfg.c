@@ -9,9 +9,12 @@ const struct cfg_def model_cfg_defs[] = {
 	{"hardware", CFG_STRING, "gaudi2", 0, 0, NULL, "",
 	 "hardware profile (bucketsim list models)"},
 	{"hardware.tp", CFG_INT, "1", 1, 64, NULL, "cards", "tensor-parallel degree"},
+	{"hardware.kv_link_gb_s", CFG_DOUBLE, NULL, 0.001, 1e6, NULL, "GB/s",
+	 "per-card link bandwidth for KV transfer between instances; auto = the profile's "
+	 "scale-out bandwidth"},
 	{"model", CFG_STRING, "llama-3.1-8b", 0, 0, NULL, "",
 	 "model profile (bucketsim list models)"},
-	{"model.precision", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "weight precision"},
-	{"model.kv_dtype", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "KV-cache precision"},
+	{"model.precision", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "weight precision of the transformer linear layers (embeddings and LM head stay bf16)"},
+	{"model.kv_dtype", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "KV-cache precision (independent of model.precision)"},
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
 };

@@ -1,0 +1,90 @@
+/*
+ * calib_int: reading the measurements CSV and fitting the cost model (calib.c), shared by
+ * `bucketsim calibrate` and the unit tests.
+ *
+ * Lifetime: calib_read_csv() returns an owned row array (free with free()); calib_fit() fills a
+ * caller-owned struct calib_result whose arrays are freed by calib_result_release().
+ */
+#ifndef BS_CALIB_INT_H
+#define BS_CALIB_INT_H
+
+#include "models/cost_int.h"
+
+struct calib_row {
+	long record;            /* CSV record number, the header being record 1 */
+	char hw[16];            /* "gaudi2", "gaudi3", "h100", "a100" or "" */
+	int tp;                 /* cards; 0 when not a number */
+	char model[32];         /* profile name or "" when not one of ours */
+	char model_raw[96];
+	bool fp8;
+	double in, out, bs;     /* NAN when not a number */
+	char metric[64];
+	double value;           /* NAN when not a number */
+	char software[16];      /* "1.20", ... or "" when the source does not say */
+	bool doubtful;          /* the source flags the row (caution, approximate) */
+	char source[200];
+};
+
+int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct bs_err *err);
+
+enum calib_use { USE_NONE, USE_FIT, USE_CHECK };
+
+struct calib_eval {
+	size_t row;             /* index into the row array */
+	enum calib_use use;
+	char family[48];
+	double measured, predicted, err;   /* err = predicted / measured - 1 */
+	char why[64];           /* why a row is only checked */
+};
+
+struct family_stat {
+	char name[48];
+	enum calib_use use;
+	int n;
+	double mape, maxerr;    /* fractions */
+};
+
+struct calib_result {
+	struct perf_params p;
+	double se[PP_COUNT];    /* standard errors, physical units */
+	struct compile_params c;
+	double c0_se, c1_se;
+	struct calib_eval *ev;
+	size_t nev;
+	struct family_stat fam[24];
+	int nfam;
+	double single_mape, tp_mape;    /* fitted throughput rows */
+	int n_single, n_tp;
+	/* compile check: warm-up cases, predicted / measured */
+	struct {
+		char name[64];
+		double measured, predicted;
+		bool fitted;
+	} comp[12];
+	int ncomp;
+	int n_fit;              /* residual rows of the pass-time fit (without priors) */
+	double chi2;
+	int iterations;
+	int status;
+};
+
+struct calib_opts {
+	const char *hw;
+	const char *software;   /* NULL = every version */
+	bool use_prefill_rows;  /* fit the per-pass prefill latency rows (any version) */
+	struct perf_params start;  /* initial guess and prior centre */
+};
+
+/* Fits hardware OPTS->hw on ROWS.  Returns 0, or -1 with ERR (no usable rows, GSL failure). */
+int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *opts,
+	      struct calib_result *res, struct bs_err *err);
+void calib_result_release(struct calib_result *res);
+/* The fit report (per row, per family, parameters) as text. */
+void calib_print_report(FILE *out, const struct calib_row *rows, const struct calib_result *res);
+/* The prior centre used by calibrate (documented in docs/models.md). */
+void calib_default_start(struct perf_params *p);
+/* Map a CSV hardware / model label to a profile name ("" if none). */
+void calib_norm_hw(const char *raw, char *out, size_t n);
+void calib_norm_model(const char *raw, char *out, size_t n);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * cost_int: internals of the cost model shared by cost.c (the simulator's API), profile.c
+ * (loading the embedded JSON profiles), roofline.c (the pure equations), calib.c (the fit) and
+ * the predict/calibrate commands.  Nothing here is part of the public contract (models/cost.h).
+ *
+ * Units inside: seconds, bytes, FLOP/s, bytes/s.  The fitted parameters are kept in physical
+ * units (efficiencies in (0, 1], overheads in seconds); the fit works on transformed values
+ * (logit for efficiencies, log for the rest) so that they stay in range.
+ */
+#ifndef BS_COST_INT_H
+#define BS_COST_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/util.h"
+
+struct cJSON;
+
+/* A hardware profile's specification (one card). */
+struct hw_spec {
+	char name[32];
+	char desc[160];
+	bool calibrated;
+	double peak_bf16;    /* FLOP/s, dense matrix */
+	double peak_fp8;     /* FLOP/s, dense matrix */
+	double vector_bf16;  /* FLOP/s; 0 = not known (not used by the equations) */
+	double hbm_bytes;    /* usable device memory */
+	double hbm_bw;       /* bytes/s */
+	double scaleup_bw;   /* bytes/s per direction per card (tensor parallelism) */
+	double scaleout_bw;  /* bytes/s per direction per card (KV transfer between instances) */
+	int scaleup_peers;   /* all-to-all box: scale-up links split evenly over this many peers
+			      * (7 in an 8-card Gaudi box); 0 = switched (any peer at full rate) */
+};
+
+/* The fitted pass-time parameters, physical units. */
+enum perf_param {
+	PP_ETA_COMPUTE,   /* matrix efficiency of large linear layers, (0,1] */
+	PP_N_HALF,        /* tokens per pass at which linear-layer efficiency is half of it */
+	PP_ETA_WEIGHTS,   /* HBM efficiency streaming weights, (0,1] */
+	PP_ETA_KV,        /* HBM efficiency reading the paged KV cache, (0,1] */
+	PP_ETA_ATTN,      /* matrix efficiency of attention (QK^T, PV, softmax), (0,1] */
+	PP_T_PASS,        /* fixed cost of a forward pass (host, launches, sampler), s */
+	PP_T_ALLREDUCE,   /* latency of one tensor-parallel all-reduce, s */
+	PP_COUNT
+};
+struct perf_params {
+	double v[PP_COUNT];
+};
+/* Names as in the profile JSON (with unit suffixes), and the JSON unit scale (value in the
+ * JSON = physical value * scale). */
+extern const char *const perf_param_names[PP_COUNT];
+extern const double perf_param_json_scale[PP_COUNT];
+/* true: logit transform (efficiency); false: log transform. */
+extern const bool perf_param_is_eff[PP_COUNT];
+
+struct compile_params {
+	double c0;          /* s per compiled graph */
+	double c1;          /* s per padded token of the graph */
+	double capture;     /* s per HPU-graph capture (warm-up only) */
+	double runtime;     /* s added to a compile that happens while serving */
+	double fp8_factor;  /* compile-time multiplier for fp8 weights without runtime scale patching */
+	double kv_latency;  /* s, fixed latency of one KV transfer */
+};
+
+struct model_arch {
+	char name[32];
+	int layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
+	int experts, experts_per_token, max_context, learned_positions;
+	bool gated_mlp, tied_embeddings;
+};
+
+/* Everything the equations need, derived once. */
+struct eval_ctx {
+	struct hw_spec hw;
+	struct model_arch m;
+	struct perf_params p;
+	int tp;
+	bool fp8, kv_fp8;
+	int block_size;
+	/* derived per card */
+	double peak_lin;         /* FLOP/s for the transformer linear layers */
+	double peak_attn;        /* FLOP/s for attention and the LM head (bf16) */
+	double wbytes;           /* bytes per weight of the transformer linear layers */
+	double dense_params;     /* per layer, non-expert linear weights (whole model, not / tp) */
+	double expert_params;    /* per expert per layer (0 for dense models) */
+	double active_mlp;       /* MLP weights a token multiplies with, per layer */
+	double head_params;      /* LM head weights (vocab x hidden) */
+	double kv_bytes_token;   /* per card, all layers, K and V */
+	double weight_bytes;     /* resident weights per card */
+};
+
+/* Terms of one evaluated pass (for tests and the roofline sanity checks). */
+struct pass_cost {
+	double t;           /* s, total */
+	double flops;       /* per card */
+	double bytes;       /* HBM bytes per card (weights streamed + KV read/written) */
+};
+
+void eval_setup(struct eval_ctx *e, const struct hw_spec *hw, const struct model_arch *m,
+		const struct perf_params *p, int tp, bool fp8, bool kv_fp8, int block_size);
+double eval_prefill(const struct eval_ctx *e, double bs, double query, double ctx_blocks,
+		    struct pass_cost *pc);
+double eval_decode(const struct eval_ctx *e, double bs, double num_blocks, struct pass_cost *pc);
+double eval_unified(const struct eval_ctx *e, double query, double shared, double unique,
+		    bool causal, double logits, struct pass_cost *pc);
+/* The static-batch generate() of the published rows: prefill of bs x in, then out - 1 decode
+ * steps at context in + k, the KV span padded in steps of 128 tokens.  Returns T (s). */
+struct static_batch {
+	double prefill_s, decode_mean_s, total_s, throughput;
+};
+void eval_static_batch(const struct eval_ctx *e, double bs, double in, double out,
+		       struct static_batch *r);
+/* Expected distinct experts per layer that TOKENS tokens touch (uniform routing). */
+double eval_experts_touched(const struct model_arch *m, double tokens);
+
+/* Profiles (profile.c).  Names are case-sensitive lower case. */
+int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,
+		    struct compile_params *c, struct bs_err *err);
+int profile_load_model(const char *name, struct model_arch *m, struct bs_err *err);
+/* The parsed embedded JSON of hardware NAME (owned by the caller), or NULL. */
+struct cJSON *profile_hw_json(const char *name);
+void profile_list_names(FILE *out, bool hardware, const char *sep);
+
+/* Transforms (calib.c). */
+double perf_to_theta(int i, double phys);
+double perf_from_theta(int i, double theta);
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * profile: loads the hardware and model profiles compiled into the binary
+ * (models/data/<hardware>.json with "kind": "hardware", models/data/models.json).  Nothing is
+ * read from the tree at run time.  Unknown names are input errors (exit 3) that list every
+ * valid name.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cost_int.h"
+#include "sim/embed.h"
+
+const char *const perf_param_names[PP_COUNT] = {
+	"eta_compute", "n_half_tokens", "eta_weights", "eta_kv", "eta_attn", "t_pass_ms",
+	"t_allreduce_us",
+};
+const double perf_param_json_scale[PP_COUNT] = {1, 1, 1, 1, 1, 1e3, 1e6};
+const bool perf_param_is_eff[PP_COUNT] = {true, false, true, true, true, false, false};
+
+static const char prefix[] = "models/data/";
+
+static cJSON *parse_embedded(const char *path)
+{
+	const struct embedded_file *f = embedded_find(path);
+	return f ? cJSON_ParseWithLength(f->data, f->size) : NULL;
+}
+
+static bool is_hw_file(const struct embedded_file *f)
+{
+	size_t n = strlen(f->path), pl = sizeof prefix - 1;
+	if (strncmp(f->path, prefix, pl) || n < pl + 6 || strcmp(f->path + n - 5, ".json"))
+		return false;
+	cJSON *j = cJSON_ParseWithLength(f->data, f->size);
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");
+	bool hw = cJSON_IsString(k) && !strcmp(k->valuestring, "hardware");
+	cJSON_Delete(j);
+	return hw;
+}
+
+void profile_list_names(FILE *out, bool hardware, const char *sep)
+{
+	bool first = true;
+	if (hardware) {
+		for (const struct embedded_file *f = embedded_files; f->path; f++) {
+			if (!is_hw_file(f))
+				continue;
+			size_t pl = sizeof prefix - 1;
+			fprintf(out, "%s%.*s", first ? "" : sep, (int)(strlen(f->path) - pl - 5),
+				f->path + pl);
+			first = false;
+		}
+		return;
+	}
+	cJSON *j = parse_embedded("models/data/models.json");
+	const cJSON *mm = cJSON_GetObjectItemCaseSensitive(j, "models"), *it;
+	cJSON_ArrayForEach(it, mm) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+		if (cJSON_IsString(n)) {
+			fprintf(out, "%s%s", first ? "" : sep, n->valuestring);
+			first = false;
+		}
+	}
+	cJSON_Delete(j);
+}
+
+static char *names_text(bool hardware)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		BUG("open_memstream failed");
+	profile_list_names(f, hardware, ", ");
+	fclose(f);
+	return buf;
+}
+
+static int unknown(const char *what, const char *name, bool hardware, struct bs_err *err)
+{
+	char *names = names_text(hardware);
+	bs_errf(err, BS_EXIT_INPUT, NULL, 0, what, "unknown %s '%s' (valid: %s)",
+		hardware ? "hardware" : "model", name, names);
+	free(names);
+	return -1;
+}
+
+cJSON *profile_hw_json(const char *name)
+{
+	if (strchr(name, '/') || strlen(name) > 64)
+		return NULL;
+	char path[128];
+	snprintf(path, sizeof path, "%s%s.json", prefix, name);
+	cJSON *j = parse_embedded(path);
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");
+	if (!cJSON_IsString(k) || strcmp(k->valuestring, "hardware")) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* A number member; missing or not a number is a bug in the shipped profile. */
+static double num(const cJSON *o, const char *key, const char *where, bool null_ok)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (null_ok && (!v || cJSON_IsNull(v)))
+		return 0;
+	if (!cJSON_IsNumber(v))
+		BUG("profile %s: '%s' missing or not a number", where, key);
+	return v->valuedouble;
+}
+
+int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,
+		    struct compile_params *c, struct bs_err *err)
+{
+	cJSON *j = profile_hw_json(name);
+	if (!j)
+		return unknown("hardware", name, true, err);
+	memset(hw, 0, sizeof *hw);
+	snprintf(hw->name, sizeof hw->name, "%s", name);
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "description");
+	if (cJSON_IsString(d))
+		snprintf(hw->desc, sizeof hw->desc, "%s", d->valuestring);
+	hw->calibrated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "calibrated"));
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "spec");
+	hw->peak_bf16 = num(s, "peak_bf16_tflops", name, false) * 1e12;
+	hw->peak_fp8 = num(s, "peak_fp8_tflops", name, false) * 1e12;
+	hw->vector_bf16 = num(s, "vector_bf16_tflops", name, true) * 1e12;
+	hw->hbm_bytes = num(s, "hbm_gib", name, false) * 1073741824.0;
+	hw->hbm_bw = num(s, "hbm_tb_s", name, false) * 1e12;
+	hw->scaleup_bw = num(s, "scaleup_gb_s", name, false) * 1e9;
+	hw->scaleout_bw = num(s, "scaleout_gb_s", name, false) * 1e9;
+	hw->scaleup_peers = (int)num(s, "scaleup_peers", name, false);
+	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(j, "params");
+	for (int i = 0; i < PP_COUNT; i++)
+		p->v[i] = num(pp, perf_param_names[i], name, false) / perf_param_json_scale[i];
+	c->c0 = num(pp, "compile_c0_s", name, false);
+	c->c1 = num(pp, "compile_c1_ms_per_token", name, false) * 1e-3;
+	c->capture = num(pp, "capture_s", name, false);
+	c->runtime = num(pp, "runtime_penalty_s", name, false);
+	c->fp8_factor = num(pp, "fp8_compile_factor", name, false);
+	c->kv_latency = num(pp, "kv_link_latency_us", name, false) * 1e-6;
+	cJSON_Delete(j);
+	return 0;
+}
+
+static int geti(const cJSON *o, const char *key, const char *where)
+{
+	return (int)num(o, key, where, false);
+}
+
+int profile_load_model(const char *name, struct model_arch *m, struct bs_err *err)
+{
+	cJSON *j = parse_embedded("models/data/models.json");
+	const cJSON *mm = cJSON_GetObjectItemCaseSensitive(j, "models"), *it;
+	cJSON_ArrayForEach(it, mm) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+		if (!cJSON_IsString(n) || strcmp(n->valuestring, name))
+			continue;
+		memset(m, 0, sizeof *m);
+		snprintf(m->name, sizeof m->name, "%s", name);
+		m->layers = geti(it, "layers", name);
+		m->hidden = geti(it, "hidden", name);
+		m->heads = geti(it, "heads", name);
+		m->kv_heads = geti(it, "kv_heads", name);
+		m->head_dim = geti(it, "head_dim", name);
+		m->ffn = geti(it, "ffn", name);
+		m->vocab = geti(it, "vocab", name);
+		m->experts = geti(it, "experts", name);
+		m->experts_per_token = geti(it, "experts_per_token", name);
+		m->max_context = geti(it, "max_context", name);
+		m->learned_positions = geti(it, "learned_positions", name);
+		m->gated_mlp = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "gated_mlp"));
+		m->tied_embeddings = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "tied_embeddings"));
+		cJSON_Delete(j);
+		return 0;
+	}
+	cJSON_Delete(j);
+	return unknown("model", name, false, err);
+}
