@@ -1,53 +1,430 @@
 /*
- * bucketing: BOOTSTRAP identity bucketing only (strategy none), replaced by the full
- * vLLM-Gaudi implementation.
+ * bucketing: parameters, the bucketer object, look-ups and the warm-up order (see
+ * bucketing.h for the contract and bucket_int.h for how the work is split).
+ *
+ * Precedence of inputs: the vLLM-Gaudi environment variables given with --env (or "env" in a
+ * config file) win over the equivalent bucketing.* / server.* keys, as they do on the real
+ * server, where the keys correspond to vLLM's command-line arguments.
+ *
+ * Invariants: cur[ph] is always sorted and duplicate-free (a fallback is inserted at its place
+ * only when absent); warm[ph] never changes after bucketer_new(); a look-up allocates only when
+ * it inserts a fallback.
  */
 #include "policies/bucketing.h"
 
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct bucketer { struct bucket_params p; };
+#include "policies/bucket_int.h"
+
+struct bucketer {
+	struct bucket_params p;
+	struct blist warm[3], cur[3];
+	char cfgline[3][512];
+	int64_t decode_maxctx;      /* largest ctx over the prepared decode buckets, -1 if none */
+};
+
+const char *bucket_phase_name(enum phase ph)
+{
+	return ph == PHASE_PROMPT ? "prompt" : ph == PHASE_DECODE ? "decode" : "unified";
+}
+
+int bucket_phase_ndim(enum phase ph) { return ph == PHASE_UNIFIED ? 4 : 3; }
+
+static const char *const strategy_names[] = {"exponential", "linear", "padding_aware", "unified",
+					     "file", "none"};
+
+const char *bucket_strategy_name(enum bucket_strategy s) { return strategy_names[s]; }
+
+const char *bucket_version_name(enum bucket_version v)
+{
+	return v == BUCKET_VERSION_DOCS ? "docs" : "current";
+}
+
+/* Upstream class names, for the strategy-override warnings. */
+static const char *class_name(enum bucket_strategy s)
+{
+	return s == BUCKET_EXPONENTIAL ? "ExponentialBucketingStrategy"
+	       : s == BUCKET_LINEAR    ? "LinearBucketingStrategy"
+	       : s == BUCKET_PADDING_AWARE ? "PaddingAwareBucketingStrategy"
+					   : strategy_names[s];
+}
+
+static void warn(struct bucket_params *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(struct bucket_params *p, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "bucketsim: warning: %s\n", msg);
+	size_t o = strlen(p->warnings);
+	snprintf(p->warnings + o, sizeof p->warnings - o, "%s\n", msg);
+}
+
+/* A boolean variable: 1 set (value in *out), 0 unset, -1 error. */
+static int env_bool(const struct config *cfg, const char *name, bool *out, struct bs_err *err)
+{
+	const char *s = config_env(cfg, name);
+	if (!s)
+		return 0;
+	char why[160];
+	if (parse_bool(s, out, why, sizeof why))
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, name, "%s", why);
+	return 1;
+}
+
+/* Is the bucket-knob variable DIM/PARAM used by the resolved strategy and version? */
+static bool knob_used(const struct bucket_params *p, const char *phase, const char *dim,
+		      const char *param)
+{
+	bool prompt = !strcmp(phase, "PROMPT");
+	bool mmx = !strcmp(param, "MIN") || !strcmp(param, "STEP") || !strcmp(param, "MAX");
+	bool pad = !strcmp(param, "PAD_MAX") || !strcmp(param, "PAD_PERCENT");
+	if (prompt && !strcmp(dim, "BS") && !strcmp(param, "MAX"))
+		return true;   /* the runner's max_prefill_batch_size, hence mnps */
+	bool dim_cur = prompt ? (!strcmp(dim, "BS") || !strcmp(dim, "QUERY") || !strcmp(dim, "SEQ") ||
+				 !strcmp(dim, "CTX"))
+			      : (!strcmp(dim, "BS") || !strcmp(dim, "BLOCK"));
+	bool dim_docs = prompt ? (!strcmp(dim, "BS") || !strcmp(dim, "SEQ"))
+			       : (!strcmp(dim, "BS") || !strcmp(dim, "BLOCK"));
+	if (!p->enabled)
+		return false;
+	if (p->version == BUCKET_VERSION_CURRENT) {
+		switch (p->strategy) {
+		case BUCKET_EXPONENTIAL:
+			return prompt && ((!strcmp(dim, "QUERY") && !strcmp(param, "MIN")) ||
+					  (!strcmp(dim, "CTX") && !strcmp(param, "MAX")));
+		case BUCKET_LINEAR:
+			return dim_cur && mmx;
+		case BUCKET_PADDING_AWARE:
+			return dim_cur && (mmx || pad);
+		default:
+			return false;
+		}
+	}
+	if (p->strategy == BUCKET_EXPONENTIAL)
+		return dim_docs && !strcmp(param, "LIMIT");
+	if (p->strategy == BUCKET_LINEAR)
+		return dim_docs && mmx;
+	return false;
+}
+
+/* Validates every VLLM_{PROMPT,DECODE}_*_BUCKET_* variable as an integer and warns about the
+ * ones the resolved strategy ignores. */
+static int check_knobs(struct bucket_params *p, const struct config *cfg, struct bs_err *err)
+{
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		const char *n = cfg->env[i].name;
+		const char *phase = !strncmp(n, "VLLM_PROMPT_", 12) ? "PROMPT"
+				    : !strncmp(n, "VLLM_DECODE_", 12) ? "DECODE" : NULL;
+		const char *mid = phase ? strstr(n + 12, "_BUCKET_") : NULL;
+		if (!mid)
+			continue;
+		char dim[32];
+		size_t dl = (size_t)(mid - (n + 12));
+		if (dl == 0 || dl >= sizeof dim)
+			continue;
+		memcpy(dim, n + 12, dl);
+		dim[dl] = 0;
+		const char *param = mid + 8;
+		int64_t v;
+		if (bucket_env_int(cfg, n, &v, err) < 0)
+			return -1;
+		if (!knob_used(p, phase, dim, param))
+			warn(p, "%s=%s is not used by the %s strategy of bucketing.version %s "
+			     "(will be overwritten)", n, cfg->env[i].value,
+			     bucket_strategy_name(p->strategy), bucket_version_name(p->version));
+	}
+	return 0;
+}
+
+static int need_key(const struct config *cfg, const char *key, struct bs_err *err)
+{
+	if (!config_is_set(cfg, key))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, key,
+			       "not set and not derived (resolve the configuration first)");
+	return 0;
+}
 
 int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, struct bs_err *err)
 {
-	(void)err;
 	memset(p, 0, sizeof *p);
-	p->strategy = BUCKET_NONE;
+	p->cfg = cfg;
+	if (need_key(cfg, "server.max_model_len", err) || need_key(cfg, "server.num_kv_blocks", err))
+		return -1;
 	p->max_model_len = (int32_t)config_int(cfg, "server.max_model_len");
 	p->max_num_seqs = (int32_t)config_int(cfg, "server.max_num_seqs");
 	p->max_num_batched_tokens = (int32_t)config_int(cfg, "server.max_num_batched_tokens");
-	p->max_num_prefill_seqs = (int32_t)config_int(cfg, "server.max_num_prefill_seqs");
 	p->block_size = (int32_t)config_int(cfg, "server.block_size");
 	p->num_kv_blocks = config_int(cfg, "server.num_kv_blocks");
 	p->prefix_caching = config_bool(cfg, "server.prefix_caching");
-	p->contiguous_pa = config_bool(cfg, "server.contiguous_pa");
+	p->contiguous_pa = config_is_set(cfg, "server.contiguous_pa")
+				   ? config_bool(cfg, "server.contiguous_pa") : !p->prefix_caching;
 	p->merged_prefill = config_bool(cfg, "server.merged_prefill");
 	p->skip_warmup = config_bool(cfg, "bucketing.skip_warmup");
-	p->enabled = false;
-	p->cfg = cfg;
-	return 0;
+	p->version = strcmp(config_str(cfg, "bucketing.version"), "docs") ? BUCKET_VERSION_CURRENT
+									 : BUCKET_VERSION_DOCS;
+	const char *sname = config_str(cfg, "bucketing.strategy");
+	const char *strategy_src = "bucketing.strategy";
+	p->strategy = BUCKET_EXPONENTIAL;
+	for (int i = 0; i <= BUCKET_NONE; i++)
+		if (!strcmp(sname, strategy_names[i]))
+			p->strategy = (enum bucket_strategy)i;
+	const char *f = config_str(cfg, "bucketing.file");
+	if (f)
+		snprintf(p->file, sizeof p->file, "%s", f);
+
+	bool b;
+	int r;
+	if ((r = env_bool(cfg, "VLLM_SKIP_WARMUP", &b, err)) < 0)
+		return -1;
+	if (r)
+		p->skip_warmup = b;
+	const char *s = config_env(cfg, "VLLM_BUCKETING_STRATEGY");
+	if (s && p->version == BUCKET_VERSION_DOCS) {
+		warn(p, "VLLM_BUCKETING_STRATEGY=%s is ignored: bucketing.version docs selects the "
+		     "strategy with VLLM_EXPONENTIAL_BUCKETING", s);
+	} else if (s) {
+		if (!strcmp(s, "exp"))
+			p->strategy = BUCKET_EXPONENTIAL;
+		else if (!strcmp(s, "lin"))
+			p->strategy = BUCKET_LINEAR;
+		else if (!strcmp(s, "pad"))
+			p->strategy = BUCKET_PADDING_AWARE;
+		else
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_BUCKETING_STRATEGY",
+				       "expected exp, lin or pad, got '%s'", s);
+		strategy_src = "VLLM_BUCKETING_STRATEGY";
+	}
+	if ((r = env_bool(cfg, "VLLM_EXPONENTIAL_BUCKETING", &b, err)) < 0)
+		return -1;
+	if (r) {
+		enum bucket_strategy t = b ? BUCKET_EXPONENTIAL : BUCKET_LINEAR;
+		if (p->version == BUCKET_VERSION_CURRENT) {
+			warn(p, "VLLM_EXPONENTIAL_BUCKETING is deprecated; use "
+			     "VLLM_BUCKETING_STRATEGY=exp|lin|pad");
+			if (t != p->strategy)
+				warn(p, "Overriding bucketing strategy %s with %s",
+				     class_name(p->strategy), class_name(t));
+		}
+		p->strategy = t;
+		strategy_src = "VLLM_EXPONENTIAL_BUCKETING";
+	}
+	if ((s = config_env(cfg, "VLLM_BUCKETING_FROM_FILE"))) {
+		if (!*s)
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_BUCKETING_FROM_FILE",
+				       "expected a file name, got ''");
+		p->strategy = BUCKET_FILE;
+		snprintf(p->file, sizeof p->file, "%s", s);
+		strategy_src = "VLLM_BUCKETING_FROM_FILE";
+	}
+	bool unified = false;
+	if ((r = env_bool(cfg, "VLLM_UNIFIED_ATTN", &unified, err)) < 0)
+		return -1;
+	if (unified) {
+		if (p->strategy == BUCKET_FILE)
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_UNIFIED_ATTN",
+				       "bucket files are not supported with unified attention");
+		p->strategy = BUCKET_UNIFIED;
+		strategy_src = "VLLM_UNIFIED_ATTN";
+	}
+	if (p->strategy == BUCKET_UNIFIED) {   /* unified attention turns both on by default */
+		p->contiguous_pa = true;
+		p->merged_prefill = true;
+	}
+	if ((r = env_bool(cfg, "VLLM_CONTIGUOUS_PA", &b, err)) < 0)
+		return -1;
+	if (r)
+		p->contiguous_pa = b;
+	if ((r = env_bool(cfg, "VLLM_MERGED_PREFILL", &b, err)) < 0)
+		return -1;
+	if (r)
+		p->merged_prefill = b;
+	p->enabled = p->strategy != BUCKET_NONE;
+	if ((r = env_bool(cfg, "VLLM_ENABLE_BUCKETING", &b, err)) < 0)
+		return -1;
+	if (r && !b)
+		p->enabled = false;
+
+	int64_t mpbs = config_int(cfg, "server.max_num_prefill_seqs"), v;
+	if ((r = bucket_env_int(cfg, "VLLM_PROMPT_BS_BUCKET_MAX", &v, err)) < 0)
+		return -1;
+	if (r) {
+		if (v < 1)
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_PROMPT_BS_BUCKET_MAX",
+				       "expected a positive integer, got '%lld'", (long long)v);
+		mpbs = v;
+	}
+	p->max_num_prefill_seqs = (int32_t)(p->merged_prefill ? p->max_num_seqs : mpbs);
+
+	if (p->enabled && p->strategy == BUCKET_PADDING_AWARE && p->version == BUCKET_VERSION_DOCS)
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, strategy_src,
+			       "strategy padding_aware does not exist in bucketing.version docs "
+			       "(it was added in April 2026: use bucketing.version=current)");
+	if (p->enabled && p->strategy == BUCKET_FILE && !p->file[0])
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "bucketing.file",
+			       "strategy file needs a bucket file (bucketing.file or "
+			       "VLLM_BUCKETING_FROM_FILE)");
+	return check_knobs(p, cfg, err);
 }
 
 int bucketer_new(const struct bucket_params *p, struct bucketer **out, struct bs_err *err)
 {
-	(void)err;
 	struct bucketer *b = xcalloc(1, sizeof *b);
 	b->p = *p;
+	b->decode_maxctx = -1;
+	*out = NULL;
+	if (p->enabled) {
+		struct bgen g;
+		if (bucket_generate(p, &g, err)) {
+			free(b);
+			return -1;
+		}
+		b->warm[PHASE_PROMPT] = g.prompt;
+		b->warm[PHASE_DECODE] = g.decode;
+		b->warm[PHASE_UNIFIED] = g.unified;
+		snprintf(b->cfgline[PHASE_PROMPT], sizeof b->cfgline[0], "%s", g.prompt_cfg);
+		snprintf(b->cfgline[PHASE_DECODE], sizeof b->cfgline[0], "%s", g.decode_cfg);
+		snprintf(b->cfgline[PHASE_UNIFIED], sizeof b->cfgline[0], "%s", g.unified_cfg);
+	}
+	for (int ph = 0; ph < 3; ph++) {
+		struct blist *w = &b->warm[ph], *c = &b->cur[ph];
+		if (w->n) {
+			c->a = xmalloc(w->n * sizeof *c->a);
+			memcpy(c->a, w->a, w->n * sizeof *c->a);
+			c->n = c->cap = w->n;
+		}
+	}
+	for (size_t i = 0; i < b->warm[PHASE_DECODE].n; i++)
+		if (b->warm[PHASE_DECODE].a[i].v[2] > b->decode_maxctx)
+			b->decode_maxctx = b->warm[PHASE_DECODE].a[i].v[2];
 	*out = b;
 	return 0;
 }
 
-void bucketer_free(struct bucketer *b) { free(b); }
+void bucketer_free(struct bucketer *b)
+{
+	if (!b)
+		return;
+	for (int ph = 0; ph < 3; ph++) {
+		blist_free(&b->warm[ph]);
+		blist_free(&b->cur[ph]);
+	}
+	free(b);
+}
 
 size_t bucketer_list(const struct bucketer *b, enum phase ph, const struct bshape **out)
-{ (void)b; (void)ph; *out = NULL; return 0; }
+{
+	*out = b->cur[ph].a;
+	return b->cur[ph].n;
+}
+
+size_t bucketer_warmup_list(const struct bucketer *b, enum phase ph, const struct bshape **out)
+{
+	*out = b->warm[ph].a;
+	return b->warm[ph].n;
+}
+
+const char *bucketer_config_line(const struct bucketer *b, enum phase ph)
+{
+	return b->cfgline[ph];
+}
 
 size_t bucketer_warmup(const struct bucketer *b, enum phase ph, struct bshape **out)
-{ (void)b; (void)ph; *out = NULL; return 0; }
+{
+	const struct blist *w = &b->warm[ph];
+	*out = NULL;
+	if (!b->p.enabled || b->p.skip_warmup || !w->n)
+		return 0;
+	/* Version current skips prompt buckets whose query exceeds the token budget (head runner,
+	 * reference 9); version docs warms every generated bucket. */
+	bool skip_q = ph == PHASE_PROMPT && b->p.version == BUCKET_VERSION_CURRENT;
+	struct bshape *seq = xmalloc(w->n * sizeof *seq);
+	size_t n = 0;
+	for (size_t i = w->n; i-- > 0;) {
+		if (skip_q && w->a[i].v[1] > b->p.max_num_batched_tokens)
+			continue;
+		if (n && !bshape_cmp(&seq[n - 1], &w->a[i]))
+			continue;   /* the graphed_buckets set (the list is already unique) */
+		seq[n++] = w->a[i];
+	}
+	if (!n) {
+		free(seq);
+		return 0;
+	}
+	*out = seq;
+	return n;
+}
 
-bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *real, struct bshape *bucket)
-{ (void)b; (void)ph; *bucket = *real; return false; }
+/* Lexicographically smallest bucket >= T in the first NDIM dimensions (reference 7). */
+static const struct bshape *find_bucket(const struct blist *l, const struct bshape *t, int ndim)
+{
+	for (size_t i = blist_bisect_left(l, t); i < l->n; i++) {
+		const int32_t *v = l->a[i].v;
+		bool ok = true;
+		for (int d = 0; d < ndim && ok; d++)
+			ok = v[d] >= t->v[d];
+		if (ok)
+			return &l->a[i];
+	}
+	return NULL;
+}
 
-const char *bucket_phase_name(enum phase ph)
-{ return ph == PHASE_PROMPT ? "prompt" : ph == PHASE_DECODE ? "decode" : "unified"; }
+static int32_t clamp32(int64_t x) { return x > INT32_MAX ? INT32_MAX : (int32_t)x; }
+
+static int64_t pow2_ceil(int64_t x) { return x <= 1 ? x : (int64_t)1 << bucket_ceil_log2(x); }
+
+bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *real,
+		     struct bshape *bucket)
+{
+	const struct bucket_params *p = &b->p;
+	*bucket = *real;
+	bool unified = p->strategy == BUCKET_UNIFIED;
+	if (!p->enabled || unified != (ph == PHASE_UNIFIED))
+		return false;
+	struct blist *l = &b->cur[ph];
+	struct bshape t = *real;
+	if (ph == PHASE_UNIFIED) {
+		const struct bshape *f = find_bucket(l, &t, 3);
+		if (f)
+			*bucket = *f;
+		return false;   /* a miss runs unpadded: no fallback, nothing appended */
+	}
+	t.v[3] = 0;
+	bool cur = p->version == BUCKET_VERSION_CURRENT;
+	if (ph == PHASE_DECODE && cur && b->decode_maxctx >= 0 && t.v[2] > b->decode_maxctx)
+		t.v[2] = (int32_t)b->decode_maxctx;
+	const struct bshape *f = find_bucket(l, &t, 3);
+	if (f) {
+		*bucket = *f;
+		return false;
+	}
+	struct bshape fb = {{0, 0, 0, 0}};
+	int64_t bs = t.v[0], q = t.v[1], c = t.v[2];
+	if (cur) {
+		fb.v[0] = clamp32(bucket_fb(bs, 2) < p->max_num_seqs ? bucket_fb(bs, 2) : p->max_num_seqs);
+		if (ph == PHASE_PROMPT) {
+			int64_t fq = bucket_fb(q, 32);
+			int64_t cmax = bucket_ceil_div(p->max_model_len - 1, p->block_size);
+			fb.v[1] = clamp32(fq < p->max_num_batched_tokens ? fq : p->max_num_batched_tokens);
+			fb.v[2] = clamp32(bucket_fb(c, 32) < cmax ? bucket_fb(c, 32) : cmax);
+		} else {
+			int64_t fc = bucket_fb(c, 32);
+			fb.v[1] = 1;
+			fb.v[2] = clamp32(b->decode_maxctx >= 0 && fc > b->decode_maxctx ? b->decode_maxctx
+											 : fc);
+		}
+	} else {
+		fb.v[0] = clamp32(pow2_ceil(bs));
+		fb.v[1] = ph == PHASE_PROMPT ? clamp32(bucket_ceil_div(q, p->block_size) * p->block_size) : 1;
+		fb.v[2] = clamp32(bucket_ceil_div(c, 2) * 2);
+	}
+	*bucket = fb;
+	return blist_insert_sorted(l, &fb);
+}

@@ -48,6 +48,10 @@ struct bucket_params {
 	bool enabled;                    /* false with strategy none or VLLM_ENABLE_BUCKETING=false */
 	char file[512];                  /* strategy file */
 	const struct config *cfg;        /* borrowed: for the remaining env variables */
+	/* Warnings of the resolution (deprecated or ignored variables, overridden strategy),
+	 * one per line without prefix; bucket_params_resolve() also prints each to stderr as
+	 * "bucketsim: warning: ...". */
+	char warnings[2048];
 };
 
 /* server.max_model_len and server.num_kv_blocks must be resolved (set or derived) first. */
@@ -63,7 +67,9 @@ void bucketer_free(struct bucketer *b);
 /* The current sorted list of PHASE (borrowed; invalidated by a look-up that adds a fallback). */
 size_t bucketer_list(const struct bucketer *b, enum phase ph, const struct bshape **out);
 /* The warm-up sequence in the order the server compiles it (reversed sorted list, duplicates
- * and skipped buckets removed).  Returns the count; *out is owned by the caller. */
+ * and skipped buckets removed).  Returns the count; *out is owned by the caller (NULL when
+ * the count is 0).  Always taken from the warm-up lists (fallbacks added by look-ups are
+ * runtime compiles, not warm-up).  Empty with bucketing disabled or skip_warmup. */
 size_t bucketer_warmup(const struct bucketer *b, enum phase ph, struct bshape **out);
 
 /* Maps a real shape to the bucket the server runs.  Returns true when the look-up created a
@@ -73,5 +79,15 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 		     struct bshape *bucket);
 
 const char *bucket_phase_name(enum phase ph);
+const char *bucket_strategy_name(enum bucket_strategy s);
+const char *bucket_version_name(enum bucket_version v);
+
+/* The warm-up list of PHASE as generated, before any look-up (borrowed). */
+size_t bucketer_warmup_list(const struct bucketer *b, enum phase ph, const struct bshape **out);
+/* The server's "... bucket config (min, step, max_warmup...) ..." log line of PHASE, or "" when
+ * the server logs none (file strategy, bucketing off). */
+const char *bucketer_config_line(const struct bucketer *b, enum phase ph);
+/* Dimensions of a bucket of PHASE: 3 for prompt and decode, 4 for unified. */
+int bucket_phase_ndim(enum phase ph);
 
 #endif

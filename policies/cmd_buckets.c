@@ -1,6 +1,372 @@
-/* cmd_buckets: BOOTSTRAP placeholder, replaced by the bucketing work. */
+/*
+ * cmd_buckets: `bucketsim buckets`, the warm-up bucket lists of a configuration as the server
+ * logs them at start-up (--format log), or as JSON or CSV, plus optional look-ups that show
+ * which bucket a runtime shape runs in and whether it creates a fallback bucket.
+ *
+ * The printed lists are the warm-up lists (before any look-up); look-ups run in the order given
+ * against a list that grows with each fallback, as the server's does.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cost.h"
+#include "policies/bucket_int.h"
+#include "policies/bucketing.h"
 #include "sim/commands.h"
+#include "sim/resolve.h"
+
+enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE };
+enum fmt { FMT_LOG, FMT_JSON, FMT_CSV };
+
+struct lookup {
+	enum phase ph;
+	struct bshape shape, bucket;
+	bool fallback;
+};
+
+static const struct cli_opt opts[] = {
+	CLI_CONFIG_OPTS,
+	{"format", OPT_FORMAT, 1, "FMT", "log (default: the server's start-up log lines), json or csv",
+	 "Output"},
+	{"output", OPT_OUTPUT, 1, "FILE", "write to FILE atomically instead of stdout ('-' = stdout)",
+	 "Output"},
+	{"lookup", OPT_LOOKUP, 1, "PHASE:SHAPE",
+	 "map a runtime shape to its bucket: prompt:BS,QUERY,CTX_BLOCKS, decode:BS,1,NUM_BLOCKS or "
+	 "unified:QUERY,SHARED,UNIQUE,CAUSAL; repeatable, run in order", "Look-ups"},
+	CLI_HELP_OPT,
+	{0},
+};
+
+static int parse_lookup(const struct cli_cmd *self, const char *arg, struct lookup *lk)
+{
+	const char *colon = strchr(arg, ':');
+	if (!colon)
+		return cli_usage(self, "--lookup '%s': expected PHASE:N,N,N", arg);
+	size_t pl = (size_t)(colon - arg);
+	int want;
+	if (pl == 6 && !strncmp(arg, "prompt", 6))
+		lk->ph = PHASE_PROMPT, want = 3;
+	else if (pl == 6 && !strncmp(arg, "decode", 6))
+		lk->ph = PHASE_DECODE, want = 3;
+	else if (pl == 7 && !strncmp(arg, "unified", 7))
+		lk->ph = PHASE_UNIFIED, want = 4;
+	else
+		return cli_usage(self, "--lookup '%s': phase must be prompt, decode or unified", arg);
+	memset(&lk->shape, 0, sizeof lk->shape);
+	char *copy = xstrdup(colon + 1), *save = NULL, *tok;
+	int n = 0, rc = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int64_t v;
+		char why[128];
+		if (n == want || parse_i64(tok, 0, INT32_MAX, &v, why, sizeof why)) {
+			rc = n == want ? cli_usage(self, "--lookup '%s': %s takes %d numbers", arg,
+						   bucket_phase_name(lk->ph), want)
+				       : cli_usage(self, "--lookup '%s': %s", arg, why);
+			break;
+		}
+		lk->shape.v[n++] = (int32_t)v;
+	}
+	free(copy);
+	if (rc)
+		return rc;
+	if (n != want)
+		return cli_usage(self, "--lookup '%s': %s takes %d numbers", arg,
+				 bucket_phase_name(lk->ph), want);
+	if (lk->ph == PHASE_DECODE && lk->shape.v[1] != 1)
+		return cli_usage(self, "--lookup '%s': a decode shape is BS,1,NUM_BLOCKS", arg);
+	if (lk->ph == PHASE_UNIFIED && lk->shape.v[3] > 1)
+		return cli_usage(self, "--lookup '%s': causal must be 0 or 1", arg);
+	return 0;
+}
+
+static void print_tuple(FILE *out, const struct bshape *s, int nd)
+{
+	fputc('(', out);
+	for (int d = 0; d < nd; d++)
+		fprintf(out, d ? ", %d" : "%d", (int)s->v[d]);
+	fputc(')', out);
+}
+
+static const enum phase *phases_of(const struct bucket_params *p, size_t *n)
+{
+	static const enum phase pd[2] = {PHASE_PROMPT, PHASE_DECODE}, u[1] = {PHASE_UNIFIED};
+	if (p->strategy == BUCKET_UNIFIED && p->enabled) {
+		*n = 1;
+		return u;
+	}
+	*n = 2;
+	return pd;
+}
+
+static void out_log(FILE *out, const struct bucketer *b, const struct bucket_params *p,
+		    const size_t *compiles, const struct lookup *lk, size_t nlk)
+{
+	size_t nph;
+	const enum phase *phs = phases_of(p, &nph);
+	size_t total = 0;
+	for (size_t i = 0; i < nph; i++) {
+		enum phase ph = phs[i];
+		if (!p->enabled) {
+			fprintf(out, "Bucketing is off - skipping %s buckets generation\n",
+				bucket_phase_name(ph));
+			continue;
+		}
+		const char *cl = bucketer_config_line(b, ph);
+		/* The July 2025 server logged no decode config line: marked as simulator output. */
+		if (*cl)
+			fprintf(out, "%s%s\n",
+				ph == PHASE_DECODE && p->version == BUCKET_VERSION_DOCS ? "# " : "", cl);
+		const struct bshape *l;
+		size_t n = bucketer_warmup_list(b, ph, &l);
+		struct blist view = {(struct bshape *)l, n, n};
+		fprintf(out, "Generated %zu %s buckets [%s]: ", n, bucket_phase_name(ph),
+			ph == PHASE_UNIFIED ? "query, shared_blocks, unique_blocks" : "bs, query, num_blocks");
+		blist_print_py(&view, bucket_phase_ndim(ph), out);
+		fputc('\n', out);
+	}
+	fprintf(out, "# warm-up compiles:");
+	for (size_t i = 0; i < nph; i++) {
+		fprintf(out, " %s %zu", bucket_phase_name(phs[i]), compiles[phs[i]]);
+		total += compiles[phs[i]];
+	}
+	fprintf(out, ", total %zu%s\n", total, p->skip_warmup ? " (warm-up skipped)" : "");
+	for (size_t i = 0; i < nlk; i++) {
+		int nd = bucket_phase_ndim(lk[i].ph);
+		fprintf(out, "# lookup %s ", bucket_phase_name(lk[i].ph));
+		print_tuple(out, &lk[i].shape, nd);
+		fputs(" -> ", out);
+		print_tuple(out, &lk[i].bucket, nd);
+		if (lk[i].fallback)
+			fputs(" fallback (new bucket, compiled at run time)", out);
+		else if (lk[i].ph == PHASE_UNIFIED && p->enabled &&
+			 !bshape_cmp(&lk[i].shape, &lk[i].bucket)) {
+			const struct bshape *l;
+			size_t n = bucketer_list(b, PHASE_UNIFIED, &l);
+			struct blist view = {(struct bshape *)l, n, n};
+			size_t k = blist_bisect_left(&view, &lk[i].shape);
+			if (k >= n || bshape_cmp(&l[k], &lk[i].shape))
+				fputs(" no bucket (runs unpadded)", out);
+		}
+		fputc('\n', out);
+	}
+}
+
+static cJSON *shape_json(const struct bshape *s, int nd)
+{
+	int v[4] = {s->v[0], s->v[1], s->v[2], s->v[3]};
+	return cJSON_CreateIntArray(v, nd);
+}
+
+static void out_json(FILE *out, const struct bucketer *b, const struct bucket_params *p,
+		     const size_t *compiles, const struct lookup *lk, size_t nlk)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "version", bucket_version_name(p->version));
+	cJSON_AddStringToObject(root, "strategy", bucket_strategy_name(p->strategy));
+	cJSON_AddBoolToObject(root, "enabled", p->enabled);
+	cJSON_AddBoolToObject(root, "skip_warmup", p->skip_warmup);
+	cJSON *pj = cJSON_AddObjectToObject(root, "params");
+	cJSON_AddNumberToObject(pj, "max_model_len", p->max_model_len);
+	cJSON_AddNumberToObject(pj, "max_num_seqs", p->max_num_seqs);
+	cJSON_AddNumberToObject(pj, "max_num_batched_tokens", p->max_num_batched_tokens);
+	cJSON_AddNumberToObject(pj, "max_num_prefill_seqs", p->max_num_prefill_seqs);
+	cJSON_AddNumberToObject(pj, "block_size", p->block_size);
+	cJSON_AddNumberToObject(pj, "num_kv_blocks", (double)p->num_kv_blocks);
+	cJSON_AddBoolToObject(pj, "prefix_caching", p->prefix_caching);
+	cJSON_AddBoolToObject(pj, "contiguous_pa", p->contiguous_pa);
+	cJSON_AddBoolToObject(pj, "merged_prefill", p->merged_prefill);
+	size_t nph, total = 0;
+	const enum phase *phs = phases_of(p, &nph);
+	for (size_t i = 0; i < nph; i++) {
+		const struct bshape *l;
+		size_t n = bucketer_warmup_list(b, phs[i], &l);
+		cJSON *a = cJSON_AddArrayToObject(root, bucket_phase_name(phs[i]));
+		for (size_t k = 0; k < n; k++)
+			cJSON_AddItemToArray(a, shape_json(&l[k], bucket_phase_ndim(phs[i])));
+	}
+	cJSON *wc = cJSON_AddObjectToObject(root, "warmup_compiles");
+	for (size_t i = 0; i < nph; i++) {
+		cJSON_AddNumberToObject(wc, bucket_phase_name(phs[i]), (double)compiles[phs[i]]);
+		total += compiles[phs[i]];
+	}
+	cJSON_AddNumberToObject(wc, "total", (double)total);
+	cJSON *la = cJSON_AddArrayToObject(root, "lookups");
+	for (size_t i = 0; i < nlk; i++) {
+		cJSON *o = cJSON_CreateObject();
+		int nd = bucket_phase_ndim(lk[i].ph);
+		cJSON_AddStringToObject(o, "phase", bucket_phase_name(lk[i].ph));
+		cJSON_AddItemToObject(o, "shape", shape_json(&lk[i].shape, nd));
+		cJSON_AddItemToObject(o, "bucket", shape_json(&lk[i].bucket, nd));
+		cJSON_AddBoolToObject(o, "fallback", lk[i].fallback);
+		cJSON_AddItemToArray(la, o);
+	}
+	char *s = cJSON_Print(root);
+	fputs(s, out);
+	fputc('\n', out);
+	free(s);
+	cJSON_Delete(root);
+}
+
+static void out_csv(FILE *out, const struct bucketer *b, const struct bucket_params *p,
+		    const struct lookup *lk, size_t nlk)
+{
+	size_t nph;
+	const enum phase *phs = phases_of(p, &nph);
+	bool uni = phs[0] == PHASE_UNIFIED;
+	int nd = uni ? 4 : 3;
+	fputs(uni ? "phase,query,shared_blocks,unique_blocks,causal" : "phase,bs,query,num_blocks", out);
+	if (nlk)
+		fputs(uni ? ",shape_query,shape_shared_blocks,shape_unique_blocks,shape_causal,fallback"
+			  : ",shape_bs,shape_query,shape_num_blocks,fallback", out);
+	fputc('\n', out);
+	for (size_t i = 0; i < nph; i++) {
+		const struct bshape *l;
+		size_t n = bucketer_warmup_list(b, phs[i], &l);
+		for (size_t k = 0; k < n; k++) {
+			fputs(bucket_phase_name(phs[i]), out);
+			for (int d = 0; d < nd; d++)
+				fprintf(out, ",%d", (int)l[k].v[d]);
+			if (nlk)
+				fputs(uni ? ",,,,," : ",,,,", out);
+			fputc('\n', out);
+		}
+	}
+	for (size_t i = 0; i < nlk; i++) {
+		fprintf(out, "lookup_%s", bucket_phase_name(lk[i].ph));
+		for (int d = 0; d < nd; d++)
+			fprintf(out, ",%d", (int)lk[i].bucket.v[d]);
+		for (int d = 0; d < nd; d++)
+			fprintf(out, ",%d", (int)lk[i].shape.v[d]);
+		fprintf(out, ",%s\n", lk[i].fallback ? "true" : "false");
+	}
+}
+
 static int run(const struct cli_cmd *self, int argc, char **argv)
-{ (void)argc; (void)argv; return cli_usage(self, "not built yet"); }
-static const struct cli_opt opts[] = {CLI_HELP_OPT, {0}};
-const struct cli_cmd cmd_buckets = {"buckets", "bucketsim buckets", "print bucket lists", NULL, NULL, opts, run};
+{
+	struct cli_config cc;
+	struct bs_err err = {0};
+	struct cli_state st = {0};
+	enum fmt fmt = FMT_LOG;
+	const char *output = "-";
+	struct lookup *lk = xcalloc((size_t)argc + 1, sizeof *lk);
+	size_t nlk = 0;
+	int c, rc = 0;
+	struct cost_model *cm = NULL;
+	struct bucketer *b = NULL;
+	struct outset os;
+	outset_init(&os);
+	cli_config_init(&cc);
+	while ((c = cli_next(self, argc, argv, &st)) != -1) {
+		if (c == -3 || c == -2) {
+			rc = c == -3 ? 0 : BS_EXIT_USAGE;
+			goto out;
+		}
+		int r = cli_config_opt(&cc, c, st.optarg, &err);
+		if (r < 0) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		if (r)
+			continue;
+		switch (c) {
+		case OPT_FORMAT:
+			if (!strcmp(st.optarg, "log"))
+				fmt = FMT_LOG;
+			else if (!strcmp(st.optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(st.optarg, "csv"))
+				fmt = FMT_CSV;
+			else {
+				rc = cli_usage(self, "--format '%s': expected log, json or csv", st.optarg);
+				goto out;
+			}
+			break;
+		case OPT_OUTPUT:
+			output = st.optarg;
+			break;
+		case OPT_LOOKUP:
+			if ((rc = parse_lookup(self, st.optarg, &lk[nlk])))
+				goto out;
+			nlk++;
+			break;
+		default:
+			BUG("unhandled option %d", c);
+		}
+	}
+	if (st.optind != argc) {
+		rc = cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
+		goto out;
+	}
+	if (sim_resolve_config(&cc.cfg, &cm, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (cc.print_config) {
+		config_print(&cc.cfg, stdout);
+		goto out;
+	}
+	struct bucket_params p;
+	if (bucket_params_resolve(&cc.cfg, &p, &err) || bucketer_new(&p, &b, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < nlk; i++)
+		if ((lk[i].ph == PHASE_UNIFIED) != (p.strategy == BUCKET_UNIFIED && p.enabled) &&
+		    p.enabled) {
+			rc = cli_usage(self, "--lookup %s: the resolved strategy is %s, whose phases "
+				       "are %s", bucket_phase_name(lk[i].ph),
+				       bucket_strategy_name(p.strategy),
+				       p.strategy == BUCKET_UNIFIED ? "unified" : "prompt and decode");
+			goto out;
+		}
+	size_t compiles[3] = {0, 0, 0};
+	for (int ph = 0; ph < 3; ph++) {
+		struct bshape *w;
+		compiles[ph] = bucketer_warmup(b, (enum phase)ph, &w);
+		free(w);
+	}
+	for (size_t i = 0; i < nlk; i++)
+		lk[i].fallback = bucketer_lookup(b, lk[i].ph, &lk[i].shape, &lk[i].bucket);
+	FILE *out = outset_open(&os, output, &err);
+	if (!out) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (fmt == FMT_LOG)
+		out_log(out, b, &p, compiles, lk, nlk);
+	else if (fmt == FMT_JSON)
+		out_json(out, b, &p, compiles, lk, nlk);
+	else
+		out_csv(out, b, &p, lk, nlk);
+	if (outset_commit(&os, &err))
+		rc = cli_fail(&err);
+out:
+	outset_abort(&os);
+	bucketer_free(b);
+	if (cm)
+		cost_model_free(cm);
+	cli_config_release(&cc);
+	free(lk);
+	return rc;
+}
+
+const struct cli_cmd cmd_buckets = {
+	"buckets", "bucketsim buckets [-c CONFIG.json] [--set KEY=VALUE] [--env NAME=VALUE] "
+	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]...",
+	"print the warm-up bucket lists (and look-ups) of a configuration",
+	"Generates the bucket lists vLLM on Gaudi warms up for this configuration, exactly as the\n"
+	"server does (bucketing.version docs: the July 2025 code the documentation logs; current:\n"
+	"vllm-gaudi main), and prints them as the server's start-up log lines (--format log; lines\n"
+	"starting with '#' are the simulator's own additions, so 'grep -v ^#' diffs against a real\n"
+	"log after its timestamp prefix), as JSON or as CSV.  Also reports the warm-up compile count\n"
+	"(distinct buckets warmed up).  Each --lookup maps a runtime shape to the bucket the server\n"
+	"runs it in, in order; a miss may append a fallback bucket (a runtime compile) that later\n"
+	"look-ups see.  The printed lists are the warm-up lists, before any look-up.\n"
+	"vLLM-Gaudi environment variables (--env) win over the equivalent keys.\n"
+	"Exit codes: 0 success, 1 I/O failure, 2 usage error, 3 invalid configuration or bucket file.",
+	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
+	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
+	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n",
+	opts, run,
+};
