@@ -1,0 +1,87 @@
+/*
+ * bucketserve: configuration of the BucketServe policies and the small glue between the
+ * Request Bucketing Manager and the Dynamic Batching Controller.  See bucketserve.h.
+ */
+#include "policies/bucketserve.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bucketserve_cfg_resolve(const struct config *c, struct bucketserve_cfg *out,
+			    struct bs_err *err)
+{
+	memset(out, 0, sizeof *out);
+	const char *order = config_str(c, "scheduler.order");
+	if (strcmp(order, "earliest_bucket") == 0) {
+		out->bsm.order = BSM_FCFS;
+		out->pick = BUCKETSERVE_PICK_EARLIEST;
+	} else {
+		if (bsm_order_parse(order, &out->bsm.order) < 0)
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.order",
+				       "unknown order '%s'", order);
+		out->pick = BUCKETSERVE_PICK_ORDER;
+	}
+	const char *g = config_str(c, "scheduler.grouping");
+	out->bsm.grouping = strcmp(g, "fixed") == 0      ? BSM_GROUP_FIXED
+			    : strcmp(g, "adaptive") == 0 ? BSM_GROUP_ADAPTIVE
+							 : BSM_GROUP_NONE;
+	int64_t lmax;
+	if (config_is_set(c, "scheduler.l_max"))
+		lmax = config_int(c, "scheduler.l_max");
+	else if (config_is_set(c, "server.max_model_len"))
+		lmax = config_int(c, "server.max_model_len");
+	else
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.l_max",
+			       "unknown: set scheduler.l_max or server.max_model_len");
+	out->bsm.l_max = (uint32_t)lmax;
+	out->bsm.theta = config_double(c, "scheduler.theta");
+	if (out->bsm.grouping == BSM_GROUP_FIXED) {
+		const char *t = config_str(c, "scheduler.boundaries");
+		if (!t)
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.boundaries",
+				       "required with scheduler.grouping=fixed");
+		if (bsm_parse_bounds(t, out->bsm.l_max, "scheduler.boundaries", &out->bounds,
+				     &out->bsm.nbounds, err) < 0)
+			return -1;
+		out->bsm.bounds = out->bounds;
+	}
+	const char *a = config_str(c, "scheduler.adjust");
+	out->adjust = strcmp(a, "batch") == 0    ? BUCKETSERVE_ADJUST_BATCH
+		      : strcmp(a, "period") == 0 ? BUCKETSERVE_ADJUST_PERIOD
+						 : BUCKETSERVE_ADJUST_ARRIVAL;
+	out->adjust_period_ns = (int64_t)llround(config_double(c, "scheduler.adjust_period_s") * 1e9);
+	out->n_max = config_is_set(c, "scheduler.n_max") ? (uint64_t)config_int(c, "scheduler.n_max")
+							 : 0;
+	out->mem_safe_fraction = config_double(c, "scheduler.mem_safe_fraction");
+	out->accounting = strcmp(config_str(c, "scheduler.kv_accounting"), "padded") == 0
+				  ? BSB_PADDED
+				  : BSB_SUM;
+	out->charge = strcmp(config_str(c, "scheduler.kv_charge"), "total") == 0
+			      ? BSB_CHARGE_TOTAL
+			      : BSB_CHARGE_KEY;
+	return 0;
+}
+
+void bucketserve_cfg_release(struct bucketserve_cfg *bc)
+{
+	free(bc->bounds);
+	memset(bc, 0, sizeof *bc);
+}
+
+uint64_t bucketserve_nmax(const struct bucketserve_cfg *bc, const struct bsm *m,
+			  uint64_t budget_tokens)
+{
+	return bc->n_max ? bc->n_max : bsm_nmax_auto(m, budget_tokens);
+}
+
+void bucketserve_adjust(const struct bucketserve_cfg *bc, struct bsm *m, uint64_t budget_tokens,
+			struct bsm_adjust_result *res)
+{
+	bsm_adjust(m, bucketserve_nmax(bc, m, budget_tokens), res);
+}
+
+int64_t bucketserve_pick(const struct bucketserve_cfg *bc, const struct bsm *m)
+{
+	return bc->pick == BUCKETSERVE_PICK_EARLIEST ? bsm_earliest_bucket(m) : bsm_best_bucket(m);
+}
