@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +275,27 @@ START_TEST(parse_bounds)
 }
 END_TEST
 
+/* Misuse is a bug and aborts: queuing an id twice, removing an id that is not queued. */
+START_TEST(bug_double_insert)
+{
+	struct bsm m;
+	init_mgr(&m, 100, BSM_GROUP_NONE, BSM_FCFS, NULL, 0);
+	put(&m, 0, 0, 10, 1, 0);
+	struct bsm_req r = {.len = 10, .total = 11};
+	bsm_insert(&m, 0, &r, NULL);
+}
+END_TEST
+
+START_TEST(bug_remove_unqueued)
+{
+	struct bsm m;
+	init_mgr(&m, 100, BSM_GROUP_NONE, BSM_FCFS, NULL, 0);
+	put(&m, 0, 0, 10, 1, 0);
+	bsm_remove(&m, 0);
+	bsm_remove(&m, 0);
+}
+END_TEST
+
 /* ---------- orders ---------- */
 
 /* id: arrival, len, out (total), priority
@@ -527,6 +549,13 @@ START_TEST(eq3_eq4)
 	ck_assert_uint_eq(c[1], 2);
 	ck_assert_int_eq(waste_cond_mean(b, 3, s, 3, u, NULL, NULL), 0);
 	ck_assert_double_eq(u[1], 12.5);
+	bs_err_clear(&e);
+	ck_assert_int_eq(waste_cond_mean(b, 3, (uint32_t[]){5, 25}, 2, u, NULL, &e), -1);
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.field, "length");
+	bs_err_clear(&e);
+	ck_assert_int_eq(waste_cond_mean((uint32_t[]){0}, 1, s, 3, u, NULL, &e), -1);
+	ck_assert_str_eq(e.field, "boundaries");
 	ck_assert_int_eq(waste_bucket_of(b, 3, 20), 1);
 	ck_assert_int_eq(waste_bucket_of(b, 3, 9), 0);
 	ck_assert_int_eq(waste_bucket_of(b, 3, 21), -1);
@@ -613,6 +642,8 @@ int main(void)
 	tcase_add_test(tc, alg1_midpoint_rounding);
 	tcase_add_test(tc, grouping_fixed_none);
 	tcase_add_test(tc, parse_bounds);
+	tcase_add_test_raise_signal(tc, bug_double_insert, SIGABRT);
+	tcase_add_test_raise_signal(tc, bug_remove_unqueued, SIGABRT);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("orders");
 	tcase_add_test(tc, orders);
