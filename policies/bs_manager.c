@@ -248,14 +248,16 @@ static void bucket_fill(struct bsm *m, uint32_t b, const uint32_t *ids, size_t n
 {
 	struct bsm_bucket *bk = &m->bk[b];
 	heap_reserve(&bk->ord, n);
-	memcpy(bk->ord.id, ids, n * sizeof *ids);
+	if (n)
+		memcpy(bk->ord.id, ids, n * sizeof *ids);
 	bk->ord.n = n;
 	for (size_t i = 0; i < n; i++)
 		m->slot[ids[i]].bucket = b;
 	heap_build(m, &bk->ord, false);
 	if (two_heaps(m)) {
 		heap_reserve(&bk->age, n);
-		memcpy(bk->age.id, ids, n * sizeof *ids);
+		if (n)
+			memcpy(bk->age.id, ids, n * sizeof *ids);
 		bk->age.n = n;
 		heap_build(m, &bk->age, true);
 	}
@@ -609,9 +611,11 @@ size_t bsm_bucket_ids(const struct bsm *m, size_t k, uint32_t *out, size_t cap)
 	const struct bsm_bucket *b = bucket_at(m, k);
 	size_t n = b->ord.n;
 	uint32_t *tmp = xmalloc((2 * n + 1) * sizeof *tmp);
-	memcpy(tmp, b->ord.id, n * sizeof *tmp);
+	if (n)
+		memcpy(tmp, b->ord.id, n * sizeof *tmp);
 	sort_ids(m, tmp, tmp + n, n);
-	memcpy(out, tmp, (n < cap ? n : cap) * sizeof *tmp);
+	if (n && cap)
+		memcpy(out, tmp, (n < cap ? n : cap) * sizeof *tmp);
 	free(tmp);
 	return n;
 }
@@ -624,7 +628,8 @@ static void merge_all(struct bsm *m)
 	size_t n = 0;
 	for (size_t k = 0; k < m->nsorted; k++) {
 		const struct bsm_bucket *b = &m->bk[m->sorted[k]];
-		memcpy(m->scratch + n, b->ord.id, b->ord.n * sizeof *m->scratch);
+		if (b->ord.n)
+			memcpy(m->scratch + n, b->ord.id, b->ord.n * sizeof *m->scratch);
 		n += b->ord.n;
 	}
 	assert(n == m->total);
