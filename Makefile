@@ -124,3 +124,4 @@ clean:
 
 FORCE:
 .PHONY: all deps demo check bench update-golden clean FORCE
+.SECONDARY:

@@ -165,7 +165,8 @@ END_TEST
 /* ---- conservation and determinism under load and preemption ---- */
 
 struct tally {
-	int64_t tokens_out, passes, h;
+	int64_t tokens_out, passes;
+	uint64_t h;
 	int64_t last_end;
 	int finished_twice;
 	unsigned char *seen;
@@ -178,7 +179,7 @@ static void on_done(void *ctx, const struct sim *s, int32_t id)
 		t->finished_twice = 1;
 	t->seen[id] = 1;
 	t->tokens_out += s->r[id].generated;
-	t->h = t->h * 1000003 + id * 31 + s->now;
+	t->h = t->h * 1000003u + (uint64_t)id * 31u + (uint64_t)s->now;
 }
 
 static void on_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
@@ -189,7 +190,7 @@ static void on_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 	ck_assert_int_gt(p->end_ns, p->start_ns);
 	t->last_end = p->end_ns;
 	t->passes++;
-	t->h = t->h * 1000003 + p->end_ns + p->real[0] * 7 + p->real[2];
+	t->h = t->h * 1000003u + (uint64_t)p->end_ns + (uint64_t)p->real[0] * 7u + (uint64_t)p->real[2];
 }
 
 static struct req_spec *random_reqs(size_t n, unsigned long seed, double rate)
