@@ -313,13 +313,16 @@ struct fit_ctx {
 	struct hw_spec hw;
 	struct model_arch *models;  /* per fitted row */
 	double theta0[PP_COUNT];
+	double prior_weight;
 };
 
 static double predict_row(const struct calib_row *r, const struct hw_spec *hw,
 			  const struct model_arch *m, const struct perf_params *p)
 {
 	struct eval_ctx e;
-	eval_setup(&e, hw, m, p, r->tp, r->fp8, false, 128);
+	/* The fp8 rows are Intel Neural Compressor maxabs_quant runs, which quantise the KV cache
+	 * and the attention matmuls as well as the linear layers. */
+	eval_setup(&e, hw, m, p, r->tp, r->fp8, r->fp8, 128);
 	if (!strcmp(r->metric, "prefill_forward_latency"))
 		return eval_prefill(&e, r->bs, r->in, 0, NULL) * 1e3;  /* ms */
 	if (!strcmp(r->metric, "latency_low_latency_table"))
@@ -346,7 +349,7 @@ static int resid(const gsl_vector *x, void *data, gsl_vector *f)
 		gsl_vector_set(f, k, pred / ev->measured - 1);
 	}
 	for (int i = 0; i < PP_COUNT; i++)
-		gsl_vector_set(f, c->nfit + i, CALIB_PRIOR_WEIGHT * (gsl_vector_get(x, i) - c->theta0[i]) / CALIB_PRIOR_SIGMA);
+		gsl_vector_set(f, c->nfit + i, c->prior_weight * (gsl_vector_get(x, i) - c->theta0[i]) / CALIB_PRIOR_SIGMA);
 	return GSL_SUCCESS;
 }
 
@@ -480,7 +483,8 @@ static void warm_design(const struct warm_case *w, double capture, double *a, do
 static int fit_compile(const struct calib_row *rows, size_t n, struct calib_result *res,
 		       struct bs_err *err)
 {
-	struct compile_params *c = &res->c;
+	struct compile_params keep = res->c, fitted = res->c;
+	struct compile_params *c = &fitted;
 	const struct calib_row *r;
 	/* Fixed from single rows (each is a direct measurement of the quantity). */
 	r = find_metric(rows, n, "derived_graph_capture_phase", 0);
@@ -517,9 +521,14 @@ static int fit_compile(const struct calib_row *rows, size_t n, struct calib_resu
 	}
 	int rc = 0;
 	if (m < 3) {
-		rc = bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
-			     "too few warm-up rows to fit the compile model (%zu)", m);
+		/* Too few warm-up rows: keep the profile's compile constants. */
+		res->c = keep;
+		res->compile_fitted = false;
+		gsl_matrix_free(X);
+		gsl_vector_free(y);
+		return 0;
 	} else {
+		res->compile_fitted = true;
 		gsl_matrix_view Xv = gsl_matrix_submatrix(X, 0, 0, m, 2);
 		gsl_vector_view yv = gsl_vector_subvector(y, 0, m);
 		gsl_vector *cv = gsl_vector_alloc(2);
@@ -549,6 +558,7 @@ static int fit_compile(const struct calib_row *rows, size_t n, struct calib_resu
 	gsl_vector_free(y);
 	if (rc)
 		return rc;
+	res->c = fitted;
 	/* Report every described case, fitted or not. */
 	res->ncomp = 0;
 	for (size_t i = 0; i < sizeof warm / sizeof warm[0]; i++) {
@@ -575,7 +585,8 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 	struct compile_params c0;
 	if (profile_load_hw(o->hw, &hw, &p0, &c0, err))
 		return -1;
-	res->ev = xcalloc(n, sizeof *res->ev);
+	res->c = c0;
+	res->ev = xcalloc(n ? n : 1, sizeof *res->ev);
 	size_t *fit_idx = xcalloc(n, sizeof *fit_idx);
 	struct model_arch *models = xcalloc(n, sizeof *models);
 	size_t nfit = 0;
@@ -625,7 +636,8 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 			     o->software ? " and software " : "", o->software ? o->software : "");
 		goto out;
 	}
-	struct fit_ctx ctx = {rows, res->ev, res->nev, fit_idx, nfit, hw, models, {0}};
+	struct fit_ctx ctx = {rows, res->ev, res->nev, fit_idx, nfit, hw, models, {0},
+			      o->no_priors ? 0 : CALIB_PRIOR_WEIGHT};
 	for (int i = 0; i < PP_COUNT; i++)
 		ctx.theta0[i] = perf_to_theta(i, o->start.v[i]);
 	size_t nr = nfit + PP_COUNT;

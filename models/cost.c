@@ -124,8 +124,9 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 	const char *prec = config_str(cfg, "model.precision");
 	const char *kvd = config_str(cfg, "model.kv_dtype");
 	bool fp8 = prec && !strcmp(prec, "fp8");
-	eval_setup(&cm->e, &hw, &m, &p, (int)config_int(cfg, "hardware.tp"), fp8,
-		   kvd && !strcmp(kvd, "fp8"), (int)config_int(cfg, "server.block_size"));
+	bool kv_fp8 = kvd ? !strcmp(kvd, "fp8") : fp8;  /* auto: follows model.precision */
+	eval_setup(&cm->e, &hw, &m, &p, (int)config_int(cfg, "hardware.tp"), fp8, kv_fp8,
+		   (int)config_int(cfg, "server.block_size"));
 	cm->c = c;
 	const char *rsp = config_env(cfg, "RUNTIME_SCALE_PATCHING");
 	cm->compile_mult = fp8 && !(rsp && !strcmp(rsp, "1")) ? c.fp8_factor : 1;
