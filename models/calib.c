@@ -586,6 +586,7 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 	if (profile_load_hw(o->hw, &hw, &p0, &c0, err))
 		return -1;
 	res->c = c0;
+	snprintf(res->hw, sizeof res->hw, "%s", o->hw);
 	res->ev = xcalloc(n ? n : 1, sizeof *res->ev);
 	size_t *fit_idx = xcalloc(n, sizeof *fit_idx);
 	struct model_arch *models = xcalloc(n, sizeof *models);
@@ -737,7 +738,8 @@ void calib_result_release(struct calib_result *res)
 	res->nev = 0;
 }
 
-void calib_print_report(FILE *out, const struct calib_row *rows, const struct calib_result *res)
+void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
+			const struct calib_result *res)
 {
 	fprintf(out, "%-7s %-5s %-16s %-4s %3s %6s %6s %6s %12s %12s %8s  %s\n", "record", "use",
 		"model", "prec", "tp", "in", "out", "batch", "measured", "predicted", "error",
@@ -749,6 +751,27 @@ void calib_print_report(FILE *out, const struct calib_row *rows, const struct ca
 			r->record, ev->use == USE_FIT ? "fit" : "check", r->model, r->fp8 ? "fp8" : "bf16",
 			r->tp, r->in, isnan(r->out) ? 0 : r->out, r->bs, ev->measured, ev->predicted,
 			100 * ev->err, ev->family, ev->why[0] ? " (" : "", ev->why, ev->why[0] ? ")" : "");
+	}
+	/* Rows of this chip with a pass-time metric that could not be evaluated, and why. */
+	bool head = false;
+	for (size_t i = 0; res->ev && i < n; i++) {
+		const struct calib_row *r = &rows[i];
+		bool metric = !strcmp(r->metric, "throughput_generated_tokens") ||
+			      !strcmp(r->metric, "prefill_forward_latency") ||
+			      !strcmp(r->metric, "latency_low_latency_table");
+		if (strcmp(r->hw, res->hw) || !metric)
+			continue;
+		bool seen = false;
+		for (size_t k = 0; k < res->nev && !seen; k++)
+			seen = res->ev[k].row == i;
+		if (seen)
+			continue;
+		if (!head)
+			fprintf(out, "\nnot evaluated:\n");
+		head = true;
+		fprintf(out, "%-7ld %s: %s%s\n", r->record, r->model_raw,
+			!r->model[0] ? "no profile for this model" : "shape not given as numbers",
+			r->doubtful ? "; flagged doubtful by the source" : "");
 	}
 	fprintf(out, "\n%-34s %-5s %4s %8s %8s\n", "family", "use", "n", "MAPE", "max");
 	for (int i = 0; i < res->nfam; i++)

@@ -45,6 +45,7 @@ struct family_stat {
 };
 
 struct calib_result {
+	char hw[32];
 	struct perf_params p;
 	double se[PP_COUNT];    /* standard errors, physical units */
 	struct compile_params c;
@@ -82,7 +83,8 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 	      struct calib_result *res, struct bs_err *err);
 void calib_result_release(struct calib_result *res);
 /* The fit report (per row, per family, parameters) as text. */
-void calib_print_report(FILE *out, const struct calib_row *rows, const struct calib_result *res);
+void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
+			const struct calib_result *res);
 /* The prior centre used by calibrate (documented in docs/models.md). */
 void calib_default_start(struct perf_params *p);
 /* Map a CSV hardware / model label to a profile name ("" if none). */

@@ -174,7 +174,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	if (!quiet) {
 		printf("calibration of %s on %s (%zu records; software %s)\n\n", hw, data, n,
 		       software ? software : "all");
-		calib_print_report(stdout, rows, &res);
+		calib_print_report(stdout, rows, n, &res);
 	}
 	cJSON *j = build_profile(hw, rows, n, &res, data, software, prefill, fnv, argc, argv);
 	char *text = cJSON_Print(j);
