@@ -166,6 +166,24 @@ START_TEST(csv_all_columns)
 	ck_assert_int_eq(t.recno[1], 3);
 	trace_release(&t);
 	free(p);
+	/* A byte-order mark and CRLF line ends are accepted. */
+	p = write_tmp("bom.csv", "\xef\xbb\xbfprompt_tokens,output_tokens\r\n3,4\r\n");
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.n, 1);
+	ck_assert_int_eq(t.output[0], 4);
+	trace_release(&t);
+	free(p);
+}
+END_TEST
+
+START_TEST(time_range)
+{
+	struct workload w;
+	struct bs_err e;
+	const char *s[] = {"workload.rate=1e-9", "workload.lengths=constant", NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 1, s, &e), -1);
+	ck_assert_str_eq(e.field, "workload.rate");
+	ck_assert_ptr_nonnull(strstr(e.msg, "time range"));
 }
 END_TEST
 
@@ -774,6 +792,7 @@ int main(void)
 	tcase_add_test(tc, bundled_statistics);
 	tcase_add_test(tc, csv_all_columns);
 	tcase_add_test(tc, csv_malformed);
+	tcase_add_test(tc, time_range);
 	tcase_add_test(tc, missing_file);
 	tcase_add_test(tc, sort_arrivals);
 	tcase_add_test(tc, jsonl);

@@ -345,6 +345,15 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 	return 0;
 }
 
+/* Arrival times are int64 nanoseconds: about 292 years at most. */
+#define MAX_NS 9.0e18
+
+static int too_late(struct build *b, const char *key, double s)
+{
+	return cfg_err(b, key, "an arrival at %.6g s is beyond the simulator's time range "
+		       "(9e9 s); use fewer requests or a higher rate", s);
+}
+
 static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 {
 	struct workload *w = b->w;
@@ -375,6 +384,8 @@ static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 		for (size_t i = 0; i < n; i++) {
 			size_t row = i % t->n, cyc = i / t->n;
 			double s = (t->arrival_s[row] + (double)cyc * period) * scale;
+			if (s * 1e9 > MAX_NS)
+				return too_late(b, "workload.time_scale", s);
 			w->req[i].arrival_ns = llround(s * 1e9);
 		}
 		snprintf(w->arrival, sizeof w->arrival, "trace timestamps x %.9g", scale);
@@ -392,6 +403,8 @@ static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 	double t = 0, mean = 1 / rate;
 	for (size_t i = 0; i < n; i++) {
 		t += am == ARR_GAMMA ? gsl_ran_gamma(r, k, theta) : gsl_ran_exponential(r, mean);
+		if (t * 1e9 > MAX_NS)
+			return too_late(b, "workload.rate", t);
 		w->req[i].arrival_ns = llround(t * 1e9);
 	}
 	return 0;
