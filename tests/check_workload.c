@@ -689,15 +689,25 @@ START_TEST(mix)
 		{"workload.mix=alpaca:x", NULL, NULL},
 		{"workload.mix=alpaca,,longbench", NULL, NULL},
 		{"workload.mix=alpaca", "workload.lengths=lognormal", NULL},
-		{"workload.mix=azure-conv", "workload.arrival=trace", NULL},
+		{"workload.mix=azure-conv", "workload.arrival=trace", NULL}, /* no trace given */
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ck_assert_int_eq(build(&w, 1 << 20, NULL, 9, bad[i], &e), -1);
 		ck_assert_int_eq(e.code, BS_EXIT_INPUT);
 		ck_assert_str_ne(e.field, "");
 	}
-	ck_assert_int_eq(build(&w, 1 << 20, "alpaca", 9, m2, &e), -1);
-	ck_assert_str_eq(e.field, "workload.mix");
+	/* With a mix, a trace given supplies only its timestamps (when it has them). */
+	ck_assert_int_eq(build(&w, 1 << 20, "alpaca", 9, m2, &e), 0);
+	ck_assert_int_eq(w.n, 15000);
+	ck_assert_str_eq(w.source, "mix alpaca,sharegpt");
+	ck_assert_str_eq(w.arrival, "poisson rate=1 req/s");
+	workload_release(&w);
+	ck_assert_int_eq(build(&w, 1 << 20, "azure-code", 9, m2, &e), 0);
+	ck_assert_int_eq(w.n, 8819);
+	ck_assert_str_eq(w.source, "mix alpaca,sharegpt; arrivals of azure-code");
+	ck_assert_int_eq(w.req[1].arrival_ns, 52000000);
+	ck_assert_int_le(w.req[1].prompt_tokens, 3973);
+	workload_release(&w);
 	const char *m3[] = {"workload.mix=alpaca,nosuchtrace", NULL};
 	ck_assert_int_eq(build(&w, 1 << 20, NULL, 9, m3, &e), -1);
 	ck_assert_str_eq(e.file, "nosuchtrace");

@@ -57,6 +57,8 @@ struct build {
 	bool mix;
 	struct trace out_trace;
 	bool has_out_trace;
+	struct trace arr_trace;        /* with a mix: the trace given, for its timestamps only */
+	const struct trace *ts_trace;  /* the trace whose timestamps can be replayed, or NULL */
 };
 
 uint64_t workload_stream_seed(uint64_t master, const char *stream)
@@ -237,6 +239,10 @@ static int load_sources(struct build *b, const char *trace, bool sort)
 	for (size_t i = 0; i < b->nsrc; i++)
 		if (trace_load(b->src[i].spec, sort, false, &b->src[i].t, b->err))
 			return -1;
+	if (b->mix && trace && trace_load(trace, sort, true, &b->arr_trace, b->err))
+		return -1;
+	const struct trace *tt = b->mix ? &b->arr_trace : b->nsrc ? &b->src[0].t : NULL;
+	b->ts_trace = tt && tt->arrival_s ? tt : NULL;
 	const char *ot = config_str(b->cfg, "workload.output_trace");
 	if (ot && *ot) {
 		if (trace_load(ot, sort, true, &b->out_trace, b->err))
@@ -251,6 +257,7 @@ static void sources_release(struct build *b)
 	for (size_t i = 0; i < MAX_MIX; i++)
 		trace_release(&b->src[i].t);
 	trace_release(&b->out_trace);
+	trace_release(&b->arr_trace);
 }
 
 /* The length rules against max_model_len (see workload.h).  FILE/REC name the origin. */
@@ -316,7 +323,7 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 	if (b->mix && *lm != LEN_TRACE && *lm != LEN_EMPIRICAL)
 		return cfg_err(b, "workload.lengths", "'%s' cannot be used with workload.mix "
 			       "(use trace or empirical)", lengths_names[*lm]);
-	bool ts = !b->mix && b->nsrc == 1 && b->src[0].t.arrival_s;
+	bool ts = b->ts_trace != NULL;
 	if (!strcmp(a, "auto"))
 		*am = ts ? ARR_TRACE : ARR_POISSON;
 	else if (!strcmp(a, "trace"))
@@ -328,8 +335,8 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 	else
 		*am = ARR_OFFLINE;
 	if (*am == ARR_TRACE && !ts)
-		return cfg_err(b, "workload.arrival", "'trace' needs one trace with an "
-			       "arrival_time_s column%s", b->mix ? " (not a mix)" : "");
+		return cfg_err(b, "workload.arrival", "'trace' needs a trace with an "
+			       "arrival_time_s column");
 	if (*am != ARR_TRACE) {
 		if (config_is_set(b->cfg, "workload.time_scale"))
 			return cfg_err(b, "workload.time_scale", "applies only to trace timestamps "
@@ -366,7 +373,7 @@ static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 		return 0;
 	}
 	if (am == ARR_TRACE) {
-		const struct trace *t = &b->src[0].t;
+		const struct trace *t = b->ts_trace;
 		double first = t->arrival_s[0], last = t->arrival_s[t->n - 1];
 		double span = last - first;
 		/* A cycled trace repeats with period span + one mean gap. */
@@ -416,8 +423,6 @@ static int build(struct build *b, const char *trace)
 	struct workload *w = b->w;
 	const char *mix = config_str(cfg, "workload.mix");
 	b->mix = mix && *mix;
-	if (b->mix && trace)
-		return cfg_err(b, "workload.mix", "give either a trace or workload.mix, not both");
 	if (b->mix && parse_mix(b, mix))
 		return -1;
 	if (load_sources(b, trace, config_bool(cfg, "workload.sort_arrivals")))
@@ -427,7 +432,10 @@ static int build(struct build *b, const char *trace)
 	if (resolve_modes(b, &lm, &am))
 		return -1;
 	snprintf(w->lengths, sizeof w->lengths, "%s", lengths_names[lm]);
-	if (b->mix)
+	if (b->mix && am == ARR_TRACE)
+		snprintf(w->source, sizeof w->source, "mix %.110s; arrivals of %.110s", mix,
+			 b->ts_trace->name);
+	else if (b->mix)
 		snprintf(w->source, sizeof w->source, "mix %s", mix);
 	else if (b->nsrc)
 		snprintf(w->source, sizeof w->source, "%s", b->src[0].t.name);
@@ -437,6 +445,8 @@ static int build(struct build *b, const char *trace)
 	size_t n = 0;
 	if (config_is_set(cfg, "workload.num_requests"))
 		n = (size_t)config_int(cfg, "workload.num_requests");
+	else if (am == ARR_TRACE)
+		n = b->ts_trace->n;
 	else if (b->nsrc)
 		for (size_t i = 0; i < b->nsrc; i++)
 			n += b->src[i].t.n;
