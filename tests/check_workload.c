@@ -683,6 +683,22 @@ START_TEST(mix)
 	ck_assert_int_eq(build(&w, 1 << 20, NULL, 9, m2, &e), 0);
 	ck_assert_int_eq(w.n, 15000);
 	workload_release(&w);
+	/* A JSON array in a config file arrives comma-joined; spaces around entries are fine. */
+	char *cf = write_tmp("mix.json", "{\"server\": {\"max_model_len\": 4096}, \"workload\": "
+					"{\"mix\": [\"alpaca:3\", \" longbench : 1 : offline\"], "
+					"\"truncate\": true, \"num_requests\": 4000}}");
+	struct config c;
+	config_init(&c);
+	ck_assert_int_eq(config_load_json(&c, cf, &e), 0);
+	ck_assert_str_eq(config_str(&c, "workload.mix"), "alpaca:3, longbench : 1 : offline");
+	ck_assert_int_eq(workload_build(&c, NULL, 1, &w, &e), 0);
+	size_t noff = 0;
+	for (size_t i = 0; i < w.n; i++)
+		noff += w.req[i].task == TASK_OFFLINE;
+	ck_assert_double_eq_tol(noff / 4000.0, 0.25, 0.03);
+	workload_release(&w);
+	config_release(&c);
+	free(cf);
 	const char *bad[][3] = {
 		{"workload.mix=alpaca:-1", NULL, NULL},
 		{"workload.mix=alpaca:1:batch", NULL, NULL},

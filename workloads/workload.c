@@ -106,18 +106,29 @@ static int cfg_err(struct build *b, const char *key, const char *fmt, ...)
 	return bs_errf(b->err, BS_EXIT_INPUT, b->cfg->file, 0, key, "%s", msg);
 }
 
-/* Splits "a,b,c" into at most MAX pieces (modified in place). */
+static char *trim(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strlen(p);
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		p[--n] = 0;
+	return p;
+}
+
+/* Splits "a, b,c" into at most MAX trimmed pieces (modified in place); MAX + 1 = too many. */
 static size_t split(char *s, char sep, char **parts, size_t max)
 {
 	size_t n = 0;
 	for (char *p = s;; ) {
 		if (n == max)
 			return max + 1;
-		parts[n++] = p;
 		char *q = strchr(p, sep);
+		if (q)
+			*q = 0;
+		parts[n++] = trim(p);
 		if (!q)
 			break;
-		*q = 0;
 		p = q + 1;
 	}
 	return n;
