@@ -313,13 +313,16 @@ struct fit_ctx {
 	struct hw_spec hw;
 	struct model_arch *models;  /* per fitted row */
 	double theta0[PP_COUNT];
+	double prior_weight;
 };
 
 static double predict_row(const struct calib_row *r, const struct hw_spec *hw,
 			  const struct model_arch *m, const struct perf_params *p)
 {
 	struct eval_ctx e;
-	eval_setup(&e, hw, m, p, r->tp, r->fp8, false, 128);
+	/* The fp8 rows are Intel Neural Compressor maxabs_quant runs, which quantise the KV cache
+	 * and the attention matmuls as well as the linear layers. */
+	eval_setup(&e, hw, m, p, r->tp, r->fp8, r->fp8, 128);
 	if (!strcmp(r->metric, "prefill_forward_latency"))
 		return eval_prefill(&e, r->bs, r->in, 0, NULL) * 1e3;  /* ms */
 	if (!strcmp(r->metric, "latency_low_latency_table"))
@@ -346,7 +349,7 @@ static int resid(const gsl_vector *x, void *data, gsl_vector *f)
 		gsl_vector_set(f, k, pred / ev->measured - 1);
 	}
 	for (int i = 0; i < PP_COUNT; i++)
-		gsl_vector_set(f, c->nfit + i, CALIB_PRIOR_WEIGHT * (gsl_vector_get(x, i) - c->theta0[i]) / CALIB_PRIOR_SIGMA);
+		gsl_vector_set(f, c->nfit + i, c->prior_weight * (gsl_vector_get(x, i) - c->theta0[i]) / CALIB_PRIOR_SIGMA);
 	return GSL_SUCCESS;
 }
 
@@ -480,7 +483,8 @@ static void warm_design(const struct warm_case *w, double capture, double *a, do
 static int fit_compile(const struct calib_row *rows, size_t n, struct calib_result *res,
 		       struct bs_err *err)
 {
-	struct compile_params *c = &res->c;
+	struct compile_params keep = res->c, fitted = res->c;
+	struct compile_params *c = &fitted;
 	const struct calib_row *r;
 	/* Fixed from single rows (each is a direct measurement of the quantity). */
 	r = find_metric(rows, n, "derived_graph_capture_phase", 0);
@@ -517,9 +521,14 @@ static int fit_compile(const struct calib_row *rows, size_t n, struct calib_resu
 	}
 	int rc = 0;
 	if (m < 3) {
-		rc = bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
-			     "too few warm-up rows to fit the compile model (%zu)", m);
+		/* Too few warm-up rows: keep the profile's compile constants. */
+		res->c = keep;
+		res->compile_fitted = false;
+		gsl_matrix_free(X);
+		gsl_vector_free(y);
+		return 0;
 	} else {
+		res->compile_fitted = true;
 		gsl_matrix_view Xv = gsl_matrix_submatrix(X, 0, 0, m, 2);
 		gsl_vector_view yv = gsl_vector_subvector(y, 0, m);
 		gsl_vector *cv = gsl_vector_alloc(2);
@@ -549,6 +558,7 @@ static int fit_compile(const struct calib_row *rows, size_t n, struct calib_resu
 	gsl_vector_free(y);
 	if (rc)
 		return rc;
+	res->c = fitted;
 	/* Report every described case, fitted or not. */
 	res->ncomp = 0;
 	for (size_t i = 0; i < sizeof warm / sizeof warm[0]; i++) {
@@ -575,7 +585,9 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 	struct compile_params c0;
 	if (profile_load_hw(o->hw, &hw, &p0, &c0, err))
 		return -1;
-	res->ev = xcalloc(n, sizeof *res->ev);
+	res->c = c0;
+	snprintf(res->hw, sizeof res->hw, "%s", o->hw);
+	res->ev = xcalloc(n ? n : 1, sizeof *res->ev);
 	size_t *fit_idx = xcalloc(n, sizeof *fit_idx);
 	struct model_arch *models = xcalloc(n, sizeof *models);
 	size_t nfit = 0;
@@ -625,7 +637,8 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 			     o->software ? " and software " : "", o->software ? o->software : "");
 		goto out;
 	}
-	struct fit_ctx ctx = {rows, res->ev, res->nev, fit_idx, nfit, hw, models, {0}};
+	struct fit_ctx ctx = {rows, res->ev, res->nev, fit_idx, nfit, hw, models, {0},
+			      o->no_priors ? 0 : CALIB_PRIOR_WEIGHT};
 	for (int i = 0; i < PP_COUNT; i++)
 		ctx.theta0[i] = perf_to_theta(i, o->start.v[i]);
 	size_t nr = nfit + PP_COUNT;
@@ -725,7 +738,8 @@ void calib_result_release(struct calib_result *res)
 	res->nev = 0;
 }
 
-void calib_print_report(FILE *out, const struct calib_row *rows, const struct calib_result *res)
+void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
+			const struct calib_result *res)
 {
 	fprintf(out, "%-7s %-5s %-16s %-4s %3s %6s %6s %6s %12s %12s %8s  %s\n", "record", "use",
 		"model", "prec", "tp", "in", "out", "batch", "measured", "predicted", "error",
@@ -737,6 +751,27 @@ void calib_print_report(FILE *out, const struct calib_row *rows, const struct ca
 			r->record, ev->use == USE_FIT ? "fit" : "check", r->model, r->fp8 ? "fp8" : "bf16",
 			r->tp, r->in, isnan(r->out) ? 0 : r->out, r->bs, ev->measured, ev->predicted,
 			100 * ev->err, ev->family, ev->why[0] ? " (" : "", ev->why, ev->why[0] ? ")" : "");
+	}
+	/* Rows of this chip with a pass-time metric that could not be evaluated, and why. */
+	bool head = false;
+	for (size_t i = 0; res->ev && i < n; i++) {
+		const struct calib_row *r = &rows[i];
+		bool metric = !strcmp(r->metric, "throughput_generated_tokens") ||
+			      !strcmp(r->metric, "prefill_forward_latency") ||
+			      !strcmp(r->metric, "latency_low_latency_table");
+		if (strcmp(r->hw, res->hw) || !metric)
+			continue;
+		bool seen = false;
+		for (size_t k = 0; k < res->nev && !seen; k++)
+			seen = res->ev[k].row == i;
+		if (seen)
+			continue;
+		if (!head)
+			fprintf(out, "\nnot evaluated:\n");
+		head = true;
+		fprintf(out, "%-7ld %s: %s%s\n", r->record, r->model_raw,
+			!r->model[0] ? "no profile for this model" : "shape not given as numbers",
+			r->doubtful ? "; flagged doubtful by the source" : "");
 	}
 	fprintf(out, "\n%-34s %-5s %4s %8s %8s\n", "family", "use", "n", "MAPE", "max");
 	for (int i = 0; i < res->nfam; i++)

@@ -22,7 +22,7 @@ struct calib_row {
 	double value;           /* NAN when not a number */
 	char software[16];      /* "1.20", ... or "" when the source does not say */
 	bool doubtful;          /* the source flags the row (caution, approximate) */
-	char source[200];
+	char source[400];
 };
 
 int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct bs_err *err);
@@ -45,10 +45,12 @@ struct family_stat {
 };
 
 struct calib_result {
+	char hw[32];
 	struct perf_params p;
 	double se[PP_COUNT];    /* standard errors, physical units */
 	struct compile_params c;
 	double c0_se, c1_se;
+	bool compile_fitted;    /* false: too few warm-up rows, the profile's constants kept */
 	struct calib_eval *ev;
 	size_t nev;
 	struct family_stat fam[24];
@@ -73,6 +75,7 @@ struct calib_opts {
 	const char *software;   /* NULL = every version */
 	bool use_prefill_rows;  /* fit the per-pass prefill latency rows (any version) */
 	struct perf_params start;  /* initial guess and prior centre */
+	bool no_priors;         /* drop the prior residuals (tests on noise-free synthetic rows) */
 };
 
 /* Fits hardware OPTS->hw on ROWS.  Returns 0, or -1 with ERR (no usable rows, GSL failure). */
@@ -80,7 +83,8 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 	      struct calib_result *res, struct bs_err *err);
 void calib_result_release(struct calib_result *res);
 /* The fit report (per row, per family, parameters) as text. */
-void calib_print_report(FILE *out, const struct calib_row *rows, const struct calib_result *res);
+void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
+			const struct calib_result *res);
 /* The prior centre used by calibrate (documented in docs/models.md). */
 void calib_default_start(struct perf_params *p);
 /* Map a CSV hardware / model label to a profile name ("" if none). */

@@ -82,7 +82,13 @@ static cJSON *build_profile(const char *hw, const struct calib_row *rows, size_t
 	cJSON_AddStringToObject(d, "fnv1a64", fnv);
 	cJSON_AddNumberToObject(d, "records", (double)nrows);
 	cJSON_AddStringToObject(d, "software", software ? software : "all");
-	cJSON_AddBoolToObject(d, "prefill_rows_fitted", prefill);
+	bool pre_fitted = false;
+	for (size_t k = 0; k < res->nev; k++)
+		pre_fitted |= res->ev[k].use == USE_FIT &&
+			      !strcmp(rows[res->ev[k].row].metric, "prefill_forward_latency");
+	(void)prefill;
+	cJSON_AddBoolToObject(d, "prefill_rows_fitted", pre_fitted);
+	cJSON_AddBoolToObject(d, "compile_refitted", res->compile_fitted);
 	cJSON *srcs = cJSON_AddArrayToObject(d, "sources_fitted");
 	for (size_t k = 0; k < res->nev; k++) {
 		if (res->ev[k].use != USE_FIT)
@@ -168,7 +174,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	if (!quiet) {
 		printf("calibration of %s on %s (%zu records; software %s)\n\n", hw, data, n,
 		       software ? software : "all");
-		calib_print_report(stdout, rows, &res);
+		calib_print_report(stdout, rows, n, &res);
 	}
 	cJSON *j = build_profile(hw, rows, n, &res, data, software, prefill, fnv, argc, argv);
 	char *text = cJSON_Print(j);

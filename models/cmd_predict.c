@@ -47,7 +47,8 @@ static void print_meta(cJSON *root, const struct cost_model *cm, const struct co
 	cJSON_AddStringToObject(meta, "hardware", cost_model_hardware(cm));
 	cJSON_AddStringToObject(meta, "model", cost_model_name(cm));
 	cJSON_AddStringToObject(meta, "precision", config_str(cfg, "model.precision"));
-	cJSON_AddStringToObject(meta, "kv_dtype", config_str(cfg, "model.kv_dtype"));
+	const char *kvd = config_str(cfg, "model.kv_dtype");
+	cJSON_AddStringToObject(meta, "kv_dtype", kvd ? kvd : config_str(cfg, "model.precision"));
 	cJSON_AddNumberToObject(meta, "tp", (double)config_int(cfg, "hardware.tp"));
 	cJSON_AddNumberToObject(meta, "block_size", (double)config_int(cfg, "server.block_size"));
 }

@@ -98,8 +98,10 @@ static void cache_put(struct shape_cache *c, const struct shape_key *k, int64_t 
 
 static int64_t to_ns(double s)
 {
-	if (!(s < 9e9))  /* also NaN */
-		BUG("cost model produced %g s", s);
+	if (isnan(s))
+		BUG("cost model produced NaN");
+	if (s > 9e9)
+		return INT64_C(9000000000000000000);  /* saturate absurd shapes (~285 years) */
 	int64_t v = (int64_t)llround(s * 1e9);
 	return v < 1 ? 1 : v;
 }
@@ -124,8 +126,9 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 	const char *prec = config_str(cfg, "model.precision");
 	const char *kvd = config_str(cfg, "model.kv_dtype");
 	bool fp8 = prec && !strcmp(prec, "fp8");
-	eval_setup(&cm->e, &hw, &m, &p, (int)config_int(cfg, "hardware.tp"), fp8,
-		   kvd && !strcmp(kvd, "fp8"), (int)config_int(cfg, "server.block_size"));
+	bool kv_fp8 = kvd ? !strcmp(kvd, "fp8") : fp8;  /* auto: follows model.precision */
+	eval_setup(&cm->e, &hw, &m, &p, (int)config_int(cfg, "hardware.tp"), fp8, kv_fp8,
+		   (int)config_int(cfg, "server.block_size"));
 	cm->c = c;
 	const char *rsp = config_env(cfg, "RUNTIME_SCALE_PATCHING");
 	cm->compile_mult = fp8 && !(rsp && !strcmp(rsp, "1")) ? c.fp8_factor : 1;

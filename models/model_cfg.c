@@ -15,6 +15,8 @@ const struct cfg_def model_cfg_defs[] = {
 	{"model", CFG_STRING, "llama-3.1-8b", 0, 0, NULL, "",
 	 "model profile (bucketsim list models)"},
 	{"model.precision", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "weight precision of the transformer linear layers (embeddings and LM head stay bf16)"},
-	{"model.kv_dtype", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "KV-cache precision (independent of model.precision)"},
+	{"model.kv_dtype", CFG_CHOICE, NULL, 0, 0, "bf16|fp8", "",
+	 "KV-cache precision; auto = model.precision (fp8 recipes quantise the KV cache and the "
+	 "attention matmuls too)"},
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
 };

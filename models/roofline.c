@@ -4,14 +4,15 @@
  * One forward pass on one card of a TP group is the sum of four roofline terms plus overheads:
  *
  *   linear  = max(F_lin  / (P_lin  * eff(T)),      W_lin  / (BW * eta_weights))
- *   head    = max(F_head / (P_bf16 * eff(L)),      W_head / (BW * eta_weights))
- *   attn    = max(F_attn / (P_bf16 * eta_attn),    KV     / (BW * eta_kv))
+ *   head    = max(F_head / (P_attn * eff(L)),      W_head / (BW * eta_weights))
+ *   attn    = max(F_attn / (P_attn * eta_attn),    KV     / (BW * eta_kv))
  *   comm    = 2 * layers * (t_allreduce + 2 (tp-1)/tp * T * hidden * 2 B / ar_bw)  (tp > 1)
  *   t       = linear + head + attn + comm + t_pass
  *
  * with T the tokens of the pass, L the logits fetched (one per sequence), eff(T) = eta_compute *
  * T / (T + n_half) (thin GEMMs waste the matrix engine; F/eff is still increasing in T), F the
- * FLOPs and W the weight bytes per card.  Every term is non-decreasing in each shape dimension,
+ * FLOPs and W the weight bytes per card; P_lin is the peak at the weight precision, P_attn at
+ * the KV-cache precision.  Every term is non-decreasing in each shape dimension,
  * and every efficiency is <= 1, so a pass never beats peak compute or peak bandwidth.
  *
  * ar_bw, the all-reduce bandwidth of one card: in an all-to-all box (Gaudi: 21 scale-up ports
@@ -44,7 +45,7 @@ void eval_setup(struct eval_ctx *e, const struct hw_spec *hw, const struct model
 	e->kv_fp8 = kv_fp8;
 	e->block_size = block_size;
 	e->peak_lin = fp8 ? hw->peak_fp8 : hw->peak_bf16;
-	e->peak_attn = hw->peak_bf16;
+	e->peak_attn = kv_fp8 ? hw->peak_fp8 : hw->peak_bf16;  /* attention runs at the KV dtype */
 	e->wbytes = fp8 ? 1 : 2;
 	double h = m->hidden, qd = (double)m->heads * m->head_dim, kvd = (double)m->kv_heads * m->head_dim;
 	double attn_proj = h * qd + 2 * h * kvd + qd * h;

@@ -166,6 +166,24 @@ START_TEST(csv_all_columns)
 	ck_assert_int_eq(t.recno[1], 3);
 	trace_release(&t);
 	free(p);
+	/* A byte-order mark and CRLF line ends are accepted. */
+	p = write_tmp("bom.csv", "\xef\xbb\xbfprompt_tokens,output_tokens\r\n3,4\r\n");
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.n, 1);
+	ck_assert_int_eq(t.output[0], 4);
+	trace_release(&t);
+	free(p);
+}
+END_TEST
+
+START_TEST(time_range)
+{
+	struct workload w;
+	struct bs_err e;
+	const char *s[] = {"workload.rate=1e-9", "workload.lengths=constant", NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 1, s, &e), -1);
+	ck_assert_str_eq(e.field, "workload.rate");
+	ck_assert_ptr_nonnull(strstr(e.msg, "time range"));
 }
 END_TEST
 
@@ -665,21 +683,47 @@ START_TEST(mix)
 	ck_assert_int_eq(build(&w, 1 << 20, NULL, 9, m2, &e), 0);
 	ck_assert_int_eq(w.n, 15000);
 	workload_release(&w);
+	/* A JSON array in a config file arrives comma-joined; spaces around entries are fine. */
+	char *cf = write_tmp("mix.json", "{\"server\": {\"max_model_len\": 4096}, \"workload\": "
+					"{\"mix\": [\"alpaca:3\", \" longbench : 1 : offline\"], "
+					"\"truncate\": true, \"num_requests\": 4000}}");
+	struct config c;
+	config_init(&c);
+	ck_assert_int_eq(config_load_json(&c, cf, &e), 0);
+	ck_assert_str_eq(config_str(&c, "workload.mix"), "alpaca:3, longbench : 1 : offline");
+	ck_assert_int_eq(workload_build(&c, NULL, 1, &w, &e), 0);
+	size_t noff = 0;
+	for (size_t i = 0; i < w.n; i++)
+		noff += w.req[i].task == TASK_OFFLINE;
+	ck_assert_double_eq_tol(noff / 4000.0, 0.25, 0.03);
+	workload_release(&w);
+	config_release(&c);
+	free(cf);
 	const char *bad[][3] = {
 		{"workload.mix=alpaca:-1", NULL, NULL},
 		{"workload.mix=alpaca:1:batch", NULL, NULL},
 		{"workload.mix=alpaca:x", NULL, NULL},
 		{"workload.mix=alpaca,,longbench", NULL, NULL},
 		{"workload.mix=alpaca", "workload.lengths=lognormal", NULL},
-		{"workload.mix=azure-conv", "workload.arrival=trace", NULL},
+		{"workload.mix=azure-conv", "workload.arrival=trace", NULL}, /* no trace given */
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ck_assert_int_eq(build(&w, 1 << 20, NULL, 9, bad[i], &e), -1);
 		ck_assert_int_eq(e.code, BS_EXIT_INPUT);
 		ck_assert_str_ne(e.field, "");
 	}
-	ck_assert_int_eq(build(&w, 1 << 20, "alpaca", 9, m2, &e), -1);
-	ck_assert_str_eq(e.field, "workload.mix");
+	/* With a mix, a trace given supplies only its timestamps (when it has them). */
+	ck_assert_int_eq(build(&w, 1 << 20, "alpaca", 9, m2, &e), 0);
+	ck_assert_int_eq(w.n, 15000);
+	ck_assert_str_eq(w.source, "mix alpaca,sharegpt");
+	ck_assert_str_eq(w.arrival, "poisson rate=1 req/s");
+	workload_release(&w);
+	ck_assert_int_eq(build(&w, 1 << 20, "azure-code", 9, m2, &e), 0);
+	ck_assert_int_eq(w.n, 8819);
+	ck_assert_str_eq(w.source, "mix alpaca,sharegpt; arrivals of azure-code");
+	ck_assert_int_eq(w.req[1].arrival_ns, 52000000);
+	ck_assert_int_le(w.req[1].prompt_tokens, 3973);
+	workload_release(&w);
 	const char *m3[] = {"workload.mix=alpaca,nosuchtrace", NULL};
 	ck_assert_int_eq(build(&w, 1 << 20, NULL, 9, m3, &e), -1);
 	ck_assert_str_eq(e.file, "nosuchtrace");
@@ -774,6 +818,7 @@ int main(void)
 	tcase_add_test(tc, bundled_statistics);
 	tcase_add_test(tc, csv_all_columns);
 	tcase_add_test(tc, csv_malformed);
+	tcase_add_test(tc, time_range);
 	tcase_add_test(tc, missing_file);
 	tcase_add_test(tc, sort_arrivals);
 	tcase_add_test(tc, jsonl);

@@ -60,6 +60,14 @@ grep -q ',offline,' "$T/mix.csv" && ok synth-mix-offline || fail synth-mix-offli
 expect_exit 0 synth-offline "$BUCKETSIM" trace synth --trace sharegpt --set workload.arrival=offline -n 5 -o "$T/off.csv"
 [ "$(cut -d, -f1 "$T/off.csv" | sort -u | grep -c .)" -eq 2 ] && ok synth-offline-zero || fail synth-offline-zero "times"
 
+# Pinned output: stream seeds and generators must not drift between machines or versions.
+expect_exit 0 synth-pinned "$BUCKETSIM" trace synth --trace alpaca -n 5 --rate 2 -o -
+printf '%s\n' arrival_time_s,prompt_tokens,output_tokens,priority,task,prefix_group,prefix_tokens \
+	0.751194531,45,53,0,online,-1,0 1.147918011,42,12,0,online,-1,0 \
+	1.964541573,43,73,0,online,-1,0 2.457383552,43,92,0,online,-1,0 \
+	3.109781990,48,159,0,online,-1,0 >"$T/pinned.csv"
+cmp -s "$T/stdout" "$T/pinned.csv" && ok synth-pinned-bytes || fail synth-pinned-bytes "$(cat "$T/stdout")"
+
 # --- stats ---
 expect_exit 0 stats-text "$BUCKETSIM" trace stats alpaca
 grep -qE '^prompt_tokens +5000 +39 +53 +61\.79 +84 +136\.01 +301$' "$T/stdout" && ok stats-text-row || fail stats-text-row "$(grep prompt_tokens "$T/stdout")"

@@ -261,7 +261,7 @@ static void print_text(FILE *f, const struct trace *t, const struct named_stats 
 				"-", "-", "-", "-", "-", "-");
 			continue;
 		}
-		fprintf(f, "%-16s %8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", ns[i].name,
+		fprintf(f, "%-16s %8zu %12.7g %12.7g %12.7g %12.7g %12.7g %12.7g\n", ns[i].name,
 			s->count, s->min, s->p50, s->mean, s->p90, s->p99, s->max);
 	}
 	fprintf(f, "\nlength histogram (tokens, bins [lo, hi)):\n%10s %10s %14s %14s\n", "lo", "hi",

@@ -336,6 +336,8 @@ static void csv_cb_field(void *s, size_t len, void *data)
 	memcpy(buf, s, n);
 	buf[n] = 0;
 	if (L->record == 1) {
+		if (L->nhdr == 0 && !strncmp(buf, "\xef\xbb\xbf", 3))
+			memmove(buf, buf + 3, strlen(buf + 3) + 1); /* a UTF-8 byte-order mark */
 		if (L->nhdr == L->hdrcap)
 			L->roles = xrealloc(L->roles, (L->hdrcap = L->hdrcap * 2 + 8) * sizeof *L->roles);
 		enum col c = col_lookup(buf);

@@ -57,6 +57,8 @@ struct build {
 	bool mix;
 	struct trace out_trace;
 	bool has_out_trace;
+	struct trace arr_trace;        /* with a mix: the trace given, for its timestamps only */
+	const struct trace *ts_trace;  /* the trace whose timestamps can be replayed, or NULL */
 };
 
 uint64_t workload_stream_seed(uint64_t master, const char *stream)
@@ -104,18 +106,29 @@ static int cfg_err(struct build *b, const char *key, const char *fmt, ...)
 	return bs_errf(b->err, BS_EXIT_INPUT, b->cfg->file, 0, key, "%s", msg);
 }
 
-/* Splits "a,b,c" into at most MAX pieces (modified in place). */
+static char *trim(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strlen(p);
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		p[--n] = 0;
+	return p;
+}
+
+/* Splits "a, b,c" into at most MAX trimmed pieces (modified in place); MAX + 1 = too many. */
 static size_t split(char *s, char sep, char **parts, size_t max)
 {
 	size_t n = 0;
 	for (char *p = s;; ) {
 		if (n == max)
 			return max + 1;
-		parts[n++] = p;
 		char *q = strchr(p, sep);
+		if (q)
+			*q = 0;
+		parts[n++] = trim(p);
 		if (!q)
 			break;
-		*q = 0;
 		p = q + 1;
 	}
 	return n;
@@ -237,6 +250,10 @@ static int load_sources(struct build *b, const char *trace, bool sort)
 	for (size_t i = 0; i < b->nsrc; i++)
 		if (trace_load(b->src[i].spec, sort, false, &b->src[i].t, b->err))
 			return -1;
+	if (b->mix && trace && trace_load(trace, sort, true, &b->arr_trace, b->err))
+		return -1;
+	const struct trace *tt = b->mix ? &b->arr_trace : b->nsrc ? &b->src[0].t : NULL;
+	b->ts_trace = tt && tt->arrival_s ? tt : NULL;
 	const char *ot = config_str(b->cfg, "workload.output_trace");
 	if (ot && *ot) {
 		if (trace_load(ot, sort, true, &b->out_trace, b->err))
@@ -251,6 +268,7 @@ static void sources_release(struct build *b)
 	for (size_t i = 0; i < MAX_MIX; i++)
 		trace_release(&b->src[i].t);
 	trace_release(&b->out_trace);
+	trace_release(&b->arr_trace);
 }
 
 /* The length rules against max_model_len (see workload.h).  FILE/REC name the origin. */
@@ -316,7 +334,7 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 	if (b->mix && *lm != LEN_TRACE && *lm != LEN_EMPIRICAL)
 		return cfg_err(b, "workload.lengths", "'%s' cannot be used with workload.mix "
 			       "(use trace or empirical)", lengths_names[*lm]);
-	bool ts = !b->mix && b->nsrc == 1 && b->src[0].t.arrival_s;
+	bool ts = b->ts_trace != NULL;
 	if (!strcmp(a, "auto"))
 		*am = ts ? ARR_TRACE : ARR_POISSON;
 	else if (!strcmp(a, "trace"))
@@ -328,8 +346,8 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 	else
 		*am = ARR_OFFLINE;
 	if (*am == ARR_TRACE && !ts)
-		return cfg_err(b, "workload.arrival", "'trace' needs one trace with an "
-			       "arrival_time_s column%s", b->mix ? " (not a mix)" : "");
+		return cfg_err(b, "workload.arrival", "'trace' needs a trace with an "
+			       "arrival_time_s column");
 	if (*am != ARR_TRACE) {
 		if (config_is_set(b->cfg, "workload.time_scale"))
 			return cfg_err(b, "workload.time_scale", "applies only to trace timestamps "
@@ -345,6 +363,15 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 	return 0;
 }
 
+/* Arrival times are int64 nanoseconds: about 292 years at most. */
+#define MAX_NS 9.0e18
+
+static int too_late(struct build *b, const char *key, double s)
+{
+	return cfg_err(b, key, "an arrival at %.6g s is beyond the simulator's time range "
+		       "(9e9 s); use fewer requests or a higher rate", s);
+}
+
 static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 {
 	struct workload *w = b->w;
@@ -357,7 +384,7 @@ static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 		return 0;
 	}
 	if (am == ARR_TRACE) {
-		const struct trace *t = &b->src[0].t;
+		const struct trace *t = b->ts_trace;
 		double first = t->arrival_s[0], last = t->arrival_s[t->n - 1];
 		double span = last - first;
 		/* A cycled trace repeats with period span + one mean gap. */
@@ -375,6 +402,8 @@ static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 		for (size_t i = 0; i < n; i++) {
 			size_t row = i % t->n, cyc = i / t->n;
 			double s = (t->arrival_s[row] + (double)cyc * period) * scale;
+			if (s * 1e9 > MAX_NS)
+				return too_late(b, "workload.time_scale", s);
 			w->req[i].arrival_ns = llround(s * 1e9);
 		}
 		snprintf(w->arrival, sizeof w->arrival, "trace timestamps x %.9g", scale);
@@ -392,6 +421,8 @@ static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 	double t = 0, mean = 1 / rate;
 	for (size_t i = 0; i < n; i++) {
 		t += am == ARR_GAMMA ? gsl_ran_gamma(r, k, theta) : gsl_ran_exponential(r, mean);
+		if (t * 1e9 > MAX_NS)
+			return too_late(b, "workload.rate", t);
 		w->req[i].arrival_ns = llround(t * 1e9);
 	}
 	return 0;
@@ -403,8 +434,6 @@ static int build(struct build *b, const char *trace)
 	struct workload *w = b->w;
 	const char *mix = config_str(cfg, "workload.mix");
 	b->mix = mix && *mix;
-	if (b->mix && trace)
-		return cfg_err(b, "workload.mix", "give either a trace or workload.mix, not both");
 	if (b->mix && parse_mix(b, mix))
 		return -1;
 	if (load_sources(b, trace, config_bool(cfg, "workload.sort_arrivals")))
@@ -414,7 +443,10 @@ static int build(struct build *b, const char *trace)
 	if (resolve_modes(b, &lm, &am))
 		return -1;
 	snprintf(w->lengths, sizeof w->lengths, "%s", lengths_names[lm]);
-	if (b->mix)
+	if (b->mix && am == ARR_TRACE)
+		snprintf(w->source, sizeof w->source, "mix %.110s; arrivals of %.110s", mix,
+			 b->ts_trace->name);
+	else if (b->mix)
 		snprintf(w->source, sizeof w->source, "mix %s", mix);
 	else if (b->nsrc)
 		snprintf(w->source, sizeof w->source, "%s", b->src[0].t.name);
@@ -424,6 +456,8 @@ static int build(struct build *b, const char *trace)
 	size_t n = 0;
 	if (config_is_set(cfg, "workload.num_requests"))
 		n = (size_t)config_int(cfg, "workload.num_requests");
+	else if (am == ARR_TRACE)
+		n = b->ts_trace->n;
 	else if (b->nsrc)
 		for (size_t i = 0; i < b->nsrc; i++)
 			n += b->src[i].t.n;

@@ -1,0 +1,296 @@
+/*
+ * check_calibrate: the measurements reader and the fit (models/calib.c): malformed CSV errors
+ * name file, record and field; a fit on synthetic rows generated from known parameters
+ * recovers them; the shipped profiles reproduce their committed fit report.
+ * Run from the repository root (make check does).
+ */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/calib_int.h"
+
+static const char header[] =
+	"source,hardware,cards,model,precision,framework,input_len,output_len,batch_size,metric,"
+	"value,unit,notes\n";
+
+static char *write_tmp(const char *text)
+{
+	char *path = xstrdup("/tmp/check_calibrate.XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void expect_error(const char *body, long record, const char *field, const char *msg)
+{
+	char *text = xasprintf("%s%s", header, body);
+	char *path = write_tmp(text);
+	struct calib_row *rows = NULL;
+	size_t n = 0;
+	struct bs_err err = {0};
+	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), -1);
+	ck_assert_int_eq(err.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(err.file, path);
+	ck_assert_int_eq(err.line, record);
+	if (field)
+		ck_assert_str_eq(err.field, field);
+	ck_assert_msg(strstr(err.msg, msg), "message '%s' lacks '%s'", err.msg, msg);
+	unlink(path);
+	free(path);
+	free(text);
+}
+
+START_TEST(malformed_csv)
+{
+	const char *good = "s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,100,t/s,n\n";
+	char *two = xasprintf("%s%s", good,
+			      "s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,abc,t/s,n\n");
+	expect_error(two, 3, "value", "expected a non-negative number");
+	free(two);
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,-128,128,64,throughput_generated_tokens,100,t/s,n\n",
+		     2, "input_len", "expected a non-negative integer");
+	expect_error("s,Gaudi2,x,Llama-3.1-8B,fp8,f,128,128,64,prefill_forward_latency,100,ms,n\n", 2,
+		     "cards", "got 'x'");
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128\n", 2, NULL, "expected 13 fields, got 8");
+	expect_error("s,Gaudi2,1,\"Llama,fp8,f,128,128,64,m,1,u,n\n", 2, NULL, "");
+	/* a bad header */
+	char *path = write_tmp("source,hardware,cards\n");
+	struct calib_row *rows = NULL;
+	size_t n = 0;
+	struct bs_err err = {0};
+	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), -1);
+	ck_assert_int_eq(err.line, 1);
+	unlink(path);
+	free(path);
+	path = write_tmp("source,hardware,cards,model,precision,framework,input_len,output_len,"
+			 "batch_size,metric,value,units,notes\n");
+	bs_err_clear(&err);
+	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), -1);
+	ck_assert_str_eq(err.field, "unit");
+	unlink(path);
+	free(path);
+	/* a missing file is an I/O error */
+	bs_err_clear(&err);
+	ck_assert_int_eq(calib_read_csv("/nonexistent/x.csv", &rows, &n, &err), -1);
+	ck_assert_int_ne(err.code, 0);
+	/* a good file parses; text shapes are kept but never fitted */
+	char *text = xasprintf("%s%s%s", header, good,
+			       "s (SynapseAI 1.18.0),Gaudi3 (HLS-3),1,Meta-Llama-3.1-8B-Instruct,bf16,f,"
+			       "short prompt,100,1,throughput_generated_tokens,129,t/s,treat with caution\n");
+	path = write_tmp(text);
+	bs_err_clear(&err);
+	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(rows[0].hw, "gaudi2");
+	ck_assert_str_eq(rows[0].model, "llama-3.1-8b");
+	ck_assert_int_eq(rows[0].record, 2);
+	ck_assert_str_eq(rows[1].hw, "gaudi3");
+	ck_assert_str_eq(rows[1].model, "llama-3.1-8b");
+	ck_assert_str_eq(rows[1].software, "1.18");
+	ck_assert(rows[1].doubtful);
+	ck_assert(isnan(rows[1].in));
+	free(rows);
+	unlink(path);
+	free(path);
+	free(text);
+}
+END_TEST
+
+/* Rows of hardware HW generated from parameters P, with the same equations calibrate fits. */
+static size_t synth(struct calib_row *rows, const char *hw_name, const struct perf_params *p)
+{
+	struct hw_spec hw;
+	struct perf_params p0;
+	struct compile_params c;
+	struct bs_err err = {0};
+	ck_assert_int_eq(profile_load_hw(hw_name, &hw, &p0, &c, &err), 0);
+	static const struct { const char *m; int tp; double in, out, bs; } shapes[] = {
+		{"llama-3.1-8b", 1, 128, 128, 2048}, {"llama-3.1-8b", 1, 128, 2048, 256},
+		{"llama-3.1-8b", 1, 2048, 128, 128}, {"llama-3.1-8b", 1, 2048, 2048, 64},
+		{"llama-3.1-8b", 1, 128, 512, 1}, {"llama-3.1-8b", 1, 1024, 256, 4},
+		{"mistral-7b", 1, 128, 2048, 32}, {"llama-2-7b", 1, 2048, 128, 16},
+		{"llama-3.1-70b", 2, 128, 128, 1024}, {"llama-3.1-70b", 2, 128, 2048, 256},
+		{"llama-3.1-70b", 4, 2048, 128, 128}, {"llama-3.1-70b", 8, 2048, 2048, 512},
+		{"llama-3.1-70b", 8, 128, 2048, 8}, {"llama-3.1-70b", 8, 128, 128, 2},
+		{"llama-2-70b", 2, 2048, 2048, 128}, {"llama-3.1-405b", 8, 128, 128, 1024},
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		struct calib_row *r = &rows[n++];
+		memset(r, 0, sizeof *r);
+		r->record = (long)n + 1;
+		snprintf(r->hw, sizeof r->hw, "%s", hw_name);
+		snprintf(r->model, sizeof r->model, "%s", shapes[i].m);
+		snprintf(r->metric, sizeof r->metric, "throughput_generated_tokens");
+		snprintf(r->software, sizeof r->software, "9.99");
+		r->tp = shapes[i].tp;
+		r->fp8 = true;
+		r->in = shapes[i].in;
+		r->out = shapes[i].out;
+		r->bs = shapes[i].bs;
+		struct model_arch m;
+		ck_assert_int_eq(profile_load_model(r->model, &m, &err), 0);
+		struct eval_ctx e;
+		eval_setup(&e, &hw, &m, p, r->tp, true, true, 128);
+		struct static_batch sb;
+		eval_static_batch(&e, r->bs, r->in, r->out, &sb);
+		r->value = sb.throughput;
+	}
+	/* bf16 prefill passes of several lengths and TP degrees */
+	for (int tp = 2; tp <= 8; tp *= 2)
+		for (double q = 256; q <= 32768; q *= 4) {
+			struct calib_row *r = &rows[n++];
+			memset(r, 0, sizeof *r);
+			r->record = (long)n + 1;
+			snprintf(r->hw, sizeof r->hw, "%s", hw_name);
+			snprintf(r->model, sizeof r->model, "llama-3.1-70b");
+			snprintf(r->metric, sizeof r->metric, "prefill_forward_latency");
+			snprintf(r->software, sizeof r->software, "9.99");
+			r->tp = tp;
+			r->in = q;
+			r->out = 0;
+			r->bs = 1;
+			struct model_arch m;
+			ck_assert_int_eq(profile_load_model(r->model, &m, &err), 0);
+			struct eval_ctx e;
+			eval_setup(&e, &hw, &m, p, tp, false, false, 128);
+			r->value = eval_prefill(&e, 1, q, 0, NULL) * 1e3;
+		}
+	return n;
+}
+
+START_TEST(synthetic_recovery)
+{
+	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6}};
+	struct calib_row rows[64];
+	size_t n = synth(rows, "gaudi2", &truth);
+	struct calib_opts o = {.hw = "gaudi2", .software = "9.99", .use_prefill_rows = true};
+	calib_default_start(&o.start);
+	struct calib_result res;
+	struct bs_err err = {0};
+	ck_assert_int_eq(calib_fit(rows, n, &o, &res, &err), 0);
+	ck_assert_int_eq(res.n_fit, (int)n);
+	/* The priors pull towards their centre: on noise-free rows every parameter comes back
+	 * within three standard errors and 20 %, and every row is reproduced closely. */
+	for (int i = 0; i < PP_COUNT; i++) {
+		double d = fabs(res.p.v[i] - truth.v[i]);
+		ck_assert_msg(d <= fmax(3 * res.se[i], 0.02 * truth.v[i]) && d <= 0.2 * truth.v[i],
+			      "%s: %g vs %g (se %g)", perf_param_names[i], res.p.v[i], truth.v[i],
+			      res.se[i]);
+	}
+	ck_assert(res.single_mape < 0.01 && res.tp_mape < 0.01);
+	for (int i = 0; i < PP_COUNT; i++)
+		ck_assert(res.se[i] >= 0 && isfinite(res.se[i]));
+	calib_result_release(&res);
+	/* Without the priors the fit recovers the generating parameters. */
+	o.no_priors = true;
+	ck_assert_int_eq(calib_fit(rows, n, &o, &res, &err), 0);
+	for (int i = 0; i < PP_COUNT; i++)
+		ck_assert_msg(fabs(res.p.v[i] / truth.v[i] - 1) < 0.01, "%s: %g vs %g",
+			      perf_param_names[i], res.p.v[i], truth.v[i]);
+	calib_result_release(&res);
+}
+END_TEST
+
+/* The shipped profile's committed fit summary, reproduced by a fresh fit. */
+static void reproduce(const char *hw)
+{
+	struct calib_row *rows = NULL;
+	size_t n = 0;
+	struct bs_err err = {0};
+	ck_assert_msg(calib_read_csv("models/data/gaudi_measurements.csv", &rows, &n, &err) == 0,
+		      "%s", err.msg);
+	cJSON *j = profile_hw_json(hw);
+	ck_assert_ptr_nonnull(j);
+	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(j, "fit");
+	const cJSON *data = cJSON_GetObjectItemCaseSensitive(fit, "data");
+	const cJSON *sw = cJSON_GetObjectItemCaseSensitive(data, "software");
+	ck_assert(cJSON_IsString(sw));
+	struct calib_opts o = {.hw = hw, .software = sw->valuestring, .use_prefill_rows = true};
+	calib_default_start(&o.start);
+	struct calib_result res;
+	ck_assert_int_eq(calib_fit(rows, n, &o, &res, &err), 0);
+	double want_single = cJSON_GetObjectItemCaseSensitive(fit, "single_card_mape_pct")->valuedouble;
+	double want_tp = cJSON_GetObjectItemCaseSensitive(fit, "tp_mape_pct")->valuedouble;
+	ck_assert_double_eq_tol(100 * res.single_mape, want_single, 0.05);
+	ck_assert_double_eq_tol(100 * res.tp_mape, want_tp, 0.05);
+	ck_assert_int_eq(res.n_fit, cJSON_GetObjectItemCaseSensitive(fit, "rows_fitted")->valueint);
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+	for (int i = 0; i < PP_COUNT; i++) {
+		double want = cJSON_GetObjectItemCaseSensitive(params, perf_param_names[i])->valuedouble;
+		double got = res.p.v[i] * perf_param_json_scale[i];
+		ck_assert_msg(fabs(got - want) <= 1e-3 * fabs(want), "%s: %g vs %g", perf_param_names[i],
+			      got, want);
+	}
+	double c1 = cJSON_GetObjectItemCaseSensitive(params, "compile_c1_ms_per_token")->valuedouble;
+	ck_assert_double_eq_tol(res.c.c1 * 1e3, c1, 1e-3 * c1);
+	/* The targets: fitted-version throughput MAPE <= 15 % for single card and TP, compile
+	 * model within 1.5x of every warm-up total. */
+	ck_assert(res.single_mape <= 0.15 && res.tp_mape <= 0.15);
+	for (int i = 0; i < res.ncomp; i++)
+		if (strstr(res.comp[i].name, "total") || strstr(res.comp[i].name, "bf16")) {
+			double r = res.comp[i].predicted / res.comp[i].measured;
+			ck_assert_msg(r >= 1 / 1.5 && r <= 1.5, "%s: ratio %g", res.comp[i].name, r);
+		}
+	cJSON_Delete(j);
+	calib_result_release(&res);
+	free(rows);
+}
+
+START_TEST(committed_gaudi2)
+{
+	reproduce("gaudi2");
+}
+END_TEST
+
+START_TEST(committed_gaudi3)
+{
+	reproduce("gaudi3");
+}
+END_TEST
+
+START_TEST(too_few_rows)
+{
+	struct calib_row rows[64];
+	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6}};
+	synth(rows, "gaudi3", &truth);
+	struct calib_opts o = {.hw = "gaudi3", .software = "1.01", .use_prefill_rows = true};
+	calib_default_start(&o.start);
+	struct calib_result res;
+	struct bs_err err = {0};
+	ck_assert_int_eq(calib_fit(rows, 2, &o, &res, &err), -1);
+	ck_assert_int_eq(err.code, BS_EXIT_INPUT);
+	calib_result_release(&res);
+	bs_err_clear(&err);
+	o.hw = "tpu9";
+	ck_assert_int_eq(calib_fit(rows, 2, &o, &res, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "gaudi2"));
+}
+END_TEST
+
+int main(void)
+{
+	gsl_set_error_handler_off();
+	Suite *s = suite_create("calibrate");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, malformed_csv);
+	tcase_add_test(tc, synthetic_recovery);
+	tcase_add_test(tc, committed_gaudi2);
+	tcase_add_test(tc, committed_gaudi3);
+	tcase_add_test(tc, too_few_rows);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

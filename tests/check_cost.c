@@ -1,0 +1,297 @@
+/*
+ * check_cost: the cost model's contract (models/cost.h) and the roofline equations
+ * (models/roofline.c): sanity against peaks, monotonicity in every shape dimension, padding,
+ * memory arithmetic, the shape cache, compile and KV-transfer costs, and name errors.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cost.h"
+#include "models/cost_int.h"
+
+static struct cost_model *make(const char *hw, const char *model, const char *prec, int tp)
+{
+	struct config cfg;
+	struct bs_err err = {0};
+	char buf[64];
+	config_init(&cfg);
+	ck_assert_int_eq(config_set(&cfg, "hardware", hw, CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	ck_assert_int_eq(config_set(&cfg, "model", model, CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	ck_assert_int_eq(config_set(&cfg, "model.precision", prec, CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	snprintf(buf, sizeof buf, "%d", tp);
+	ck_assert_int_eq(config_set(&cfg, "hardware.tp", buf, CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	struct cost_model *cm = NULL;
+	ck_assert_int_eq(cost_model_new(&cfg, &cm, &err), 0);
+	config_release(&cfg);
+	return cm;
+}
+
+static void make_ctx(struct eval_ctx *e, const char *hw, const char *model, bool fp8, int tp)
+{
+	struct hw_spec h;
+	struct perf_params p;
+	struct compile_params c;
+	struct model_arch m;
+	struct bs_err err = {0};
+	ck_assert_int_eq(profile_load_hw(hw, &h, &p, &c, &err), 0);
+	ck_assert_int_eq(profile_load_model(model, &m, &err), 0);
+	eval_setup(e, &h, &m, &p, tp, fp8, fp8, 128);
+}
+
+START_TEST(kv_bytes_gqa)
+{
+	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	ck_assert_double_eq(cost_kv_bytes_per_token(cm), 2.0 * 32 * 8 * 128 * 2);  /* 131072 */
+	ck_assert_int_eq(cost_model_max_context(cm), 131072);
+	ck_assert_str_eq(cost_model_hardware(cm), "gaudi2");
+	ck_assert_str_eq(cost_model_name(cm), "llama-3.1-8b");
+	cost_model_free(cm);
+	cm = make("gaudi2", "llama-3.1-8b", "fp8", 1);  /* kv_dtype auto follows fp8 */
+	ck_assert_double_eq(cost_kv_bytes_per_token(cm), 65536);
+	cost_model_free(cm);
+	cm = make("gaudi2", "llama-2-70b", "bf16", 8);  /* 8 KV heads over 8 cards */
+	ck_assert_double_eq(cost_kv_bytes_per_token(cm), 2.0 * 80 * 1 * 128 * 2);
+	cost_model_free(cm);
+	cm = make("gaudi3", "llama-3.1-405b", "bf16", 16);  /* replicated beyond 8 */
+	ck_assert_double_eq(cost_kv_bytes_per_token(cm), 2.0 * 126 * 1 * 128 * 2);
+	cost_model_free(cm);
+	cm = make("gaudi2", "llama-2-7b", "bf16", 1);  /* MHA */
+	ck_assert_double_eq(cost_kv_bytes_per_token(cm), 2.0 * 32 * 32 * 128 * 2);
+	cost_model_free(cm);
+}
+END_TEST
+
+START_TEST(num_kv_blocks_hand)
+{
+	/* llama-3.1-8b bf16: 8,029,995,008 parameters = 16,059,990,016 bytes.  Gaudi 2: 94.62 GiB.
+	 * (94.62 GiB * 0.9 - 16,059,990,016 - 2 GiB) * 0.9 = 65,907,209,325.8 bytes;
+	 * / (128 * 131072) = 3928.4 -> 3928 blocks. */
+	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	ck_assert_double_eq(cost_weight_bytes(cm), 16059990016.0);
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9), 3928);
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.1), 0);  /* weights do not fit */
+	cost_model_free(cm);
+	/* llama-3.1-70b fp8 (embeddings bf16) at tp 2: 36,326,866,944 bytes per card, KV fp8 4 heads:
+	 * 81920 bytes per token -> 4545 blocks. */
+	cm = make("gaudi2", "llama-3.1-70b", "fp8", 2);
+	ck_assert_double_eq(cost_weight_bytes(cm), 36326866944.0);
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9), 4545);
+	cost_model_free(cm);
+}
+END_TEST
+
+static const char *const hws[] = {"gaudi2", "gaudi3", "h100", "a100"};
+static const char *const mods[] = {"llama-3.1-8b", "llama-2-70b", "mixtral-8x7b", "opt-13b",
+				   "llama-3.1-405b"};
+static const int tps[] = {1, 2, 8};
+
+static void check_bounds(const struct eval_ctx *e, const struct pass_cost *pc)
+{
+	double peak = fmax(e->hw.peak_bf16, e->hw.peak_fp8);
+	ck_assert_msg(pc->t * (1 + 1e-12) >= pc->flops / peak, "beats peak compute");
+	ck_assert_msg(pc->t * (1 + 1e-12) >= pc->bytes / e->hw.hbm_bw, "beats peak bandwidth");
+	ck_assert(pc->t > 0 && isfinite(pc->t));
+}
+
+START_TEST(roofline_grid)
+{
+	const double bss[] = {1, 2, 7, 64, 256};
+	const double qs[] = {1, 16, 128, 1000, 8192};
+	const double cbs[] = {0, 1, 16, 256};
+	const double nbs[] = {0, 1, 64, 1000, 20000};
+	for (size_t h = 0; h < 4; h++)
+		for (size_t mi = 0; mi < 5; mi++)
+			for (size_t ti = 0; ti < 3; ti++)
+				for (int fp8 = 0; fp8 < 2; fp8++) {
+					struct eval_ctx e;
+					make_ctx(&e, hws[h], mods[mi], fp8, tps[ti]);
+					struct pass_cost pc, pc2;
+					for (size_t a = 0; a < 5; a++)
+						for (size_t b = 0; b < 5; b++)
+							for (size_t c = 0; c < 4; c++) {
+								double t = eval_prefill(&e, bss[a], qs[b], cbs[c], &pc);
+								check_bounds(&e, &pc);
+								if (a + 1 < 5)
+									ck_assert(eval_prefill(&e, bss[a + 1], qs[b], cbs[c], &pc2) >= t);
+								if (b + 1 < 5)
+									ck_assert(eval_prefill(&e, bss[a], qs[b + 1], cbs[c], &pc2) >= t);
+								if (c + 1 < 4)
+									ck_assert(eval_prefill(&e, bss[a], qs[b], cbs[c + 1], &pc2) >= t);
+							}
+					for (size_t a = 0; a < 5; a++)
+						for (size_t b = 0; b < 5; b++) {
+							double t = eval_decode(&e, bss[a], nbs[b], &pc);
+							check_bounds(&e, &pc);
+							if (a + 1 < 5)
+								ck_assert(eval_decode(&e, bss[a + 1], nbs[b], NULL) >= t);
+							if (b + 1 < 5)
+								ck_assert(eval_decode(&e, bss[a], nbs[b + 1], NULL) >= t);
+							for (int causal = 0; causal < 2; causal++) {
+								double u = eval_unified(&e, qs[a], nbs[b] / 10, nbs[b], causal, qs[a], &pc);
+								check_bounds(&e, &pc);
+								ck_assert(eval_unified(&e, qs[a], nbs[b] / 10, nbs[b], true, qs[a], NULL) >= u);
+								if (a + 1 < 5)
+									ck_assert(eval_unified(&e, qs[a + 1], nbs[b] / 10, nbs[b], causal, qs[a + 1], NULL) >= u);
+								if (b + 1 < 5) {
+									ck_assert(eval_unified(&e, qs[a], nbs[b + 1] / 10, nbs[b], causal, qs[a], NULL) >= u);
+									ck_assert(eval_unified(&e, qs[a], nbs[b] / 10, nbs[b + 1], causal, qs[a], NULL) >= u);
+								}
+							}
+						}
+				}
+}
+END_TEST
+
+START_TEST(padding_never_cheaper)
+{
+	for (size_t h = 0; h < 4; h++) {
+		struct cost_model *cm = make(hws[h], "llama-3.1-8b", "bf16", 1);
+		for (int32_t bs = 1; bs <= 64; bs += 9)
+			for (int32_t q = 1; q <= 2048; q += 97) {
+				int32_t qp = (q + 127) / 128 * 128, bp = bs + (bs & 1);
+				ck_assert(cost_prefill_ns(cm, bp, qp, 3) >= cost_prefill_ns(cm, bs, q, 3));
+				ck_assert(cost_decode_ns(cm, bp, qp) >= cost_decode_ns(cm, bs, q));
+				ck_assert(cost_unified_ns(cm, qp, 2, bp, true) >= cost_unified_ns(cm, q, 2, bs, true));
+			}
+		cost_model_free(cm);
+	}
+}
+END_TEST
+
+START_TEST(cache_matches_equations)
+{
+	struct cost_model *cm = make("gaudi3", "llama-3.1-70b", "fp8", 2);
+	struct eval_ctx e;
+	make_ctx(&e, "gaudi3", "llama-3.1-70b", true, 2);
+	/* Enough distinct shapes to force several table growths, then every one again. */
+	for (int round = 0; round < 2; round++)
+		for (int32_t bs = 1; bs <= 40; bs++)
+			for (int32_t nb = 0; nb < 200; nb += 3) {
+				int64_t want = llround(eval_decode(&e, bs, nb, NULL) * 1e9);
+				ck_assert_int_eq(cost_decode_ns(cm, bs, nb), want);
+				want = llround(eval_prefill(&e, bs, nb + 1, 2, NULL) * 1e9);
+				ck_assert_int_eq(cost_prefill_ns(cm, bs, nb + 1, 2), want);
+			}
+	ck_assert(cost_decode_ns(cm, -5, -1) >= 1);  /* clamped to the empty shape */
+	cost_model_free(cm);
+}
+END_TEST
+
+START_TEST(decode_weight_floor)
+{
+	/* bs 1, 8B bf16 on Gaudi 2: at least the weight-streaming floor of the README (16.06 GB
+	 * over 2.46 TB/s = 6.53 ms), and within 2x of the measured 7.75 ms per step. */
+	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	double t = cost_decode_ns(cm, 1, 1) / 1e6;
+	ck_assert(t >= 6.5);
+	ck_assert(t <= 15.5);
+	cost_model_free(cm);
+}
+END_TEST
+
+START_TEST(moe_experts)
+{
+	struct model_arch m;
+	struct bs_err err = {0};
+	ck_assert_int_eq(profile_load_model("mixtral-8x7b", &m, &err), 0);
+	ck_assert_double_eq_tol(eval_experts_touched(&m, 1), 2, 1e-12);
+	ck_assert(eval_experts_touched(&m, 4) > eval_experts_touched(&m, 2));
+	ck_assert_double_eq_tol(eval_experts_touched(&m, 512), 8, 1e-9);
+	struct eval_ctx e;
+	make_ctx(&e, "gaudi2", "mixtral-8x7b", true, 1);
+	struct pass_cost p1, p64;
+	eval_decode(&e, 1, 1, &p1);
+	eval_decode(&e, 64, 64, &p64);
+	/* bs 1 streams the dense part and 2 of 8 experts per layer; bs 64 touches all 8. */
+	ck_assert(p64.bytes > 3 * p1.bytes);
+}
+END_TEST
+
+START_TEST(compile_and_transfer)
+{
+	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	int32_t small[4] = {1, 128, 0, 0}, big[4] = {64, 1024, 0, 0}, dec[4] = {4, 1, 16, 0};
+	int64_t a = cost_compile_ns(cm, 0, small, false), b = cost_compile_ns(cm, 0, big, false);
+	ck_assert(b > a && a > 0);
+	ck_assert(cost_compile_ns(cm, 1, dec, false) > 0);
+	ck_assert(cost_compile_ns(cm, 2, small, true) > 0);
+	/* issue #201's bs 64 x 1024 bucket took 38 s: within a factor of 1.5 */
+	ck_assert(b / 1e9 > 38 / 1.5 && b / 1e9 < 38 * 1.5);
+	int64_t t1 = cost_kv_transfer_ns(cm, 1000), t2 = cost_kv_transfer_ns(cm, 2000);
+	ck_assert(t2 > t1);
+	/* 1000 tokens x 131072 B over 37.5 GB/s + 50 us */
+	ck_assert_int_eq(t1, llround((50e-6 + 1000 * 131072.0 / 37.5e9) * 1e9));
+	cost_model_free(cm);
+	struct cost_model *f8 = make("gaudi2", "llama-3.1-8b", "fp8", 1);
+	cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	ck_assert(cost_compile_ns(f8, 0, big, false) > 5 * (cost_compile_ns(cm, 0, big, false) - 0.4e9));
+	cost_model_free(cm);
+	cost_model_free(f8);
+}
+END_TEST
+
+START_TEST(unknown_names)
+{
+	struct config cfg;
+	struct bs_err err = {0};
+	config_init(&cfg);
+	config_set(&cfg, "hardware", "tpu9", CFG_ORIGIN_CMDLINE, NULL, 0, &err);
+	struct cost_model *cm = NULL;
+	ck_assert_int_eq(cost_model_new(&cfg, &cm, &err), -1);
+	ck_assert_int_eq(err.code, BS_EXIT_INPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "'tpu9'"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "gaudi2"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "h100"));
+	bs_err_clear(&err);
+	config_set(&cfg, "hardware", "gaudi3", CFG_ORIGIN_CMDLINE, NULL, 0, &err);
+	config_set(&cfg, "model", "gpt-5", CFG_ORIGIN_CMDLINE, NULL, 0, &err);
+	ck_assert_int_eq(cost_model_new(&cfg, &cm, &err), -1);
+	ck_assert_int_eq(err.code, BS_EXIT_INPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "mixtral-8x7b"));
+	config_release(&cfg);
+}
+END_TEST
+
+START_TEST(static_batch)
+{
+	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "fp8", 1);
+	double pre, dec, tot, thr;
+	cost_static_batch(cm, 512, 128, 2048, &pre, &dec, &tot, &thr);
+	ck_assert_double_eq_tol(tot, pre + dec * 2047, 1e-9 * tot);
+	ck_assert_double_eq_tol(thr, 512.0 * 2048 / tot, 1e-9 * thr);
+	double pre2, dec2, tot2, thr2;
+	cost_static_batch(cm, 512, 128, 4096, &pre2, &dec2, &tot2, &thr2);
+	ck_assert(dec2 > dec && pre2 == pre);
+	cost_model_free(cm);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("cost");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, kv_bytes_gqa);
+	tcase_add_test(tc, num_kv_blocks_hand);
+	tcase_add_test(tc, roofline_grid);
+	tcase_add_test(tc, padding_never_cheaper);
+	tcase_add_test(tc, cache_matches_equations);
+	tcase_add_test(tc, decode_weight_floor);
+	tcase_add_test(tc, moe_experts);
+	tcase_add_test(tc, compile_and_transfer);
+	tcase_add_test(tc, unknown_names);
+	tcase_add_test(tc, static_batch);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

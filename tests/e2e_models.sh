@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# End-to-end tests of the cost-model commands: predict (text, json, one pass, errors),
+# calibrate (to a temporary file; nothing written on error), list models.
+. "$(dirname "$0")/e2e_lib.sh"
+CSV=models/data/gaudi_measurements.csv
+
+# predict: static batch, text
+expect_exit 0 predict-text "$BUCKETSIM" predict --set hardware=gaudi2 --set model=llama-3.1-8b \
+	--set model.precision=fp8 --set hardware.tp=1 --batch 512 --input 128 --output 2048
+if grep -q '^throughput  *[0-9.]* generated tokens/s$' "$E2E_TMP/stdout"; then ok predict-text-out
+else fail predict-text-out "$(head -c 300 "$E2E_TMP/stdout")"; fi
+
+# predict: json keys and the identity throughput = bs * out / total
+expect_exit 0 predict-json "$BUCKETSIM" predict --set hardware=gaudi3 --set model=llama-3.1-70b \
+	--set model.precision=fp8 --set hardware.tp=2 --batch 64 --input 2048 --output 128 --format json
+out=$(cat "$E2E_TMP/stdout")
+for k in prefill_s decode_step_ms_mean total_s throughput_tokens_per_s; do
+	if echo "$out" | grep -q "\"$k\":"; then ok "predict-json-$k"; else fail "predict-json-$k" "missing"; fi
+done
+tot=$(echo "$out" | sed -n 's/.*"total_s":[[:space:]]*\([0-9.e+-]*\).*/\1/p')
+thr=$(echo "$out" | sed -n 's/.*"throughput_tokens_per_s":[[:space:]]*\([0-9.e+-]*\).*/\1/p')
+if awk -v t="$tot" -v r="$thr" 'BEGIN { d = 64 * 128 / t - r; exit !(d < 1e-6 * r && d > -1e-6 * r) }'; then
+	ok predict-json-identity; else fail predict-json-identity "total $tot throughput $thr"; fi
+
+# predict: deterministic
+"$BUCKETSIM" predict --batch 8 --input 1024 --output 64 --format json >"$E2E_TMP/a" 2>&1
+"$BUCKETSIM" predict --batch 8 --input 1024 --output 64 --format json >"$E2E_TMP/b" 2>&1
+if cmp -s "$E2E_TMP/a" "$E2E_TMP/b"; then ok predict-deterministic; else fail predict-deterministic "differs"; fi
+
+# predict: one pass
+expect_exit 0 predict-pass-decode "$BUCKETSIM" predict --pass decode --batch 64 --blocks 512 --format json
+if grep -q '"pass_ms":' "$E2E_TMP/stdout"; then ok predict-pass-json; else fail predict-pass-json "no pass_ms"; fi
+expect_exit 0 predict-pass-prefill "$BUCKETSIM" predict --pass prefill --batch 1 --input 2048 --ctx-blocks 4
+expect_exit 0 predict-help "$BUCKETSIM" predict --help
+if grep -q 'Examples\|bucketsim predict --set' "$E2E_TMP/stdout"; then ok predict-help-examples; else fail predict-help-examples "no examples"; fi
+
+# predict: errors
+expect_exit 3 predict-unknown-hw "$BUCKETSIM" predict --set hardware=tpu9 --batch 1 --input 1 --output 2
+expect_stderr predict-unknown-hw-lists 'gaudi2.*gaudi3|gaudi3.*gaudi2'
+expect_exit 3 predict-unknown-model "$BUCKETSIM" predict --set model=gpt-9 --batch 1 --input 1 --output 2
+expect_stderr predict-unknown-model-lists 'llama-3.1-8b'
+expect_exit 2 predict-no-batch "$BUCKETSIM" predict --input 128 --output 128
+expect_exit 2 predict-bad-pass "$BUCKETSIM" predict --pass sideways --batch 1
+expect_exit 2 predict-bad-number "$BUCKETSIM" predict --batch 1x --input 1 --output 1
+expect_exit 2 predict-decode-no-blocks "$BUCKETSIM" predict --pass decode --batch 4
+expect_exit 2 predict-bad-precision "$BUCKETSIM" predict --set model.precision=int3 --batch 1 --input 1 --output 2
+
+# calibrate to a temporary file
+expect_exit 0 calibrate "$BUCKETSIM" calibrate --data "$CSV" --hardware gaudi3 --software 1.20 -o "$E2E_TMP/g3.json"
+if grep -q '"single_card_mape_pct"' "$E2E_TMP/g3.json" && grep -q '"fit"' "$E2E_TMP/g3.json"; then
+	ok calibrate-profile; else fail calibrate-profile "no fit summary"; fi
+if grep -q '^fitted throughput MAPE: single-card' "$E2E_TMP/stdout"; then ok calibrate-report
+else fail calibrate-report "no summary line"; fi
+# the committed profile's parameters are what this command produces
+for p in eta_compute eta_kv t_pass_ms; do
+	a=$(grep "\"$p\":" "$E2E_TMP/g3.json" | head -n 1 | tr -d ' \t,')
+	b=$(grep "\"$p\":" models/data/gaudi3.json | head -n 1 | tr -d ' \t,')
+	if [ "$a" = "$b" ]; then ok "calibrate-reproduces-$p"; else fail "calibrate-reproduces-$p" "$a vs $b"; fi
+done
+
+# calibrate errors: nothing written
+printf 'source,hardware,cards\nx,y,z\n' >"$E2E_TMP/bad.csv"
+expect_exit 3 calibrate-bad-header "$BUCKETSIM" calibrate --data "$E2E_TMP/bad.csv" --hardware gaudi2 -o "$E2E_TMP/out.json"
+expect_stderr calibrate-bad-header-where 'bad\.csv:1'
+{ head -n 1 "$CSV"; echo 's,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,fast,t/s,n'; } >"$E2E_TMP/bad2.csv"
+expect_exit 3 calibrate-bad-value "$BUCKETSIM" calibrate --data "$E2E_TMP/bad2.csv" --hardware gaudi2 -o "$E2E_TMP/out.json"
+expect_stderr calibrate-bad-value-where "bad2\.csv:2: field 'value'"
+expect_exit 3 calibrate-unknown-hw "$BUCKETSIM" calibrate --data "$CSV" --hardware tpu9 -o "$E2E_TMP/out.json"
+expect_exit 3 calibrate-no-rows "$BUCKETSIM" calibrate --data "$CSV" --hardware gaudi2 --software 0.1 -o "$E2E_TMP/out.json"
+expect_exit 3 calibrate-missing-file "$BUCKETSIM" calibrate --data "$E2E_TMP/none.csv" --hardware gaudi2 -o "$E2E_TMP/out.json"
+expect_exit 2 calibrate-usage "$BUCKETSIM" calibrate --data "$CSV"
+if [ ! -e "$E2E_TMP/out.json" ] && ! ls -A "$E2E_TMP" | grep -q 'out\.json'; then ok calibrate-no-partial
+else fail calibrate-no-partial "$(ls "$E2E_TMP")"; fi
+
+# list models
+expect_exit 0 list-models "$BUCKETSIM" list models
+for n in gaudi2 gaudi3 h100 a100 llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b llama-3.1-70b \
+	llama-3.1-405b llama-3.3-70b mistral-7b mixtral-8x7b opt-13b; do
+	if grep -q "^  $n " "$E2E_TMP/stdout"; then ok "list-$n"; else fail "list-$n" "missing"; fi
+done
+e2e_done
