@@ -231,7 +231,9 @@ cJSON *metrics_to_json(struct metrics *m)
 	add_int(o, "decode_passes", m->passes[1]);
 	add_int(o, "unified_passes", m->passes[2]);
 	add_int(o, "engine_steps", m->steps);
-	add_num(o, "utilization", m->end_ns > 0 ? (double)m->busy_ns / (double)m->end_ns : NAN);
+	add_num(o, "utilization",
+		m->end_ns > 0 ? (double)m->busy_ns / (double)m->end_ns / (m->instances ? m->instances : 1)
+			      : NAN);
 	add_int(o, "kv_blocks_total", m->kv_blocks_total);
 	add_int(o, "kv_blocks_peak", m->kv_blocks_peak);
 	add_num(o, "kv_utilization_mean",

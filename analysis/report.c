@@ -66,7 +66,8 @@ void report_batches_header(FILE *f)
 {
 	static const char *const cols[] = {
 		"pass", "start_s", "end_s", "phase", "bs", "query", "blocks", "bucket_bs",
-		"bucket_query", "bucket_blocks", "real_tokens", "padded_tokens", "compile_ms", NULL};
+		"bucket_query", "bucket_blocks", "real_tokens", "padded_tokens", "compile_ms",
+		"instance", "causal", "bucket_causal", NULL};
 	header(f, cols);
 }
 
@@ -76,10 +77,15 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 	fmt_ns_s(a, sizeof a, p->start_ns);
 	fmt_ns_s(b, sizeof b, p->end_ns);
 	fmt_ns_ms(c, sizeof c, p->compile_ns);
-	fprintf(f, "%lld,%s,%s,%s,%d,%d,%d,%d,%d,%d,%lld,%lld,%s\n", (long long)p->index, a, b,
-		bucket_phase_name((enum phase)p->phase), p->real[0], p->real[1], p->real[2],
+	char causal[8] = "", bcausal[8] = "";
+	if (p->phase == PHASE_UNIFIED) {
+		snprintf(causal, sizeof causal, "%d", p->real[3]);
+		snprintf(bcausal, sizeof bcausal, "%d", p->bucket[3]);
+	}
+	fprintf(f, "%lld,%s,%s,%s,%d,%d,%d,%d,%d,%d,%lld,%lld,%s,%d,%s,%s\n", (long long)p->index, a,
+		b, bucket_phase_name((enum phase)p->phase), p->real[0], p->real[1], p->real[2],
 		p->bucket[0], p->bucket[1], p->bucket[2], (long long)p->real_tokens,
-		(long long)p->padded_tokens, c);
+		(long long)p->padded_tokens, c, p->instance, causal, bcausal);
 }
 
 static int cmp_graph(const void *a, const void *b)
@@ -96,7 +102,7 @@ static int cmp_graph(const void *a, const void *b)
 void report_buckets(FILE *f, const struct sim *s)
 {
 	static const char *const cols[] = {
-		"phase", "bs", "query", "blocks", "warmed", "fallback", "compiled_at_runtime", "uses",
+		"phase", "bs", "query", "blocks", "causal", "warmed", "fallback", "compiled_at_runtime", "uses",
 		"real_tokens", "padded_tokens", "padding_ratio", "pass_ms", "compile_s", NULL};
 	header(f, cols);
 	const struct graph **g = xmalloc((s->n_graphs ? s->n_graphs : 1) * sizeof *g);
@@ -113,9 +119,13 @@ void report_buckets(FILE *f, const struct sim *s)
 					 (double)g[i]->padded_tokens);
 		else
 			ratio[0] = 0;
-		fprintf(f, "%s,%d,%d,%d,%d,%d,%d,%lld,%lld,%lld,%s,%s,%s\n",
+		char causal[8] = "";
+		if (g[i]->phase == PHASE_UNIFIED)
+			snprintf(causal, sizeof causal, "%d", g[i]->v[3]);
+		fprintf(f, "%s,%d,%d,%d,%s,%d,%d,%d,%lld,%lld,%lld,%s,%s,%s\n",
 			bucket_phase_name((enum phase)g[i]->phase), g[i]->v[0], g[i]->v[1], g[i]->v[2],
-			g[i]->warm, g[i]->fallback, g[i]->compiled && !g[i]->warm,
+			causal,
+			g[i]->warm, g[i]->fallback, g[i]->runtime,
 			(long long)g[i]->uses, (long long)g[i]->real_tokens,
 			(long long)g[i]->padded_tokens, ratio, pass, comp);
 	}
@@ -134,6 +144,43 @@ static const char *str(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 	return cJSON_IsString(v) ? v->valuestring : "?";
+}
+
+void report_monitor_header(FILE *f)
+{
+	static const char *const cols[] = {
+		"time_s", "waiting", "running", "transferring", "kv_used_blocks", "kv_total_blocks",
+		"kv_utilization", "arrival_rate", "mean_waiting_prompt_tokens", "batch_latency_ms",
+		"buckets", NULL};
+	header(f, cols);
+}
+
+void report_monitor_row(FILE *f, const struct monitor_rec *m)
+{
+	char t[32];
+	fmt_ns_s(t, sizeof t, m->t_ns);
+	fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu\n", t, m->waiting, m->running,
+		m->transferring, (long long)m->kv_used, (long long)m->kv_total,
+		m->kv_total ? (double)m->kv_used / (double)m->kv_total : 0.0, m->arrival_rate,
+		m->mean_waiting_len, m->batch_latency_ms, m->buckets);
+}
+
+void report_boundaries_header(FILE *f)
+{
+	static const char *const cols[] = {"time_s", "splits", "merged", "buckets", "boundaries",
+					   NULL};
+	header(f, cols);
+}
+
+void report_boundaries_row(FILE *f, int64_t t_ns, const uint32_t *b, size_t nb, size_t splits,
+			   size_t merged)
+{
+	char t[32];
+	fmt_ns_s(t, sizeof t, t_ns);
+	fprintf(f, "%s,%zu,%zu,%zu,", t, splits, merged, nb ? nb - 1 : 0);
+	for (size_t i = 0; i < nb; i++)
+		fprintf(f, "%s%u", i ? " " : "", b[i]);
+	fputc('\n', f);
 }
 
 void report_human(FILE *f, const cJSON *summary)
@@ -169,16 +216,31 @@ void report_human(FILE *f, const cJSON *summary)
 	}
 	fprintf(f, "SLO         %.2f%% of requests meet TTFT <= %.0f ms and TPOT <= %.0f ms\n",
 		100 * num(m, "slo_attainment"), num(cfg, "slo.ttft_ms"), num(cfg, "slo.tpot_ms"));
-	fprintf(f, "padding     %.2f%% of computed tokens are padding (%.0f real, %.0f padded); "
-		   "%.2f%% of decode KV blocks read are padding\n",
-		100 * num(m, "padding_waste_ratio"), num(m, "real_tokens"), num(m, "padded_tokens"),
-		100 * num(m, "kv_block_padding_ratio"));
+	fprintf(f, "padding     %.2f%% of computed tokens are padding (%.0f real, %.0f padded)",
+		100 * num(m, "padding_waste_ratio"), num(m, "real_tokens"), num(m, "padded_tokens"));
+	if (num(m, "padded_kv_blocks") > 0)
+		fprintf(f, "; %.2f%% of decode KV blocks read are padding",
+			100 * num(m, "kv_block_padding_ratio"));
+	fputc('\n', f);
 	fprintf(f, "graphs      %.0f compiled at warm-up (%.1f s), %.0f at run time (%.3f s), "
 		   "%.0f fallback buckets\n",
 		num(m, "compiles_warmup"), num(m, "warmup_s"), num(m, "compiles_runtime"),
 		num(m, "runtime_compile_s"), num(m, "fallback_buckets"));
-	fprintf(f, "engine      %.0f prefill + %.0f decode passes, utilization %.1f%%, "
-		   "%.0f preemptions, KV peak %.0f of %.0f blocks\n",
-		num(m, "prefill_passes"), num(m, "decode_passes"), 100 * num(m, "utilization"),
-		num(m, "preemptions"), num(m, "kv_blocks_peak"), num(m, "kv_blocks_total"));
+	if (num(m, "unified_passes") > 0)
+		fprintf(f, "engine      %.0f unified passes", num(m, "unified_passes"));
+	else
+		fprintf(f, "engine      %.0f prefill + %.0f decode passes", num(m, "prefill_passes"),
+			num(m, "decode_passes"));
+	fprintf(f, " on %.0f instance%s, utilization %.1f%%, %.0f preemptions, KV peak %.0f of "
+		   "%.0f blocks\n", num(m, "instances"), num(m, "instances") > 1 ? "s" : "",
+		100 * num(m, "utilization"), num(m, "preemptions"), num(m, "kv_blocks_peak"),
+		num(m, "kv_blocks_total"));
+	if (num(m, "kv_transfers") > 0)
+		fprintf(f, "transfer    %.0f KV transfers, mean %.3f ms\n", num(m, "kv_transfers"),
+			num(m, "mean_kv_transfer_ms"));
+	if (num(m, "bucket_splits") > 0 || num(m, "bucket_merges") > 0)
+		fprintf(f, "buckets     %.0f splits, %.0f merges; batch waste (Eq. 2) %.4f mean; "
+			   "expected waste (Eq. 3) %.4f\n", num(m, "bucket_splits"),
+			num(m, "bucket_merges"), num(m, "batch_waste_ratio_mean"),
+			num(m, "expected_waste_eq3"));
 }

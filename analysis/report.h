@@ -4,6 +4,8 @@
  *   requests.csv  one row per request, written when it finishes (so in completion order)
  *   batches.csv   one row per forward pass, in time order
  *   buckets.csv   one row per padded shape used or warmed, sorted by phase then shape
+ *   monitor.csv   one row per monitor sample (monitor.interval_s > 0)
+ *   boundaries.csv one row per change of the BucketServe bucket boundaries
  *   summary.json  {"meta": ..., "config": ..., "metrics": ...}
  *
  * Numbers are written in the C locale with fixed formats; times that are integer
@@ -25,6 +27,12 @@ void report_request_row(FILE *f, const struct sim *s, int32_t id);
 void report_batches_header(FILE *f);
 void report_batch_row(FILE *f, const struct pass_rec *p);
 void report_buckets(FILE *f, const struct sim *s);
+/* monitor.csv (monitor.interval_s > 0) and boundaries.csv (adaptive grouping). */
+void report_monitor_header(FILE *f);
+void report_monitor_row(FILE *f, const struct monitor_rec *m);
+void report_boundaries_header(FILE *f);
+void report_boundaries_row(FILE *f, int64_t t_ns, const uint32_t *b, size_t nb, size_t splits,
+			   size_t merged);
 /* The readable summary printed to stdout. */
 void report_human(FILE *f, const struct cJSON *summary);
 

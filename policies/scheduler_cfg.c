@@ -34,9 +34,9 @@ const struct cfg_def scheduler_cfg_defs[] = {
 	 "length charged per request in the batch test: prompt, or prompt + output (reserve)"},
 	{"cluster.mode", CFG_CHOICE, "colocated", 0, 0, "colocated|disaggregated", "",
 	 "one instance doing prefill and decode, or prefill/decode disaggregation"},
-	{"cluster.engine_loop", CFG_CHOICE, "sync", 0, 0, "sync|atomic|async|virtual", "",
-	 "engine loop: sync (one batch in flight), or a pipeline-parallel loop"},
-	{"cluster.pp", CFG_INT, "1", 1, 64, NULL, "stages",
-	 "pipeline-parallel stages (microbatches in flight)"},
+	{"cluster.prefill_instances", CFG_INT, "1", 1, 1024, NULL, "instances",
+	 "prefill instances when disaggregated (they share one FCFS worker queue)"},
+	{"cluster.decode_instances", CFG_INT, "1", 1, 1024, NULL, "instances",
+	 "decode instances when disaggregated (each with its own KV cache)"},
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
 };

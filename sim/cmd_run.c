@@ -55,6 +55,8 @@ struct run_ctx {
 	struct sim_params sp;
 	struct workload w;
 	struct bucketer *b;
+	struct bucketserve_cfg bsc;
+	bool have_bsc;
 };
 
 /* Everything up to a built workload and bucketer. */
@@ -70,11 +72,24 @@ static int setup(struct run_ctx *x, const struct run_opts *o, struct bs_err *err
 		return -1;
 	if (bucketer_new(&x->bp, &x->b, err))
 		return -1;
+	if (x->sp.grouped) {
+		if (bucketserve_cfg_resolve(&x->cc.cfg, &x->bsc, err))
+			return -1;
+		x->have_bsc = true;
+		for (size_t i = 0; i < x->w.n; i++)
+			if ((uint32_t)x->w.req[i].prompt_tokens > x->bsc.bsm.l_max)
+				return bs_errf(err, BS_EXIT_INPUT, x->cc.cfg.file, 0, "scheduler.l_max",
+					       "request %zu has %d prompt tokens, more than the "
+					       "bucket range's L_max %u", i, x->w.req[i].prompt_tokens,
+					       x->bsc.bsm.l_max);
+	}
 	return 0;
 }
 
 static void teardown(struct run_ctx *x)
 {
+	if (x->have_bsc)
+		bucketserve_cfg_release(&x->bsc);
 	if (x->b)
 		bucketer_free(x->b);
 	workload_release(&x->w);
@@ -131,7 +146,7 @@ static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_c
 }
 
 struct sinks {
-	FILE *req, *bat;
+	FILE *req, *bat, *mon, *bnd;
 };
 
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
@@ -145,6 +160,75 @@ static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 	struct sinks *k = ctx;
 	(void)s;
 	report_batch_row(k->bat, p);
+}
+
+static void sink_monitor(void *ctx, const struct sim *s, const struct monitor_rec *m)
+{
+	struct sinks *k = ctx;
+	(void)s;
+	report_monitor_row(k->mon, m);
+}
+
+static void sink_boundaries(void *ctx, const struct sim *s, const uint32_t *b, size_t nb,
+			    size_t splits, size_t merged)
+{
+	struct sinks *k = ctx;
+	report_boundaries_row(k->bnd, s->now, b, nb, splits, merged);
+}
+
+static void add_raw_int(cJSON *o, const char *k, long long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%lld", v);
+	cJSON_AddItemToObject(o, k, cJSON_CreateRaw(buf));
+}
+
+static void add_num_or_null(cJSON *o, const char *k, double v)
+{
+	cJSON_AddItemToObject(o, k, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+/* BucketServe and topology metrics added to "metrics". */
+static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct sim *s)
+{
+	add_raw_int(m, "bucket_splits", (long long)s->splits);
+	add_raw_int(m, "bucket_merges", (long long)s->merges);
+	add_num_or_null(m, "batch_waste_ratio_mean", waste_acc_mean(&s->batch_waste));
+	add_num_or_null(m, "batch_waste_ratio_weighted", waste_acc_weighted(&s->batch_waste));
+	/* Eq. 3 and Eq. 4 over the trace's prompt lengths, for the grouping's boundaries at the
+	 * end of the run (one bucket [0, max_model_len] without grouping). */
+	uint32_t b0[2] = {0, (uint32_t)x->sp.max_model_len}, *b = b0, bb[1024];
+	size_t nb = 2;
+	if (s->wq[0].bsm) {
+		nb = bsm_boundaries(s->wq[0].bsm, bb, 1024);
+		b = bb;
+	}
+	uint32_t *lens = xmalloc((x->w.n ? x->w.n : 1) * sizeof *lens);
+	for (size_t i = 0; i < x->w.n; i++)
+		lens[i] = (uint32_t)x->w.req[i].prompt_tokens;
+	double ew = 0;
+	struct bs_err err = {0};
+	cJSON *bnd = cJSON_CreateArray(), *cm = cJSON_CreateArray();
+	if (!waste_expected(b, nb, lens, x->w.n, &ew, &err)) {
+		double *c = xmalloc(nb * sizeof *c);
+		waste_cond_mean(b, nb, lens, x->w.n, c, NULL, &err);
+		for (size_t i = 0; i + 1 < nb; i++)
+			cJSON_AddItemToArray(cm, c[i] == c[i] ? cJSON_CreateNumber(c[i]) : cJSON_CreateNull());
+		free(c);
+	} else {
+		ew = 0.0 / 0.0;
+	}
+	for (size_t i = 0; i < nb; i++)
+		cJSON_AddItemToArray(bnd, cJSON_CreateNumber(b[i]));
+	free(lens);
+	add_num_or_null(m, "expected_waste_eq3", ew);
+	cJSON_AddItemToObject(m, "bucket_boundaries", bnd);
+	cJSON_AddItemToObject(m, "bucket_mean_prompt_tokens_eq4", cm);
+	add_raw_int(m, "kv_transfers", (long long)s->transfers);
+	add_num_or_null(m, "mean_kv_transfer_ms",
+			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
+				     : 0.0 / 0.0);
+	add_raw_int(m, "instances", s->n_inst);
 }
 
 static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, char **argv,
@@ -186,7 +270,9 @@ static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, ch
 	cJSON_AddStringToObject(meta, "model", cost_model_name(x->cm));
 	cJSON_AddItemToObject(root, "meta", meta);
 	cJSON_AddItemToObject(root, "config", config_to_json(&x->cc.cfg));
-	cJSON_AddItemToObject(root, "metrics", metrics_to_json(&s->m));
+	cJSON *m = metrics_to_json(&s->m);
+	add_policy_metrics(m, x, s);
+	cJSON_AddItemToObject(root, "metrics", m);
 	return root;
 }
 
@@ -224,7 +310,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	struct outset os;
 	outset_init(&os);
-	struct sinks k = {NULL, NULL};
+	struct sinks k = {NULL, NULL, NULL, NULL};
 	FILE *fsum = NULL, *fbuck = NULL;
 	if (o.out) {
 		if (mkdir_p(o.out, &err))
@@ -250,6 +336,22 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 				goto fail;
 			report_batches_header(k.bat);
 		}
+		if (x.sp.monitor_ns > 0) {
+			p = xasprintf("%s/monitor.csv", o.out);
+			k.mon = outset_open(&os, p, &err);
+			free(p);
+			if (!k.mon)
+				goto fail;
+			report_monitor_header(k.mon);
+		}
+		if (x.sp.grouped && x.bsc.bsm.grouping == BSM_GROUP_ADAPTIVE) {
+			p = xasprintf("%s/boundaries.csv", o.out);
+			k.bnd = outset_open(&os, p, &err);
+			free(p);
+			if (!k.bnd)
+				goto fail;
+			report_boundaries_header(k.bnd);
+		}
 		p = xasprintf("%s/buckets.csv", o.out);
 		fbuck = outset_open(&os, p, &err);
 		free(p);
@@ -258,9 +360,11 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	struct sim_costs costs;
 	sim_costs_from_model(&costs, x.cm);
-	struct sim_hooks hooks = {&k, k.req ? sink_request : NULL, k.bat ? sink_pass : NULL};
+	struct sim_hooks hooks = {&k, k.req ? sink_request : NULL, k.bat ? sink_pass : NULL,
+				  k.mon ? sink_monitor : NULL, k.bnd ? sink_boundaries : NULL};
 	struct sim s;
-	sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, &costs, &hooks);
+	sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs, &hooks);
+	s.time_bucketing = o.perf;
 	double t1 = now_s();
 	sim_warmup(&s);
 	sim_run(&s);
@@ -298,6 +402,10 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 			t1 - t0, wall, s.n, s.n / wall, (long long)s.events, s.events / wall,
 			(long long)s.pass_index, ru.ru_maxrss,
 			s.n ? ru.ru_maxrss * 1024.0 / (double)s.n : 0.0);
+		if (x.sp.grouped)
+			fprintf(stderr, "perf: bucketing overhead %.6f s in grouping/ordering code, "
+				"%.3f%% of the simulation's wall time\n", s.bucketing_wall_s,
+				100 * s.bucketing_wall_s / wall);
 	}
 	cJSON_Delete(sum);
 	sim_release(&s);

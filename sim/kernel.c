@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "models/cost.h"
 
@@ -21,9 +22,19 @@ static int64_t model_decode(void *ctx, int32_t bs, int32_t nb)
 	return cost_decode_ns(ctx, bs, nb);
 }
 
+static int64_t model_unified(void *ctx, int32_t q, int32_t sh, int32_t un, bool causal)
+{
+	return cost_unified_ns(ctx, q, sh, un, causal);
+}
+
 static int64_t model_compile(void *ctx, int phase, const int32_t v[4], bool runtime)
 {
 	return cost_compile_ns(ctx, phase, v, runtime);
+}
+
+static int64_t model_transfer(void *ctx, int64_t tokens)
+{
+	return cost_kv_transfer_ns(ctx, tokens);
 }
 
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
@@ -31,7 +42,9 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 	c->ctx = cm;
 	c->prefill = model_prefill;
 	c->decode = model_decode;
+	c->unified = model_unified;
 	c->compile = model_compile;
+	c->transfer = model_transfer;
 }
 
 /* ---- parameters -------------------------------------------------------------------------- */
@@ -52,21 +65,36 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->stop_ns = INT64_MAX;
 	if (config_is_set(cfg, "sim.stop_s"))
 		p->stop_ns = (int64_t)(config_double(cfg, "sim.stop_s") * 1e9 + 0.5);
+	p->monitor_ns = (int64_t)(config_double(cfg, "monitor.interval_s") * 1e9 + 0.5);
 	p->slo_ttft_ms = config_double(cfg, "slo.ttft_ms");
 	p->slo_tpot_ms = config_double(cfg, "slo.tpot_ms");
 	const char *o = config_str(cfg, "scheduler.order");
 	static const char *const names[] = {"fcfs", "sjf", "ljf", "sjf_total", "ljf_total",
 					    "priority"};
 	p->order = WO_FCFS;
-	bool found = false;
 	for (int i = 0; i < 6; i++)
-		if (!strcmp(o, names[i])) {
+		if (!strcmp(o, names[i]))
 			p->order = (enum wait_order)i;
-			found = true;
-		}
-	if (!found)
-		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.order",
-			       "'%s' needs scheduler.grouping (not available in this build)", o);
+	const char *batching = config_str(cfg, "scheduler.batching");
+	p->memory_safe = !strcmp(batching, "memory_safe");
+	p->unified = !strcmp(batching, "unified") || bp->strategy == BUCKET_UNIFIED;
+	if (p->unified && bp->strategy != BUCKET_UNIFIED && bp->strategy != BUCKET_NONE)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
+			       "unified batching runs unified buckets: set bucketing.strategy=unified "
+			       "(or none)");
+	if (!strcmp(batching, "static"))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
+			       "'static' is not available in this build (continuous, memory_safe, "
+			       "unified)");
+	p->grouped = strcmp(config_str(cfg, "scheduler.grouping"), "none") ||
+		     !strcmp(o, "earliest_bucket") || p->memory_safe;
+	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
+	p->prefill_instances = (int32_t)config_int(cfg, "cluster.prefill_instances");
+	p->decode_instances = (int32_t)config_int(cfg, "cluster.decode_instances");
+	if (p->disaggregated && p->unified)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.mode",
+			       "unified attention runs prefill and decode together: it cannot be "
+			       "disaggregated");
 	/* vLLM's own configuration checks (SchedulerConfig, the KV-cache check at start-up). */
 	if (p->max_num_batched_tokens < p->max_num_seqs)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.max_num_batched_tokens",
@@ -87,21 +115,19 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 
 /* ---- indexed heaps ----------------------------------------------------------------------- */
 
-static void ih_init(struct iheap *h, size_t n)
+static void ih_init(struct iheap *h, int64_t *key, int32_t *pos, size_t cap)
 {
-	h->ids = xmalloc((n ? n : 1) * sizeof *h->ids);
-	h->key = xmalloc((n ? n : 1) * sizeof *h->key);
-	h->pos = xmalloc((n ? n : 1) * sizeof *h->pos);
-	for (size_t i = 0; i < n; i++)
-		h->pos[i] = -1;
+	h->cap = cap ? cap : 16;
+	h->ids = xmalloc(h->cap * sizeof *h->ids);
 	h->n = 0;
+	h->key = key;
+	h->pos = pos;
 }
 
 static void ih_release(struct iheap *h)
 {
 	free(h->ids);
-	free(h->key);
-	free(h->pos);
+	h->ids = NULL;
 }
 
 static inline bool ih_less(const struct iheap *h, int32_t a, int32_t b)
@@ -152,6 +178,8 @@ static void ih_down(struct iheap *h, size_t i)
 
 static void ih_push(struct iheap *h, int32_t id, int64_t key)
 {
+	if (h->n == h->cap)
+		h->ids = xrealloc(h->ids, (h->cap *= 2) * sizeof *h->ids);
 	h->key[id] = key;
 	h->ids[h->n] = id;
 	h->pos[id] = (int32_t)h->n;
@@ -184,52 +212,235 @@ static inline int32_t ih_top(const struct iheap *h)
 	return h->n ? h->ids[0] : -1;
 }
 
+/* ---- waiting queues ---------------------------------------------------------------------- */
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int64_t wait_key(const struct sim *s, int32_t id)
+{
+	const struct req_spec *q = &s->spec[id];
+	switch (s->p.order) {
+	case WO_SJF:
+		return q->prompt_tokens;
+	case WO_LJF:
+		return -(int64_t)q->prompt_tokens;
+	case WO_SJF_TOTAL:
+		return (int64_t)q->prompt_tokens + q->output_tokens;
+	case WO_LJF_TOTAL:
+		return -((int64_t)q->prompt_tokens + q->output_tokens);
+	case WO_PRIORITY:
+		return ((int64_t)q->priority << 40) + id;
+	case WO_FCFS:
+		break;
+	}
+	return id; /* ids are in arrival order */
+}
+
+static size_t wq_len(const struct waitq *q)
+{
+	return q->bsm ? bsm_total(q->bsm) : q->h.n;
+}
+
+/* Current grouping's KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): the safe fraction
+ * of the first instance's free KV memory. */
+static uint64_t nmax_budget(const struct sim *s)
+{
+	const struct inst *in = &s->inst[0];
+	int64_t remain = (in->kv_free) * s->p.block_size;
+	return (uint64_t)(s->bsc->mem_safe_fraction * (double)(remain > 0 ? remain : 0));
+}
+
+static void adjust(struct sim *s, struct waitq *q)
+{
+	struct bsm_adjust_result res = {0, false};
+	double t0 = s->time_bucketing ? wall_now() : 0;
+	bucketserve_adjust(s->bsc, q->bsm, nmax_budget(s), &res);
+	if (s->time_bucketing)
+		s->bucketing_wall_s += wall_now() - t0;
+	if (res.splits || res.merged) {
+		s->splits += res.splits;
+		s->merges += res.merged;
+		if (s->hooks.boundaries) {
+			uint32_t b[1024];
+			size_t nb = bsm_boundaries(q->bsm, b, 1024);
+			s->hooks.boundaries(s->hooks.ctx, s, b, nb < 1024 ? nb : 1024, res.splits,
+					    res.merged);
+		}
+	}
+}
+
+/* Queues ID; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
+static void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
+{
+	if (!q->bsm) {
+		ih_push(&q->h, id, front ? q->front_key-- : wait_key(s, id));
+		return;
+	}
+	const struct req_spec *r = &s->spec[id];
+	struct bsm_req br = {r->arrival_ns, (uint32_t)r->prompt_tokens,
+			     (uint32_t)(r->prompt_tokens + r->output_tokens), r->priority};
+	struct bs_err err = {0};
+	double t0 = s->time_bucketing ? wall_now() : 0;
+	if (bsm_insert(q->bsm, (uint32_t)id, &br, &err))
+		BUG("bucket insert: %s", err.msg); /* lengths are checked at set-up */
+	if (s->time_bucketing)
+		s->bucketing_wall_s += wall_now() - t0;
+	if (s->bsc->adjust == BUCKETSERVE_ADJUST_ARRIVAL && q == &s->wq[0])
+		adjust(s, q);
+}
+
+/* The bucket admission draws from next, or -1 (plain heap: 0). */
+static int64_t wq_pick(struct sim *s, struct waitq *q)
+{
+	if (!q->bsm)
+		return q->h.n ? 0 : -1;
+	double t0 = s->time_bucketing ? wall_now() : 0;
+	int64_t k = bucketserve_pick(s->bsc, q->bsm);
+	if (s->time_bucketing)
+		s->bucketing_wall_s += wall_now() - t0;
+	return k;
+}
+
+static int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
+{
+	if (k < 0)
+		return -1;
+	if (!q->bsm)
+		return ih_top(&q->h);
+	return (int32_t)bsm_peek(q->bsm, (size_t)k);
+}
+
+static void wq_remove(struct sim *s, struct waitq *q, int32_t id)
+{
+	if (!q->bsm) {
+		ih_remove(&q->h, id);
+		return;
+	}
+	double t0 = s->time_bucketing ? wall_now() : 0;
+	bsm_remove(q->bsm, (uint32_t)id);
+	if (s->time_bucketing)
+		s->bucketing_wall_s += wall_now() - t0;
+}
+
 /* ---- set-up ------------------------------------------------------------------------------ */
 
+static void inst_init(struct sim *s, struct inst *in, int idx, enum inst_role role,
+		      struct waitq *q)
+{
+	memset(in, 0, sizeof *in);
+	in->idx = idx;
+	in->role = role;
+	in->q = q;
+	size_t mns = (size_t)s->p.max_num_seqs;
+	in->run = xmalloc(mns * sizeof *in->run);
+	in->pre = xmalloc(mns * sizeof *in->pre);
+	in->items = xmalloc(mns * sizeof *in->items);
+	ih_init(&in->done_at, s->dkey, s->dpos, mns);
+	ih_init(&in->cross_at, s->xkey, s->xpos, mns);
+	in->kv_free = s->p.num_kv_blocks;
+}
+
+static void inst_release(struct inst *in)
+{
+	free(in->run);
+	free(in->pre);
+	free(in->items);
+	free(in->compiled);
+	ih_release(&in->done_at);
+	ih_release(&in->cross_at);
+}
+
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
-	      struct bucketer *bucketer, const struct sim_costs *costs,
-	      const struct sim_hooks *hooks)
+	      struct bucketer *bucketer, const struct bucketserve_cfg *bsc,
+	      const struct sim_costs *costs, const struct sim_hooks *hooks)
 {
 	memset(s, 0, sizeof *s);
 	s->p = *p;
 	s->spec = req;
 	s->n = n;
-	s->r = xcalloc(n ? n : 1, sizeof *s->r);
+	size_t nn = n ? n : 1;
+	s->r = xcalloc(nn, sizeof *s->r);
 	for (size_t i = 0; i < n; i++) {
 		s->r[i].t_sched = s->r[i].t_first = s->r[i].t_last_tok = -1;
 		s->r[i].target = req[i].prompt_tokens;
+		s->r[i].inst = -1;
 	}
 	s->bucketer = bucketer;
+	s->bsc = bsc;
 	s->costs = *costs;
 	if (hooks)
 		s->hooks = *hooks;
 	evq_init(&s->q);
-	ih_init(&s->wait, n);
-	ih_init(&s->done_at, n);
-	ih_init(&s->cross_at, n);
-	s->front_key = INT64_MIN / 2;
-	s->run = xmalloc((size_t)p->max_num_seqs * sizeof *s->run);
-	s->pre = xmalloc((size_t)p->max_num_seqs * sizeof *s->pre);
-	s->items = xmalloc((size_t)p->max_num_seqs * sizeof *s->items);
-	s->kv_free = p->num_kv_blocks;
+	s->wkey = xmalloc(nn * sizeof *s->wkey);
+	s->dkey = xmalloc(nn * sizeof *s->dkey);
+	s->xkey = xmalloc(nn * sizeof *s->xkey);
+	s->wpos = xmalloc(nn * sizeof *s->wpos);
+	s->dpos = xmalloc(nn * sizeof *s->dpos);
+	s->xpos = xmalloc(nn * sizeof *s->xpos);
+	for (int k = 0; k < 2; k++) {
+		ih_init(&s->wq[k].h, s->wkey, s->wpos, 1024);
+		s->wq[k].front_key = INT64_MIN / 2;
+	}
+	if (p->grouped) {
+		if (!bsc)
+			BUG("grouped scheduling without its configuration");
+		s->wq[0].bsm = xmalloc(sizeof *s->wq[0].bsm);
+		struct bs_err err = {0};
+		if (bsm_init(s->wq[0].bsm, &bsc->bsm, &err))
+			BUG("bucket manager: %s", err.msg); /* validated at set-up */
+		bsm_reserve(s->wq[0].bsm, n);
+	}
+	if (p->disaggregated) {
+		s->n_inst = p->prefill_instances + p->decode_instances;
+		s->inst = xcalloc((size_t)s->n_inst, sizeof *s->inst);
+		for (int i = 0; i < s->n_inst; i++)
+			inst_init(s, &s->inst[i], i, i < p->prefill_instances ? ROLE_PREFILL : ROLE_DECODE,
+				  i < p->prefill_instances ? &s->wq[0] : &s->wq[1]);
+	} else {
+		s->n_inst = 1;
+		s->inst = xcalloc(1, sizeof *s->inst);
+		inst_init(s, &s->inst[0], 0, ROLE_MIXED, &s->wq[0]);
+	}
+	s->batch_lens = xmalloc((size_t)p->max_num_seqs * sizeof *s->batch_lens);
+	waste_acc_init(&s->batch_waste);
 	shapemap_init(&s->lookup);
 	shapemap_init(&s->graphs_by_shape);
 	metrics_init(&s->m, n, p->slo_ttft_ms, p->slo_tpot_ms);
-	s->m.kv_blocks_total = p->num_kv_blocks;
+	s->m.kv_blocks_total = p->num_kv_blocks * s->n_inst;
 	if (n)
 		evq_push(&s->q, req[0].arrival_ns, EVC_ARRIVAL, EV_ARRIVAL, 0);
+	if (p->monitor_ns > 0 && n)
+		evq_push(&s->q, 0, EVC_MONITOR, EV_MONITOR, 0);
+	if (p->grouped && bsc->adjust == BUCKETSERVE_ADJUST_PERIOD && n)
+		evq_push(&s->q, bsc->adjust_period_ns, EVC_MONITOR, EV_ADJUST, 0);
 }
 
 void sim_release(struct sim *s)
 {
 	evq_release(&s->q);
-	ih_release(&s->wait);
-	ih_release(&s->done_at);
-	ih_release(&s->cross_at);
+	for (int k = 0; k < 2; k++) {
+		ih_release(&s->wq[k].h);
+		if (s->wq[k].bsm) {
+			bsm_release(s->wq[k].bsm);
+			free(s->wq[k].bsm);
+		}
+	}
+	for (int i = 0; i < s->n_inst; i++)
+		inst_release(&s->inst[i]);
+	free(s->inst);
 	free(s->r);
-	free(s->run);
-	free(s->pre);
-	free(s->items);
+	free(s->wkey);
+	free(s->dkey);
+	free(s->xkey);
+	free(s->wpos);
+	free(s->dpos);
+	free(s->xpos);
+	free(s->batch_lens);
 	shapemap_release(&s->lookup);
 	shapemap_release(&s->graphs_by_shape);
 	free(s->graphs);
@@ -243,7 +454,9 @@ static int64_t shape_cost(struct sim *s, int phase, const int32_t v[4])
 {
 	if (phase == PHASE_PROMPT)
 		return s->costs.prefill(s->costs.ctx, v[0], v[1], v[2]);
-	return s->costs.decode(s->costs.ctx, v[0], v[2]);
+	if (phase == PHASE_DECODE)
+		return s->costs.decode(s->costs.ctx, v[0], v[2]);
+	return s->costs.unified(s->costs.ctx, v[0], v[1], v[2], v[3] != 0);
 }
 
 static int32_t graph_get(struct sim *s, int phase, const int32_t v[4])
@@ -268,38 +481,68 @@ static int32_t graph_get(struct sim *s, int phase, const int32_t v[4])
 	return gi;
 }
 
+/* Compile state of graph GI on instance IN (grown on demand). */
+static uint8_t *compiled_flag(struct inst *in, int32_t gi)
+{
+	if ((size_t)gi >= in->compiled_cap) {
+		size_t cap = in->compiled_cap ? in->compiled_cap : 64;
+		while (cap <= (size_t)gi)
+			cap *= 2;
+		in->compiled = xrealloc(in->compiled, cap);
+		memset(in->compiled + in->compiled_cap, 0, cap - in->compiled_cap);
+		in->compiled_cap = cap;
+	}
+	return &in->compiled[gi];
+}
+
+static void warm_phase(struct sim *s, struct inst *in, enum phase ph)
+{
+	struct bshape *w;
+	size_t n = bucketer_warmup(s->bucketer, ph, &w);
+	for (size_t i = 0; i < n; i++) {
+		int32_t gi = graph_get(s, ph, w[i].v);
+		uint8_t *c = compiled_flag(in, gi);
+		if (*c)
+			continue;
+		*c = 1;
+		struct graph *g = &s->graphs[gi];
+		g->warm = true;
+		g->compile_ns = s->costs.compile(s->costs.ctx, ph, g->v, false);
+		s->m.warmup_ns += g->compile_ns;
+		s->m.compiles_warmup++;
+	}
+	free(w);
+}
+
 void sim_warmup(struct sim *s)
 {
 	if (!s->bucketer || s->p.skip_warmup)
 		return;
-	for (int ph = PHASE_PROMPT; ph <= PHASE_DECODE; ph++) {
-		struct bshape *w;
-		size_t n = bucketer_warmup(s->bucketer, (enum phase)ph, &w);
-		for (size_t i = 0; i < n; i++) {
-			int32_t gi = graph_get(s, ph, w[i].v);
-			struct graph *g = &s->graphs[gi];
-			if (g->compiled)
-				continue;
-			g->warm = g->compiled = true;
-			g->compile_ns = s->costs.compile(s->costs.ctx, ph, g->v, false);
-			s->m.warmup_ns += g->compile_ns;
-			s->m.compiles_warmup++;
+	for (int i = 0; i < s->n_inst; i++) {
+		struct inst *in = &s->inst[i];
+		if (s->p.unified) {
+			warm_phase(s, in, PHASE_UNIFIED);
+			continue;
 		}
-		free(w);
+		if (in->role != ROLE_DECODE)
+			warm_phase(s, in, PHASE_PROMPT);
+		if (in->role != ROLE_PREFILL)
+			warm_phase(s, in, PHASE_DECODE);
 	}
 }
 
 /* Pads a real shape to its bucket.  Returns the graph; *compile_ns is the runtime compile
- * charged now (0 when the graph is warm). */
-static int32_t pad_shape(struct sim *s, int phase, const int32_t real[4], int64_t *compile_ns)
+ * charged now on IN (0 when the graph is warm there). */
+static int32_t pad_shape(struct sim *s, struct inst *in, int phase, const int32_t real[4],
+			 int64_t *compile_ns)
 {
 	struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
 	int32_t gi = shapemap_get(&s->lookup, &k);
 	if (gi < 0) {
-		struct bshape in = {{real[0], real[1], real[2], real[3]}}, out = in;
+		struct bshape bin = {{real[0], real[1], real[2], real[3]}}, out = bin;
 		bool created = false;
 		if (s->bucketer)
-			created = bucketer_lookup(s->bucketer, (enum phase)phase, &in, &out);
+			created = bucketer_lookup(s->bucketer, (enum phase)phase, &bin, &out);
 		if (created) {
 			/* The bucket list changed: cached look-ups may no longer be the server's. */
 			shapemap_clear(&s->lookup);
@@ -311,9 +554,11 @@ static int32_t pad_shape(struct sim *s, int phase, const int32_t real[4], int64_
 		shapemap_put(&s->lookup, &k, gi);
 	}
 	struct graph *g = &s->graphs[gi];
+	uint8_t *c = compiled_flag(in, gi);
 	*compile_ns = 0;
-	if (!g->compiled) {
-		g->compiled = true;
+	if (!*c) {
+		*c = 1;
+		g->runtime = true;
 		g->compile_ns = s->costs.compile(s->costs.ctx, phase, g->v, true);
 		*compile_ns = g->compile_ns;
 		s->m.compiles_runtime++;
@@ -322,146 +567,158 @@ static int32_t pad_shape(struct sim *s, int phase, const int32_t real[4], int64_
 	return gi;
 }
 
-/* ---- KV blocks, queues ---------------------------------------------------------------------- */
+/* ---- KV blocks, running sets ------------------------------------------------------------- */
 
 static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 {
 	return (int32_t)((tokens + s->p.block_size - 1) / s->p.block_size);
 }
 
-static void kv_take(struct sim *s, struct req *r, int32_t nb)
+static void kv_take(struct sim *s, struct inst *in, struct req *r, int32_t nb)
 {
-	assert(s->kv_free >= nb);
-	s->kv_free -= nb;
-	s->kv_used += nb;
+	assert(in->kv_free >= nb);
+	in->kv_free -= nb;
+	in->kv_used += nb;
 	r->blocks += nb;
-	if (s->kv_used > s->m.kv_blocks_peak)
-		s->m.kv_blocks_peak = s->kv_used;
+	int64_t used = 0;
+	if (s->n_inst == 1)
+		used = in->kv_used;
+	else
+		for (int i = 0; i < s->n_inst; i++)
+			used += s->inst[i].kv_used;
+	if (used > s->m.kv_blocks_peak)
+		s->m.kv_blocks_peak = used;
 }
 
-static void kv_release(struct sim *s, struct req *r)
+static void kv_release(struct inst *in, struct req *r)
 {
-	s->kv_free += r->blocks;
-	s->kv_used -= r->blocks;
+	in->kv_free += r->blocks;
+	in->kv_used -= r->blocks;
 	r->blocks = 0;
 }
 
-static int64_t wait_key(const struct sim *s, int32_t id)
+static void run_remove(struct inst *in, int32_t id)
 {
-	const struct req_spec *q = &s->spec[id];
-	switch (s->p.order) {
-	case WO_SJF:
-		return q->prompt_tokens;
-	case WO_LJF:
-		return -(int64_t)q->prompt_tokens;
-	case WO_SJF_TOTAL:
-		return (int64_t)q->prompt_tokens + q->output_tokens;
-	case WO_LJF_TOTAL:
-		return -((int64_t)q->prompt_tokens + q->output_tokens);
-	case WO_PRIORITY:
-		return ((int64_t)q->priority << 40) + id;
-	case WO_FCFS:
-		break;
-	}
-	return id;   /* ids are in arrival order */
-}
-
-static void run_remove(struct sim *s, int32_t id)
-{
-	for (size_t i = 0; i < s->n_run; i++)
-		if (s->run[i] == id) {
-			s->run[i] = s->run[--s->n_run];
+	for (size_t i = 0; i < in->n_run; i++)
+		if (in->run[i] == id) {
+			in->run[i] = in->run[--in->n_run];
 			return;
 		}
 	BUG("request %d not running", id);
 }
 
-static void pre_remove(struct sim *s, int32_t id)
+static void pre_remove(struct inst *in, int32_t id)
 {
-	for (size_t i = 0; i < s->n_pre; i++)
-		if (s->pre[i] == id) {
-			memmove(&s->pre[i], &s->pre[i + 1], (s->n_pre - i - 1) * sizeof *s->pre);
-			s->n_pre--;
+	for (size_t i = 0; i < in->n_pre; i++)
+		if (in->pre[i] == id) {
+			memmove(&in->pre[i], &in->pre[i + 1], (in->n_pre - i - 1) * sizeof *in->pre);
+			in->n_pre--;
 			return;
 		}
 	BUG("request %d not in prefill", id);
 }
 
-/* Step index (value of G) at which decoding request R writes KV slot number SLOT. */
-static int64_t step_of_slot(const struct sim *s, const struct req *r, const struct req_spec *q,
-			    int64_t slot)
+static void admit(struct sim *s, struct inst *in, int32_t id, enum req_state st)
 {
-	/* At step G the request writes slot P + g(G) - 1 with g(G) = g0 + G - join. */
-	return slot - q->prompt_tokens + 1 - r->g0 + r->join;
+	struct req *r = &s->r[id];
+	r->state = st;
+	r->admit = s->next_admit++;
+	r->inst = (int16_t)in->idx;
+	in->run[in->n_run++] = id;
+	if ((int64_t)in->n_run > s->m.running_peak)
+		s->m.running_peak = (int64_t)in->n_run;
 }
 
-static void dec_join(struct sim *s, int32_t id)
+static void dec_join(struct sim *s, struct inst *in, int32_t id)
 {
 	struct req *r = &s->r[id];
 	const struct req_spec *q = &s->spec[id];
 	r->state = RS_DECODE;
-	r->join = s->G;
+	r->join = in->G;
 	r->g0 = r->generated;
-	/* Completion: after the step that brings generated to output_tokens. */
-	ih_push(&s->done_at, id, r->join + (q->output_tokens - r->g0) - 1);
-	/* Next block: the first slot at or after the next one that lies past the blocks held. */
+	/* At step G the request writes KV slot P + g(G) - 1, with g(G) = g0 + G - join.
+	 * Completion: after the step that brings generated to output_tokens. */
+	ih_push(&in->done_at, id, r->join + (q->output_tokens - r->g0) - 1);
+	/* Next block: the step writing the first slot past the blocks held. */
 	int64_t slot = (int64_t)r->blocks * s->p.block_size;
-	int64_t next = q->prompt_tokens + r->generated - 1;
-	if (slot < next)
+	if (slot < (int64_t)q->prompt_tokens + r->generated - 1)
 		BUG("request %d holds too few blocks", id);
-	ih_push(&s->cross_at, id, step_of_slot(s, r, q, slot));
-	s->n_dec++;
-	s->dec_blocks += r->blocks;
+	ih_push(&in->cross_at, id, slot - q->prompt_tokens + 1 - r->g0 + r->join);
+	in->n_dec++;
+	in->dec_blocks += r->blocks;
 }
 
-static void dec_leave(struct sim *s, int32_t id)
+static void dec_leave(struct inst *in, struct req *r, int32_t id)
 {
-	struct req *r = &s->r[id];
-	r->generated = r->g0 + (int32_t)(s->G - r->join);
-	ih_remove(&s->done_at, id);
-	ih_remove(&s->cross_at, id);
-	s->n_dec--;
-	s->dec_blocks -= r->blocks;
+	r->generated = r->g0 + (int32_t)(in->G - r->join);
+	ih_remove(&in->done_at, id);
+	ih_remove(&in->cross_at, id);
+	in->n_dec--;
+	in->dec_blocks -= r->blocks;
 }
 
-static void preempt(struct sim *s, int32_t id)
+static void kick(struct sim *s, struct inst *in)
+{
+	if (!in->schedule_pending && !in->busy) {
+		in->schedule_pending = true;
+		evq_push(&s->q, s->now, EVC_SCHEDULE, EV_SCHEDULE, in->idx);
+	}
+}
+
+/* Kicks every instance that admits from Q. */
+static void kick_queue(struct sim *s, const struct waitq *q)
+{
+	for (int i = 0; i < s->n_inst; i++)
+		if (s->inst[i].q == q)
+			kick(s, &s->inst[i]);
+}
+
+static void preempt(struct sim *s, struct inst *in, int32_t id)
 {
 	struct req *r = &s->r[id];
 	if (r->state == RS_DECODE) {
-		dec_leave(s, id);
-		r->t_last_tok = s->last_end;
+		dec_leave(in, r, id);
+		r->t_last_tok = in->last_end;
 	} else {
-		pre_remove(s, id);
+		pre_remove(in, id);
 	}
-	run_remove(s, id);
-	kv_release(s, r);
+	run_remove(in, id);
+	kv_release(in, r);
+	in->reserved -= r->reserved;
+	r->reserved = 0;
 	r->computed = 0;
 	r->target = s->spec[id].prompt_tokens + r->generated;
 	r->state = RS_WAITING;
+	r->inst = -1;
 	r->preemptions++;
 	s->m.preemptions++;
-	/* vLLM puts a preempted request back at the front of the waiting queue. */
-	ih_push(&s->wait, id, s->front_key--);
+	/* Back to the front of the queue that recomputes it (the prefill instances' queue when
+	 * disaggregated: the KV is lost). */
+	wq_push(s, &s->wq[0], id, true);
+	if (in->q != &s->wq[0])
+		kick_queue(s, &s->wq[0]);
 }
 
 /* The most recently admitted running request: vLLM preempts from the end of its running
  * list. */
-static int32_t victim(const struct sim *s)
+static int32_t victim(const struct sim *s, const struct inst *in)
 {
 	int32_t best = -1;
-	for (size_t i = 0; i < s->n_run; i++)
-		if (best < 0 || s->r[s->run[i]].admit > s->r[best].admit)
-			best = s->run[i];
+	for (size_t i = 0; i < in->n_run; i++)
+		if (best < 0 || s->r[in->run[i]].admit > s->r[best].admit)
+			best = in->run[i];
 	return best;
 }
 
 /* Frees blocks by preemption until NB are free or ID itself was preempted.  Returns true when
  * ID still runs. */
-static bool make_room(struct sim *s, int32_t id, int32_t nb, bool *preempted)
+static bool make_room(struct sim *s, struct inst *in, int32_t id, int32_t nb, bool *preempted)
 {
-	while (s->kv_free < nb) {
-		int32_t v = victim(s);
-		preempt(s, v);
+	while (in->kv_free < nb) {
+		int32_t v = victim(s, in);
+		if (v < 0)
+			BUG("no victim for %d blocks", nb);
+		preempt(s, in, v);
 		*preempted = true;
 		if (v == id)
 			return false;
@@ -471,23 +728,23 @@ static bool make_room(struct sim *s, int32_t id, int32_t nb, bool *preempted)
 
 /* ---- the engine: schedule, submit ----------------------------------------------------------- */
 
-static void emit_pass(struct sim *s, int phase, const int32_t real[4], int32_t gi,
-		      int64_t start, int64_t compile_ns, int64_t real_tokens, int64_t padded_tokens)
+static void emit_pass(struct sim *s, struct inst *in, int phase, const int32_t real[4],
+		      int32_t gi, int64_t start, int64_t compile_ns, int64_t real_tokens,
+		      int64_t padded_tokens)
 {
 	const struct graph *g = &s->graphs[gi];
 	struct pass_rec pr = {s->pass_index, start, start + compile_ns + g->cost_ns, compile_ns,
-			      phase, {real[0], real[1], real[2], real[3]},
+			      phase, in->idx, {real[0], real[1], real[2], real[3]},
 			      {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens, padded_tokens};
 	s->pass_index++;
-	if (s->hooks.pass)
-		s->hooks.pass(s->hooks.ctx, s, &pr);
+	s->hooks.pass(s->hooks.ctx, s, &pr);
 }
 
 /* Accounts TIMES identical passes of graph GI starting at START, the first carrying
  * COMPILE_NS.  Returns the duration of one pass without the compile. */
-static int64_t account_pass(struct sim *s, int phase, const int32_t real[4], int32_t gi,
-			    int64_t compile_ns, int64_t real_tokens, int64_t real_blocks,
-			    int64_t start, int64_t times)
+static int64_t account_pass(struct sim *s, struct inst *in, int phase, const int32_t real[4],
+			    int32_t gi, int64_t compile_ns, int64_t real_tokens,
+			    int64_t real_blocks, int64_t start, int64_t times)
 {
 	struct graph *g = &s->graphs[gi];
 	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
@@ -504,7 +761,7 @@ static int64_t account_pass(struct sim *s, int phase, const int32_t real[4], int
 		int64_t t = start;
 		for (int64_t i = 0; i < times; i++) {
 			int64_t c = i ? 0 : compile_ns;
-			emit_pass(s, phase, real, gi, t, c, real_tokens, padded_tokens);
+			emit_pass(s, in, phase, real, gi, t, c, real_tokens, padded_tokens);
 			t += c + g->cost_ns;
 		}
 	} else {
@@ -513,161 +770,281 @@ static int64_t account_pass(struct sim *s, int phase, const int32_t real[4], int
 	return g->cost_ns;
 }
 
+/* Whether an arrival during a run of decode steps could change what the next step does: not
+ * when every sequence slot is taken, nor behind a blocked first-come-first-served queue. */
+static bool arrivals_matter(const struct sim *s, const struct inst *in)
+{
+	if (in->role == ROLE_DECODE)
+		return false; /* transfers, not arrivals, feed it: they are events of their own */
+	return in->n_run < (size_t)s->p.max_num_seqs &&
+	       !(s->p.order == WO_FCFS && wq_len(in->q) > 0);
+}
+
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
  * next completion (included), the next KV-block boundary (excluded), the first step that
- * could admit an arrival, and the stop time. */
-static int64_t decode_run_length(const struct sim *s, int64_t t, int64_t dt)
+ * could admit an arrival or see a bucket adjustment, and the stop time. */
+static int64_t decode_run_length(const struct sim *s, const struct inst *in, int64_t t,
+				 int64_t dt)
 {
-	int32_t c = ih_top(&s->done_at), x = ih_top(&s->cross_at);
-	int64_t k = s->done_at.key[c] - s->G + 1;
-	if (x >= 0 && s->cross_at.key[x] - s->G < k)
-		k = s->cross_at.key[x] - s->G;
+	int32_t c = ih_top(&in->done_at), x = ih_top(&in->cross_at);
+	int64_t k = in->done_at.key[c] - in->G + 1;
+	if (x >= 0 && in->cross_at.key[x] - in->G < k)
+		k = in->cross_at.key[x] - in->G;
 	if (k < 1)
 		BUG("decode run of %lld steps", (long long)k);
-	/* An arrival can change the next step only if it could be admitted: not when every
-	 * sequence slot is taken, nor behind a blocked FCFS queue. */
-	bool arrivals_matter = s->n_run < (size_t)s->p.max_num_seqs &&
-			       !(s->p.order == WO_FCFS && s->wait.n);
-	if (arrivals_matter && s->next_arrival < s->n) {
-		int64_t ta = s->spec[s->next_arrival].arrival_ns;
-		int64_t kk = ta <= t ? 1 : (ta - t + dt - 1) / dt;
-		if (kk < k)
-			k = kk;
+	int64_t limit = INT64_MAX;
+	if (arrivals_matter(s, in)) {
+		if (s->next_arrival < s->n)
+			limit = s->spec[s->next_arrival].arrival_ns;
+		const struct event *e = NULL;
+		(void)e;
 	}
-	if (s->p.stop_ns != INT64_MAX) {
-		int64_t kk = s->p.stop_ns <= t ? 1 : (s->p.stop_ns - t + dt - 1) / dt;
+	if (s->p.stop_ns < limit)
+		limit = s->p.stop_ns;
+	if (limit != INT64_MAX) {
+		int64_t kk = limit <= t ? 1 : (limit - t + dt - 1) / dt;
 		if (kk < k)
 			k = kk;
 	}
 	return k < 1 ? 1 : k;
 }
 
-static void schedule(struct sim *s)
+/* Memory-safe batching (BucketServe's Dynamic Batching Controller): the KV budget in tokens
+ * for the next batch, M_safe = fraction x M_remain (Eq. 5), M_remain being the instance's KV
+ * capacity not reserved by the requests it runs.  KV bytes per token (Eq. 1) cancel: the cache
+ * size in blocks was derived from memory with the model's exact per-token KV bytes. */
+static int64_t safe_budget(const struct sim *s, const struct inst *in)
 {
-	bool preempted = false;
-	const int32_t B = s->p.block_size;
+	int64_t remain = s->p.num_kv_blocks * s->p.block_size - in->reserved;
+	return (int64_t)(s->bsc->mem_safe_fraction * (double)(remain > 0 ? remain : 0));
+}
 
-	/* 1. Decodes: each writes one KV slot; a request starting a new block allocates it. */
-	for (int32_t id = ih_top(&s->cross_at); id >= 0 && s->cross_at.key[id] <= s->G;
-	     id = ih_top(&s->cross_at)) {
-		if (!make_room(s, id, 1, &preempted))
-			continue;
-		struct req *r = &s->r[id];
-		kv_take(s, r, 1);
-		s->dec_blocks++;
-		ih_update(&s->cross_at, id, s->cross_at.key[id] + B);
-	}
+static int32_t charge_of(const struct sim *s, int32_t id)
+{
+	const struct req_spec *q = &s->spec[id];
+	return s->bsc->charge == BSB_CHARGE_TOTAL ? q->prompt_tokens + q->output_tokens
+						  : q->prompt_tokens;
+}
 
-	/* 2. Running prefills continue, in admission order. */
-	s->n_items = 0;
-	int64_t budget = s->p.max_num_batched_tokens - s->n_dec;
-	for (size_t i = 0; i < s->n_pre && budget > 0;) {
-		int32_t id = s->pre[i];
-		struct req *r = &s->r[id];
-		int32_t chunk = r->target - r->computed;
-		if (chunk > budget)
-			chunk = (int32_t)budget;
-		int32_t need = blocks_for(s, (int64_t)r->computed + chunk) - r->blocks;
-		if (need > 0 && !make_room(s, id, need, &preempted))
-			continue; /* it was preempted: pre[i] is now the next one */
-		if (need > 0)
-			kv_take(s, r, need);
-		s->items[s->n_items++] = (struct pre_item){id, chunk};
-		budget -= chunk;
-		i++;
-	}
-	budget = s->p.max_num_batched_tokens - s->n_dec;
-	for (size_t i = 0; i < s->n_items; i++)
-		budget -= s->items[i].chunk;
-
-	/* 3. Waiting requests, unless this step preempted (as vLLM V1). */
-	while (!preempted && budget > 0 && s->n_run < (size_t)s->p.max_num_seqs && s->wait.n) {
-		int32_t id = ih_top(&s->wait);
+/* Admits waiting requests of IN's queue within BUDGET tokens.  Returns the budget left. */
+static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
+{
+	struct waitq *q = in->q;
+	if (q->bsm && s->bsc->adjust == BUCKETSERVE_ADJUST_BATCH)
+		adjust(s, q);
+	int64_t k = wq_pick(s, q);
+	int64_t safe = s->p.memory_safe ? safe_budget(s, in) : 0, charged = 0;
+	int32_t smax = 0;
+	size_t nb = 0;
+	while (budget > 0 && in->n_run < (size_t)s->p.max_num_seqs) {
+		int32_t id = wq_peek(s, q, k);
+		if (id < 0)
+			break;
 		struct req *r = &s->r[id];
 		int64_t remaining = r->target - r->computed;
 		if (!s->p.chunked_prefill && remaining > budget)
 			break;
 		int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
 		int32_t need = blocks_for(s, chunk);
-		if (need > s->kv_free)
+		if (need > in->kv_free)
 			break;
-		ih_remove(&s->wait, id);
-		r->state = RS_PREFILL;
-		r->admit = s->next_admit++;
-		s->run[s->n_run++] = id;
-		s->pre[s->n_pre++] = id;
-		kv_take(s, r, need);
-		s->items[s->n_items++] = (struct pre_item){id, chunk};
+		if (s->p.memory_safe) {
+			/* Eq. 6 (sum of lengths) or Eq. 1 (padded to the longest) within M_safe; a
+			 * request that cannot fit even alone runs alone on an idle instance. */
+			int32_t c = charge_of(s, id);
+			int32_t m = c > smax ? c : smax;
+			int64_t use = s->bsc->accounting == BSB_PADDED ? (int64_t)(nb + 1) * m
+								      : charged + c;
+			if (use > safe && !(in->n_run == 0 && nb == 0))
+				break;
+			charged += c;
+			smax = m;
+			r->reserved = c;
+			in->reserved += c;
+		}
+		wq_remove(s, q, id);
+		admit(s, in, id, RS_PREFILL);
+		in->pre[in->n_pre++] = id;
+		kv_take(s, in, r, need);
+		in->items[in->n_items++] = (struct pre_item){id, chunk};
+		s->batch_lens[nb++] = (uint32_t)s->spec[id].prompt_tokens;
 		budget -= chunk;
+		if (!q->bsm)
+			continue;
+		/* A grouped batch is drawn from one bucket; a plain FCFS-like pick moves on. */
+		if (!s->p.memory_safe && k >= 0 && bsm_peek(q->bsm, (size_t)k) < 0)
+			k = wq_pick(s, q);
 	}
-	if ((int64_t)s->n_run > s->m.running_peak)
-		s->m.running_peak = (int64_t)s->n_run;
+	if (nb)
+		waste_acc_add_lens(&s->batch_waste, s->batch_lens, nb);
+	return budget;
+}
 
-	if (!s->n_items && !s->n_dec) {
-		s->busy = false;
-		return;
+/* Admits transferred requests into a decode instance. */
+static void admit_transferred(struct sim *s, struct inst *in)
+{
+	struct waitq *q = in->q;
+	while (in->n_run < (size_t)s->p.max_num_seqs && q->h.n) {
+		int32_t id = ih_top(&q->h);
+		struct req *r = &s->r[id];
+		/* Its KV cache plus the slot its first decode step writes (allocated when the step
+		 * is scheduled, as for every decode). */
+		int32_t need = blocks_for(s, (int64_t)r->computed + 1);
+		if (need > in->kv_free)
+			break;
+		ih_remove(&q->h, id);
+		admit(s, in, id, RS_DECODE);
+		kv_take(s, in, r, need);
+		dec_join(s, in, id);
 	}
+}
 
-	/* Submit: prefill passes of up to max_num_prefill_seqs, then one decode pass. */
-	int64_t t = s->now;
-	s->step_start = t;
-	for (size_t i = 0; i < s->n_items; i += (size_t)s->p.max_num_prefill_seqs) {
+/* Submits the step's passes starting at T; returns the end time. */
+static int64_t submit(struct sim *s, struct inst *in, int64_t t, bool preempted)
+{
+	in->step_dec = in->n_dec;
+	in->step_k = 0;
+	if (s->p.unified) {
+		/* One pass of every token: (query, shared blocks, unique blocks, causal).  Context
+		 * of a prefill chunk is read by all its query tokens (shared); a decode's blocks by
+		 * one token (unique). */
+		int32_t real[4] = {in->n_dec, 0, 0, in->n_items > 0};
+		int64_t tokens = in->n_dec;
+		for (size_t j = 0; j < in->n_items; j++) {
+			struct req *r = &s->r[in->items[j].id];
+			real[0] += in->items[j].chunk;
+			tokens += in->items[j].chunk;
+			real[1] += blocks_for(s, r->computed);
+			if (r->t_sched < 0)
+				r->t_sched = t;
+		}
+		real[2] = (int32_t)(s->p.contiguous_pa ? in->kv_used : in->dec_blocks);
+		int64_t compile_ns;
+		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
+		int64_t k = 1;
+		if (!in->n_items && !preempted && !compile_ns && in->n_dec)
+			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		t += compile_ns +
+		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
+		in->step_k = in->n_dec ? k : 0;
+		return t;
+	}
+	for (size_t i = 0; i < in->n_items; i += (size_t)s->p.max_num_prefill_seqs) {
 		size_t end = i + (size_t)s->p.max_num_prefill_seqs;
-		if (end > s->n_items)
-			end = s->n_items;
+		if (end > in->n_items)
+			end = in->n_items;
 		int32_t real[4] = {(int32_t)(end - i), 0, 0, 0};
 		int64_t tokens = 0;
 		for (size_t j = i; j < end; j++) {
-			struct req *r = &s->r[s->items[j].id];
-			if (s->items[j].chunk > real[1])
-				real[1] = s->items[j].chunk;
+			struct req *r = &s->r[in->items[j].id];
+			if (in->items[j].chunk > real[1])
+				real[1] = in->items[j].chunk;
 			int32_t ctx = blocks_for(s, r->computed);
 			if (ctx > real[2])
 				real[2] = ctx;
-			tokens += s->items[j].chunk;
+			tokens += in->items[j].chunk;
 			if (r->t_sched < 0)
 				r->t_sched = t;
 		}
 		int64_t compile_ns;
-		int32_t gi = pad_shape(s, PHASE_PROMPT, real, &compile_ns);
-		t += compile_ns + account_pass(s, PHASE_PROMPT, real, gi, compile_ns, tokens, 0, t, 1);
+		int32_t gi = pad_shape(s, in, PHASE_PROMPT, real, &compile_ns);
+		t += compile_ns +
+		     account_pass(s, in, PHASE_PROMPT, real, gi, compile_ns, tokens, 0, t, 1);
 	}
-	s->step_dec = s->n_dec;
-	s->step_k = 0;
-	if (s->n_dec) {
-		int32_t nb = (int32_t)(s->p.contiguous_pa ? s->kv_used : s->dec_blocks);
-		int32_t real[4] = {s->n_dec, 1, nb, 0};
+	if (in->n_dec) {
+		int32_t nb = (int32_t)(s->p.contiguous_pa ? in->kv_used : in->dec_blocks);
+		int32_t real[4] = {in->n_dec, 1, nb, 0};
 		int64_t compile_ns;
-		int32_t gi = pad_shape(s, PHASE_DECODE, real, &compile_ns);
-		int64_t dt = s->graphs[gi].cost_ns, k = 1;
-		if (!s->n_items && !preempted && !compile_ns)
-			k = decode_run_length(s, t, dt);
-		t += compile_ns + k * account_pass(s, PHASE_DECODE, real, gi, compile_ns, s->n_dec, nb,
-						   t, k);
-		s->step_k = k;
+		int32_t gi = pad_shape(s, in, PHASE_DECODE, real, &compile_ns);
+		int64_t k = 1;
+		if (!in->n_items && !preempted && !compile_ns)
+			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
+						   in->n_dec, nb, t, k);
+		in->step_k = k;
 	}
-	/* One step of the run lasts step_dt; the whole event lasts step_dt * k. */
-	int64_t k = s->step_k ? s->step_k : 1;
-	s->step_dt = (t - s->step_start) / k;
-	if (s->step_dt * k != t - s->step_start)
+	return t;
+}
+
+static void schedule(struct sim *s, struct inst *in)
+{
+	bool preempted = false;
+	const int32_t B = s->p.block_size;
+
+	/* 1. Decodes: each writes one KV slot; a request starting a new block allocates it. */
+	for (int32_t id = ih_top(&in->cross_at); id >= 0 && in->cross_at.key[id] <= in->G;
+	     id = ih_top(&in->cross_at)) {
+		if (!make_room(s, in, id, 1, &preempted))
+			continue;
+		kv_take(s, in, &s->r[id], 1);
+		in->dec_blocks++;
+		ih_update(&in->cross_at, id, in->cross_at.key[id] + B);
+	}
+
+	/* 2. Running prefills continue, in admission order. */
+	in->n_items = 0;
+	int64_t budget = s->p.max_num_batched_tokens - in->n_dec;
+	for (size_t i = 0; i < in->n_pre && budget > 0;) {
+		int32_t id = in->pre[i];
+		struct req *r = &s->r[id];
+		int32_t chunk = r->target - r->computed;
+		if (chunk > budget)
+			chunk = (int32_t)budget;
+		int32_t need = blocks_for(s, (int64_t)r->computed + chunk) - r->blocks;
+		if (need > 0 && !make_room(s, in, id, need, &preempted))
+			continue; /* it was preempted: pre[i] is now the next one */
+		if (need > 0)
+			kv_take(s, in, r, need);
+		in->items[in->n_items++] = (struct pre_item){id, chunk};
+		budget -= chunk;
+		i++;
+	}
+	budget = s->p.max_num_batched_tokens - in->n_dec;
+	for (size_t i = 0; i < in->n_items; i++)
+		budget -= in->items[i].chunk;
+
+	/* 3. Queued requests, unless this step preempted (as vLLM V1). */
+	if (!preempted) {
+		if (in->role == ROLE_DECODE)
+			admit_transferred(s, in);
+		else
+			admit_waiting(s, in, budget);
+	}
+
+	if (!in->n_items && !in->n_dec) {
+		in->busy = false;
+		return;
+	}
+	int64_t t0 = s->now;
+	in->step_start = t0;
+	int64_t t = submit(s, in, t0, preempted);
+	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
+	int64_t k = in->step_k ? in->step_k : 1;
+	in->step_dt = (t - t0) / k;
+	if (in->step_dt * k != t - t0)
 		BUG("uneven decode run");
-	s->m.busy_ns += t - s->step_start;
+	in->busy_ns += t - t0;
+	s->m.busy_ns += t - t0;
 	s->m.steps += k;
-	s->m.kv_block_ns += (double)s->kv_used * (double)(t - s->step_start);
-	s->busy = true;
-	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, 0);
+	s->mon_step_ns += t - t0;
+	s->mon_steps += k;
+	s->m.kv_block_ns += (double)in->kv_used * (double)(t - t0);
+	in->busy = true;
+	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, in->idx);
 }
 
 /* ---- the engine: update ------------------------------------------------------------------ */
 
-static void finish(struct sim *s, int32_t id)
+static void finish(struct sim *s, struct inst *in, int32_t id)
 {
 	struct req *r = &s->r[id];
 	const struct req_spec *q = &s->spec[id];
 	r->generated = q->output_tokens;
 	r->state = RS_DONE;
-	run_remove(s, id);
-	kv_release(s, r);
+	run_remove(in, id);
+	kv_release(in, r);
+	in->reserved -= r->reserved;
+	r->reserved = 0;
 	s->finished++;
 	metrics_request(&s->m, q->arrival_ns, r->t_first, s->now, q->prompt_tokens,
 			q->output_tokens);
@@ -675,28 +1052,44 @@ static void finish(struct sim *s, int32_t id)
 		s->hooks.request_done(s->hooks.ctx, s, id);
 }
 
-static void update(struct sim *s)
+/* A prefill instance hands the request's KV cache to the decode instances. */
+static void start_transfer(struct sim *s, struct inst *in, int32_t id)
 {
-	int64_t k = s->step_k;
-	s->last_end = s->now;
+	struct req *r = &s->r[id];
+	run_remove(in, id);
+	in->reserved -= r->reserved;
+	r->reserved = 0;
+	in->kv_held_xfer += r->blocks;
+	r->state = RS_TRANSFER;
+	int64_t dt = s->costs.transfer(s->costs.ctx, r->computed);
+	s->transfer_ns_total += dt;
+	s->transfers++;
+	s->transferring++;
+	evq_push(&s->q, s->now + dt, EVC_ARRIVAL, EV_TRANSFER, id);
+}
+
+static void update(struct sim *s, struct inst *in)
+{
+	int64_t k = in->step_k;
+	in->last_end = s->now;
 	/* Decoders: k tokens each; each token's gap is one step. */
 	if (k) {
-		metrics_itl(&s->m, s->step_dt, (int64_t)s->step_dec * k);
-		s->G += k;
-		for (int32_t id = ih_top(&s->done_at); id >= 0 && s->done_at.key[id] < s->G;
-		     id = ih_top(&s->done_at)) {
-			dec_leave(s, id);
-			finish(s, id);
+		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);
+		in->G += k;
+		for (int32_t id = ih_top(&in->done_at); id >= 0 && in->done_at.key[id] < in->G;
+		     id = ih_top(&in->done_at)) {
+			dec_leave(in, &s->r[id], id);
+			finish(s, in, id);
 		}
 	}
 	/* Prefills: computed chunks; a completed prefill samples a token. */
-	for (size_t i = 0; i < s->n_items; i++) {
-		int32_t id = s->items[i].id;
+	for (size_t i = 0; i < in->n_items; i++) {
+		int32_t id = in->items[i].id;
 		struct req *r = &s->r[id];
-		r->computed += s->items[i].chunk;
+		r->computed += in->items[i].chunk;
 		if (r->computed < r->target)
 			continue;
-		pre_remove(s, id);
+		pre_remove(in, id);
 		r->generated++;
 		if (r->t_first < 0)
 			r->t_first = s->now;
@@ -704,20 +1097,80 @@ static void update(struct sim *s)
 			metrics_itl(&s->m, s->now - r->t_last_tok, 1);
 		r->t_last_tok = s->now;
 		if (r->generated >= s->spec[id].output_tokens)
-			finish(s, id);
+			finish(s, in, id);
+		else if (in->role == ROLE_PREFILL)
+			start_transfer(s, in, id);
 		else
-			dec_join(s, id);
+			dec_join(s, in, id);
 	}
-	s->n_items = 0;
-	s->busy = false;
+	in->n_items = 0;
+	in->busy = false;
 }
 
-static void kick(struct sim *s)
+static void on_transfer(struct sim *s, int32_t id)
 {
-	if (!s->schedule_pending && !s->busy) {
-		s->schedule_pending = true;
-		evq_push(&s->q, s->now, EVC_SCHEDULE, EV_SCHEDULE, 0);
+	struct req *r = &s->r[id];
+	struct inst *from = &s->inst[r->inst];
+	from->kv_held_xfer -= r->blocks;
+	kv_release(from, r);
+	r->inst = -1;
+	r->state = RS_XFER_WAIT;
+	s->transferring--;
+	/* Decode instances take transferred requests first come, first served. */
+	ih_push(&s->wq[1].h, id, s->now);
+	kick(s, from);
+	kick_queue(s, &s->wq[1]);
+}
+
+static void on_monitor(struct sim *s)
+{
+	struct monitor_rec m = {0};
+	m.t_ns = s->now;
+	m.waiting = sim_waiting(s);
+	m.running = sim_running(s);
+	m.transferring = s->transferring;
+	for (int i = 0; i < s->n_inst; i++) {
+		m.kv_used += s->inst[i].kv_used;
+		m.kv_total += s->p.num_kv_blocks;
 	}
+	double iv = (double)s->p.monitor_ns / 1e9;
+	m.arrival_rate = (double)s->mon_arrivals / iv;
+	double sum = 0;
+	size_t nw = 0;
+	const struct waitq *q = &s->wq[0];
+	if (!q->bsm) {
+		for (size_t i = 0; i < q->h.n; i++)
+			sum += s->spec[q->h.ids[i]].prompt_tokens;
+		nw = q->h.n;
+	} else {
+		for (size_t k = 0; k < bsm_nbuckets(q->bsm); k++) {
+			uint32_t lo, hi;
+			bsm_bucket_range(q->bsm, k, &lo, &hi);
+			(void)lo;
+			(void)hi;
+		}
+		nw = bsm_total(q->bsm);
+		sum = nw ? -1 : 0; /* filled below */
+		if (nw) {
+			sum = 0;
+			for (size_t i = 0; i < s->n; i++)
+				if (s->r[i].state == RS_WAITING)
+					sum += s->spec[i].prompt_tokens;
+		}
+	}
+	m.mean_waiting_len = nw ? sum / (double)nw : 0;
+	m.batch_latency_ms = s->mon_steps ? (double)s->mon_step_ns / 1e6 / (double)s->mon_steps : 0;
+	m.buckets = q->bsm ? bsm_nbuckets(q->bsm) : 1;
+	if (s->hooks.monitor)
+		s->hooks.monitor(s->hooks.ctx, s, &m);
+	s->mon_arrivals = 0;
+	s->mon_step_ns = s->mon_steps = 0;
+}
+
+/* Whether anything is left to happen besides periodic ticks. */
+static bool work_left(const struct sim *s)
+{
+	return s->finished < s->n;
 }
 
 bool sim_step(struct sim *s)
@@ -735,23 +1188,44 @@ bool sim_step(struct sim *s)
 	case EV_ARRIVAL: {
 		int32_t id = (int32_t)e.arg;
 		s->r[id].state = RS_WAITING;
-		ih_push(&s->wait, id, wait_key(s, id));
+		wq_push(s, &s->wq[0], id, false);
 		s->arrived++;
+		s->mon_arrivals++;
 		s->next_arrival = (size_t)id + 1;
 		if (s->next_arrival < s->n)
 			evq_push(&s->q, s->spec[s->next_arrival].arrival_ns, EVC_ARRIVAL, EV_ARRIVAL,
 				 (int64_t)s->next_arrival);
-		kick(s);
+		kick_queue(s, &s->wq[0]);
 		break;
 	}
-	case EV_PASS_DONE:
-		update(s);
-		kick(s);
+	case EV_PASS_DONE: {
+		struct inst *in = &s->inst[e.arg];
+		update(s, in);
+		kick(s, in);
+		if (in->role == ROLE_DECODE)
+			break;
 		break;
-	case EV_SCHEDULE:
-		s->schedule_pending = false;
-		if (!s->busy)
-			schedule(s);
+	}
+	case EV_SCHEDULE: {
+		struct inst *in = &s->inst[e.arg];
+		in->schedule_pending = false;
+		if (!in->busy)
+			schedule(s, in);
+		break;
+	}
+	case EV_TRANSFER:
+		on_transfer(s, (int32_t)e.arg);
+		break;
+	case EV_MONITOR:
+		on_monitor(s);
+		if (work_left(s))
+			evq_push(&s->q, s->now + s->p.monitor_ns, EVC_MONITOR, EV_MONITOR, 0);
+		break;
+	case EV_ADJUST:
+		adjust(s, &s->wq[0]);
+		kick_queue(s, &s->wq[0]);
+		if (work_left(s))
+			evq_push(&s->q, s->now + s->bsc->adjust_period_ns, EVC_MONITOR, EV_ADJUST, 0);
 		break;
 	default:
 		BUG("unknown event kind %d", e.kind);
@@ -766,27 +1240,53 @@ void sim_run(struct sim *s)
 		;
 }
 
+size_t sim_waiting(const struct sim *s)
+{
+	return wq_len(&s->wq[0]) + s->wq[1].h.n;
+}
+
+size_t sim_running(const struct sim *s)
+{
+	size_t n = 0;
+	for (int i = 0; i < s->n_inst; i++)
+		n += s->inst[i].n_run;
+	return n;
+}
+
 bool sim_check_invariants(const struct sim *s)
 {
-	size_t waiting = s->wait.n, running = s->n_run;
-	if (s->arrived != s->finished + waiting + running)
+	if (s->arrived != s->finished + sim_waiting(s) + sim_running(s) + s->transferring)
 		return false;
-	if (s->kv_free + s->kv_used != s->p.num_kv_blocks || s->kv_free < 0)
-		return false;
-	if (s->n_dec + s->n_pre != s->n_run)
-		return false;
+	for (int i = 0; i < s->n_inst; i++) {
+		const struct inst *in = &s->inst[i];
+		if (in->kv_free + in->kv_used != s->p.num_kv_blocks || in->kv_free < 0)
+			return false;
+		if ((size_t)in->n_dec + in->n_pre != in->n_run)
+			return false;
+		if (in->reserved < 0)
+			return false;
+	}
 	return true;
 }
 
 void sim_finish(struct sim *s)
 {
 	s->m.end_ns = s->now;
+	if (s->m.end_ns < s->m.last_finish_ns)
+		s->m.end_ns = s->m.last_finish_ns;
+	/* Utilization is per instance: busy time over instances x simulated time. */
+	s->m.busy_ns = 0;
+	for (int i = 0; i < s->n_inst; i++)
+		s->m.busy_ns += s->inst[i].busy_ns;
+	s->m.instances = s->n_inst;
 	if (!sim_check_invariants(s))
 		BUG("conservation violated at the end of the run");
 	if (s->p.stop_ns == INT64_MAX) {
 		if (s->finished != s->n)
 			BUG("%zu of %zu requests finished", s->finished, s->n);
-		if (s->kv_used != 0)
-			BUG("%lld KV blocks not returned", (long long)s->kv_used);
+		for (int i = 0; i < s->n_inst; i++)
+			if (s->inst[i].kv_used != 0)
+				BUG("%lld KV blocks not returned on instance %d",
+				    (long long)s->inst[i].kv_used, i);
 	}
 }

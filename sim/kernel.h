@@ -1,33 +1,42 @@
 /*
- * kernel: the discrete-event simulation of one vLLM V1 serving instance as run on Gaudi.
+ * kernel: the discrete-event simulation of vLLM V1 serving instances as run on Gaudi.
  *
  * Owns: the runtime state of every request (an array parallel to the workload's), the waiting
- * queue, the running set, the paged KV-cache block pool, the graph cache (which padded shapes
- * are compiled) and the event queue.  Borrows: the workload's requests, the bucketer and the
- * cost functions, which must outlive the simulation.
+ * queues, the instances (each with its running set, paged KV-cache block pool and engine), the
+ * graph cache (padded shapes, their cost and which instance compiled them) and the event
+ * queue.  Borrows: the workload's requests, the bucketer, the BucketServe configuration and
+ * the cost functions, which must outlive the simulation.
+ *
+ * Topologies: one colocated instance (prefill and decode, the default); or prefill/decode
+ * disaggregation: P prefill instances drawing from one shared queue (an FCFS worker queue), a
+ * KV transfer (cost model) after each prefill, and D decode instances running continuous
+ * batching on the transferred requests.
  *
  * Request lifecycle (state -> transition -> function):
- *   PENDING --arrival event--> WAITING                       (on_arrival)
- *   WAITING --admitted by schedule()--> RUNNING/prefill      (admit)
- *   RUNNING/prefill --last chunk computed--> RUNNING/decode  (update; first token)
- *   RUNNING --no free KV block--> WAITING (recompute)        (preempt)
- *   RUNNING --last token--> DONE                             (finish)
+ *   PENDING --arrival event--> WAITING                          (on_arrival)
+ *   WAITING --admitted by schedule()--> PREFILL                 (admit)
+ *   PREFILL --last chunk computed--> DECODE | TRANSFER          (update: first token)
+ *   TRANSFER --transfer event--> XFER_WAIT --admitted--> DECODE (disaggregated only)
+ *   PREFILL/DECODE --no free KV block--> WAITING (recompute)    (preempt)
+ *   PREFILL/DECODE --last token--> DONE                         (finish)
  *
- * The engine loop is vLLM's: schedule (decodes first, then running prefill chunks, then
- * waiting requests, within max_num_batched_tokens and max_num_seqs), submit (the step's
- * forward passes: prefills in groups of max_num_prefill_seqs, then one decode pass; each pass
- * padded to its bucket and charged at the padded shape, plus a compile the first time a
- * padded shape is seen), finish (the pass-done event), update (tokens, first tokens,
- * completions).  One step is in flight at a time.
+ * The engine loop of each instance is vLLM's: schedule (decodes first, then running prefill
+ * chunks, then waiting requests, within max_num_batched_tokens and max_num_seqs), submit (the
+ * step's forward passes: prefills in groups of max_num_prefill_seqs, then one decode pass; or
+ * one unified pass of every token with unified attention; each padded to its bucket, charged
+ * at the padded shape, plus a compile the first time the instance sees the shape), finish (the
+ * pass-done event), update (tokens, first tokens, completions).  One step is in flight per
+ * instance.
  *
- * Speed: decoding requests advance lazily.  A global decode-step counter G and each request's
- * join step give its token count; two indexed heaps hold the step of each request's next
- * completion and next KV-block boundary.  A step that is decode-only and whose successors
- * would be identical (same padded shape: no completion, block boundary, admissible arrival
- * or stop in between) is submitted as a run of k identical steps in one event.
+ * Speed: decoding requests advance lazily.  Each instance's decode-step counter G and each
+ * request's join step give its token count; two indexed heaps hold the step of each request's
+ * next completion and next KV-block boundary.  A decode-only step whose successors would be
+ * identical (same padded shape: no completion, block boundary, admissible arrival, monitor or
+ * adjustment tick, or stop in between) is submitted as a run of k identical steps in one event.
  *
- * Invariants (sim_check_invariants, asserted in debug builds): arrived = done + waiting +
- * running; free + used KV blocks = total; used = sum of blocks held; time never decreases.
+ * Invariants (sim_check_invariants, asserted in debug builds): arrived = done + queued +
+ * running + in transfer; per instance free + used KV blocks = total and used = sum of blocks
+ * held; time never decreases.
  */
 #ifndef BS_KERNEL_H
 #define BS_KERNEL_H
@@ -35,9 +44,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analysis/metrics.h"
+#include "analysis/waste.h"
 #include "policies/bucketing.h"
+#include "policies/bucketserve.h"
 #include "sim/config.h"
 #include "sim/evq.h"
 #include "sim/shapemap.h"
@@ -46,21 +58,26 @@
 struct cost_model;
 struct sim;
 
-/* Event classes: at equal times, arrivals are seen before pass completions, and both before
- * the engine schedules (so requests arriving together are scheduled together). */
-enum ev_class { EVC_ARRIVAL = 0, EVC_PASS_DONE = 1, EVC_SCHEDULE = 2 };
-enum ev_kind { EV_ARRIVAL, EV_PASS_DONE, EV_SCHEDULE };
+/* Event classes: at equal times, arrivals and transfers are seen before pass completions,
+ * those before the engines schedule (so requests arriving together are scheduled together),
+ * and monitor samples last. */
+enum ev_class { EVC_ARRIVAL = 0, EVC_PASS_DONE = 1, EVC_SCHEDULE = 2, EVC_MONITOR = 3 };
+enum ev_kind { EV_ARRIVAL, EV_PASS_DONE, EV_SCHEDULE, EV_TRANSFER, EV_MONITOR, EV_ADJUST };
 
-enum req_state { RS_PENDING, RS_WAITING, RS_PREFILL, RS_DECODE, RS_DONE };
+enum req_state { RS_PENDING, RS_WAITING, RS_PREFILL, RS_DECODE, RS_TRANSFER, RS_XFER_WAIT,
+		 RS_DONE };
 
 enum wait_order { WO_FCFS, WO_SJF, WO_LJF, WO_SJF_TOTAL, WO_LJF_TOTAL, WO_PRIORITY };
+enum inst_role { ROLE_MIXED, ROLE_PREFILL, ROLE_DECODE };
 
 /* The cost of passes, as function pointers so tests can plug in exact service times. */
 struct sim_costs {
 	void *ctx;
 	int64_t (*prefill)(void *ctx, int32_t bs, int32_t query, int32_t ctx_blocks);
 	int64_t (*decode)(void *ctx, int32_t bs, int32_t num_blocks);
+	int64_t (*unified)(void *ctx, int32_t query, int32_t shared, int32_t unique, bool causal);
 	int64_t (*compile)(void *ctx, int phase, const int32_t v[4], bool runtime);
+	int64_t (*transfer)(void *ctx, int64_t tokens);
 };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
@@ -68,38 +85,62 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
 struct sim_params {
 	int32_t max_num_seqs, max_num_batched_tokens, max_num_prefill_seqs;
 	int32_t block_size, max_model_len;
-	int64_t num_kv_blocks;
+	int64_t num_kv_blocks;          /* per instance */
 	bool chunked_prefill, contiguous_pa, skip_warmup;
+	bool unified;                   /* unified attention: one mixed pass per step */
 	enum wait_order order;
-	int64_t stop_ns;               /* INT64_MAX = run to completion */
+	bool grouped;                   /* waiting requests in BucketServe buckets */
+	bool memory_safe;               /* scheduler.batching = memory_safe */
+	bool disaggregated;
+	int32_t prefill_instances, decode_instances;
+	int64_t stop_ns;                /* INT64_MAX = run to completion */
+	int64_t monitor_ns;             /* 0 = no monitor samples */
 	double slo_ttft_ms, slo_tpot_ms;
 };
-/* Reads server.*, scheduler.order, sim.stop_s, slo.* (resolved) and the bucketing params'
- * max_num_prefill_seqs / contiguous_pa; checks vLLM's own config rules. */
+/* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
+ * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config
+ * rules. */
 int sim_params_from_config(const struct config *cfg, const struct bucket_params *bp,
 			   struct sim_params *p, struct bs_err *err);
 
 struct req {
 	int64_t t_sched, t_first, t_last_tok, join;
 	int32_t computed, generated, target, blocks, g0, admit;
-	int16_t preemptions;
-	uint8_t state, pad_;
+	int32_t reserved;               /* memory-safe batching: tokens charged to the budget */
+	int16_t preemptions, inst;
+	uint8_t state, pad_[3];
 };
 
 /* One forward pass, as written to batches.csv. */
 struct pass_rec {
-	int64_t index;                 /* 0-based pass number */
+	int64_t index;                  /* 0-based pass number */
 	int64_t start_ns, end_ns;
-	int64_t compile_ns;            /* runtime compile charged before this pass */
-	int phase;                     /* enum phase */
+	int64_t compile_ns;             /* runtime compile charged before this pass */
+	int phase;                      /* enum phase */
+	int instance;
 	int32_t real[4], bucket[4];
 	int64_t real_tokens, padded_tokens;
+};
+
+/* One monitor sample, as written to monitor.csv. */
+struct monitor_rec {
+	int64_t t_ns;
+	size_t waiting, running, transferring;
+	int64_t kv_used, kv_total;
+	double arrival_rate;            /* arrivals per second over the last interval */
+	double mean_waiting_len;        /* mean prompt length of waiting requests */
+	double batch_latency_ms;        /* mean step duration over the last interval */
+	size_t buckets;
 };
 
 struct sim_hooks {
 	void *ctx;
 	void (*request_done)(void *ctx, const struct sim *s, int32_t id);
 	void (*pass)(void *ctx, const struct sim *s, const struct pass_rec *p);
+	void (*monitor)(void *ctx, const struct sim *s, const struct monitor_rec *m);
+	/* Bucket boundaries changed (adaptive grouping): called with the new boundaries. */
+	void (*boundaries)(void *ctx, const struct sim *s, const uint32_t *b, size_t nb,
+			   size_t splits, size_t merged);
 };
 
 /* A compiled graph (a padded shape) and how it was used. */
@@ -107,7 +148,7 @@ struct graph {
 	int phase;
 	int32_t v[4];
 	int64_t cost_ns, compile_ns;
-	bool warm, compiled, fallback;
+	bool warm, fallback, runtime;
 	int64_t uses, real_tokens, padded_tokens;
 };
 
@@ -115,11 +156,44 @@ struct pre_item {
 	int32_t id, chunk;
 };
 
+/* Indexed binary min-heap of request ids keyed by (key, id); key and pos arrays are shared
+ * by every heap of one kind, since a request is in at most one of them. */
 struct iheap {
 	int32_t *ids;
-	size_t n;
-	int64_t *key;                  /* by request id */
-	int32_t *pos;                  /* by request id; -1 = absent */
+	size_t n, cap;
+	int64_t *key;                   /* by request id (borrowed) */
+	int32_t *pos;                   /* by request id (borrowed); -1 = absent */
+};
+
+/* A waiting queue: an ordered heap, or BucketServe buckets when grouped. */
+struct waitq {
+	struct iheap h;
+	struct bsm *bsm;                /* NULL = plain heap */
+	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
+};
+
+struct inst {
+	int idx;
+	enum inst_role role;
+	struct waitq *q;                /* where it admits from */
+	int32_t *run;                   /* running ids (unordered; admit order in req.admit) */
+	size_t n_run;
+	int32_t *pre;                   /* running requests still in prefill, admission order */
+	size_t n_pre;
+	struct iheap done_at, cross_at; /* decoding requests: step of completion / next block */
+	int32_t n_dec;
+	int64_t dec_blocks;             /* blocks held by decoding requests */
+	int64_t G;                      /* decode steps executed */
+	int64_t kv_free, kv_used, kv_held_xfer, reserved;
+	/* The step in flight. */
+	struct pre_item *items;
+	size_t n_items;
+	int32_t step_dec;
+	int64_t step_k, step_dt, step_start, last_end;
+	bool busy, schedule_pending;
+	uint8_t *compiled;              /* by graph index */
+	size_t compiled_cap;
+	int64_t busy_ns;
 };
 
 struct sim {
@@ -127,54 +201,51 @@ struct sim {
 	const struct req_spec *spec;
 	size_t n;
 	struct req *r;
-	struct bucketer *bucketer;     /* NULL = no bucketing */
+	struct bucketer *bucketer;      /* NULL = no bucketing */
+	const struct bucketserve_cfg *bsc; /* NULL unless grouped or memory-safe */
 	struct sim_costs costs;
 	struct sim_hooks hooks;
 
 	struct evq q;
 	int64_t now;
 	size_t next_arrival;
-	bool schedule_pending, busy;
 
-	struct iheap wait;             /* waiting queue */
-	int64_t front_key;             /* decreasing key for preempted requests (front) */
-	int32_t *run;                  /* running ids */
-	size_t n_run;
+	int64_t *wkey, *dkey, *xkey;    /* heap keys by request id */
+	int32_t *wpos, *dpos, *xpos;
+	struct waitq wq[2];             /* 0: new requests; 1: transferred (disaggregated) */
+	struct inst *inst;
+	int n_inst;
 	int32_t next_admit;
-	int32_t *pre;                  /* running requests still in prefill, admission order */
-	size_t n_pre;
-	struct iheap done_at, cross_at;/* decoding requests: step of completion / next block */
-	int32_t n_dec;
-	int64_t dec_blocks;            /* blocks held by decoding requests */
-	int64_t G;                     /* decode steps executed */
 
-	int64_t kv_free, kv_used;
-
-	/* The step in flight. */
-	struct pre_item *items;
-	size_t n_items;
-	int32_t step_dec;              /* decoders in the step */
-	int64_t step_k;                /* identical decode steps in the step */
-	int64_t step_dt;               /* duration of one of them (the whole step when k = 1) */
-	int64_t step_start, last_end;
-
-	struct shapemap lookup;        /* (phase, real shape) -> graph */
+	struct shapemap lookup;         /* (phase, real shape) -> graph */
 	struct shapemap graphs_by_shape;
 	struct graph *graphs;
 	size_t n_graphs, cap_graphs;
 
 	int64_t pass_index;
 	int64_t events;
-	size_t arrived, finished;
+	size_t arrived, finished, transferring;
+	/* Monitor window. */
+	size_t mon_arrivals;
+	int64_t mon_step_ns, mon_steps;
+	/* BucketServe. */
+	uint64_t splits, merges;
+	struct waste_acc batch_waste;   /* Eq. 2 over admitted batches */
+	uint32_t *batch_lens;
+	double bucketing_wall_s;        /* wall time in grouping/ordering code (--perf) */
+	bool time_bucketing;
+	int64_t transfer_ns_total;
+	int64_t transfers;
 	struct metrics m;
 };
 
-/* Builds the simulation; REQ must be sorted by arrival.  BUCKETER may be NULL. */
+/* Builds the simulation; REQ must be sorted by arrival.  BUCKETER and BSC may be NULL. */
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
-	      struct bucketer *bucketer, const struct sim_costs *costs,
-	      const struct sim_hooks *hooks);
+	      struct bucketer *bucketer, const struct bucketserve_cfg *bsc,
+	      const struct sim_costs *costs, const struct sim_hooks *hooks);
 void sim_release(struct sim *s);
-/* Compiles the warm-up buckets (before time 0; counted in compiles_warmup and warmup_s). */
+/* Compiles the warm-up buckets of every instance (before time 0; counted in compiles_warmup
+ * and warmup_s). */
 void sim_warmup(struct sim *s);
 /* Processes one event; returns false when nothing is left (or the stop time is reached). */
 bool sim_step(struct sim *s);
@@ -182,5 +253,8 @@ void sim_run(struct sim *s);
 /* Closes the run: final metrics and the conservation checks (a failure is a BUG). */
 void sim_finish(struct sim *s);
 bool sim_check_invariants(const struct sim *s);
+/* Requests queued (waiting or waiting for a decode slot) and running, over all instances. */
+size_t sim_waiting(const struct sim *s);
+size_t sim_running(const struct sim *s);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/config.h"
 #include "sim/evq.h"
 #include "sim/kernel.h"
 
@@ -34,6 +35,20 @@ static int64_t fc_decode(void *c, int32_t bs, int32_t nb)
 	return f->decode_ns + f->decode_per_block_ns * nb;
 }
 
+static int64_t fc_unified(void *c, int32_t q, int32_t sh, int32_t un, bool causal)
+{
+	const struct fixed_cost *f = c;
+	(void)sh;
+	(void)causal;
+	return f->prefill_ns + f->prefill_per_token_ns * q + f->decode_per_block_ns * un;
+}
+
+static int64_t fc_transfer(void *c, int64_t tokens)
+{
+	(void)c;
+	return 1000 + tokens;
+}
+
 static int64_t fc_compile(void *c, int phase, const int32_t v[4], bool runtime)
 {
 	const struct fixed_cost *f = c;
@@ -45,7 +60,7 @@ static int64_t fc_compile(void *c, int phase, const int32_t v[4], bool runtime)
 
 static struct sim_costs costs_of(struct fixed_cost *f)
 {
-	struct sim_costs c = {f, fc_prefill, fc_decode, fc_compile};
+	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer};
 	return c;
 }
 
@@ -101,7 +116,7 @@ static double single_server_mean_wait(struct req_spec *req, size_t n, struct fix
 	p.max_num_seqs = 1;
 	struct sim_costs c = costs_of(f);
 	struct sim s;
-	sim_init(&s, &p, req, n, NULL, &c, NULL);
+	sim_init(&s, &p, req, n, NULL, NULL, &c, NULL);
 	sim_run(&s);
 	sim_finish(&s);
 	double sum = 0;
@@ -216,16 +231,16 @@ static struct tally run_tally(const struct sim_params *p, struct req_spec *req, 
 	struct tally t = {0};
 	t.seen = calloc(n, 1);
 	struct sim_costs c = costs_of(f);
-	struct sim_hooks h = {&t, on_done, on_pass};
+	struct sim_hooks h = {&t, on_done, on_pass, NULL, NULL};
 	struct sim s;
-	sim_init(&s, p, req, n, NULL, &c, &h);
+	sim_init(&s, p, req, n, NULL, NULL, &c, &h);
 	while (sim_step(&s))
 		ck_assert(sim_check_invariants(&s));
 	sim_finish(&s);
-	ck_assert_int_eq(s.kv_used, 0);
-	ck_assert_int_eq(s.kv_free, p->num_kv_blocks);
+	ck_assert_int_eq(s.inst[0].kv_used, 0);
+	ck_assert_int_eq(s.inst[0].kv_free, p->num_kv_blocks);
 	ck_assert_int_eq(s.finished, n);
-	ck_assert_int_eq(s.m.passes[0] + s.m.passes[1], t.passes);
+	ck_assert_int_eq(s.m.passes[0] + s.m.passes[1] + s.m.passes[2], t.passes);
 	*preemptions = s.m.preemptions;
 	sim_release(&s);
 	free(t.seen);
@@ -266,11 +281,11 @@ START_TEST(jump_equals_single_steps)
 	struct fixed_cost f = {1000000, 1000, 3000000, 10000, 0};
 	struct sim_costs c = costs_of(&f);
 	struct sim s1, s2;
-	sim_init(&s1, &p, req, n, NULL, &c, NULL);
+	sim_init(&s1, &p, req, n, NULL, NULL, &c, NULL);
 	sim_run(&s1);
 	sim_finish(&s1);
 	struct sim_params p2 = p;
-	sim_init(&s2, &p2, req, n, NULL, &c, NULL);
+	sim_init(&s2, &p2, req, n, NULL, NULL, &c, NULL);
 	for (int64_t stop = 50000000; ; stop += 50000000) {
 		s2.p.stop_ns = stop;
 		while (sim_step(&s2))
@@ -319,9 +334,9 @@ START_TEST(chunked_prefill_shapes)
 	struct fixed_cost f = {1000, 1, 100, 1, 0};
 	struct sim_costs c = costs_of(&f);
 	struct passlog l = {0};
-	struct sim_hooks h = {&l, NULL, log_pass};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
 	struct sim s;
-	sim_init(&s, &p, req, 1, NULL, &c, &h);
+	sim_init(&s, &p, req, 1, NULL, NULL, &c, &h);
 	sim_run(&s);
 	sim_finish(&s);
 	ck_assert_int_eq(l.n, 5);
@@ -355,9 +370,9 @@ START_TEST(preemption_hand_worked)
 	struct fixed_cost f = {10, 0, 1, 0, 0};
 	struct sim_costs c = costs_of(&f);
 	struct passlog l = {0};
-	struct sim_hooks h = {&l, NULL, log_pass};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
 	struct sim s;
-	sim_init(&s, &p, req, 2, NULL, &c, &h);
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
 	sim_run(&s);
 	sim_finish(&s);
 	ck_assert_int_eq(s.m.preemptions, 1);
@@ -398,6 +413,216 @@ START_TEST(evq_order)
 }
 END_TEST
 
+/* ---- topologies and BucketServe policies ---- */
+
+static void run_all(struct sim *s)
+{
+	while (sim_step(s))
+		ck_assert(sim_check_invariants(s));
+	sim_finish(s);
+}
+
+START_TEST(disaggregated_charges_every_transfer)
+{
+	size_t n = 2000;
+	struct req_spec *req = random_reqs(n, 5, 30.0);
+	struct sim_params p = base_params();
+	p.disaggregated = true;
+	p.prefill_instances = 2;
+	p.decode_instances = 3;
+	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
+	struct sim_costs c = costs_of(&f);
+	struct sim s;
+	sim_init(&s, &p, req, n, NULL, NULL, &c, NULL);
+	run_all(&s);
+	ck_assert_int_eq(s.finished, n);
+	ck_assert_int_eq(s.m.preemptions, 0);
+	int64_t want_n = 0, want_ns = 0, out = 0;
+	for (size_t i = 0; i < n; i++) {
+		out += req[i].output_tokens;
+		if (req[i].output_tokens > 1) {
+			want_n++;
+			want_ns += 1000 + req[i].prompt_tokens; /* fc_transfer of the prompt's KV */
+		}
+	}
+	ck_assert_int_eq(s.transfers, want_n);
+	ck_assert_int_eq(s.transfer_ns_total, want_ns);
+	ck_assert_int_eq(s.m.output_tokens, out);
+	/* Prefill instances never decode, decode instances never prefill. */
+	ck_assert_int_eq(s.m.passes[PHASE_PROMPT] + s.m.passes[PHASE_DECODE], s.pass_index);
+	for (int i = 0; i < s.n_inst; i++)
+		ck_assert_int_eq(s.inst[i].kv_used, 0);
+	sim_release(&s);
+	free(req);
+}
+END_TEST
+
+START_TEST(disaggregated_preemption_recomputes)
+{
+	/* Decode instances with a tiny cache preempt; the victims go back through prefill. */
+	size_t n = 600;
+	struct req_spec *req = random_reqs(n, 9, 40.0);
+	struct sim_params p = base_params();
+	p.disaggregated = true;
+	p.prefill_instances = 1;
+	p.decode_instances = 1;
+	p.num_kv_blocks = 64;
+	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
+	struct sim_costs c = costs_of(&f);
+	struct sim s;
+	sim_init(&s, &p, req, n, NULL, NULL, &c, NULL);
+	run_all(&s);
+	ck_assert_int_eq(s.finished, n);
+	ck_assert_int_gt(s.m.preemptions, 0);
+	int64_t out = 0;
+	for (size_t i = 0; i < n; i++)
+		out += req[i].output_tokens;
+	ck_assert_int_eq(s.m.output_tokens, out);
+	sim_release(&s);
+	free(req);
+}
+END_TEST
+
+struct budget_watch {
+	int64_t capacity;
+	int64_t max_reserved;
+};
+
+static void watch_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
+{
+	struct budget_watch *w = ctx;
+	(void)p;
+	int64_t r = s->inst[0].reserved, sum = 0;
+	for (size_t i = 0; i < s->inst[0].n_run; i++)
+		sum += s->r[s->inst[0].run[i]].reserved;
+	ck_assert_int_eq(r, sum);
+	ck_assert_int_le(r, w->capacity);
+	if (r > w->max_reserved)
+		w->max_reserved = r;
+}
+
+static struct bucketserve_cfg bs_config(const char *grouping, const char *order,
+					const char *charge, int32_t mml)
+{
+	struct config cfg;
+	config_init(&cfg);
+	struct bs_err err = {0};
+	char buf[32];
+	snprintf(buf, sizeof buf, "%d", mml);
+	ck_assert_int_eq(config_set(&cfg, "server.max_model_len", buf, CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	ck_assert_int_eq(config_set(&cfg, "scheduler.grouping", grouping, CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	ck_assert_int_eq(config_set(&cfg, "scheduler.order", order, CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	ck_assert_int_eq(config_set(&cfg, "scheduler.kv_charge", charge, CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	struct bucketserve_cfg bc;
+	ck_assert_int_eq(bucketserve_cfg_resolve(&cfg, &bc, &err), 0);
+	config_release(&cfg);
+	return bc;
+}
+
+START_TEST(memory_safe_never_exceeds_budget)
+{
+	/* All requests at t = 0 into a 160-block cache: the controller admits batches whose
+	 * reserved prompt + output tokens stay within 0.9 of the unreserved memory, so the KV
+	 * budget is never exceeded and nothing is preempted. */
+	size_t n = 1500;
+	struct req_spec *req = random_reqs(n, 13, 1e9);
+	struct sim_params p = base_params();
+	p.num_kv_blocks = 160;
+	p.grouped = p.memory_safe = true;
+	struct bucketserve_cfg bc = bs_config("adaptive", "earliest_bucket", "total", 4096);
+	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
+	struct sim_costs c = costs_of(&f);
+	struct budget_watch w = {p.num_kv_blocks * p.block_size, 0};
+	struct sim_hooks h = {&w, NULL, watch_pass, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, n, NULL, &bc, &c, &h);
+	run_all(&s);
+	ck_assert_int_eq(s.finished, n);
+	ck_assert_int_eq(s.m.preemptions, 0);
+	ck_assert_int_gt(w.max_reserved, 0);
+	ck_assert_int_gt(s.splits, 0); /* the adaptive grouping did split under this queue */
+	sim_release(&s);
+	bucketserve_cfg_release(&bc);
+	/* The same queue without the controller preempts. */
+	struct sim_params p2 = base_params();
+	p2.num_kv_blocks = 160;
+	sim_init(&s, &p2, req, n, NULL, NULL, &c, NULL);
+	run_all(&s);
+	ck_assert_int_gt(s.m.preemptions, 0);
+	sim_release(&s);
+	free(req);
+}
+END_TEST
+
+static void check_service_order(const char *grouping, const char *order, bool grouped,
+				enum wait_order wo, int sign)
+{
+	/* One sequence slot, every request at t = 0: requests are served strictly in the order
+	 * (prompt length ascending for SJF, descending for LJF). */
+	size_t n = 300;
+	struct req_spec *req = random_reqs(n, 17, 1e9);
+	for (size_t i = 0; i < n; i++)
+		req[i].arrival_ns = 0;
+	struct sim_params p = base_params();
+	p.max_num_seqs = 1;
+	p.order = wo;
+	p.grouped = grouped;
+	struct bucketserve_cfg bc = bs_config(grouping, order, "prompt", 4096);
+	struct fixed_cost f = {1000, 1, 100, 1, 0};
+	struct sim_costs c = costs_of(&f);
+	struct sim s;
+	sim_init(&s, &p, req, n, NULL, grouped ? &bc : NULL, &c, NULL);
+	run_all(&s);
+	size_t *idx = malloc(n * sizeof *idx);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	/* Sort ids by their start time. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && s.r[idx[j]].t_sched < s.r[idx[j - 1]].t_sched; j--) {
+			size_t t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	for (size_t i = 1; i < n; i++) {
+		int32_t a = req[idx[i - 1]].prompt_tokens, b = req[idx[i]].prompt_tokens;
+		ck_assert_msg(sign * (b - a) >= 0, "%s/%s: %d then %d", grouping, order, a, b);
+		if (a == b) /* ties by arrival, i.e. id */
+			ck_assert_uint_lt(idx[i - 1], idx[i]);
+	}
+	free(idx);
+	sim_release(&s);
+	bucketserve_cfg_release(&bc);
+	free(req);
+}
+
+START_TEST(sjf_ljf_order)
+{
+	check_service_order("none", "sjf", false, WO_SJF, 1);
+	check_service_order("none", "ljf", false, WO_LJF, -1);
+	check_service_order("none", "sjf", true, WO_SJF, 1);
+	check_service_order("adaptive", "ljf", true, WO_LJF, -1);
+}
+END_TEST
+
+START_TEST(unified_conserves)
+{
+	size_t n = 1500;
+	struct req_spec *req = random_reqs(n, 21, 30.0);
+	struct sim_params p = base_params();
+	p.unified = true;
+	p.num_kv_blocks = 96;
+	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
+	int64_t pre;
+	struct tally t = run_tally(&p, req, n, &f, &pre);
+	int64_t out = 0;
+	for (size_t i = 0; i < n; i++)
+		out += req[i].output_tokens;
+	ck_assert_int_eq(t.tokens_out, out);
+	ck_assert_int_eq(t.finished_twice, 0);
+	free(req);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel");
@@ -414,6 +639,11 @@ int main(void)
 	tcase_add_test(tc, jump_equals_single_steps);
 	tcase_add_test(tc, chunked_prefill_shapes);
 	tcase_add_test(tc, preemption_hand_worked);
+	tcase_add_test(tc, disaggregated_charges_every_transfer);
+	tcase_add_test(tc, disaggregated_preemption_recomputes);
+	tcase_add_test(tc, memory_safe_never_exceeds_budget);
+	tcase_add_test(tc, sjf_ljf_order);
+	tcase_add_test(tc, unified_conserves);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -15,7 +15,7 @@ grep -q '^requests ' "$T/stdout" && ok human-summary || fail human-summary "no s
 [ "$(wc -l < "$T/a/requests.csv")" -eq 5001 ] && ok requests-rows || fail requests-rows "$(wc -l < "$T/a/requests.csv")"
 head -1 "$T/a/requests.csv" | grep -qx 'id,arrival_s,scheduled_s,first_token_s,finish_s,prompt_tokens,output_tokens,preemptions,ttft_ms,tpot_ms,e2e_ms' \
 	&& ok requests-header || fail requests-header "$(head -1 "$T/a/requests.csv")"
-head -1 "$T/a/batches.csv" | grep -qx 'pass,start_s,end_s,phase,bs,query,blocks,bucket_bs,bucket_query,bucket_blocks,real_tokens,padded_tokens,compile_ms' \
+head -1 "$T/a/batches.csv" | grep -qx 'pass,start_s,end_s,phase,bs,query,blocks,bucket_bs,bucket_query,bucket_blocks,real_tokens,padded_tokens,compile_ms,instance,causal,bucket_causal' \
 	&& ok batches-header || fail batches-header "$(head -1 "$T/a/batches.csv")"
 
 # Conservation: every request once; output tokens equal the trace's (alpaca: outputs of 0
@@ -58,7 +58,7 @@ printf 'arrival_time_s,prompt_tokens,output_tokens\n0,2000,4\n5,1900,4\n10,100,4
 expect_exit 0 run-long "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -o "$T/l"
 grep -q '"compiles_runtime":	1,' "$T/l/summary.json" && ok one-runtime-compile || fail one-runtime-compile "$(grep compiles_runtime "$T/l/summary.json")"
 grep -q '"fallback_buckets":	1,' "$T/l/summary.json" && ok one-fallback || fail one-fallback "$(grep fallback_buckets "$T/l/summary.json")"
-grep -q '^prompt,1,2048,0,0,1,1,2,3900,4096,' "$T/l/buckets.csv" && ok fallback-bucket-row || fail fallback-bucket-row "$(grep '^prompt,1,2048,' "$T/l/buckets.csv")"
+grep -q '^prompt,1,2048,0,,0,1,1,2,3900,4096,' "$T/l/buckets.csv" && ok fallback-bucket-row || fail fallback-bucket-row "$(grep '^prompt,1,2048,' "$T/l/buckets.csv")"
 [ "$(awk -F, 'NR>1 && $13+0 > 0' "$T/l/batches.csv" | wc -l)" -eq 1 ] && ok one-compiling-pass || fail one-compiling-pass "compile charged on several passes"
 # Skipping warm-up compiles every distinct shape on first use instead.
 expect_exit 0 run-skip "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 --set bucketing.skip_warmup=true -o "$T/k"
