@@ -6,8 +6,9 @@
 #include "sim/sim_cfg.h"
 
 const struct cfg_def scheduler_cfg_defs[] = {
-	{"scheduler.order", CFG_CHOICE, "fcfs", 0, 0, "fcfs|sjf|ljf|sjf_total|ljf_total|priority|earliest_bucket",
-	 "", "order of waiting requests"},
+	{"scheduler.order", CFG_CHOICE, "fcfs", 0, 0, "fcfs|sjf|ljf|sjf_total|ljf_total|priority|earliest_bucket|slo_output",
+	 "", "order of waiting requests (slo_output: priority, then output length, UELLM's sort "
+	 "with the output length known in advance)"},
 	{"scheduler.grouping", CFG_CHOICE, "none", 0, 0, "none|fixed|adaptive", "",
 	 "request grouping into length buckets"},
 	{"scheduler.batching", CFG_CHOICE, "continuous", 0, 0,
@@ -32,6 +33,11 @@ const struct cfg_def scheduler_cfg_defs[] = {
 	 "memory_safe batch test: sum of lengths (Eq. 6) or N * S_max (Eq. 1, padded)"},
 	{"scheduler.kv_charge", CFG_CHOICE, "prompt", 0, 0, "prompt|total", "",
 	 "length charged per request in the batch test: prompt, or prompt + output (reserve)"},
+	{"scheduler.static_batch_size", CFG_INT, "10", 1, 1 << 20, NULL, "requests",
+	 "static batching: most requests in one batch (UELLM packs at most 10)"},
+	{"scheduler.static_max_waste", CFG_DOUBLE, "0.25", 0, 1, NULL, "fraction",
+	 "static batching: a batch is closed before its Eq. 2 padding waste of prompt lengths "
+	 "would exceed this"},
 	{"cluster.mode", CFG_CHOICE, "colocated", 0, 0, "colocated|disaggregated", "",
 	 "one instance doing prefill and decode, or prefill/decode disaggregation"},
 	{"cluster.prefill_instances", CFG_INT, "1", 1, 1024, NULL, "instances",

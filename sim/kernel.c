@@ -70,9 +70,9 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->slo_tpot_ms = config_double(cfg, "slo.tpot_ms");
 	const char *o = config_str(cfg, "scheduler.order");
 	static const char *const names[] = {"fcfs", "sjf", "ljf", "sjf_total", "ljf_total",
-					    "priority"};
+					    "priority", "slo_output"};
 	p->order = WO_FCFS;
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		if (!strcmp(o, names[i]))
 			p->order = (enum wait_order)i;
 	const char *batching = config_str(cfg, "scheduler.batching");
@@ -82,10 +82,9 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
 			       "unified batching runs unified buckets: set bucketing.strategy=unified "
 			       "(or none)");
-	if (!strcmp(batching, "static"))
-		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
-			       "'static' is not available in this build (continuous, memory_safe, "
-			       "unified)");
+	p->static_batch = !strcmp(batching, "static");
+	p->static_batch_size = (int32_t)config_int(cfg, "scheduler.static_batch_size");
+	p->static_max_waste = config_double(cfg, "scheduler.static_max_waste");
 	p->grouped = strcmp(config_str(cfg, "scheduler.grouping"), "none") ||
 		     !strcmp(o, "earliest_bucket") || p->memory_safe;
 	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
@@ -235,6 +234,8 @@ static int64_t wait_key(const struct sim *s, int32_t id)
 		return -((int64_t)q->prompt_tokens + q->output_tokens);
 	case WO_PRIORITY:
 		return ((int64_t)q->priority << 40) + id;
+	case WO_SLO_OUTPUT:
+		return ((int64_t)q->priority << 40) + q->output_tokens;
 	case WO_FCFS:
 		break;
 	}
@@ -836,18 +837,35 @@ static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 	int64_t safe = s->p.memory_safe ? safe_budget(s, in) : 0, charged = 0;
 	int32_t smax = 0;
 	size_t nb = 0;
-	while (budget > 0 && in->n_run < (size_t)s->p.max_num_seqs) {
+	int64_t lsum = 0;
+	if (s->p.static_batch && in->n_run > 0)
+		return budget; /* a static batch runs to completion before the next is formed */
+	while ((budget > 0 || s->p.static_batch) && in->n_run < (size_t)s->p.max_num_seqs) {
 		int32_t id = wq_peek(s, q, k);
 		if (id < 0)
 			break;
 		struct req *r = &s->r[id];
 		int64_t remaining = r->target - r->computed;
-		if (!s->p.chunked_prefill && remaining > budget)
+		if (!s->p.chunked_prefill && remaining > budget && !s->p.static_batch)
 			break;
 		int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
+		if (!s->p.chunked_prefill && remaining > budget)
+			chunk = 0; /* static batch member whose prefill waits for a later step */
 		int32_t need = blocks_for(s, chunk);
 		if (need > in->kv_free)
 			break;
+		if (s->p.static_batch) {
+			/* UELLM-style: at most static_batch_size requests, closed before the Eq. 2
+			 * waste of the batch's prompt lengths would exceed static_max_waste. */
+			if (nb >= (size_t)s->p.static_batch_size)
+				break;
+			int32_t len = s->spec[id].prompt_tokens, m = len > smax ? len : smax;
+			double waste = 1.0 - (double)(lsum + len) / ((double)(nb + 1) * m);
+			if (nb > 0 && waste > s->p.static_max_waste)
+				break;
+			smax = m;
+			lsum += len;
+		}
 		if (s->p.memory_safe) {
 			/* Eq. 6 (sum of lengths) or Eq. 1 (padded to the longest) within M_safe; a
 			 * request that cannot fit even alone runs alone on an idle instance. */
@@ -866,7 +884,8 @@ static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 		admit(s, in, id, RS_PREFILL);
 		in->pre[in->n_pre++] = id;
 		kv_take(s, in, r, need);
-		in->items[in->n_items++] = (struct pre_item){id, chunk};
+		if (chunk > 0)
+			in->items[in->n_items++] = (struct pre_item){id, chunk};
 		s->batch_lens[nb++] = (uint32_t)s->spec[id].prompt_tokens;
 		budget -= chunk;
 		if (!q->bsm)

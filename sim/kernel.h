@@ -67,7 +67,8 @@ enum ev_kind { EV_ARRIVAL, EV_PASS_DONE, EV_SCHEDULE, EV_TRANSFER, EV_MONITOR, E
 enum req_state { RS_PENDING, RS_WAITING, RS_PREFILL, RS_DECODE, RS_TRANSFER, RS_XFER_WAIT,
 		 RS_DONE };
 
-enum wait_order { WO_FCFS, WO_SJF, WO_LJF, WO_SJF_TOTAL, WO_LJF_TOTAL, WO_PRIORITY };
+enum wait_order { WO_FCFS, WO_SJF, WO_LJF, WO_SJF_TOTAL, WO_LJF_TOTAL, WO_PRIORITY,
+		  WO_SLO_OUTPUT };
 enum inst_role { ROLE_MIXED, ROLE_PREFILL, ROLE_DECODE };
 
 /* The cost of passes, as function pointers so tests can plug in exact service times. */
@@ -91,6 +92,9 @@ struct sim_params {
 	enum wait_order order;
 	bool grouped;                   /* waiting requests in BucketServe buckets */
 	bool memory_safe;               /* scheduler.batching = memory_safe */
+	bool static_batch;              /* scheduler.batching = static: admit only when idle */
+	int32_t static_batch_size;
+	double static_max_waste;
 	bool disaggregated;
 	int32_t prefill_instances, decode_instances;
 	int64_t stop_ns;                /* INT64_MAX = run to completion */
