@@ -134,7 +134,7 @@ static bool prompt_keep(const struct bucket_params *p, int64_t bs, int64_t q, in
 	return c <= bucket_ceil_div(mml - 1, B) && q <= mml && bs * q <= p->max_num_batched_tokens;
 }
 
-static int combine_prompt(const struct bucket_params *p, const struct ivec *bs,
+int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 			  const struct ivec *qr, const struct ivec *ctx, struct blist *out,
 			  struct bs_err *err)
 {
@@ -180,7 +180,7 @@ static void correct_decode(const struct bucket_params *p, struct blist *l)
 	l->n = k;
 }
 
-static int combine_decode(const struct bucket_params *p, const struct ivec *bs,
+int bucket_combine_decode(const struct bucket_params *p, const struct ivec *bs,
 			  const struct ivec *blocks, struct blist *out, struct bs_err *err)
 {
 	for (size_t i = 0; i < bs->n; i++)
@@ -324,8 +324,8 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 	    check_range(&ctx, "prompt ctx", err) || check_range(&dbs, "decode bs", err) ||
 	    check_range(&blk, "decode block", err))
 		goto out;
-	if (combine_prompt(p, &bs, &qr, &ctx, &g->prompt, err) ||
-	    combine_decode(p, &dbs, &blk, &g->decode, err))
+	if (bucket_combine_prompt(p, &bs, &qr, &ctx, &g->prompt, err) ||
+	    bucket_combine_decode(p, &dbs, &blk, &g->decode, err))
 		goto out;
 	rc = 0;
 out:

@@ -380,6 +380,28 @@ static int32_t clamp32(int64_t x) { return x > INT32_MAX ? INT32_MAX : (int32_t)
 
 static int64_t pow2_ceil(int64_t x) { return x <= 1 ? x : (int64_t)1 << bucket_ceil_log2(x); }
 
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+struct bshape bucket_fallback_current(const struct bucket_params *p, int64_t bs, int64_t q,
+				      int64_t ctx, int64_t max_ctx)
+{
+	struct bshape s = {{0, 0, 0, 0}};
+	s.v[0] = clamp32(min64(bucket_fb(bs, 2), p->max_num_seqs));
+	s.v[1] = clamp32(min64(bucket_fb(q, 32), p->max_num_batched_tokens));
+	s.v[2] = clamp32(min64(bucket_fb(ctx, 32), max_ctx));
+	return s;
+}
+
+struct bshape bucket_fallback_docs(const struct bucket_params *p, enum phase ph, int64_t bs,
+				   int64_t q, int64_t ctx)
+{
+	struct bshape s = {{0, 0, 0, 0}};
+	s.v[0] = clamp32(pow2_ceil(bs));
+	s.v[1] = ph == PHASE_PROMPT ? clamp32(bucket_ceil_div(q, p->block_size) * p->block_size) : 1;
+	s.v[2] = clamp32(bucket_ceil_div(ctx, 2) * 2);
+	return s;
+}
+
 bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *real,
 		     struct bshape *bucket)
 {
@@ -405,26 +427,11 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 		*bucket = *f;
 		return false;
 	}
-	struct bshape fb = {{0, 0, 0, 0}};
-	int64_t bs = t.v[0], q = t.v[1], c = t.v[2];
-	if (cur) {
-		fb.v[0] = clamp32(bucket_fb(bs, 2) < p->max_num_seqs ? bucket_fb(bs, 2) : p->max_num_seqs);
-		if (ph == PHASE_PROMPT) {
-			int64_t fq = bucket_fb(q, 32);
-			int64_t cmax = bucket_ceil_div(p->max_model_len - 1, p->block_size);
-			fb.v[1] = clamp32(fq < p->max_num_batched_tokens ? fq : p->max_num_batched_tokens);
-			fb.v[2] = clamp32(bucket_fb(c, 32) < cmax ? bucket_fb(c, 32) : cmax);
-		} else {
-			int64_t fc = bucket_fb(c, 32);
-			fb.v[1] = 1;
-			fb.v[2] = clamp32(b->decode_maxctx >= 0 && fc > b->decode_maxctx ? b->decode_maxctx
-											 : fc);
-		}
-	} else {
-		fb.v[0] = clamp32(pow2_ceil(bs));
-		fb.v[1] = ph == PHASE_PROMPT ? clamp32(bucket_ceil_div(q, p->block_size) * p->block_size) : 1;
-		fb.v[2] = clamp32(bucket_ceil_div(c, 2) * 2);
-	}
+	int64_t cmax = ph == PHASE_PROMPT
+		? bucket_ceil_div(p->max_model_len - 1, p->block_size)
+		: (b->decode_maxctx >= 0 ? b->decode_maxctx : INT32_MAX);
+	struct bshape fb = cur ? bucket_fallback_current(p, t.v[0], t.v[1], t.v[2], cmax)
+			       : bucket_fallback_docs(p, ph, t.v[0], t.v[1], t.v[2]);
 	*bucket = fb;
 	return blist_insert_sorted(l, &fb);
 }

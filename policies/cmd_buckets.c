@@ -127,7 +127,7 @@ static void out_log(FILE *out, const struct bucketer *b, const struct bucket_par
 	}
 	fprintf(out, "# warm-up compiles:");
 	for (size_t i = 0; i < nph; i++) {
-		fprintf(out, " %s %zu", bucket_phase_name(phs[i]), compiles[phs[i]]);
+		fprintf(out, "%s %s %zu", i ? "," : "", bucket_phase_name(phs[i]), compiles[phs[i]]);
 		total += compiles[phs[i]];
 	}
 	fprintf(out, ", total %zu%s\n", total, p->skip_warmup ? " (warm-up skipped)" : "");
