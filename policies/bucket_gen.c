@@ -95,11 +95,11 @@ static int lin_range(struct ivec *r, const int64_t *c, bool head, const char *wh
 
 static int pad_range(struct ivec *r, const int64_t *c, const char *what, struct bs_err *err)
 {
-	if (c[3] < 0 || c[4] < 0 || brange_pad(r, c[0], c[1], c[2], c[3], c[4]))
+	if (c[3] < 0 || c[4] < 0 || c[4] > 50 || brange_pad(r, c[0], c[1], c[2], c[3], c[4]))
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
 			       "%s padding-aware bucket config (min, step, max, pad_max, pad_percent) "
 			       "= (%lld, %lld, %lld, %lld, %lld) is invalid: need 0 <= min <= max, "
-			       "step >= 1, pad_max >= 0 and pad_percent >= 0", what, (long long)c[0],
+			       "step >= 1, pad_max >= 0 and 0 <= pad_percent <= 50", what, (long long)c[0],
 			       (long long)c[1], (long long)c[2], (long long)c[3], (long long)c[4]);
 	return check_range(r, what, err);
 }
@@ -147,9 +147,13 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 	for (size_t i = 0; i < bs->n; i++)
 		for (size_t j = 0; j < ctx->n; j++) {
 			int64_t c = ctx->v[j];
+			/* Decided once per (bs, ctx) pair; the replaced ctx then carries over to the
+			 * next query when its edge value is not allowed (upstream reassigns the loop
+			 * variable). */
+			bool is_max = c == maxc;
 			for (size_t k = 0; k < qr->n; k++) {
 				int64_t q = qr->v[k];
-				if (edge && c == maxc) {
+				if (edge && is_max) {
 					int64_t e = floordiv(mml - q, B);
 					if (e >= 0 && (!has_cmax || e < cmax_env))
 						c = e;

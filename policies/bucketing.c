@@ -420,16 +420,20 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 	}
 	t.v[3] = 0;
 	bool cur = p->version == BUCKET_VERSION_CURRENT;
-	if (ph == PHASE_DECODE && cur && b->decode_maxctx >= 0 && t.v[2] > b->decode_maxctx)
+	if (ph == PHASE_DECODE && cur && b->decode_maxctx > 0 && t.v[2] > b->decode_maxctx)
 		t.v[2] = (int32_t)b->decode_maxctx;
 	const struct bshape *f = find_bucket(l, &t, 3);
 	if (f) {
 		*bucket = *f;
 		return false;
 	}
-	int64_t cmax = ph == PHASE_PROMPT
-		? bucket_ceil_div(p->max_model_len - 1, p->block_size)
-		: (b->decode_maxctx >= 0 ? b->decode_maxctx : INT32_MAX);
+	/* ctx cap: the largest prepared decode ctx (upstream _fallback_max_ctx, when > 0) and,
+	 * for prompts, ceil((mml-1)/B) (reference 7). */
+	int64_t cmax = b->decode_maxctx > 0 ? b->decode_maxctx : INT32_MAX;
+	if (ph == PHASE_PROMPT) {
+		int64_t pm = bucket_ceil_div(p->max_model_len - 1, p->block_size);
+		cmax = pm < cmax ? pm : cmax;
+	}
 	struct bshape fb = cur ? bucket_fallback_current(p, t.v[0], t.v[1], t.v[2], cmax)
 			       : bucket_fallback_docs(p, ph, t.v[0], t.v[1], t.v[2]);
 	*bucket = fb;

@@ -200,6 +200,9 @@ START_TEST(lin_range)
 	brange_lin(&r, 1, 128, 200, true);   /* bmax itself only when a multiple of the step */
 	RANGE_IS(&r, 1, 2, 4, 8, 16, 32, 64, 128);
 	ivec_free(&r);
+	brange_lin(&r, 0, 4, 2, true);   /* min <= max is checked before the 0 case */
+	RANGE_IS(&r, 0);
+	ivec_free(&r);
 	ck_assert_int_eq(brange_lin(&r, 8, 4, 2, true), -1);
 	ck_assert_int_eq(brange_lin(&r, 0, 4, 64, false), -1);   /* legacy: no 0 case */
 	ck_assert_int_eq(brange_lin(&r, 1, 0, 64, true), -1);
@@ -332,14 +335,22 @@ START_TEST(current_exp_real_scenario)
 			found = l[k].v[0] == want_bs[i];
 		ck_assert_msg(found, "bs %d missing", want_bs[i]);
 	}
-	/* long-context edge: the largest ctx column becomes (mml - q) // B for the first query,
-	 * and the replaced value sticks for the following queries (upstream reassigns the loop
-	 * variable; reference 2.4) */
+	/* long-context edge: the largest ctx column becomes (mml - q) // B for each query */
 	ck_assert(has(b, PHASE_PROMPT, 1, 128, 717, 0));
-	ck_assert(has(b, PHASE_PROMPT, 1, 2048, 717, 0));
-	ck_assert(!has(b, PHASE_PROMPT, 1, 2048, 702, 0));
+	ck_assert(has(b, PHASE_PROMPT, 1, 2048, 702, 0));
+	ck_assert(has(b, PHASE_PROMPT, 1, 896, 711, 0));
+	ck_assert(!has(b, PHASE_PROMPT, 1, 2048, 717, 0));
 	ck_assert(!has(b, PHASE_PROMPT, 1, 128, 702, 0));
 	ck_assert(has(b, PHASE_PROMPT, 1, 128, 0, 0) && has(b, PHASE_PROMPT, 1, 128, 1, 0));
+	done(b);
+	/* VLLM_PROMPT_CTX_BUCKET_MAX bounds the edge value (e < MAX), for every strategy */
+	base("current", "91964", "256", "3593");
+	cenv("VLLM_PROMPT_CTX_BUCKET_MAX=712");
+	b = make(&p);
+	ck_assert(has(b, PHASE_PROMPT, 1, 128, 702, 0));
+	ck_assert(!has(b, PHASE_PROMPT, 1, 128, 717, 0));
+	ck_assert(has(b, PHASE_PROMPT, 1, 1280, 708, 0));
+	ck_assert_str_eq(p.warnings, "");
 	done(b);
 
 	base("current", "91964", "256", "3593");
@@ -1128,6 +1139,13 @@ START_TEST(env_errors)
 	env_error("VLLM_EXPONENTIAL_BUCKETING=maybe", "VLLM_EXPONENTIAL_BUCKETING");
 	env_error("VLLM_CONTIGUOUS_PA=2", "VLLM_CONTIGUOUS_PA");
 	env_error("VLLM_SKIP_WARMUP=x", "VLLM_SKIP_WARMUP");
+	/* pad_percent is limited to 0..50 upstream */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cenv("VLLM_DECODE_BS_BUCKET_PAD_PERCENT=60");
+	struct bs_err e0 = make_fail();
+	ck_assert_int_eq(e0.code, BS_EXIT_INPUT);
+	config_release(&cfg);
 	/* a linear range that cannot be built */
 	base("current", "1024", "4", "5781");
 	cenv("VLLM_BUCKETING_STRATEGY=lin");
