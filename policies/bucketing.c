@@ -228,9 +228,9 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	if ((r = env_bool(cfg, "VLLM_UNIFIED_ATTN", &unified, err)) < 0)
 		return -1;
 	if (unified) {
-		if (p->strategy == BUCKET_FILE)
-			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_UNIFIED_ATTN",
-				       "bucket files are not supported with unified attention");
+		if (p->strategy == BUCKET_FILE)   /* upstream's check is a no-op assert */
+			warn(p, "the bucket file %s is ignored: unified attention does not support "
+			     "bucketing from a file", p->file);
 		p->strategy = BUCKET_UNIFIED;
 		strategy_src = "VLLM_UNIFIED_ATTN";
 	}
