@@ -363,8 +363,7 @@ const struct cli_cmd cmd_buckets = {
 	"(distinct buckets warmed up).  Each --lookup maps a runtime shape to the bucket the server\n"
 	"runs it in, in order; a miss may append a fallback bucket (a runtime compile) that later\n"
 	"look-ups see.  The printed lists are the warm-up lists, before any look-up.\n"
-	"vLLM-Gaudi environment variables (--env) win over the equivalent keys.\n"
-	"Exit codes: 0 success, 1 I/O failure, 2 usage error, 3 invalid configuration or bucket file.",
+	"vLLM-Gaudi environment variables (--env) win over the equivalent keys.",
 	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
 	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
 	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n",
