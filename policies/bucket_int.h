@@ -83,7 +83,9 @@ int bucket_file_parse(const char *path, struct blist *prompt, struct blist *deco
 /* Output of generation: the warm-up lists and the server's config log lines. */
 struct bgen {
 	struct blist prompt, decode, unified;
-	char prompt_cfg[512], decode_cfg[512], unified_cfg[512];   /* "" when not logged */
+	char prompt_cfg[512], decode_cfg[512], unified_cfg[512];   /* "" when none */
+	/* The line is bucketsim's: the reproduced server version did not log it. */
+	bool decode_cfg_unlogged, unified_cfg_unlogged;
 };
 /* Version current's combination of ranges (reference 2.4), exposed for the tests: prompt with
  * the long-context edge rule and the filters, decode with the non-contiguous corrector.

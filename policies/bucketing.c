@@ -24,6 +24,7 @@ struct bucketer {
 	struct bucket_params p;
 	struct blist warm[3], cur[3];
 	char cfgline[3][512];
+	bool cfg_unlogged[3];
 	int64_t decode_maxctx;      /* largest ctx over the prepared decode buckets, -1 if none */
 };
 
@@ -292,6 +293,8 @@ int bucketer_new(const struct bucket_params *p, struct bucketer **out, struct bs
 		snprintf(b->cfgline[PHASE_PROMPT], sizeof b->cfgline[0], "%s", g.prompt_cfg);
 		snprintf(b->cfgline[PHASE_DECODE], sizeof b->cfgline[0], "%s", g.decode_cfg);
 		snprintf(b->cfgline[PHASE_UNIFIED], sizeof b->cfgline[0], "%s", g.unified_cfg);
+		b->cfg_unlogged[PHASE_DECODE] = g.decode_cfg_unlogged;
+		b->cfg_unlogged[PHASE_UNIFIED] = g.unified_cfg_unlogged;
 	}
 	for (int ph = 0; ph < 3; ph++) {
 		struct blist *w = &b->warm[ph], *c = &b->cur[ph];
@@ -334,6 +337,11 @@ size_t bucketer_warmup_list(const struct bucketer *b, enum phase ph, const struc
 const char *bucketer_config_line(const struct bucketer *b, enum phase ph)
 {
 	return b->cfgline[ph];
+}
+
+bool bucketer_config_logged(const struct bucketer *b, enum phase ph)
+{
+	return b->cfgline[ph][0] && !b->cfg_unlogged[ph];
 }
 
 size_t bucketer_warmup(const struct bucketer *b, enum phase ph, struct bshape **out)

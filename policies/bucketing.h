@@ -90,6 +90,9 @@ size_t bucketer_warmup_list(const struct bucketer *b, enum phase ph, const struc
 /* The server's "... bucket config (min, step, max_warmup...) ..." log line of PHASE, or "" when
  * the server logs none (file strategy, bucketing off). */
 const char *bucketer_config_line(const struct bucketer *b, enum phase ph);
+/* Whether the reproduced server version logs that line (false: a bucketsim addition, such as
+ * the decode config of version docs or the unified config). */
+bool bucketer_config_logged(const struct bucketer *b, enum phase ph);
 /* Dimensions of a bucket of PHASE: 3 for prompt and decode, 4 for unified. */
 int bucket_phase_ndim(enum phase ph);
 

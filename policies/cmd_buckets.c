@@ -113,10 +113,9 @@ static void out_log(FILE *out, const struct bucketer *b, const struct bucket_par
 			continue;
 		}
 		const char *cl = bucketer_config_line(b, ph);
-		/* The July 2025 server logged no decode config line: marked as simulator output. */
+		/* A line the reproduced server did not log is marked as bucketsim output. */
 		if (*cl)
-			fprintf(out, "%s%s\n",
-				ph == PHASE_DECODE && p->version == BUCKET_VERSION_DOCS ? "# " : "", cl);
+			fprintf(out, "%s%s\n", bucketer_config_logged(b, ph) ? "" : "# ", cl);
 		const struct bshape *l;
 		size_t n = bucketer_warmup_list(b, ph, &l);
 		struct blist view = {(struct bshape *)l, n, n};

@@ -428,7 +428,7 @@ START_TEST(current_linear)
 	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=8192");
 	b = make(&p);
 	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_DECODE),
-				     "block:[3465, 128, 3593]"));
+				     "blocks:[3465, 128, 3593]"));
 	done(b);
 }
 END_TEST
@@ -453,7 +453,7 @@ START_TEST(current_padding_aware_cfgs)
 	ck_assert_int_eq(p.max_num_prefill_seqs, 16);
 	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
 			 "Prompt bucket config (min, step, max_warmup, pad_max, pad_percent) "
-			 "bs:[1, 1, 1, 4, 25], query:[128, 512, 2048, 512, 25], "
+			 "bs:(1, 1, 1, 4, 25), query:(128, 512, 2048, 512, 25), "
 			 "blocks:[0, 4, 496, 16, 25]");
 	done(b);
 	/* merged prefill preserves the user's padding limits */
@@ -470,7 +470,7 @@ START_TEST(current_padding_aware_cfgs)
 	b = make(&p);
 	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
 			 "Prompt bucket config (min, step, max_warmup, pad_max, pad_percent) "
-			 "bs:[1, 1, 1, 8, 10], query:[128, 1024, 2048, 640, 15], "
+			 "bs:(1, 1, 1, 8, 10), query:(128, 1024, 2048, 640, 15), "
 			 "blocks:[0, 4, 496, 32, 5]");
 	done(b);
 	/* contiguous PA clamps the decode block range */
@@ -482,7 +482,7 @@ START_TEST(current_padding_aware_cfgs)
 	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=8192");
 	b = make(&p);
 	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_DECODE),
-				     "block:[3465, 128, 3593, 899, 25]"));
+				     "blocks:[3465, 128, 3593, 899, 25]"));
 	done(b);
 	/* the legacy SEQ names are a fallback for QUERY, padding limits included */
 	base("current", "4096", "64", "3593");
@@ -580,6 +580,8 @@ START_TEST(docs_seed)
 		ck_assert_uint_eq(count(b, PHASE_DECODE), 42);
 		ck_assert(has(b, PHASE_DECODE, 4, 1, 5888, 0));
 		ck_assert(has(b, PHASE_DECODE, 2, 1, 1408, 0));
+		ck_assert(!bucketer_config_logged(b, PHASE_DECODE));
+		ck_assert(bucketer_config_logged(b, PHASE_PROMPT));
 		done(b);
 	}
 	/* outside [5761, 5790] the list differs (5791: 1920 instead of 1792; 5760: top 5760) */
@@ -642,10 +644,31 @@ START_TEST(docs_linear)
 	b = make(&p);
 	ck_assert_str_eq(bucketer_config_line(b, PHASE_DECODE),
 			 "Decode bucket config (min, step, max_warmup) bs:[2, 32, 64], "
-			 "block:[128, 128, 1024]");
+			 "blocks:[128, 128, 1024]");
 	ck_assert(has(b, PHASE_DECODE, 16, 1, 128, 0));
 	ck_assert(has(b, PHASE_DECODE, 32, 1, 128, 0));
 	ck_assert(!has(b, PHASE_DECODE, 1, 1, 128, 0));
+	ck_assert(bucketer_config_logged(b, PHASE_DECODE));
+	done(b);
+	/* legacy linear decode: bs > blocks skipped; blocks >= num_kv_blocks become num_kv_blocks;
+	 * contiguous PA appends num_kv_blocks */
+	base("docs", "1024", "256", "1000");
+	cset("bucketing.strategy", "linear");
+	cset("server.prefix_caching", "false");
+	b = make(&p);
+	ck_assert(!has(b, PHASE_DECODE, 256, 1, 128, 0));
+	ck_assert(has(b, PHASE_DECODE, 256, 1, 256, 0));
+	ck_assert(has(b, PHASE_DECODE, 1, 1, 1000, 0));
+	ck_assert(has(b, PHASE_DECODE, 1, 1, 896, 0));
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 8);
+	done(b);
+	/* legacy linear merged prefill: bs (1, 1, 1), seq max min(max_bs * seq max, mnbt) */
+	base("docs", "1024", "4", "1000");
+	cset("bucketing.strategy", "linear");
+	cset("server.merged_prefill", "true");
+	b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup) bs:(1, 1, 1), seq:(128, 128, 2048)");
 	done(b);
 }
 END_TEST
