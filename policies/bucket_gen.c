@@ -297,11 +297,14 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 		memcpy(dk, k, sizeof k);
 		if (knobs(p, "DECODE", "BS", db, n, err) || knobs(p, "DECODE", "BLOCK", dk, 3, err))
 			goto out;
+		/* upstream: the maximum is clamped to num_kv_blocks with contiguous PA only; a
+		 * minimum above num_kv_blocks becomes max(1, num_kv_blocks - step); the pad_max
+		 * default is a quarter of the default maximum */
+		dk[3] = bucket_ceil_div(k[2], 4);
 		if (cpa && dk[2] > nhb)
 			dk[2] = nhb;
-		if (dk[0] > dk[2])
-			dk[0] = max64(1, dk[2] - dk[1]);
-		dk[3] = bucket_ceil_div(dk[2], 4);
+		if (dk[0] > nhb)
+			dk[0] = max64(1, nhb - dk[1]);
 		if (pad && (knob(p, "DECODE", "BLOCK", "PAD_MAX", &dk[3], err) < 0 ||
 			    knob(p, "DECODE", "BLOCK", "PAD_PERCENT", &dk[4], err) < 0))
 			goto out;

@@ -484,6 +484,16 @@ START_TEST(current_padding_aware_cfgs)
 	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_DECODE),
 				     "blocks:[3465, 128, 3593, 899, 25]"));
 	done(b);
+	/* non-contiguous PA: no clamp of the maximum; a minimum above num_kv_blocks is still
+	 * lowered; pad_max defaults to a quarter of the default maximum (ceil(4096*64/128) = 2048) */
+	base("current", "4096", "64", "3593");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MIN=4096");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=8192");
+	b = make(&p);
+	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_DECODE),
+				     "blocks:[3465, 128, 8192, 512, 25]"));
+	done(b);
 	/* the legacy SEQ names are a fallback for QUERY, padding limits included */
 	base("current", "4096", "64", "3593");
 	cenv("VLLM_BUCKETING_STRATEGY=pad");
