@@ -176,15 +176,17 @@ int brange_lin(struct ivec *out, int64_t bmin, int64_t bstep, int64_t bmax, bool
 {
 	if (bstep < 1)
 		return -1;
-	if (bmin > bmax || bmin < 0)
-		return -1;   /* upstream asserts min <= max before the 0 case */
 	bool add0 = false;
 	if (bmin == 0 && head_zero) {
+		if (bmax == 0) {
+			ivec_push(out, 0);
+			return 0;
+		}
 		add0 = true;
 		bmin = bstep;
 	}
-	if (bmin < 1)
-		return -1;
+	if (bmin < 1 || bmin > bmax)
+		return -1;   /* upstream asserts min <= max (after the 0 case) */
 	struct ivec s = {0};
 	for (int64_t x = bmin; x < bstep && x <= bmax; x *= 2)
 		ivec_push(&s, x);
