@@ -37,14 +37,14 @@ static int64_t floordiv(int64_t a, int64_t b)
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* A config [v0, v1, ...] written as Python prints a list. */
-static void cfg_str(char *buf, size_t len, const int64_t *v, int n)
+/* A config written as Python prints a list [v0, v1, ...] or, with TUPLE, a tuple (v0, v1, ...). */
+static void cfg_str(char *buf, size_t len, const int64_t *v, int n, bool tuple)
 {
-	size_t o = (size_t)snprintf(buf, len, "[");
+	size_t o = (size_t)snprintf(buf, len, tuple ? "(" : "[");
 	for (int i = 0; i < n && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, i ? ", %lld" : "%lld", (long long)v[i]);
 	if (o < len)
-		snprintf(buf + o, len - o, "]");
+		snprintf(buf + o, len - o, tuple ? ")" : "]");
 }
 
 /* VLLM_{PHASE}_{DIM}_BUCKET_{PARAM}; the QUERY dimension falls back to the legacy SEQ name. */
@@ -95,11 +95,11 @@ static int lin_range(struct ivec *r, const int64_t *c, bool head, const char *wh
 
 static int pad_range(struct ivec *r, const int64_t *c, const char *what, struct bs_err *err)
 {
-	if (c[3] < 0 || c[4] < 0 || brange_pad(r, c[0], c[1], c[2], c[3], c[4]))
+	if (c[3] < 0 || c[4] < 0 || c[4] > 50 || brange_pad(r, c[0], c[1], c[2], c[3], c[4]))
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
 			       "%s padding-aware bucket config (min, step, max, pad_max, pad_percent) "
 			       "= (%lld, %lld, %lld, %lld, %lld) is invalid: need 0 <= min <= max, "
-			       "step >= 1, pad_max >= 0 and pad_percent >= 0", what, (long long)c[0],
+			       "step >= 1, pad_max >= 0 and 0 <= pad_percent <= 50", what, (long long)c[0],
 			       (long long)c[1], (long long)c[2], (long long)c[3], (long long)c[4]);
 	return check_range(r, what, err);
 }
@@ -134,7 +134,7 @@ static bool prompt_keep(const struct bucket_params *p, int64_t bs, int64_t q, in
 	return c <= bucket_ceil_div(mml - 1, B) && q <= mml && bs * q <= p->max_num_batched_tokens;
 }
 
-static int combine_prompt(const struct bucket_params *p, const struct ivec *bs,
+int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 			  const struct ivec *qr, const struct ivec *ctx, struct blist *out,
 			  struct bs_err *err)
 {
@@ -147,9 +147,13 @@ static int combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 	for (size_t i = 0; i < bs->n; i++)
 		for (size_t j = 0; j < ctx->n; j++) {
 			int64_t c = ctx->v[j];
+			/* Decided once per (bs, ctx) pair; the replaced ctx then carries over to the
+			 * next query when its edge value is not allowed (upstream reassigns the loop
+			 * variable). */
+			bool is_max = c == maxc;
 			for (size_t k = 0; k < qr->n; k++) {
 				int64_t q = qr->v[k];
-				if (edge && c == maxc) {
+				if (edge && is_max) {
 					int64_t e = floordiv(mml - q, B);
 					if (e >= 0 && (!has_cmax || e < cmax_env))
 						c = e;
@@ -180,7 +184,7 @@ static void correct_decode(const struct bucket_params *p, struct blist *l)
 	l->n = k;
 }
 
-static int combine_decode(const struct bucket_params *p, const struct ivec *bs,
+int bucket_combine_decode(const struct bucket_params *p, const struct ivec *bs,
 			  const struct ivec *blocks, struct blist *out, struct bs_err *err)
 {
 	for (size_t i = 0; i < bs->n; i++)
@@ -191,14 +195,17 @@ static int combine_decode(const struct bucket_params *p, const struct ivec *bs,
 	return out->n ? 0 : empty_error("decode", err);
 }
 
-static void fmt_line(char *buf, size_t len, const char *head, const char *n1, const int64_t *c1,
-		     const char *n2, const int64_t *c2, const char *n3, const int64_t *c3, int n)
+/* "HEAD n1:c1, n2:c2[, n3:c3]"; bit k of TUP prints config k as a Python tuple (upstream
+ * builds some configs as tuples, e.g. the merged-prefill overrides). */
+static void fmt_line(char *buf, size_t len, const char *head, int n, unsigned tup,
+		     const char *n1, const int64_t *c1, const char *n2, const int64_t *c2,
+		     const char *n3, const int64_t *c3)
 {
-	char a[128], b[128], c[128];
-	cfg_str(a, sizeof a, c1, n);
-	cfg_str(b, sizeof b, c2, n);
+	char a[160], b[160], c[160];
+	cfg_str(a, sizeof a, c1, n, tup & 1);
+	cfg_str(b, sizeof b, c2, n, tup & 2);
 	if (n3) {
-		cfg_str(c, sizeof c, c3, n);
+		cfg_str(c, sizeof c, c3, n, tup & 4);
 		snprintf(buf, len, "%s %s:%s, %s:%s, %s:%s", head, n1, a, n2, b, n3, c);
 	} else {
 		snprintf(buf, len, "%s %s:%s, %s:%s", head, n1, a, n2, b);
@@ -256,11 +263,11 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 		if (cpa && blk.n && blk.v[blk.n - 1] < nhb)
 			ivec_push(&blk, nhb);
 		fmt_line(g->prompt_cfg, sizeof g->prompt_cfg,
-			 "Prompt bucket config (min, step, max_warmup, limit)", "bs", pb, "query", pq,
-			 "blocks", pc, 4);
+			 "Prompt bucket config (min, step, max_warmup, limit)", 4,
+			 p->merged_prefill ? 7u : 0u, "bs", pb, "query", pq, "blocks", pc);
 		fmt_line(g->decode_cfg, sizeof g->decode_cfg,
-			 "Decode bucket config (min, step, max_warmup, limit)", "bs", db, "block", dk,
-			 NULL, NULL, 4);
+			 "Decode bucket config (min, step, max_warmup, limit)", 4, 0, "bs", db, "block",
+			 dk, NULL, NULL);
 	} else if (p->strategy == BUCKET_LINEAR || p->strategy == BUCKET_PADDING_AWARE) {
 		bool pad = p->strategy == BUCKET_PADDING_AWARE;
 		int n = pad ? 5 : 3;
@@ -290,11 +297,14 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 		memcpy(dk, k, sizeof k);
 		if (knobs(p, "DECODE", "BS", db, n, err) || knobs(p, "DECODE", "BLOCK", dk, 3, err))
 			goto out;
+		/* upstream: the maximum is clamped to num_kv_blocks with contiguous PA only; a
+		 * minimum above num_kv_blocks becomes max(1, num_kv_blocks - step); the pad_max
+		 * default is a quarter of the default maximum */
+		dk[3] = bucket_ceil_div(k[2], 4);
 		if (cpa && dk[2] > nhb)
 			dk[2] = nhb;
-		if (dk[0] > dk[2])
-			dk[0] = max64(1, dk[2] - dk[1]);
-		dk[3] = bucket_ceil_div(dk[2], 4);
+		if (dk[0] > nhb)
+			dk[0] = max64(1, nhb - dk[1]);
 		if (pad && (knob(p, "DECODE", "BLOCK", "PAD_MAX", &dk[3], err) < 0 ||
 			    knob(p, "DECODE", "BLOCK", "PAD_PERCENT", &dk[4], err) < 0))
 			goto out;
@@ -313,10 +323,11 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 		}
 		const char *h = pad ? "Prompt bucket config (min, step, max_warmup, pad_max, pad_percent)"
 				    : "Prompt bucket config (min, step, max_warmup)";
-		fmt_line(g->prompt_cfg, sizeof g->prompt_cfg, h, "bs", pb, "query", pq, "blocks", pc, n);
+		fmt_line(g->prompt_cfg, sizeof g->prompt_cfg, h, n, p->merged_prefill ? 3u : 0u, "bs", pb,
+			 "query", pq, "blocks", pc);
 		h = pad ? "Decode bucket config (min, step, max_warmup, pad_max, pad_percent)"
 			: "Decode bucket config (min, step, max_warmup)";
-		fmt_line(g->decode_cfg, sizeof g->decode_cfg, h, "bs", db, "block", dk, NULL, NULL, n);
+		fmt_line(g->decode_cfg, sizeof g->decode_cfg, h, n, 0, "bs", db, "blocks", dk, NULL, NULL);
 	} else {
 		BUG("gen_current: strategy %d", (int)p->strategy);
 	}
@@ -324,8 +335,8 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 	    check_range(&ctx, "prompt ctx", err) || check_range(&dbs, "decode bs", err) ||
 	    check_range(&blk, "decode block", err))
 		goto out;
-	if (combine_prompt(p, &bs, &qr, &ctx, &g->prompt, err) ||
-	    combine_decode(p, &dbs, &blk, &g->decode, err))
+	if (bucket_combine_prompt(p, &bs, &qr, &ctx, &g->prompt, err) ||
+	    bucket_combine_decode(p, &dbs, &blk, &g->decode, err))
 		goto out;
 	rc = 0;
 out:
@@ -357,15 +368,25 @@ static int gen_docs(const struct bucket_params *p, struct bgen *g, struct bs_err
 		if (knobs(p, "PROMPT", "BS", pb, 3, err) || knobs(p, "PROMPT", "SEQ", ps, 3, err) ||
 		    knobs(p, "DECODE", "BS", db, 3, err) || knobs(p, "DECODE", "BLOCK", dk, 3, err))
 			goto out;
+		unsigned tup = 0;
+		if (p->merged_prefill) {   /* the legacy linear merged-prefill override */
+			int64_t max_bs = pb[0 + 2];
+			pb[0] = pb[1] = pb[2] = 1;
+			ps[2] = min64(max_bs * ps[2], mnbt);
+			tup = 3;
+		}
 		if (lin_range(&bs, pb, false, "prompt bs", err) ||
 		    lin_range(&seq, ps, false, "prompt seq", err) ||
 		    lin_range(&dbs, db, false, "decode bs", err) ||
 		    lin_range(&blk, dk, false, "decode block", err))
 			goto out;
+		/* contiguous PA without a user maximum: the block list ends at num_kv_blocks */
+		if (cpa && !config_env(p->cfg, "VLLM_DECODE_BLOCK_BUCKET_MAX") && !ivec_has(&blk, nhb))
+			ivec_push(&blk, nhb);
 		fmt_line(g->prompt_cfg, sizeof g->prompt_cfg, "Prompt bucket config (min, step, max_warmup)",
-			 "bs", pb, "seq", ps, NULL, NULL, 3);
+			 3, tup, "bs", pb, "seq", ps, NULL, NULL);
 		fmt_line(g->decode_cfg, sizeof g->decode_cfg, "Decode bucket config (min, step, max_warmup)",
-			 "bs", db, "block", dk, NULL, NULL, 3);
+			 3, 0, "bs", db, "blocks", dk, NULL, NULL);
 	} else {
 		int64_t a[4] = {1, 1, mnps, bucket_ceil_log2(mnps) + 1},
 			b[4] = {B, B, mml, bucket_ceil_log2(mml) + 1},
@@ -388,11 +409,13 @@ static int gen_docs(const struct bucket_params *p, struct bgen *g, struct bs_err
 		brange_exp_fill(&dbs, db[0], db[1], db[2], db[3], cpa);
 		brange_exp_fill(&blk, dk[0], dk[1], dk[2], dk[3], cpa);
 		fmt_line(g->prompt_cfg, sizeof g->prompt_cfg,
-			 "Prompt bucket config (min, step, max_warmup, limit)", "bs", pb, "seq", ps, NULL,
-			 NULL, 4);
+			 "Prompt bucket config (min, step, max_warmup, limit)", 4, 0, "bs", pb, "seq", ps,
+			 NULL, NULL);
+		/* the July 2025 exponential code logged no decode config line */
 		fmt_line(g->decode_cfg, sizeof g->decode_cfg,
-			 "Decode bucket config (min, step, max_warmup, limit)", "bs", db, "block", dk,
-			 NULL, NULL, 4);
+			 "Decode bucket config (min, step, max_warmup, limit)", 4, 0, "bs", db, "block",
+			 dk, NULL, NULL);
+		g->decode_cfg_unlogged = true;
 	}
 	if (check_range(&bs, "prompt bs", err) || check_range(&seq, "prompt seq", err) ||
 	    check_range(&dbs, "decode bs", err) || check_range(&blk, "decode block", err))
@@ -408,7 +431,7 @@ static int gen_docs(const struct bucket_params *p, struct bgen *g, struct bs_err
 		}
 	for (size_t i = 0; i < all.n; i++) {
 		int64_t b0 = all.a[i].v[0], q = all.a[i].v[1], c = all.a[i].v[2];
-		if (b0 * (q + c * B) <= mnbt && q <= mml)
+		if (b0 * (q + c * B) <= mnbt && (lin || q <= mml))   /* linear had no mml check */
 			blist_push(&g->prompt, b0, q, c, 0);
 	}
 	if (!g->prompt.n && all.n) {
@@ -424,10 +447,29 @@ static int gen_docs(const struct bucket_params *p, struct bgen *g, struct bs_err
 		empty_error("prompt", err);
 		goto out;
 	}
-	for (size_t i = 0; i < dbs.n; i++)
-		for (size_t j = 0; j < blk.n; j++)
-			blist_push(&g->decode, dbs.v[i], 1, blk.v[j], 0);
+	if (lin) {
+		/* legacy linear: skip bs > blocks; the first block value >= num_kv_blocks becomes
+		 * num_kv_blocks and ends the row */
+		for (size_t i = 0; i < dbs.n; i++)
+			for (size_t j = 0; j < blk.n; j++) {
+				if (dbs.v[i] > blk.v[j])
+					continue;
+				if (blk.v[j] >= nhb) {
+					blist_push(&g->decode, dbs.v[i], 1, nhb, 0);
+					break;
+				}
+				blist_push(&g->decode, dbs.v[i], 1, blk.v[j], 0);
+			}
+	} else {
+		for (size_t i = 0; i < dbs.n; i++)
+			for (size_t j = 0; j < blk.n; j++)
+				blist_push(&g->decode, dbs.v[i], 1, blk.v[j], 0);
+	}
 	blist_sort_unique(&g->decode);
+	if (!g->decode.n) {
+		empty_error("decode", err);
+		goto out;
+	}
 	rc = 0;
 out:
 	ivec_free(&bs);
@@ -489,8 +531,9 @@ static int gen_unified(const struct bucket_params *p, struct bgen *g, struct bs_
 	    check_range(&u, "unified unique", err))
 		goto out;
 	fmt_line(g->unified_cfg, sizeof g->unified_cfg,
-		 "Unified bucket config (min, max, turning_point)", "query", cq, "shared", cs,
-		 "unique", cu, 3);
+		 "Unified bucket config (min, max, turning_point)", 3, 0, "query", cq, "shared", cs,
+		 "unique", cu);
+	g->unified_cfg_unlogged = true;   /* upstream logged only the generated list */
 	for (size_t i = 0; i < q.n; i++)
 		for (size_t j = 0; j < s.n; j++)
 			for (size_t k = 0; k < u.n; k++)

@@ -83,8 +83,26 @@ int bucket_file_parse(const char *path, struct blist *prompt, struct blist *deco
 /* Output of generation: the warm-up lists and the server's config log lines. */
 struct bgen {
 	struct blist prompt, decode, unified;
-	char prompt_cfg[512], decode_cfg[512], unified_cfg[512];   /* "" when not logged */
+	char prompt_cfg[512], decode_cfg[512], unified_cfg[512];   /* "" when none */
+	/* The line is bucketsim's: the reproduced server version did not log it. */
+	bool decode_cfg_unlogged, unified_cfg_unlogged;
 };
+/* Version current's combination of ranges (reference 2.4), exposed for the tests: prompt with
+ * the long-context edge rule and the filters, decode with the non-contiguous corrector.
+ * OUT receives the sorted list; an empty result is an error. */
+int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
+			  const struct ivec *qr, const struct ivec *ctx, struct blist *out,
+			  struct bs_err *err);
+int bucket_combine_decode(const struct bucket_params *p, const struct ivec *bs,
+			  const struct ivec *blocks, struct blist *out, struct bs_err *err);
+/* Version current's generate_fallback_bucket for (bs, q, ctx): (min(fb(bs,2), mns),
+ * min(fb(q,32), mnbt), min(fb(ctx,32), MAX_CTX)). */
+struct bshape bucket_fallback_current(const struct bucket_params *p, int64_t bs, int64_t q,
+				      int64_t ctx, int64_t max_ctx);
+/* Version docs' fallback: (2^ceil(log2 bs), ceil(q/B)*B (1 for decode), ceil(ctx/2)*2). */
+struct bshape bucket_fallback_docs(const struct bucket_params *p, enum phase ph, int64_t bs,
+				   int64_t q, int64_t ctx);
+
 int bucket_generate(const struct bucket_params *p, struct bgen *g, struct bs_err *err);
 void bgen_release(struct bgen *g);
 

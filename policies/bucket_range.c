@@ -186,7 +186,7 @@ int brange_lin(struct ivec *out, int64_t bmin, int64_t bstep, int64_t bmax, bool
 		bmin = bstep;
 	}
 	if (bmin < 1 || bmin > bmax)
-		return -1;
+		return -1;   /* upstream asserts min <= max (after the 0 case) */
 	struct ivec s = {0};
 	for (int64_t x = bmin; x < bstep && x <= bmax; x *= 2)
 		ivec_push(&s, x);

@@ -24,6 +24,7 @@ struct bucketer {
 	struct bucket_params p;
 	struct blist warm[3], cur[3];
 	char cfgline[3][512];
+	bool cfg_unlogged[3];
 	int64_t decode_maxctx;      /* largest ctx over the prepared decode buckets, -1 if none */
 };
 
@@ -228,9 +229,9 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	if ((r = env_bool(cfg, "VLLM_UNIFIED_ATTN", &unified, err)) < 0)
 		return -1;
 	if (unified) {
-		if (p->strategy == BUCKET_FILE)
-			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_UNIFIED_ATTN",
-				       "bucket files are not supported with unified attention");
+		if (p->strategy == BUCKET_FILE)   /* upstream's check is a no-op assert */
+			warn(p, "the bucket file %s is ignored: unified attention does not support "
+			     "bucketing from a file", p->file);
 		p->strategy = BUCKET_UNIFIED;
 		strategy_src = "VLLM_UNIFIED_ATTN";
 	}
@@ -292,6 +293,8 @@ int bucketer_new(const struct bucket_params *p, struct bucketer **out, struct bs
 		snprintf(b->cfgline[PHASE_PROMPT], sizeof b->cfgline[0], "%s", g.prompt_cfg);
 		snprintf(b->cfgline[PHASE_DECODE], sizeof b->cfgline[0], "%s", g.decode_cfg);
 		snprintf(b->cfgline[PHASE_UNIFIED], sizeof b->cfgline[0], "%s", g.unified_cfg);
+		b->cfg_unlogged[PHASE_DECODE] = g.decode_cfg_unlogged;
+		b->cfg_unlogged[PHASE_UNIFIED] = g.unified_cfg_unlogged;
 	}
 	for (int ph = 0; ph < 3; ph++) {
 		struct blist *w = &b->warm[ph], *c = &b->cur[ph];
@@ -334,6 +337,11 @@ size_t bucketer_warmup_list(const struct bucketer *b, enum phase ph, const struc
 const char *bucketer_config_line(const struct bucketer *b, enum phase ph)
 {
 	return b->cfgline[ph];
+}
+
+bool bucketer_config_logged(const struct bucketer *b, enum phase ph)
+{
+	return b->cfgline[ph][0] && !b->cfg_unlogged[ph];
 }
 
 size_t bucketer_warmup(const struct bucketer *b, enum phase ph, struct bshape **out)
@@ -380,6 +388,28 @@ static int32_t clamp32(int64_t x) { return x > INT32_MAX ? INT32_MAX : (int32_t)
 
 static int64_t pow2_ceil(int64_t x) { return x <= 1 ? x : (int64_t)1 << bucket_ceil_log2(x); }
 
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+struct bshape bucket_fallback_current(const struct bucket_params *p, int64_t bs, int64_t q,
+				      int64_t ctx, int64_t max_ctx)
+{
+	struct bshape s = {{0, 0, 0, 0}};
+	s.v[0] = clamp32(min64(bucket_fb(bs, 2), p->max_num_seqs));
+	s.v[1] = clamp32(min64(bucket_fb(q, 32), p->max_num_batched_tokens));
+	s.v[2] = clamp32(min64(bucket_fb(ctx, 32), max_ctx));
+	return s;
+}
+
+struct bshape bucket_fallback_docs(const struct bucket_params *p, enum phase ph, int64_t bs,
+				   int64_t q, int64_t ctx)
+{
+	struct bshape s = {{0, 0, 0, 0}};
+	s.v[0] = clamp32(pow2_ceil(bs));
+	s.v[1] = ph == PHASE_PROMPT ? clamp32(bucket_ceil_div(q, p->block_size) * p->block_size) : 1;
+	s.v[2] = clamp32(bucket_ceil_div(ctx, 2) * 2);
+	return s;
+}
+
 bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *real,
 		     struct bshape *bucket)
 {
@@ -398,33 +428,22 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 	}
 	t.v[3] = 0;
 	bool cur = p->version == BUCKET_VERSION_CURRENT;
-	if (ph == PHASE_DECODE && cur && b->decode_maxctx >= 0 && t.v[2] > b->decode_maxctx)
+	if (ph == PHASE_DECODE && cur && b->decode_maxctx > 0 && t.v[2] > b->decode_maxctx)
 		t.v[2] = (int32_t)b->decode_maxctx;
 	const struct bshape *f = find_bucket(l, &t, 3);
 	if (f) {
 		*bucket = *f;
 		return false;
 	}
-	struct bshape fb = {{0, 0, 0, 0}};
-	int64_t bs = t.v[0], q = t.v[1], c = t.v[2];
-	if (cur) {
-		fb.v[0] = clamp32(bucket_fb(bs, 2) < p->max_num_seqs ? bucket_fb(bs, 2) : p->max_num_seqs);
-		if (ph == PHASE_PROMPT) {
-			int64_t fq = bucket_fb(q, 32);
-			int64_t cmax = bucket_ceil_div(p->max_model_len - 1, p->block_size);
-			fb.v[1] = clamp32(fq < p->max_num_batched_tokens ? fq : p->max_num_batched_tokens);
-			fb.v[2] = clamp32(bucket_fb(c, 32) < cmax ? bucket_fb(c, 32) : cmax);
-		} else {
-			int64_t fc = bucket_fb(c, 32);
-			fb.v[1] = 1;
-			fb.v[2] = clamp32(b->decode_maxctx >= 0 && fc > b->decode_maxctx ? b->decode_maxctx
-											 : fc);
-		}
-	} else {
-		fb.v[0] = clamp32(pow2_ceil(bs));
-		fb.v[1] = ph == PHASE_PROMPT ? clamp32(bucket_ceil_div(q, p->block_size) * p->block_size) : 1;
-		fb.v[2] = clamp32(bucket_ceil_div(c, 2) * 2);
+	/* ctx cap: the largest prepared decode ctx (upstream _fallback_max_ctx, when > 0) and,
+	 * for prompts, ceil((mml-1)/B) (reference 7). */
+	int64_t cmax = b->decode_maxctx > 0 ? b->decode_maxctx : INT32_MAX;
+	if (ph == PHASE_PROMPT) {
+		int64_t pm = bucket_ceil_div(p->max_model_len - 1, p->block_size);
+		cmax = pm < cmax ? pm : cmax;
 	}
+	struct bshape fb = cur ? bucket_fallback_current(p, t.v[0], t.v[1], t.v[2], cmax)
+			       : bucket_fallback_docs(p, ph, t.v[0], t.v[1], t.v[2]);
 	*bucket = fb;
 	return blist_insert_sorted(l, &fb);
 }

@@ -73,8 +73,11 @@ size_t bucketer_list(const struct bucketer *b, enum phase ph, const struct bshap
 size_t bucketer_warmup(const struct bucketer *b, enum phase ph, struct bshape **out);
 
 /* Maps a real shape to the bucket the server runs.  Returns true when the look-up created a
- * new bucket (a fallback appended to the list).  With bucketing disabled it returns the real
- * shape and false.  For a unified miss, *bucket is the unpadded shape and the result false. */
+ * new bucket (a fallback inserted into the sorted list: the one allocation a look-up may do).
+ * With bucketing disabled, or a phase the strategy does not have (prompt/decode under unified,
+ * unified under the others), it returns the real shape and false.  For a unified miss,
+ * *bucket is the unpadded shape and the result false.  Decode shapes are (bs, 1, num_blocks);
+ * version current clamps num_blocks to the largest prepared decode ctx before the search. */
 bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *real,
 		     struct bshape *bucket);
 
@@ -87,6 +90,9 @@ size_t bucketer_warmup_list(const struct bucketer *b, enum phase ph, const struc
 /* The server's "... bucket config (min, step, max_warmup...) ..." log line of PHASE, or "" when
  * the server logs none (file strategy, bucketing off). */
 const char *bucketer_config_line(const struct bucketer *b, enum phase ph);
+/* Whether the reproduced server version logs that line (false: a bucketsim addition, such as
+ * the decode config of version docs or the unified config). */
+bool bucketer_config_logged(const struct bucketer *b, enum phase ph);
 /* Dimensions of a bucket of PHASE: 3 for prompt and decode, 4 for unified. */
 int bucket_phase_ndim(enum phase ph);
 

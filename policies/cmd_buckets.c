@@ -113,10 +113,9 @@ static void out_log(FILE *out, const struct bucketer *b, const struct bucket_par
 			continue;
 		}
 		const char *cl = bucketer_config_line(b, ph);
-		/* The July 2025 server logged no decode config line: marked as simulator output. */
+		/* A line the reproduced server did not log is marked as bucketsim output. */
 		if (*cl)
-			fprintf(out, "%s%s\n",
-				ph == PHASE_DECODE && p->version == BUCKET_VERSION_DOCS ? "# " : "", cl);
+			fprintf(out, "%s%s\n", bucketer_config_logged(b, ph) ? "" : "# ", cl);
 		const struct bshape *l;
 		size_t n = bucketer_warmup_list(b, ph, &l);
 		struct blist view = {(struct bshape *)l, n, n};
@@ -127,7 +126,7 @@ static void out_log(FILE *out, const struct bucketer *b, const struct bucket_par
 	}
 	fprintf(out, "# warm-up compiles:");
 	for (size_t i = 0; i < nph; i++) {
-		fprintf(out, " %s %zu", bucket_phase_name(phs[i]), compiles[phs[i]]);
+		fprintf(out, "%s %s %zu", i ? "," : "", bucket_phase_name(phs[i]), compiles[phs[i]]);
 		total += compiles[phs[i]];
 	}
 	fprintf(out, ", total %zu%s\n", total, p->skip_warmup ? " (warm-up skipped)" : "");
@@ -363,8 +362,7 @@ const struct cli_cmd cmd_buckets = {
 	"(distinct buckets warmed up).  Each --lookup maps a runtime shape to the bucket the server\n"
 	"runs it in, in order; a miss may append a fallback bucket (a runtime compile) that later\n"
 	"look-ups see.  The printed lists are the warm-up lists, before any look-up.\n"
-	"vLLM-Gaudi environment variables (--env) win over the equivalent keys.\n"
-	"Exit codes: 0 success, 1 I/O failure, 2 usage error, 3 invalid configuration or bucket file.",
+	"vLLM-Gaudi environment variables (--env) win over the equivalent keys.",
 	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
 	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
 	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n",

@@ -1,0 +1,1246 @@
+/*
+ * check_bucketing: every worked example and upstream unit-test case of the bucketing
+ * reference, for both versions: ranges, configs, combination and filters, file syntax,
+ * unified buckets, look-ups with fallbacks, warm-up order, parameters and env precedence.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policies/bucket_int.h"
+#include "policies/bucketing.h"
+
+static struct config cfg;
+
+static void cset(const char *k, const char *v)
+{
+	struct bs_err e = {0};
+	ck_assert_msg(!config_set(&cfg, k, v, CFG_ORIGIN_CMDLINE, NULL, 0, &e), "%s: %s", k, e.msg);
+}
+
+static void cenv(const char *nv)
+{
+	struct bs_err e = {0};
+	ck_assert_msg(!config_set_env_arg(&cfg, nv, CFG_ORIGIN_CMDLINE, &e), "%s: %s", nv, e.msg);
+}
+
+static void base(const char *version, const char *mml, const char *mns, const char *nhb)
+{
+	config_init(&cfg);
+	cset("bucketing.version", version);
+	cset("server.max_model_len", mml);
+	cset("server.max_num_seqs", mns);
+	cset("server.num_kv_blocks", nhb);
+}
+
+static struct bucketer *make(struct bucket_params *p)
+{
+	struct bs_err e = {0};
+	struct bucketer *b = NULL;
+	ck_assert_msg(!bucket_params_resolve(&cfg, p, &e), "resolve: %s: %s", e.field, e.msg);
+	ck_assert_msg(!bucketer_new(p, &b, &e), "new: %s", e.msg);
+	return b;
+}
+
+/* Resolve + new expected to fail: returns the error. */
+static struct bs_err make_fail(void)
+{
+	struct bs_err e = {0};
+	struct bucket_params p;
+	struct bucketer *b = NULL;
+	if (!bucket_params_resolve(&cfg, &p, &e)) {
+		ck_assert_int_ne(bucketer_new(&p, &b, &e), 0);
+		ck_assert_ptr_null(b);
+	}
+	ck_assert_int_ne(e.code, 0);
+	return e;
+}
+
+static void done(struct bucketer *b)
+{
+	bucketer_free(b);
+	config_release(&cfg);
+}
+
+static char *list_str(const struct bucketer *b, enum phase ph)
+{
+	const struct bshape *l;
+	size_t n = bucketer_list(b, ph, &l);
+	struct blist v = {(struct bshape *)l, n, n};
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	blist_print_py(&v, bucket_phase_ndim(ph), f);
+	fclose(f);
+	return s;
+}
+
+static size_t count(const struct bucketer *b, enum phase ph)
+{
+	const struct bshape *l;
+	return bucketer_list(b, ph, &l);
+}
+
+static bool has(const struct bucketer *b, enum phase ph, int a, int q, int c, int d)
+{
+	const struct bshape *l;
+	size_t n = bucketer_list(b, ph, &l);
+	for (size_t i = 0; i < n; i++)
+		if (l[i].v[0] == a && l[i].v[1] == q && l[i].v[2] == c && l[i].v[3] == d)
+			return true;
+	return false;
+}
+
+static void range_is(const struct ivec *r, const int64_t *want, size_t n)
+{
+	ck_assert_uint_eq(r->n, n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(r->v[i] == want[i], "element %zu: got %lld want %lld", i,
+			      (long long)r->v[i], (long long)want[i]);
+}
+#define RANGE_IS(r, ...) do { const int64_t w_[] = {__VA_ARGS__}; \
+	range_is(r, w_, sizeof w_ / sizeof w_[0]); } while (0)
+
+static struct bshape look(struct bucketer *b, enum phase ph, int a, int q, int c, int d,
+			  bool *fallback)
+{
+	struct bshape t = {{a, q, c, d}}, out;
+	*fallback = bucketer_lookup(b, ph, &t, &out);
+	return out;
+}
+
+#define SHAPE_IS(s, a, q, c) do { ck_assert_int_eq((s).v[0], a); ck_assert_int_eq((s).v[1], q); \
+	ck_assert_int_eq((s).v[2], c); } while (0)
+
+/* ---------------- ranges ---------------- */
+
+START_TEST(exp_range_head)
+{
+	struct ivec r = {0};
+	brange_exp(&r, 128, 128, 2048, 11, false);
+	RANGE_IS(&r, 128, 256, 384, 512, 768, 896, 1280, 1664, 2048);
+	ivec_free(&r);
+	brange_exp(&r, 1, 2, 256, 9, false);
+	RANGE_IS(&r, 1, 2, 4, 8, 14, 24, 42, 78, 140, 256);
+	ivec_free(&r);
+	brange_exp(&r, 0, 1, 31, 6, false);
+	RANGE_IS(&r, 0, 1, 2, 4, 8, 16, 31);
+	ivec_free(&r);
+	brange_exp(&r, 1, 64, 2048, 12, false);
+	RANGE_IS(&r, 1, 64, 128, 192, 256, 320, 448, 640, 832, 1152, 1536, 2048);
+	ivec_free(&r);
+	brange_exp(&r, 1, 256, 10779, 14, false);
+	RANGE_IS(&r, 1, 256, 512, 768, 1024, 1280, 1536, 2048, 2560, 3584, 4608, 6144, 8192, 10779);
+	ivec_free(&r);
+	/* test_exponential_warmup_range_contiguous_pa: last bucket is exactly the max */
+	brange_exp(&r, 1, 256, 3593, 13, true);
+	ck_assert_int_eq(r.v[r.n - 1], 3593);
+	ck_assert_int_ge(r.v[0], 1);
+	ivec_free(&r);
+	/* n <= 1 gives [bmax] without the extra point */
+	brange_exp(&r, 1, 2, 1, 1, false);
+	RANGE_IS(&r, 1);
+	ivec_free(&r);
+	brange_exp(&r, 0, 1, 7, 4, false);
+	RANGE_IS(&r, 0, 1, 2, 4, 7);
+	ivec_free(&r);
+}
+END_TEST
+
+START_TEST(exp_range_fill_legacy)
+{
+	struct ivec r = {0};
+	brange_exp_fill(&r, 128, 128, 1024, 11, false);
+	RANGE_IS(&r, 128, 256, 384, 512, 640, 768, 896, 1024);
+	ivec_free(&r);
+	brange_exp_fill(&r, 128, 128, 5781, 14, false);
+	RANGE_IS(&r, 128, 256, 384, 512, 640, 768, 896, 1024, 1408, 1792, 2432, 3328, 4352, 5888);
+	ivec_free(&r);
+	/* the upstream docstring example: fill adds 768 */
+	brange_exp_fill(&r, 128, 128, 2048, 10, false);
+	RANGE_IS(&r, 128, 256, 384, 512, 640, 768, 896, 1152, 1536, 2048);
+	ivec_free(&r);
+	brange_exp_fill(&r, 1, 1, 4, 3, false);
+	RANGE_IS(&r, 1, 2, 4);
+	ivec_free(&r);
+	brange_exp_fill(&r, 128, 128, 5781, 14, true);   /* contiguous PA: last point = bmax */
+	ck_assert_int_eq(r.v[r.n - 1], 5781);
+	ivec_free(&r);
+	brange_exp_fill(&r, 1, 1, 1, 1, false);
+	RANGE_IS(&r, 1);
+	ivec_free(&r);
+}
+END_TEST
+
+START_TEST(lin_range)
+{
+	struct ivec r = {0};
+	ck_assert_int_eq(brange_lin(&r, 2, 32, 64, true), 0);
+	RANGE_IS(&r, 2, 4, 8, 16, 32, 64);
+	ivec_free(&r);
+	brange_lin(&r, 128, 128, 512, true);
+	RANGE_IS(&r, 128, 256, 384, 512);
+	ivec_free(&r);
+	brange_lin(&r, 2, 64, 128, true);   /* test_warmup_range */
+	RANGE_IS(&r, 2, 4, 8, 16, 32, 64, 128);
+	ivec_free(&r);
+	brange_lin(&r, 1, 64, 128, true);   /* test_warmup_range_with_one */
+	RANGE_IS(&r, 1, 2, 4, 8, 16, 32, 64, 128);
+	ivec_free(&r);
+	brange_lin(&r, 0, 1, 7, true);
+	RANGE_IS(&r, 0, 1, 2, 3, 4, 5, 6, 7);
+	ivec_free(&r);
+	brange_lin(&r, 0, 1, 0, true);
+	RANGE_IS(&r, 0);
+	ivec_free(&r);
+	brange_lin(&r, 1, 32, 4, true);
+	RANGE_IS(&r, 1, 2, 4);
+	ivec_free(&r);
+	brange_lin(&r, 1, 128, 200, true);   /* bmax itself only when a multiple of the step */
+	RANGE_IS(&r, 1, 2, 4, 8, 16, 32, 64, 128);
+	ivec_free(&r);
+	ck_assert_int_eq(brange_lin(&r, 0, 4, 2, true), -1);   /* min := step, then min <= max */
+	ck_assert_int_eq(brange_lin(&r, 8, 4, 2, true), -1);
+	ck_assert_int_eq(brange_lin(&r, 0, 4, 64, false), -1);   /* legacy: no 0 case */
+	ck_assert_int_eq(brange_lin(&r, 1, 0, 64, true), -1);
+	ivec_free(&r);
+}
+END_TEST
+
+START_TEST(pad_range)
+{
+	struct ivec r = {0};
+	brange_pad(&r, 0, 8, 64, 64, 0);
+	RANGE_IS(&r, 0, 1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64);
+	ivec_free(&r);
+	brange_pad(&r, 0, 8, 64, 64, 50);
+	RANGE_IS(&r, 0, 1, 2, 4, 8, 16, 32, 64);
+	ivec_free(&r);
+	brange_pad(&r, 0, 8, 64, 16, 50);
+	RANGE_IS(&r, 0, 1, 2, 4, 8, 16, 32, 48, 64);
+	ivec_free(&r);
+	brange_pad(&r, 16, 16, 128, 32, 25);
+	RANGE_IS(&r, 16, 32, 48, 64, 80, 96, 128);
+	ivec_free(&r);
+	brange_pad(&r, 0, 8, 64, 0, 50);   /* pad_max 0 means max */
+	RANGE_IS(&r, 0, 1, 2, 4, 8, 16, 32, 64);
+	ivec_free(&r);
+	ck_assert_int_eq(brange_pad(&r, 0, 0, 64, 0, 50), -1);
+	ivec_free(&r);
+}
+END_TEST
+
+START_TEST(unified_ranges)
+{
+	struct ivec r = {0};
+	brange_unified_alpha(&r, 128, 2048, 32);
+	RANGE_IS(&r, 8, 16, 32, 512, 1024, 2048);
+	ivec_free(&r);
+	brange_unified_alpha(&r, 0, 256, 32);
+	RANGE_IS(&r, 0, 8, 16, 32, 64, 128, 256);
+	ivec_free(&r);
+	brange_unified_alpha(&r, 0, 5781, 32);
+	RANGE_IS(&r, 0, 8, 16, 32, 1445, 2890, 5781);
+	ivec_free(&r);
+	brange_unified_last(&r, 0, 8, 32);   /* values can exceed the max */
+	RANGE_IS(&r, 0, 8, 32);
+	ivec_free(&r);
+}
+END_TEST
+
+START_TEST(fallback_function)
+{
+	ck_assert_int_eq(bucket_fb(31, 32), 128);
+	ck_assert_int_eq(bucket_fb(1024, 32), 1056);
+	ck_assert_int_eq(bucket_fb(1000, 32), 1280);
+	ck_assert_int_eq(bucket_fb(4026, 32), 4096);
+	ck_assert_int_eq(bucket_fb(4001, 32), 4096);
+	ck_assert_int_eq(bucket_fb(7365, 32), 7680);
+	ck_assert_int_eq(bucket_fb(50000, 32), 50912);
+	ck_assert_int_eq(bucket_fb(22, 2), 24);
+	ck_assert_int_eq(bucket_fb(43, 2), 48);
+	ck_assert_int_eq(bucket_fb(129, 2), 132);
+	ck_assert_int_eq(bucket_fb(1, 32), 1);
+	ck_assert_int_eq(bucket_fb(0, 32), 0);
+}
+END_TEST
+
+START_TEST(fallback_buckets_current)
+{
+	/* test_fallback_bucket_ctx_uses_calc_fallback and the real-scenario fallbacks */
+	struct bucket_params p = {0};
+	p.max_num_seqs = 256;
+	p.max_num_batched_tokens = 131072;
+	p.block_size = 128;
+	struct bshape s = bucket_fallback_current(&p, 64, 512, 50000, 10779);
+	ck_assert_int_eq(s.v[2], 10779);
+	s = bucket_fallback_current(&p, 64, 512, 7365, 10779);
+	ck_assert_int_eq(s.v[2], 7680);
+	p.max_num_batched_tokens = 2048;
+	s = bucket_fallback_current(&p, 24, 1, 4026, 10779);
+	ck_assert_int_eq(s.v[2], 4096);
+	ck_assert_int_ge(s.v[0], 24);
+	ck_assert_int_eq(s.v[1], 1);
+	s = bucket_fallback_current(&p, 22, 1, 3833, 10779);
+	ck_assert_int_eq(s.v[2], 4096);
+	ck_assert_int_eq(s.v[0], 24);
+	s = bucket_fallback_current(&p, 43, 1, 7365, 10779);
+	ck_assert_int_eq(s.v[2], 7680);
+	ck_assert_int_eq(s.v[0], 48);
+	s = bucket_fallback_current(&p, 44, 1, 7408, 10779);
+	ck_assert_int_eq(s.v[2], 7680);
+	s = bucket_fallback_current(&p, 300, 1, 10, 10779);   /* bs capped at max_num_seqs */
+	ck_assert_int_eq(s.v[0], 256);
+	/* legacy */
+	p.block_size = 128;
+	s = bucket_fallback_docs(&p, PHASE_PROMPT, 3, 1100, 3);
+	SHAPE_IS(s, 4, 1152, 4);
+	s = bucket_fallback_docs(&p, PHASE_DECODE, 5, 1, 7001);
+	SHAPE_IS(s, 8, 1, 7002);
+}
+END_TEST
+
+/* ---------------- version current: configs ---------------- */
+
+START_TEST(current_exp_real_scenario)
+{
+	/* mns=256, B=128, mnbt=2048, mml=91964, nhb=3593, non-contiguous PA */
+	base("current", "91964", "256", "3593");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup, limit) bs:[1, 2, 1, 1], "
+			 "query:[128, 128, 2048, 11], blocks:[0, 1, 702, 11]");
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_DECODE),
+			 "Decode bucket config (min, step, max_warmup, limit) bs:[1, 2, 256, 9], "
+			 "block:[1, 256, 10779, 15]");
+	const struct bshape *l;
+	size_t n = bucketer_list(b, PHASE_DECODE, &l);
+	int32_t maxc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (l[i].v[2] > maxc)
+			maxc = l[i].v[2];
+		ck_assert_int_ge(l[i].v[2], 1);
+		ck_assert_int_le(l[i].v[2], l[i].v[0] * 719);
+	}
+	ck_assert_int_eq(maxc, 10779);
+	/* the decode bs range matches the log */
+	const int want_bs[] = {1, 2, 4, 8, 14, 24, 42, 78, 140, 256};
+	for (size_t i = 0; i < 10; i++) {
+		bool found = false;
+		for (size_t k = 0; k < n && !found; k++)
+			found = l[k].v[0] == want_bs[i];
+		ck_assert_msg(found, "bs %d missing", want_bs[i]);
+	}
+	/* long-context edge: the largest ctx column becomes (mml - q) // B for each query */
+	ck_assert(has(b, PHASE_PROMPT, 1, 128, 717, 0));
+	ck_assert(has(b, PHASE_PROMPT, 1, 2048, 702, 0));
+	ck_assert(has(b, PHASE_PROMPT, 1, 896, 711, 0));
+	ck_assert(!has(b, PHASE_PROMPT, 1, 2048, 717, 0));
+	ck_assert(!has(b, PHASE_PROMPT, 1, 128, 702, 0));
+	ck_assert(has(b, PHASE_PROMPT, 1, 128, 0, 0) && has(b, PHASE_PROMPT, 1, 128, 1, 0));
+	done(b);
+	/* VLLM_PROMPT_CTX_BUCKET_MAX bounds the edge value (e < MAX), for every strategy */
+	base("current", "91964", "256", "3593");
+	cenv("VLLM_PROMPT_CTX_BUCKET_MAX=712");
+	b = make(&p);
+	ck_assert(has(b, PHASE_PROMPT, 1, 128, 702, 0));
+	ck_assert(!has(b, PHASE_PROMPT, 1, 128, 717, 0));
+	ck_assert(has(b, PHASE_PROMPT, 1, 1280, 708, 0));
+	ck_assert_str_eq(p.warnings, "");
+	done(b);
+
+	base("current", "91964", "256", "3593");
+	cset("server.contiguous_pa", "true");
+	b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_DECODE),
+			 "Decode bucket config (min, step, max_warmup, limit) bs:[1, 2, 256, 9], "
+			 "block:[1, 256, 3593, 13]");
+	n = bucketer_list(b, PHASE_DECODE, &l);
+	ck_assert_int_eq(l[n - 1].v[2], 3593);
+	done(b);
+}
+END_TEST
+
+START_TEST(current_exp_small)
+{
+	/* reference 2.5: 30 prompt and 13 decode buckets */
+	base("current", "1024", "4", "5781");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 30);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 13);
+	char *s = list_str(b, PHASE_DECODE);
+	ck_assert_str_eq(s, "[(1, 1, 1), (1, 1, 4), (1, 1, 8), (2, 1, 4), (2, 1, 8), (2, 1, 12), "
+			    "(2, 1, 16), (4, 1, 4), (4, 1, 8), (4, 1, 12), (4, 1, 16), (4, 1, 24), "
+			    "(4, 1, 32)]");
+	free(s);
+	ck_assert(has(b, PHASE_PROMPT, 1, 896, 7, 0));
+	ck_assert(!has(b, PHASE_PROMPT, 1, 1280, 0, 0));
+	ck_assert(!has(b, PHASE_PROMPT, 1, 128, 3, 0));
+	done(b);
+	/* VLLM_PROMPT_QUERY_BUCKET_MIN=1 is honoured by exp */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_PROMPT_QUERY_BUCKET_MIN=1");
+	b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup, limit) bs:[1, 2, 1, 1], "
+			 "query:[1, 128, 2048, 11], blocks:[0, 1, 7, 4]");
+	ck_assert(has(b, PHASE_PROMPT, 1, 1, 0, 0));
+	done(b);
+}
+END_TEST
+
+START_TEST(current_linear)
+{
+	base("current", "1024", "4", "5781");
+	cset("bucketing.strategy", "linear");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 64);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 12);
+	done(b);
+	/* test_read_bucket_settings: env PROMPT_BS 1/16/64 */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_BUCKETING_STRATEGY=lin");
+	cenv("VLLM_PROMPT_BS_BUCKET_MIN=1");
+	cenv("VLLM_PROMPT_BS_BUCKET_STEP=16");
+	cenv("VLLM_PROMPT_BS_BUCKET_MAX=64");
+	cset("server.max_num_batched_tokens", "65536");
+	b = make(&p);
+	ck_assert_int_eq(p.max_num_prefill_seqs, 64);
+	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_PROMPT), "bs:[1, 16, 64]"));
+	done(b);
+	/* test_read_bucket_settings_empty_flags: defaults (1, 32, mns=128) */
+	base("current", "1024", "128", "5781");
+	cset("bucketing.strategy", "linear");
+	b = make(&p);
+	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_DECODE), "bs:[1, 32, 128]"));
+	done(b);
+	/* contiguous PA: user block max above nhb is clamped, min > max corrected */
+	base("current", "4096", "64", "3593");
+	cset("bucketing.strategy", "linear");
+	cenv("VLLM_CONTIGUOUS_PA=true");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MIN=4096");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=8192");
+	b = make(&p);
+	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_DECODE),
+				     "blocks:[3465, 128, 3593]"));
+	done(b);
+}
+END_TEST
+
+START_TEST(current_padding_aware_cfgs)
+{
+	struct bucket_params p;
+	base("current", "4096", "64", "3593");
+	cset("bucketing.strategy", "padding_aware");
+	cset("server.max_num_prefill_seqs", "16");
+	struct bucketer *b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup, pad_max, pad_percent) "
+			 "bs:[1, 1, 16, 4, 25], query:[128, 128, 2048, 512, 25], "
+			 "blocks:[0, 2, 31, 16, 25]");
+	done(b);
+	/* merged prefill: mnps = max_num_seqs = 16 */
+	base("current", "4096", "16", "3593");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cenv("VLLM_MERGED_PREFILL=true");
+	b = make(&p);
+	ck_assert_int_eq(p.max_num_prefill_seqs, 16);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup, pad_max, pad_percent) "
+			 "bs:(1, 1, 1, 4, 25), query:(128, 512, 2048, 512, 25), "
+			 "blocks:[0, 4, 496, 16, 25]");
+	done(b);
+	/* merged prefill preserves the user's padding limits */
+	base("current", "4096", "16", "3593");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cset("server.merged_prefill", "true");
+	cenv("VLLM_PROMPT_BS_BUCKET_PAD_MAX=8");
+	cenv("VLLM_PROMPT_BS_BUCKET_PAD_PERCENT=10");
+	cenv("VLLM_PROMPT_QUERY_BUCKET_STEP=256");
+	cenv("VLLM_PROMPT_QUERY_BUCKET_PAD_MAX=640");
+	cenv("VLLM_PROMPT_QUERY_BUCKET_PAD_PERCENT=15");
+	cenv("VLLM_PROMPT_CTX_BUCKET_PAD_MAX=32");
+	cenv("VLLM_PROMPT_CTX_BUCKET_PAD_PERCENT=5");
+	b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup, pad_max, pad_percent) "
+			 "bs:(1, 1, 1, 8, 10), query:(128, 1024, 2048, 640, 15), "
+			 "blocks:[0, 4, 496, 32, 5]");
+	done(b);
+	/* contiguous PA clamps the decode block range */
+	base("current", "4096", "64", "3593");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cenv("VLLM_CONTIGUOUS_PA=true");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MIN=4096");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_STEP=128");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=8192");
+	b = make(&p);
+	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_DECODE),
+				     "blocks:[3465, 128, 3593, 899, 25]"));
+	done(b);
+	/* non-contiguous PA: no clamp of the maximum; a minimum above num_kv_blocks is still
+	 * lowered; pad_max defaults to a quarter of the default maximum (ceil(4096*64/128) = 2048) */
+	base("current", "4096", "64", "3593");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MIN=4096");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=8192");
+	b = make(&p);
+	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_DECODE),
+				     "blocks:[3465, 128, 8192, 512, 25]"));
+	done(b);
+	/* the legacy SEQ names are a fallback for QUERY, padding limits included */
+	base("current", "4096", "64", "3593");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cenv("VLLM_PROMPT_SEQ_BUCKET_MIN=64");
+	cenv("VLLM_PROMPT_SEQ_BUCKET_STEP=128");
+	cenv("VLLM_PROMPT_SEQ_BUCKET_MAX=1024");
+	cenv("VLLM_PROMPT_SEQ_BUCKET_PAD_MAX=256");
+	cenv("VLLM_PROMPT_SEQ_BUCKET_PAD_PERCENT=10");
+	b = make(&p);
+	ck_assert_ptr_nonnull(strstr(bucketer_config_line(b, PHASE_PROMPT),
+				     "query:[64, 128, 1024, 256, 10]"));
+	done(b);
+}
+END_TEST
+
+START_TEST(current_generate_buckets)
+{
+	/* test_generate_prompt_buckets: 25 buckets */
+	struct bucket_params p = {0};
+	p.max_model_len = 2048;
+	p.max_num_seqs = 16;
+	p.max_num_prefill_seqs = 16;
+	p.max_num_batched_tokens = 2048;
+	p.block_size = 64;
+	p.num_kv_blocks = 1024;
+	struct ivec bs = {0}, q = {0}, ctx = {0};
+	for (int i = 1; i <= 16; i *= 2)
+		ivec_push(&bs, i);
+	ivec_push(&q, 512);
+	ivec_push(&q, 1024);
+	for (int i = 0; i <= 4; i++)
+		ivec_push(&ctx, i);
+	struct blist out = {0};
+	struct bs_err e = {0};
+	ck_assert_int_eq(bucket_combine_prompt(&p, &bs, &q, &ctx, &out, &e), 0);
+	ck_assert_uint_eq(out.n, 25);
+	blist_free(&out);
+	ivec_free(&bs);
+	/* test_generate_decode_buckets: 18 buckets, ctx <= bs*16 */
+	p.max_num_seqs = 64;
+	p.max_num_batched_tokens = 131072;
+	p.block_size = 128;
+	for (int i = 1; i <= 64; i *= 2)
+		ivec_push(&bs, i);
+	struct ivec blk = {0};
+	for (int i = 128; i <= 2048; i += 128)
+		ivec_push(&blk, i);
+	ck_assert_int_eq(bucket_combine_decode(&p, &bs, &blk, &out, &e), 0);
+	ck_assert_uint_eq(out.n, 18);
+	for (size_t i = 0; i < out.n; i++)
+		ck_assert_int_le(out.a[i].v[2], out.a[i].v[0] * 16);
+	blist_free(&out);
+	/* contiguous PA: the full product */
+	p.contiguous_pa = true;
+	ck_assert_int_eq(bucket_combine_decode(&p, &bs, &blk, &out, &e), 0);
+	ck_assert_uint_eq(out.n, 7 * 16);
+	blist_free(&out);
+	/* empty result is an error */
+	p.max_num_batched_tokens = 100;
+	ck_assert_int_eq(bucket_combine_prompt(&p, &bs, &q, &ctx, &out, &e), -1);
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	blist_free(&out);
+	ivec_free(&bs);
+	ivec_free(&q);
+	ivec_free(&ctx);
+	ivec_free(&blk);
+}
+END_TEST
+
+/* ---------------- version docs ---------------- */
+
+static const char *seed_prompt =
+	"[(1, 128, 0), (1, 128, 1), (1, 128, 2), (1, 128, 3), (1, 128, 4), (1, 128, 5), (1, 128, 6), "
+	"(1, 128, 7), (1, 256, 0), (1, 256, 1), (1, 256, 2), (1, 256, 3), (1, 256, 4), (1, 256, 5), "
+	"(1, 256, 6), (1, 384, 0), (1, 384, 1), (1, 384, 2), (1, 384, 3), (1, 384, 4), (1, 384, 5), "
+	"(1, 512, 0), (1, 512, 1), (1, 512, 2), (1, 512, 3), (1, 512, 4), (1, 640, 0), (1, 640, 1), "
+	"(1, 640, 2), (1, 640, 3), (1, 768, 0), (1, 768, 1), (1, 768, 2), (1, 896, 0), (1, 896, 1), "
+	"(1, 1024, 0)]";
+
+START_TEST(docs_seed)
+{
+	const char *nhbs[] = {"5761", "5781", "5790"};
+	for (int i = 0; i < 3; i++) {
+		base("docs", "1024", "4", nhbs[i]);
+		cenv("VLLM_EXPONENTIAL_BUCKETING=true");
+		struct bucket_params p;
+		struct bucketer *b = make(&p);
+		ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+				 "Prompt bucket config (min, step, max_warmup, limit) bs:[1, 1, 1, 1], "
+				 "seq:[128, 128, 1024, 11]");
+		char *s = list_str(b, PHASE_PROMPT);
+		ck_assert_str_eq(s, seed_prompt);
+		free(s);
+		ck_assert_uint_eq(count(b, PHASE_DECODE), 42);
+		ck_assert(has(b, PHASE_DECODE, 4, 1, 5888, 0));
+		ck_assert(has(b, PHASE_DECODE, 2, 1, 1408, 0));
+		ck_assert(!bucketer_config_logged(b, PHASE_DECODE));
+		ck_assert(bucketer_config_logged(b, PHASE_PROMPT));
+		done(b);
+	}
+	/* outside [5761, 5790] the list differs (5791: 1920 instead of 1792; 5760: top 5760) */
+	base("docs", "1024", "4", "5791");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert(!has(b, PHASE_DECODE, 4, 1, 1792, 0));
+	ck_assert(has(b, PHASE_DECODE, 4, 1, 1920, 0));
+	done(b);
+	base("docs", "1024", "4", "5760");
+	b = make(&p);
+	ck_assert(!has(b, PHASE_DECODE, 4, 1, 5888, 0));
+	done(b);
+	/* mnbt below 1024 cuts the triangle (the legacy filter is bs*(q+ctx*B) <= mnbt) */
+	base("docs", "1024", "4", "5781");
+	cset("server.max_num_batched_tokens", "512");
+	b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 4 + 3 + 2 + 1);
+	done(b);
+	/* nothing fits: all kept, as the server does */
+	base("docs", "1024", "4", "5781");
+	cset("server.max_num_batched_tokens", "64");
+	b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 36);
+	done(b);
+	/* prefix caching off: ctx 0 only */
+	base("docs", "1024", "4", "5781");
+	cset("server.prefix_caching", "false");
+	b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 8);
+	ck_assert(p.contiguous_pa);
+	ck_assert(has(b, PHASE_DECODE, 1, 1, 5781, 0));   /* contiguous PA: last point = nhb */
+	done(b);
+	/* the LIMIT variables are honoured */
+	base("docs", "1024", "4", "5781");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_LIMIT=2");
+	b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 6);
+	done(b);
+}
+END_TEST
+
+START_TEST(docs_linear)
+{
+	base("docs", "1024", "4", "1024");
+	cenv("VLLM_EXPONENTIAL_BUCKETING=false");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_int_eq(p.strategy, BUCKET_LINEAR);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup) bs:[1, 32, 1], "
+			 "seq:[128, 128, 1024]");
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 36);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 3 * 8);
+	done(b);
+	/* the docs' ramp-up example as bucket settings */
+	base("docs", "1024", "64", "1024");
+	cset("bucketing.strategy", "linear");
+	cenv("VLLM_DECODE_BS_BUCKET_MIN=2");
+	b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_DECODE),
+			 "Decode bucket config (min, step, max_warmup) bs:[2, 32, 64], "
+			 "blocks:[128, 128, 1024]");
+	ck_assert(has(b, PHASE_DECODE, 16, 1, 128, 0));
+	ck_assert(has(b, PHASE_DECODE, 32, 1, 128, 0));
+	ck_assert(!has(b, PHASE_DECODE, 1, 1, 128, 0));
+	ck_assert(bucketer_config_logged(b, PHASE_DECODE));
+	done(b);
+	/* legacy linear decode: bs > blocks skipped; blocks >= num_kv_blocks become num_kv_blocks;
+	 * contiguous PA appends num_kv_blocks */
+	base("docs", "1024", "256", "1000");
+	cset("bucketing.strategy", "linear");
+	cset("server.prefix_caching", "false");
+	b = make(&p);
+	ck_assert(!has(b, PHASE_DECODE, 256, 1, 128, 0));
+	ck_assert(has(b, PHASE_DECODE, 256, 1, 256, 0));
+	ck_assert(has(b, PHASE_DECODE, 1, 1, 1000, 0));
+	ck_assert(has(b, PHASE_DECODE, 1, 1, 896, 0));
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 8);
+	done(b);
+	/* legacy linear merged prefill: bs (1, 1, 1), seq max min(max_bs * seq max, mnbt) */
+	base("docs", "1024", "4", "1000");
+	cset("bucketing.strategy", "linear");
+	cset("server.merged_prefill", "true");
+	b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup) bs:(1, 1, 1), seq:(128, 128, 2048)");
+	done(b);
+}
+END_TEST
+
+START_TEST(docs_padding_aware_is_error)
+{
+	base("docs", "1024", "4", "5781");
+	cset("bucketing.strategy", "padding_aware");
+	struct bs_err e = make_fail();
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.field, "bucketing.strategy");
+	config_release(&cfg);
+	/* VLLM_BUCKETING_STRATEGY does not exist in docs: ignored with a warning */
+	base("docs", "1024", "4", "5781");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_int_eq(p.strategy, BUCKET_EXPONENTIAL);
+	ck_assert_ptr_nonnull(strstr(p.warnings, "VLLM_BUCKETING_STRATEGY"));
+	done(b);
+}
+END_TEST
+
+/* ---------------- unified ---------------- */
+
+START_TEST(unified_counts)
+{
+	base("docs", "1024", "32", "5781");
+	cenv("VLLM_UNIFIED_ATTN=true");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_int_eq(p.strategy, BUCKET_UNIFIED);
+	ck_assert(p.contiguous_pa && p.merged_prefill);
+	ck_assert_uint_eq(count(b, PHASE_UNIFIED), 375);
+	const struct bshape *l;
+	size_t n = bucketer_list(b, PHASE_UNIFIED, &l);
+	ck_assert(l[0].v[0] == 8 && l[0].v[1] == 0 && l[0].v[2] == 0 && l[0].v[3] == 1);
+	ck_assert(l[1].v[0] == 8 && l[1].v[1] == 0 && l[1].v[2] == 8 && l[1].v[3] == 0);
+	ck_assert(l[n - 1].v[0] == 2048 && l[n - 1].v[1] == 256 && l[n - 1].v[2] == 5781);
+	ck_assert(l[n - 2].v[0] == 2048 && l[n - 2].v[1] == 256 && l[n - 2].v[2] == 2890);
+	/* warm-up walks the reversed list: 2048/256/2890 causal is the 2nd of 375 */
+	struct bshape *w;
+	size_t nw = bucketer_warmup(b, PHASE_UNIFIED, &w);
+	ck_assert_uint_eq(nw, 375);
+	ck_assert(w[1].v[2] == 2890 && w[2].v[2] == 1445 && w[3].v[2] == 32);
+	free(w);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 0);
+	done(b);
+	/* the last version before removal: 167 on the same configuration */
+	base("current", "1024", "32", "5781");
+	cset("bucketing.strategy", "unified");
+	b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_UNIFIED), 167);
+	done(b);
+}
+END_TEST
+
+START_TEST(unified_lookup)
+{
+	base("docs", "1024", "32", "5781");
+	cset("bucketing.strategy", "unified");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	bool fb;
+	struct bshape s = look(b, PHASE_UNIFIED, 100, 5, 40, 1, &fb);
+	ck_assert(!fb);
+	ck_assert(s.v[0] == 512 && s.v[1] == 8 && s.v[2] == 1445);
+	/* only the first three dimensions are compared: a causal batch may land on causal 0 */
+	s = look(b, PHASE_UNIFIED, 8, 0, 8, 1, &fb);
+	ck_assert(s.v[0] == 8 && s.v[1] == 0 && s.v[2] == 8 && s.v[3] == 1);
+	s = look(b, PHASE_UNIFIED, 9, 0, 0, 1, &fb);
+	ck_assert(s.v[0] == 16 && s.v[1] == 0 && s.v[2] == 0);
+	/* a miss runs unpadded and appends nothing */
+	s = look(b, PHASE_UNIFIED, 3000, 0, 0, 1, &fb);
+	ck_assert(!fb);
+	ck_assert(s.v[0] == 3000 && s.v[1] == 0 && s.v[2] == 0 && s.v[3] == 1);
+	ck_assert_uint_eq(count(b, PHASE_UNIFIED), 375);
+	/* prompt/decode look-ups under unified are the identity */
+	s = look(b, PHASE_PROMPT, 3, 100, 0, 0, &fb);
+	SHAPE_IS(s, 3, 100, 0);
+	done(b);
+}
+END_TEST
+
+/* ---------------- look-ups ---------------- */
+
+START_TEST(lookup_current)
+{
+	base("current", "1024", "4", "5781");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	bool fb;
+	struct bshape s = look(b, PHASE_PROMPT, 1, 1000, 0, 0, &fb);
+	SHAPE_IS(s, 1, 1280, 0);
+	ck_assert(fb);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 31);
+	s = look(b, PHASE_PROMPT, 1, 900, 0, 0, &fb);
+	SHAPE_IS(s, 1, 1280, 0);
+	ck_assert(!fb);
+	s = look(b, PHASE_PROMPT, 1, 100, 3, 0, &fb);
+	SHAPE_IS(s, 1, 128, 4);
+	ck_assert(!fb);
+	/* lexicographic, not least padding: smallest query first */
+	s = look(b, PHASE_PROMPT, 1, 129, 0, 0, &fb);
+	SHAPE_IS(s, 1, 256, 0);
+	/* prompt ctx fallback: fb(ctx, 32) capped at ceil((mml-1)/B) = 8 */
+	s = look(b, PHASE_PROMPT, 1, 100, 9, 0, &fb);
+	SHAPE_IS(s, 1, 160, 8);
+	ck_assert(fb);
+	/* decode: blocks clamped to the largest prepared ctx (32) */
+	s = look(b, PHASE_DECODE, 4, 1, 5000, 0, &fb);
+	SHAPE_IS(s, 4, 1, 32);
+	ck_assert(!fb);
+	s = look(b, PHASE_DECODE, 3, 1, 5, 0, &fb);
+	SHAPE_IS(s, 4, 1, 8);
+	s = look(b, PHASE_DECODE, 1, 1, 9, 0, &fb);
+	SHAPE_IS(s, 2, 1, 12);
+	/* bs overflow: fallback (min(fb(bs,2), mns), 1, min(fb(n,32), 32)), here already present */
+	s = look(b, PHASE_DECODE, 8, 1, 5, 0, &fb);
+	SHAPE_IS(s, 4, 1, 32);
+	ck_assert(!fb);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 13);
+	/* warm-up lists are unchanged by look-ups */
+	const struct bshape *w;
+	ck_assert_uint_eq(bucketer_warmup_list(b, PHASE_PROMPT, &w), 30);
+	done(b);
+	/* a decode fallback next to an existing larger bucket */
+	base("current", "1024", "256", "5781");
+	b = make(&p);
+	s = look(b, PHASE_DECODE, 300, 1, 3, 0, &fb);
+	SHAPE_IS(s, 256, 1, 64);   /* (min(fb(300,2), 256), 1, fb(3,32) = 64) */
+	ck_assert(fb);
+	ck_assert(has(b, PHASE_DECODE, 256, 1, 64, 0));
+	s = look(b, PHASE_DECODE, 300, 1, 3, 0, &fb);
+	SHAPE_IS(s, 256, 1, 64);
+	ck_assert(!fb);
+	done(b);
+}
+END_TEST
+
+START_TEST(lookup_docs)
+{
+	base("docs", "1024", "4", "5781");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	bool fb;
+	struct bshape s = look(b, PHASE_PROMPT, 1, 1000, 0, 0, &fb);
+	SHAPE_IS(s, 1, 1024, 0);
+	ck_assert(!fb);
+	s = look(b, PHASE_PROMPT, 1, 1100, 3, 0, &fb);
+	SHAPE_IS(s, 1, 1152, 4);
+	ck_assert(fb);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 37);
+	s = look(b, PHASE_PROMPT, 1, 1050, 1, 0, &fb);
+	SHAPE_IS(s, 1, 1152, 4);
+	ck_assert(!fb);
+	/* no decode clamp in docs: a block overflow is a fallback */
+	s = look(b, PHASE_DECODE, 3, 1, 7001, 0, &fb);
+	SHAPE_IS(s, 4, 1, 7002);
+	ck_assert(fb);
+	s = look(b, PHASE_DECODE, 4, 1, 6000, 0, &fb);
+	SHAPE_IS(s, 4, 1, 7002);
+	ck_assert(!fb);
+	done(b);
+	/* the docs' example: 3 prompts of 412 tokens run as (4, 512, 0), then decode */
+	base("docs", "4096", "4", "5781");
+	cenv("VLLM_PROMPT_BS_BUCKET_MAX=4");
+	b = make(&p);
+	s = look(b, PHASE_PROMPT, 3, 412, 0, 0, &fb);
+	SHAPE_IS(s, 4, 512, 0);
+	s = look(b, PHASE_DECODE, 3, 1, 512, 0, &fb);
+	SHAPE_IS(s, 4, 1, 512);
+	s = look(b, PHASE_DECODE, 2, 1, 512, 0, &fb);
+	SHAPE_IS(s, 2, 1, 512);
+	s = look(b, PHASE_DECODE, 4, 1, 513, 0, &fb);
+	SHAPE_IS(s, 4, 1, 640);
+	done(b);
+}
+END_TEST
+
+START_TEST(lookup_disabled)
+{
+	base("current", "1024", "4", "5781");
+	cset("bucketing.strategy", "none");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	bool fb;
+	struct bshape s = look(b, PHASE_PROMPT, 3, 1000, 7, 0, &fb);
+	SHAPE_IS(s, 3, 1000, 7);
+	ck_assert(!fb);
+	struct bshape *w;
+	ck_assert_uint_eq(bucketer_warmup(b, PHASE_PROMPT, &w), 0);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 0);
+	done(b);
+	base("docs", "1024", "4", "5781");
+	cenv("VLLM_ENABLE_BUCKETING=false");
+	b = make(&p);
+	ck_assert(!p.enabled);
+	s = look(b, PHASE_DECODE, 3, 1, 77, 0, &fb);
+	SHAPE_IS(s, 3, 1, 77);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 0);
+	done(b);
+}
+END_TEST
+
+START_TEST(warmup_order)
+{
+	base("docs", "1024", "4", "5781");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	struct bshape *w;
+	size_t n = bucketer_warmup(b, PHASE_PROMPT, &w);
+	ck_assert_uint_eq(n, 36);
+	SHAPE_IS(w[0], 1, 1024, 0);
+	SHAPE_IS(w[1], 1, 896, 1);
+	SHAPE_IS(w[35], 1, 128, 0);
+	free(w);
+	n = bucketer_warmup(b, PHASE_DECODE, &w);
+	ck_assert_uint_eq(n, 42);
+	SHAPE_IS(w[0], 4, 1, 5888);
+	free(w);
+	done(b);
+	/* skip_warmup: lists kept (look-ups pad to them), nothing warmed */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_SKIP_WARMUP=true");
+	b = make(&p);
+	ck_assert(p.skip_warmup);
+	ck_assert_uint_eq(bucketer_warmup(b, PHASE_PROMPT, &w), 0);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 30);
+	done(b);
+	/* current: prompt buckets with query > max_num_batched_tokens are not warmed */
+	char path[] = "/tmp/bs_bfileXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	const char *text = "(1, [128, 4096], 0)\n(1, 1, 8)\n";
+	ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	base("current", "8192", "4", "5781");
+	cset("server.merged_prefill", "true");
+	char arg[64];
+	snprintf(arg, sizeof arg, "VLLM_BUCKETING_FROM_FILE=%s", path);
+	cenv(arg);
+	b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 2);
+	n = bucketer_warmup(b, PHASE_PROMPT, &w);
+	ck_assert_uint_eq(n, 1);
+	SHAPE_IS(w[0], 1, 128, 0);
+	free(w);
+	done(b);
+	unlink(path);
+}
+END_TEST
+
+/* ---------------- bucket files ---------------- */
+
+static const char *sample_file =
+	"(1, 2048, 0)\n"
+	"(1, [256, 512], [0, 4, 8])\n"
+	"(64, 1, 1024)\n"
+	"(32, 1, 512)\n"
+	"(1, 1, range(256, 512, 32))\n";
+
+START_TEST(file_syntax)
+{
+	struct blist pr = {0}, de = {0};
+	struct bs_err e = {0};
+	ck_assert_int_eq(bucket_file_parse_text(sample_file, "s.txt", &pr, &de, &e), 0);
+	ck_assert_uint_eq(pr.n, 7);
+	ck_assert_uint_eq(de.n, 10);
+	blist_free(&pr);
+	blist_free(&de);
+	/* the three forms and the mixed example */
+	ck_assert_int_eq(bucket_file_parse_text("(1, 2048, 0)\n(64, 1, 1024)", "x", &pr, &de, &e), 0);
+	ck_assert_uint_eq(pr.n + de.n, 2);
+	blist_free(&pr);
+	blist_free(&de);
+	ck_assert_int_eq(bucket_file_parse_text("(1, [256, 512], [0, 4, 8])", "x", &pr, &de, &e), 0);
+	ck_assert_uint_eq(pr.n, 6);
+	blist_free(&pr);
+	ck_assert_int_eq(bucket_file_parse_text("(1, 1, range(256, 512, 128))", "x", &pr, &de, &e), 0);
+	ck_assert_uint_eq(de.n, 2);   /* Python's range excludes the stop: 256 and 384 */
+	ck_assert_int_eq(de.a[1].v[2], 384);
+	blist_free(&de);
+	ck_assert_int_eq(bucket_file_parse_text("([64, 128, 256], 1, range(512, 1024, 32))", "x", &pr,
+						&de, &e), 0);
+	ck_assert_uint_eq(de.n, 48);
+	blist_free(&de);
+	/* comments, blank lines, no parentheses, trailing commas, range with 2 args */
+	ck_assert_int_eq(bucket_file_parse_text("# c\n\n  \n1, 128, 0  # x\n(2, [128,], range(0, 3),)\n",
+						"x", &pr, &de, &e), 0);
+	ck_assert_uint_eq(pr.n, 4);
+	blist_free(&pr);
+	blist_free(&de);
+}
+END_TEST
+
+static void file_err(const char *text, long line, const char *frag)
+{
+	struct blist pr = {0}, de = {0};
+	struct bs_err e = {0};
+	ck_assert_int_eq(bucket_file_parse_text(text, "b.txt", &pr, &de, &e), -1);
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.file, "b.txt");
+	ck_assert_int_eq(e.line, line);
+	ck_assert_msg(strstr(e.msg, frag), "message '%s' lacks '%s'", e.msg, frag);
+	blist_free(&pr);
+	blist_free(&de);
+}
+
+START_TEST(file_errors)
+{
+	file_err("(1, 2048, 0)\n(1, 2)\n", 2, "3-tuple");
+	file_err("(1, 2, 3, 4)", 1, "3-tuple");
+	file_err("# ok\n(1, 2048, x)\n", 2, "expected an integer");
+	file_err("(1, 1, range(1, 5, 0))", 1, "step");
+	file_err("(1, 1, range(0, 20000))", 1, "10000");
+	file_err("(1, [1, [2]], 0)", 1, "lists of lists");
+	file_err("(1, 128, 0", 1, "expected");
+	file_err("(1, 128, 0) junk", 1, "unexpected text");
+	file_err("(1, -128, 0)", 1, "out of range");
+	file_err("(1, 1.5, 0)", 1, "expected an integer");
+	file_err("(1, 012, 0)", 1, "leading zeros");
+	file_err("(1, 2, range(1))", 1, "start and a stop");
+	struct bs_err e = {0};
+	struct blist pr = {0}, de = {0};
+	ck_assert_int_eq(bucket_file_parse("/nonexistent/buckets.txt", &pr, &de, &e), -1);
+	ck_assert_int_ne(e.code, 0);
+}
+END_TEST
+
+START_TEST(file_strategy)
+{
+	char path[] = "/tmp/bs_bfileXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, sample_file, strlen(sample_file)), (int)strlen(sample_file));
+	close(fd);
+	/* current: the filters and the decode corrector; range(256,512,32) collapses to (1,1,32) */
+	base("current", "4096", "64", "3593");
+	cset("bucketing.strategy", "file");
+	cset("bucketing.file", path);
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 7);
+	char *s = list_str(b, PHASE_DECODE);
+	ck_assert_str_eq(s, "[(1, 1, 32), (32, 1, 512), (64, 1, 1024)]");
+	free(s);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT), "");
+	done(b);
+	/* docs: buckets as written */
+	base("docs", "4096", "64", "3593");
+	char arg[64];
+	snprintf(arg, sizeof arg, "VLLM_BUCKETING_FROM_FILE=%s", path);
+	cenv(arg);
+	b = make(&p);
+	ck_assert_int_eq(p.strategy, BUCKET_FILE);
+	ck_assert_uint_eq(count(b, PHASE_PROMPT), 7);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 10);
+	done(b);
+	/* no file */
+	base("current", "4096", "64", "3593");
+	cset("bucketing.strategy", "file");
+	struct bs_err e = make_fail();
+	ck_assert_str_eq(e.field, "bucketing.file");
+	config_release(&cfg);
+	unlink(path);
+}
+END_TEST
+
+/* ---------------- parameters and env ---------------- */
+
+START_TEST(strategy_selection)
+{
+	struct bucket_params p;
+	struct bucketer *b;
+	const char *names[] = {"exp", "lin", "pad"};
+	enum bucket_strategy want[] = {BUCKET_EXPONENTIAL, BUCKET_LINEAR, BUCKET_PADDING_AWARE};
+	for (int i = 0; i < 3; i++) {
+		base("current", "1024", "4", "5781");
+		char arg[64];
+		snprintf(arg, sizeof arg, "VLLM_BUCKETING_STRATEGY=%s", names[i]);
+		cenv(arg);
+		b = make(&p);
+		ck_assert_int_eq(p.strategy, want[i]);
+		done(b);
+	}
+	base("current", "1024", "4", "5781");
+	b = make(&p);
+	ck_assert_int_eq(p.strategy, BUCKET_EXPONENTIAL);
+	ck_assert_str_eq(p.warnings, "");
+	done(b);
+	/* deprecated env overrides to exponential */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_BUCKETING_STRATEGY=lin");
+	cenv("VLLM_EXPONENTIAL_BUCKETING=true");
+	b = make(&p);
+	ck_assert_int_eq(p.strategy, BUCKET_EXPONENTIAL);
+	ck_assert_ptr_nonnull(strstr(p.warnings, "deprecated"));
+	ck_assert_ptr_nonnull(strstr(p.warnings, "Overriding bucketing strategy LinearBucketingStrategy "
+					       "with ExponentialBucketingStrategy"));
+	done(b);
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cenv("VLLM_EXPONENTIAL_BUCKETING=false");
+	b = make(&p);
+	ck_assert_int_eq(p.strategy, BUCKET_LINEAR);
+	ck_assert_ptr_nonnull(strstr(p.warnings, "Overriding bucketing strategy "
+					       "PaddingAwareBucketingStrategy with LinearBucketingStrategy"));
+	done(b);
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_BUCKETING_STRATEGY=exp");
+	cenv("VLLM_EXPONENTIAL_BUCKETING=true");
+	b = make(&p);
+	ck_assert_ptr_nonnull(strstr(p.warnings, "deprecated"));
+	ck_assert_ptr_null(strstr(p.warnings, "Overriding"));
+	done(b);
+	/* env wins over the config key */
+	base("current", "1024", "4", "5781");
+	cset("bucketing.strategy", "padding_aware");
+	cenv("VLLM_BUCKETING_STRATEGY=lin");
+	b = make(&p);
+	ck_assert_int_eq(p.strategy, BUCKET_LINEAR);
+	done(b);
+	/* ignored knobs warn "will be overwritten" */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_DECODE_BS_BUCKET_STEP=8");
+	b = make(&p);
+	ck_assert_ptr_nonnull(strstr(p.warnings, "VLLM_DECODE_BS_BUCKET_STEP"));
+	ck_assert_ptr_nonnull(strstr(p.warnings, "will be overwritten"));
+	done(b);
+}
+END_TEST
+
+START_TEST(env_precedence)
+{
+	struct bucket_params p;
+	struct bucketer *b;
+	base("current", "1024", "4", "5781");
+	cset("server.prefix_caching", "false");
+	cenv("VLLM_CONTIGUOUS_PA=false");
+	b = make(&p);
+	ck_assert(!p.contiguous_pa);
+	done(b);
+	base("current", "1024", "4", "5781");
+	cset("server.prefix_caching", "false");
+	b = make(&p);
+	ck_assert(p.contiguous_pa);
+	done(b);
+	base("current", "1024", "8", "5781");
+	cset("server.max_num_prefill_seqs", "2");
+	b = make(&p);
+	ck_assert_int_eq(p.max_num_prefill_seqs, 2);
+	done(b);
+	base("current", "1024", "8", "5781");
+	cset("server.max_num_prefill_seqs", "2");
+	cenv("VLLM_PROMPT_BS_BUCKET_MAX=4");
+	b = make(&p);
+	ck_assert_int_eq(p.max_num_prefill_seqs, 4);
+	done(b);
+	base("current", "1024", "8", "5781");
+	cenv("VLLM_MERGED_PREFILL=1");
+	b = make(&p);
+	ck_assert(p.merged_prefill);
+	ck_assert_int_eq(p.max_num_prefill_seqs, 8);
+	done(b);
+	base("current", "1024", "8", "5781");
+	cset("bucketing.skip_warmup", "true");
+	cenv("VLLM_SKIP_WARMUP=false");
+	b = make(&p);
+	ck_assert(!p.skip_warmup);
+	done(b);
+}
+END_TEST
+
+static void env_error(const char *nv, const char *field)
+{
+	base("current", "1024", "4", "5781");
+	cenv(nv);
+	struct bs_err e = make_fail();
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.field, field);
+	config_release(&cfg);
+}
+
+START_TEST(env_errors)
+{
+	env_error("VLLM_PROMPT_BS_BUCKET_MAX=abc", "VLLM_PROMPT_BS_BUCKET_MAX");
+	env_error("VLLM_PROMPT_BS_BUCKET_MAX=0", "VLLM_PROMPT_BS_BUCKET_MAX");
+	env_error("VLLM_DECODE_BLOCK_BUCKET_STEP=1.5", "VLLM_DECODE_BLOCK_BUCKET_STEP");
+	env_error("VLLM_BUCKETING_STRATEGY=fast", "VLLM_BUCKETING_STRATEGY");
+	env_error("VLLM_EXPONENTIAL_BUCKETING=maybe", "VLLM_EXPONENTIAL_BUCKETING");
+	env_error("VLLM_CONTIGUOUS_PA=2", "VLLM_CONTIGUOUS_PA");
+	env_error("VLLM_SKIP_WARMUP=x", "VLLM_SKIP_WARMUP");
+	/* pad_percent is limited to 0..50 upstream */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_BUCKETING_STRATEGY=pad");
+	cenv("VLLM_DECODE_BS_BUCKET_PAD_PERCENT=60");
+	struct bs_err e0 = make_fail();
+	ck_assert_int_eq(e0.code, BS_EXIT_INPUT);
+	config_release(&cfg);
+	/* a linear range that cannot be built */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_BUCKETING_STRATEGY=lin");
+	cenv("VLLM_PROMPT_BS_BUCKET_STEP=0");
+	struct bs_err e = make_fail();
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	config_release(&cfg);
+	/* keys not resolved */
+	config_init(&cfg);
+	struct bucket_params p;
+	e = (struct bs_err){0};
+	ck_assert_int_eq(bucket_params_resolve(&cfg, &p, &e), -1);
+	ck_assert_str_eq(e.field, "server.max_model_len");
+	config_release(&cfg);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("bucketing");
+	TCase *tc = tcase_create("ranges");
+	tcase_add_test(tc, exp_range_head);
+	tcase_add_test(tc, exp_range_fill_legacy);
+	tcase_add_test(tc, lin_range);
+	tcase_add_test(tc, pad_range);
+	tcase_add_test(tc, unified_ranges);
+	tcase_add_test(tc, fallback_function);
+	tcase_add_test(tc, fallback_buckets_current);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("current");
+	tcase_add_test(tc, current_exp_real_scenario);
+	tcase_add_test(tc, current_exp_small);
+	tcase_add_test(tc, current_linear);
+	tcase_add_test(tc, current_padding_aware_cfgs);
+	tcase_add_test(tc, current_generate_buckets);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("docs");
+	tcase_add_test(tc, docs_seed);
+	tcase_add_test(tc, docs_linear);
+	tcase_add_test(tc, docs_padding_aware_is_error);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unified");
+	tcase_add_test(tc, unified_counts);
+	tcase_add_test(tc, unified_lookup);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("lookup");
+	tcase_add_test(tc, lookup_current);
+	tcase_add_test(tc, lookup_docs);
+	tcase_add_test(tc, lookup_disabled);
+	tcase_add_test(tc, warmup_order);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("file");
+	tcase_add_test(tc, file_syntax);
+	tcase_add_test(tc, file_errors);
+	tcase_add_test(tc, file_strategy);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("params");
+	tcase_add_test(tc, strategy_selection);
+	tcase_add_test(tc, env_precedence);
+	tcase_add_test(tc, env_errors);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
