@@ -117,7 +117,7 @@ bench: deps
 	@BUCKETSIM=$(BUILD)/bucketsim BUILD=$(BUILD) tests/run-bench.sh
 
 update-golden: all
-	@BUCKETSIM=$(BUILD)/bucketsim tests/e2e.sh --update-golden
+	@BUCKETSIM=$(BUILD)/bucketsim tests/update-golden.sh
 
 clean:
 	rm -rf build build-san

@@ -9,14 +9,15 @@ passed=0; failed=0
 for t in "$BUILD"/tests/check_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *.d|*.o) continue;; esac
-	out=$("$t" 2>&1); rc=$?
+	errf=$(mktemp); out=$("$t" 2>"$errf"); rc=$?
 	echo "$out" | grep -E '^[0-9]+%: Checks' | sed "s|^|$(basename "$t"): |"
 	line=$(echo "$out" | grep -E '^[0-9]+%: Checks' | tail -n 1)
 	n=$(echo "$line" | sed -n 's/.*Checks: \([0-9]*\).*/\1/p'); n=${n:-0}
 	f=$(echo "$line" | sed -n 's/.*Failures: \([0-9]*\).*/\1/p'); f=${f:-0}
 	e=$(echo "$line" | sed -n 's/.*Errors: \([0-9]*\).*/\1/p'); e=${e:-0}
 	if [ $rc -ne 0 ] && [ $((f + e)) -eq 0 ]; then e=1; fi
-	[ $rc -ne 0 ] && echo "$out" | grep -vE '^[0-9]+%: Checks|^Running suite' | head -n 40
+	[ $rc -ne 0 ] && { echo "$out" | grep -vE '^[0-9]+%: Checks|^Running suite' | head -n 40; head -n 20 "$errf"; }
+	rm -f "$errf"
 	passed=$((passed + n - f - e)); failed=$((failed + f + e))
 done
 # End-to-end scripts: each prints "e2e: N passed, N failed" as its last matching line.
