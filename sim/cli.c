@@ -3,6 +3,8 @@
  */
 #include "sim/cli.h"
 
+#include "policies/presets.h"
+
 #include <ctype.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -146,6 +148,8 @@ int cli_config_opt(struct cli_config *cc, int key, const char *arg, struct bs_er
 			return bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--seed", "%s", why);
 		cc->seed = (uint64_t)v;
 		return 1;
+	case CLI_OPT_PRESET:
+		return preset_apply(&cc->cfg, arg, err) ? -1 : 1;
 	case CLI_OPT_PRINT_CONFIG:
 		cc->print_config = true;
 		return 1;

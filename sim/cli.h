@@ -46,6 +46,7 @@ enum {
 	CLI_OPT_ENV,
 	CLI_OPT_SEED,
 	CLI_OPT_PRINT_CONFIG,
+	CLI_OPT_PRESET,
 	CLI_OPT_HELP = 'h',
 	CLI_OPT_FIRST_FREE = 300,  /* commands number their own long-only options from here */
 };
@@ -60,6 +61,9 @@ enum {
 	 "Configuration"},                                                                  \
 	{"seed", CLI_OPT_SEED, 1, "N", "master random seed (default 1); recorded in outputs",  \
 	 "Configuration"},                                                                  \
+	{"preset", CLI_OPT_PRESET, 1, "NAME",                                                   \
+	 "apply a named policy preset (vllm, distserve, uellm, bucketserve, "                    \
+	 "bucketserve-offline); --set wins over it", "Configuration"},                           \
 	{"print-config", CLI_OPT_PRINT_CONFIG, 0, NULL,                                         \
 	 "print every key's effective value and origin, then exit", "Configuration"}
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "models/cost.h"
+#include "policies/presets.h"
 #include "sim/commands.h"
 #include "workloads/workload.h"
 
@@ -36,8 +37,10 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	if (st.optind != argc - 1)
 		return cli_usage(self, "list takes one of: policies, models, workloads, keys");
 	const char *what = argv[st.optind];
-	if (!strcmp(what, "policies"))
+	if (!strcmp(what, "policies")) {
 		list_keys(stdout, true);
+		preset_list_print(stdout);
+	}
 	else if (!strcmp(what, "models"))
 		cost_list_print(stdout);
 	else if (!strcmp(what, "workloads"))

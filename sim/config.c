@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const origin_names[] = {"default", "file", "command line", "derived"};
+static const char *const origin_names[] = {"default", "preset", "file", "command line",
+					   "derived"};
 
 const char *config_origin_name(enum cfg_origin o)
 {

@@ -4,8 +4,9 @@
  * Every key is a row `struct cfg_def` in a module's own table (sim_cfg_defs in sim/sim_cfg.c,
  * bucketing_cfg_defs, scheduler_cfg_defs, workload_cfg_defs, model_cfg_defs, ...), listed in
  * config_tables[] (sim/config_tables.c).  A JSON config file and `--set key=value` call the same
- * setter, config_set(); precedence is default < file < command line (a later set of the same or
- * higher origin wins; a file never overrides the command line).  Unknown keys are errors.
+ * setter, config_set(); precedence is default < preset < file < command line (a later set of
+ * the same or higher origin wins; a file never overrides the command line).  Unknown keys are
+ * errors.
  *
  * A key whose default is NULL is "auto": unset until given, and its owner derives a value
  * (config_is_set() tells which).  Values are validated when set: type, range, choices.
@@ -43,7 +44,8 @@ struct cfg_def {
 	const char *doc;      /* one line */
 };
 
-enum cfg_origin { CFG_ORIGIN_DEFAULT, CFG_ORIGIN_FILE, CFG_ORIGIN_CMDLINE, CFG_ORIGIN_DERIVED };
+enum cfg_origin { CFG_ORIGIN_DEFAULT, CFG_ORIGIN_PRESET, CFG_ORIGIN_FILE, CFG_ORIGIN_CMDLINE,
+		  CFG_ORIGIN_DERIVED };
 
 struct cfg_entry {
 	const struct cfg_def *def;
