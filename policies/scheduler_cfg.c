@@ -40,6 +40,9 @@ const struct cfg_def scheduler_cfg_defs[] = {
 	 "would exceed this"},
 	{"cluster.mode", CFG_CHOICE, "colocated", 0, 0, "colocated|disaggregated", "",
 	 "one instance doing prefill and decode, or prefill/decode disaggregation"},
+	{"cluster.instances", CFG_INT, "1", 1, 1024, NULL, "instances",
+	 "colocated instances (data parallel: each with its own KV cache, all drawing from one "
+	 "waiting queue)"},
 	{"cluster.prefill_instances", CFG_INT, "1", 1, 1024, NULL, "instances",
 	 "prefill instances when disaggregated (they share one FCFS worker queue)"},
 	{"cluster.decode_instances", CFG_INT, "1", 1, 1024, NULL, "instances",

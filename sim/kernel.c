@@ -88,6 +88,7 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->grouped = strcmp(config_str(cfg, "scheduler.grouping"), "none") ||
 		     !strcmp(o, "earliest_bucket") || p->memory_safe;
 	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
+	p->instances = (int32_t)config_int(cfg, "cluster.instances");
 	p->prefill_instances = (int32_t)config_int(cfg, "cluster.prefill_instances");
 	p->decode_instances = (int32_t)config_int(cfg, "cluster.decode_instances");
 	if (p->disaggregated && p->unified)
@@ -403,9 +404,10 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 			inst_init(s, &s->inst[i], i, i < p->prefill_instances ? ROLE_PREFILL : ROLE_DECODE,
 				  i < p->prefill_instances ? &s->wq[0] : &s->wq[1]);
 	} else {
-		s->n_inst = 1;
-		s->inst = xcalloc(1, sizeof *s->inst);
-		inst_init(s, &s->inst[0], 0, ROLE_MIXED, &s->wq[0]);
+		s->n_inst = p->instances > 0 ? p->instances : 1;
+		s->inst = xcalloc((size_t)s->n_inst, sizeof *s->inst);
+		for (int i = 0; i < s->n_inst; i++)
+			inst_init(s, &s->inst[i], i, ROLE_MIXED, &s->wq[0]);
 	}
 	s->batch_lens = xmalloc((size_t)p->max_num_seqs * sizeof *s->batch_lens);
 	waste_acc_init(&s->batch_waste);
@@ -666,12 +668,28 @@ static void kick(struct sim *s, struct inst *in)
 	}
 }
 
-/* Kicks every instance that admits from Q. */
+/* Kicks every idle instance that admits from Q, the least loaded first (fewest running
+ * requests, then lowest index), so that simultaneous work spreads over the instances. */
 static void kick_queue(struct sim *s, const struct waitq *q)
 {
-	for (int i = 0; i < s->n_inst; i++)
-		if (s->inst[i].q == q)
-			kick(s, &s->inst[i]);
+	if (s->n_inst == 1) {
+		if (s->inst[0].q == q)
+			kick(s, &s->inst[0]);
+		return;
+	}
+	for (;;) {
+		struct inst *best = NULL;
+		for (int i = 0; i < s->n_inst; i++) {
+			struct inst *in = &s->inst[i];
+			if (in->q != q || in->busy || in->schedule_pending)
+				continue;
+			if (!best || in->n_run < best->n_run)
+				best = in;
+		}
+		if (!best)
+			return;
+		kick(s, best);
+	}
 }
 
 static void preempt(struct sim *s, struct inst *in, int32_t id)

@@ -96,6 +96,7 @@ struct sim_params {
 	int32_t static_batch_size;
 	double static_max_waste;
 	bool disaggregated;
+	int32_t instances;              /* colocated instances */
 	int32_t prefill_instances, decode_instances;
 	int64_t stop_ns;                /* INT64_MAX = run to completion */
 	int64_t monitor_ns;             /* 0 = no monitor samples */

@@ -69,6 +69,7 @@ static struct sim_params base_params(void)
 	struct sim_params p;
 	memset(&p, 0, sizeof p);
 	p.max_num_seqs = 256;
+	p.instances = 1;
 	p.max_num_batched_tokens = 2048;
 	p.max_num_prefill_seqs = 1;
 	p.block_size = 128;
