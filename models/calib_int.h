@@ -85,7 +85,7 @@ void calib_result_release(struct calib_result *res);
 /* The fit report (per row, per family, parameters) as text. */
 void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
 			const struct calib_result *res);
-/* The prior centre used by calibrate (documented in docs/models.md). */
+/* The prior centre used by calibrate (documented in README.md, "The cost model"). */
 void calib_default_start(struct perf_params *p);
 /* Map a CSV hardware / model label to a profile name ("" if none). */
 void calib_norm_hw(const char *raw, char *out, size_t n);

@@ -4,7 +4,7 @@
  * Owns a partition of the sequence-length range into buckets and the queue of waiting requests
  * held in them.  Buckets are half-open ranges [lo, hi) of the grouping key S (the length the
  * caller passes, normally the prompt length), except the last one, which is closed at L_max,
- * so the buckets together cover exactly [0, L_max] (docs/bucketserve.md, "ambiguities").
+ * so the buckets together cover exactly [0, L_max] (README.md, "Where the paper is ambiguous").
  *
  * Invariants (checked by bsm_check()):
  *  - the buckets are sorted by lo, the first starts at 0, each starts where the previous ends,

@@ -9,7 +9,7 @@
  *
  * Owns the bucket lists of one configuration (sorted lexicographically, as the server sorts
  * them), which grow when a look-up creates a fallback bucket, exactly as the server's do.
- * Specification: the vllm-gaudi bucketing reference (docs/bucketing.md in this tree).
+ * Specification: the vllm-gaudi bucketing reference (README.md, "Shape bucketing").
  */
 #ifndef BS_BUCKETING_H
 #define BS_BUCKETING_H

@@ -13,7 +13,7 @@ const struct cfg_def scheduler_cfg_defs[] = {
 	 "request grouping into length buckets"},
 	{"scheduler.batching", CFG_CHOICE, "continuous", 0, 0,
 	 "continuous|static|memory_safe|unified", "", "batch controller"},
-	/* BucketServe (policies/bucketserve.h, docs/bucketserve.md). */
+	/* BucketServe (policies/bucketserve.h, README.md, "BucketServe policies"). */
 	{"scheduler.l_max", CFG_INT, NULL, 1, 1 << 24, NULL, "tokens",
 	 "L_max: buckets cover [0, L_max]; auto = server.max_model_len"},
 	{"scheduler.boundaries", CFG_STRING, NULL, 0, 0, NULL, "tokens",

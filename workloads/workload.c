@@ -1,6 +1,6 @@
 /*
  * workload: builds the request array from traces and generators (see workload.h and
- * docs/workloads.md).
+ * README.md, "Workloads").
  *
  * Streams: every random choice comes from one of these gsl_rng (mt19937), each seeded with
  * workload_stream_seed(master, name) and created in this fixed order when used:

@@ -1,6 +1,6 @@
 /*
  * workload_cfg: config keys of the workload (workload.*).  Their meaning in full is in
- * docs/workloads.md; workload.c is the only reader.
+ * README.md, "Workloads"; workload.c is the only reader.
  */
 #include "sim/config.h"
 #include "sim/sim_cfg.h"
