@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# End-to-end tests of the scheduling policies and topologies through `bucketsim run`: presets,
+# disaggregation, data-parallel instances, BucketServe grouping and memory-safe batching,
+# static (UELLM) batching, unified attention, the monitor and boundaries logs, and their errors.
+. "$(dirname "$0")/e2e_lib.sh"
+T=$E2E_TMP
+B=$BUCKETSIM
+# summary value of KEY in DIR/summary.json
+val() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\\([^,]*\\),\\{0,1\\}\$/\\1/p" "$1/summary.json" | head -n 1; }
+LB=(--trace longbench --set workload.truncate=true --set server.max_model_len=4096
+	--set workload.num_requests=400 --set workload.arrival=offline --set server.num_kv_blocks=300)
+
+# --- presets ---
+for p in vllm distserve uellm bucketserve bucketserve-offline; do
+	expect_exit 0 "preset-$p" "$B" run --preset "$p" --set workload.num_requests=500 -o "$T/p-$p" -q
+	[ "$(val "$T/p-$p" completed)" = 500 ] && ok "preset-$p-completed" || fail "preset-$p-completed" "$(val "$T/p-$p" completed)"
+done
+[ "$(val "$T/p-distserve" instances)" = 2 ] && ok distserve-instances || fail distserve-instances "$(val "$T/p-distserve" instances)"
+[ "$(val "$T/p-distserve" kv_transfers)" -gt 0 ] && ok distserve-transfers || fail distserve-transfers "none"
+[ "$(val "$T/p-vllm" kv_transfers)" = 0 ] && ok vllm-no-transfers || fail vllm-no-transfers "$(val "$T/p-vllm" kv_transfers)"
+expect_exit 2 preset-unknown "$B" run --preset nosuch
+expect_stderr preset-unknown-msg "unknown preset 'nosuch'"
+expect_exit 0 preset-print "$B" run --preset uellm --set scheduler.static_batch_size=4 --print-config
+grep -qE '^scheduler\.batching +static +\(preset\)' "$T/stdout" && ok preset-origin || fail preset-origin "$(grep batching "$T/stdout")"
+grep -qE '^scheduler\.static_batch_size +4 +\(command line\)' "$T/stdout" && ok preset-set-wins || fail preset-set-wins "$(grep static_batch "$T/stdout")"
+
+# --- disaggregation: every finished request with more than one token was transferred ---
+expect_exit 0 disagg "$B" run "${LB[@]}" --set cluster.mode=disaggregated \
+	--set cluster.prefill_instances=2 --set cluster.decode_instances=2 -o "$T/d"
+multi=$(awk -F, 'NR>1 && $7 > 1' "$T/d/requests.csv" | wc -l)
+pre=$(val "$T/d" preemptions)
+tr=$(val "$T/d" kv_transfers)
+[ "$tr" -ge "$multi" ] && [ "$tr" -le $((multi + pre)) ] && ok disagg-transfers || fail disagg-transfers "$tr transfers for $multi multi-token requests ($pre preemptions)"
+[ "$(val "$T/d" instances)" = 4 ] && ok disagg-instances || fail disagg-instances "$(val "$T/d" instances)"
+# prefill passes on instances 0-1, decode passes on 2-3
+bad=$(awk -F, 'NR>1 && (($4 == "prompt" && $14 > 1) || ($4 == "decode" && $14 < 2))' "$T/d/batches.csv" | wc -l)
+[ "$bad" -eq 0 ] && ok disagg-roles || fail disagg-roles "$bad passes on the wrong instance"
+mv "$T/d" "$T/d1"
+expect_exit 0 disagg-again "$B" run "${LB[@]}" --set cluster.mode=disaggregated \
+	--set cluster.prefill_instances=2 --set cluster.decode_instances=2 -o "$T/d"
+for f in summary.json requests.csv batches.csv; do
+	cmp -s "$T/d/$f" "$T/d1/$f" && ok "disagg-same-$f" || fail "disagg-same-$f" "differs"
+done
+
+# --- data-parallel colocated instances ---
+expect_exit 0 dp "$B" run --trace alpaca --set cluster.instances=3 --set workload.rate=40 -o "$T/dp" -q
+[ "$(cut -d, -f14 "$T/dp/batches.csv" | tail -n +2 | sort -u | tr '\n' ' ')" = "0 1 2 " ] && ok dp-all-instances || fail dp-all-instances "not every instance ran"
+
+# --- BucketServe: memory-safe batches never overflow the KV cache ---
+expect_exit 0 memsafe "$B" run "${LB[@]}" --set scheduler.batching=memory_safe \
+	--set scheduler.grouping=adaptive --set scheduler.kv_charge=total -o "$T/m"
+[ "$(val "$T/m" preemptions)" = 0 ] && ok memsafe-no-preemption || fail memsafe-no-preemption "$(val "$T/m" preemptions)"
+expect_exit 0 continuous "$B" run "${LB[@]}" -o "$T/c" -q
+[ "$(val "$T/c" preemptions)" -gt 0 ] && ok continuous-preempts || fail continuous-preempts "the same queue did not stress the cache"
+# adaptive grouping: splits are logged, one row per change
+expect_exit 0 adaptive "$B" run --trace alpaca --set workload.mix=alpaca:0.8,longbench:0.2 \
+	--set workload.truncate=true --set server.max_model_len=4096 --set workload.num_requests=2000 \
+	--set workload.arrival=poisson --set workload.rate=30 --set server.max_num_seqs=16 \
+	--set scheduler.n_max=8 --set scheduler.grouping=adaptive \
+	--set scheduler.order=earliest_bucket --set monitor.interval_s=5 -o "$T/a"
+[ -s "$T/a/boundaries.csv" ] && ok boundaries-file || fail boundaries-file "missing"
+sp=$(val "$T/a" bucket_splits)
+rows=$(awk -F, 'NR>1 {s += $2} END {print s + 0}' "$T/a/boundaries.csv")
+[ "$sp" -gt 0 ] && [ "$sp" = "$rows" ] && ok boundaries-splits || fail boundaries-splits "summary $sp, log $rows"
+head -1 "$T/a/boundaries.csv" | grep -qx 'time_s,splits,merged,buckets,boundaries' && ok boundaries-header || fail boundaries-header "$(head -1 "$T/a/boundaries.csv")"
+# monitor: one row per interval from 0 to the end
+head -1 "$T/a/monitor.csv" | grep -qx 'time_s,waiting,running,transferring,kv_used_blocks,kv_total_blocks,kv_utilization,arrival_rate,mean_waiting_prompt_tokens,batch_latency_ms,buckets' \
+	&& ok monitor-header || fail monitor-header "$(head -1 "$T/a/monitor.csv")"
+end=$(val "$T/a" simulated_s)
+n=$(($(wc -l < "$T/a/monitor.csv") - 1))
+want=$(awk -v e="$end" 'BEGIN {printf "%d", e / 5 + 1}')
+[ "$n" -ge "$want" ] && [ "$n" -le $((want + 1)) ] && ok monitor-rows || fail monitor-rows "$n rows for $end s"
+arr=$(awk -F, 'NR>1 {s += $8 * 5} END {printf "%.0f", s}' "$T/a/monitor.csv")
+[ "$arr" = 2000 ] && ok monitor-arrivals || fail monitor-arrivals "arrival rates sum to $arr"
+# fixed grouping
+expect_exit 0 fixed "$B" run --trace alpaca --set scheduler.grouping=fixed --set scheduler.boundaries=0,64,128,max --json -q -o "$T/f"
+grep -q '"bucket_boundaries":	\[0, 64, 128, ' "$T/f/summary.json" && ok fixed-boundaries || fail fixed-boundaries "$(grep -A1 bucket_boundaries "$T/f/summary.json" | head -2)"
+
+# --- static batching (UELLM): never more than static_batch_size running ---
+expect_exit 0 static "$B" run --trace alpaca --preset uellm --set workload.arrival=offline \
+	--set workload.num_requests=300 --set scheduler.static_batch_size=7 -o "$T/s"
+[ "$(val "$T/s" running_peak)" -le 7 ] && ok static-peak || fail static-peak "$(val "$T/s" running_peak)"
+
+# --- unified attention ---
+expect_exit 0 unified "$B" run --trace alpaca --set bucketing.strategy=unified --set workload.num_requests=500 -o "$T/u"
+[ "$(val "$T/u" unified_passes)" -gt 0 ] && [ "$(val "$T/u" prefill_passes)" = 0 ] && ok unified-passes || fail unified-passes "$(val "$T/u" unified_passes)"
+grep -q ',unified,' "$T/u/batches.csv" && ok unified-rows || fail unified-rows "no unified rows"
+
+# --- errors ---
+expect_exit 3 unified-needs-buckets "$B" run --set scheduler.batching=unified
+expect_stderr unified-needs-buckets-msg "field 'scheduler\.batching'"
+expect_exit 3 fixed-needs-boundaries "$B" run --set scheduler.grouping=fixed
+expect_stderr fixed-needs-boundaries-msg "field 'scheduler\.boundaries'"
+expect_exit 3 lmax-too-small "$B" run --set scheduler.grouping=adaptive --set scheduler.l_max=100
+expect_stderr lmax-too-small-msg "field 'scheduler\.l_max'"
+expect_exit 3 unified-disagg "$B" run --set bucketing.strategy=unified --set cluster.mode=disaggregated
+expect_exit 2 instances-zero "$B" run --set cluster.instances=0
+
+e2e_done
