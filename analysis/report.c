@@ -188,7 +188,8 @@ void report_human(FILE *f, const cJSON *summary)
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(summary, "meta");
 	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(summary, "config");
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(summary, "metrics");
-	fprintf(f, "bucketsim %s  trace %s  seed %.0f\n", str(meta, "version"), str(meta, "trace"),
+	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(meta, "workload");
+	fprintf(f, "bucketsim %s  workload %s  seed %.0f\n", str(meta, "version"), str(wl, "source"),
 		num(meta, "seed"));
 	fprintf(f, "  %s on %s (tp %.0f), bucketing %s/%s, max_num_seqs %.0f, "
 		   "max_num_batched_tokens %.0f, max_model_len %.0f, %.0f KV blocks\n",

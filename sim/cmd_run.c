@@ -98,6 +98,15 @@ static void teardown(struct run_ctx *x)
 	cli_config_release(&x->cc);
 }
 
+/* Without --trace, the bundled Alpaca trace is the default input, unless the workload is
+ * entirely generated (a mix of named traces, or lengths from a distribution). */
+static bool generated_only(const struct config *cfg)
+{
+	const char *l = config_str(cfg, "workload.lengths");
+	return config_is_set(cfg, "workload.mix") ||
+	       (l && (!strcmp(l, "lognormal") || !strcmp(l, "uniform") || !strcmp(l, "constant")));
+}
+
 static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_ctx *x,
 		 struct run_opts *o, struct bs_err *err)
 {
@@ -140,7 +149,7 @@ static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_c
 	}
 	if (st.optind < argc)
 		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
-	if (!o->trace)
+	if (!o->trace && !generated_only(&x->cc.cfg))
 		o->trace = "alpaca";
 	return 0;
 }
@@ -248,7 +257,7 @@ static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, ch
 		cJSON_AddItemToArray(av, cJSON_CreateString(argv[i]));
 	cJSON_AddItemToObject(meta, "argv", av);
 	cJSON_AddStringToObject(meta, "config_file", x->cc.cfg.file ? x->cc.cfg.file : "");
-	cJSON_AddStringToObject(meta, "trace", trace);
+	cJSON_AddStringToObject(meta, "trace", trace ? trace : "");
 	cJSON *wl = cJSON_CreateObject();
 	cJSON_AddStringToObject(wl, "source", x->w.source);
 	snprintf(buf, sizeof buf, "%zu", x->w.n);

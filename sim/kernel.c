@@ -855,7 +855,6 @@ static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 	int64_t safe = s->p.memory_safe ? safe_budget(s, in) : 0, charged = 0;
 	int32_t smax = 0;
 	size_t nb = 0;
-	int64_t lsum = 0;
 	if (s->p.static_batch && in->n_run > 0)
 		return budget; /* a static batch runs to completion before the next is formed */
 	while ((budget > 0 || s->p.static_batch) && in->n_run < (size_t)s->p.max_num_seqs) {
@@ -877,12 +876,9 @@ static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 			 * waste of the batch's prompt lengths would exceed static_max_waste. */
 			if (nb >= (size_t)s->p.static_batch_size)
 				break;
-			int32_t len = s->spec[id].prompt_tokens, m = len > smax ? len : smax;
-			double waste = 1.0 - (double)(lsum + len) / ((double)(nb + 1) * m);
-			if (nb > 0 && waste > s->p.static_max_waste)
+			s->batch_lens[nb] = (uint32_t)s->spec[id].prompt_tokens;
+			if (nb > 0 && waste_ratio(s->batch_lens, nb + 1) > s->p.static_max_waste)
 				break;
-			smax = m;
-			lsum += len;
 		}
 		if (s->p.memory_safe) {
 			/* Eq. 6 (sum of lengths) or Eq. 1 (padded to the longest) within M_safe; a
