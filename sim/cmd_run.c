@@ -17,6 +17,7 @@
 #include "sim/commands.h"
 #include "sim/kernel.h"
 #include "sim/resolve.h"
+#include "sim/run_int.h"
 
 enum {
 	OPT_TRACE = 't',
@@ -47,65 +48,6 @@ struct run_opts {
 	const char *trace, *out;
 	bool json, quiet, perf;
 };
-
-struct run_ctx {
-	struct cli_config cc;
-	struct cost_model *cm;
-	struct bucket_params bp;
-	struct sim_params sp;
-	struct workload w;
-	struct bucketer *b;
-	struct bucketserve_cfg bsc;
-	bool have_bsc;
-};
-
-/* Everything up to a built workload and bucketer. */
-static int setup(struct run_ctx *x, const struct run_opts *o, struct bs_err *err)
-{
-	if (sim_resolve_config(&x->cc.cfg, &x->cm, err))
-		return -1;
-	if (bucket_params_resolve(&x->cc.cfg, &x->bp, err))
-		return -1;
-	if (sim_params_from_config(&x->cc.cfg, &x->bp, &x->sp, err))
-		return -1;
-	if (workload_build(&x->cc.cfg, o->trace, x->cc.seed, &x->w, err))
-		return -1;
-	if (bucketer_new(&x->bp, &x->b, err))
-		return -1;
-	if (x->sp.grouped) {
-		if (bucketserve_cfg_resolve(&x->cc.cfg, &x->bsc, err))
-			return -1;
-		x->have_bsc = true;
-		for (size_t i = 0; i < x->w.n; i++)
-			if ((uint32_t)x->w.req[i].prompt_tokens > x->bsc.bsm.l_max)
-				return bs_errf(err, BS_EXIT_INPUT, x->cc.cfg.file, 0, "scheduler.l_max",
-					       "request %zu has %d prompt tokens, more than the "
-					       "bucket range's L_max %u", i, x->w.req[i].prompt_tokens,
-					       x->bsc.bsm.l_max);
-	}
-	return 0;
-}
-
-static void teardown(struct run_ctx *x)
-{
-	if (x->have_bsc)
-		bucketserve_cfg_release(&x->bsc);
-	if (x->b)
-		bucketer_free(x->b);
-	workload_release(&x->w);
-	if (x->cm)
-		cost_model_free(x->cm);
-	cli_config_release(&x->cc);
-}
-
-/* Without --trace, the bundled Alpaca trace is the default input, unless the workload is
- * entirely generated (a mix of named traces, or lengths from a distribution). */
-static bool generated_only(const struct config *cfg)
-{
-	const char *l = config_str(cfg, "workload.lengths");
-	return config_is_set(cfg, "workload.mix") ||
-	       (l && (!strcmp(l, "lognormal") || !strcmp(l, "uniform") || !strcmp(l, "constant")));
-}
 
 static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_ctx *x,
 		 struct run_opts *o, struct bs_err *err)
@@ -149,8 +91,7 @@ static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_c
 	}
 	if (st.optind < argc)
 		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
-	if (!o->trace && !generated_only(&x->cc.cfg))
-		o->trace = "alpaca";
+	o->trace = run_default_trace(&x->cc.cfg, o->trace);
 	return 0;
 }
 
@@ -183,61 +124,6 @@ static void sink_boundaries(void *ctx, const struct sim *s, const uint32_t *b, s
 {
 	struct sinks *k = ctx;
 	report_boundaries_row(k->bnd, s->now, b, nb, splits, merged);
-}
-
-static void add_raw_int(cJSON *o, const char *k, long long v)
-{
-	char buf[32];
-	snprintf(buf, sizeof buf, "%lld", v);
-	cJSON_AddItemToObject(o, k, cJSON_CreateRaw(buf));
-}
-
-static void add_num_or_null(cJSON *o, const char *k, double v)
-{
-	cJSON_AddItemToObject(o, k, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
-/* BucketServe and topology metrics added to "metrics". */
-static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct sim *s)
-{
-	add_raw_int(m, "bucket_splits", (long long)s->splits);
-	add_raw_int(m, "bucket_merges", (long long)s->merges);
-	add_num_or_null(m, "batch_waste_ratio_mean", waste_acc_mean(&s->batch_waste));
-	add_num_or_null(m, "batch_waste_ratio_weighted", waste_acc_weighted(&s->batch_waste));
-	/* Eq. 3 and Eq. 4 over the trace's prompt lengths, for the grouping's boundaries at the
-	 * end of the run (one bucket [0, max_model_len] without grouping). */
-	uint32_t b0[2] = {0, (uint32_t)x->sp.max_model_len}, *b = b0, bb[1024];
-	size_t nb = 2;
-	if (s->wq[0].bsm) {
-		nb = bsm_boundaries(s->wq[0].bsm, bb, 1024);
-		b = bb;
-	}
-	uint32_t *lens = xmalloc((x->w.n ? x->w.n : 1) * sizeof *lens);
-	for (size_t i = 0; i < x->w.n; i++)
-		lens[i] = (uint32_t)x->w.req[i].prompt_tokens;
-	double ew = 0;
-	struct bs_err err = {0};
-	cJSON *bnd = cJSON_CreateArray(), *cm = cJSON_CreateArray();
-	if (!waste_expected(b, nb, lens, x->w.n, &ew, &err)) {
-		double *c = xmalloc(nb * sizeof *c);
-		waste_cond_mean(b, nb, lens, x->w.n, c, NULL, &err);
-		for (size_t i = 0; i + 1 < nb; i++)
-			cJSON_AddItemToArray(cm, c[i] == c[i] ? cJSON_CreateNumber(c[i]) : cJSON_CreateNull());
-		free(c);
-	} else {
-		ew = 0.0 / 0.0;
-	}
-	for (size_t i = 0; i < nb; i++)
-		cJSON_AddItemToArray(bnd, cJSON_CreateNumber(b[i]));
-	free(lens);
-	add_num_or_null(m, "expected_waste_eq3", ew);
-	cJSON_AddItemToObject(m, "bucket_boundaries", bnd);
-	cJSON_AddItemToObject(m, "bucket_mean_prompt_tokens_eq4", cm);
-	add_raw_int(m, "kv_transfers", (long long)s->transfers);
-	add_num_or_null(m, "mean_kv_transfer_ms",
-			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
-				     : 0.0 / 0.0);
-	add_raw_int(m, "instances", s->n_inst);
 }
 
 static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, char **argv,
@@ -279,9 +165,7 @@ static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, ch
 	cJSON_AddStringToObject(meta, "model", cost_model_name(x->cm));
 	cJSON_AddItemToObject(root, "meta", meta);
 	cJSON_AddItemToObject(root, "config", config_to_json(&x->cc.cfg));
-	cJSON *m = metrics_to_json(&s->m);
-	add_policy_metrics(m, x, s);
-	cJSON_AddItemToObject(root, "metrics", m);
+	cJSON_AddItemToObject(root, "metrics", run_metrics_json(x, s));
 	return root;
 }
 
@@ -308,13 +192,13 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		if (!sim_resolve_config(&x.cc.cfg, &x.cm, &err))
 			config_print(&x.cc.cfg, stdout);
 		rc = err.code ? cli_fail(&err) : 0;
-		teardown(&x);
+		run_teardown(&x);
 		return rc;
 	}
 	double t0 = now_s();
-	if (setup(&x, &o, &err)) {
+	if (run_setup(&x, o.trace, true, &err)) {
 		rc = cli_fail(&err);
-		teardown(&x);
+		run_teardown(&x);
 		return rc;
 	}
 	struct outset os;
@@ -391,7 +275,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		cJSON_Delete(sum);
 		sim_release(&s);
 		rc = cli_fail(&err);
-		teardown(&x);
+		run_teardown(&x);
 		return rc;
 	}
 	if (o.json && !o.quiet) {
@@ -418,12 +302,12 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	cJSON_Delete(sum);
 	sim_release(&s);
-	teardown(&x);
+	run_teardown(&x);
 	return 0;
 fail:
 	outset_abort(&os);
 	rc = cli_fail(&err);
-	teardown(&x);
+	run_teardown(&x);
 	return rc;
 }
 
@@ -477,13 +361,9 @@ static int validate(const struct cli_cmd *self, int argc, char **argv)
 		cli_config_release(&x.cc);
 		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
 	}
-	if (sim_resolve_config(&x.cc.cfg, &x.cm, &err) ||
-	    bucket_params_resolve(&x.cc.cfg, &x.bp, &err) ||
-	    sim_params_from_config(&x.cc.cfg, &x.bp, &x.sp, &err) ||
-	    (o.trace && workload_build(&x.cc.cfg, o.trace, x.cc.seed, &x.w, &err)) ||
-	    bucketer_new(&x.bp, &x.b, &err))
+	if (run_setup(&x, o.trace, o.trace != NULL, &err))
 		rc = cli_fail(&err);
-	teardown(&x);
+	run_teardown(&x);
 	return rc;
 }
 

@@ -1,0 +1,123 @@
+/*
+ * run: see run_int.h.
+ */
+#include "sim/run_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/resolve.h"
+
+/* Everything up to a built workload and bucketer. */
+int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct bs_err *err)
+{
+	if (sim_resolve_config(&x->cc.cfg, &x->cm, err))
+		return -1;
+	if (bucket_params_resolve(&x->cc.cfg, &x->bp, err))
+		return -1;
+	if (sim_params_from_config(&x->cc.cfg, &x->bp, &x->sp, err))
+		return -1;
+	if (load_workload && workload_build(&x->cc.cfg, trace, x->cc.seed, &x->w, err))
+		return -1;
+	if (bucketer_new(&x->bp, &x->b, err))
+		return -1;
+	if (x->sp.grouped) {
+		if (bucketserve_cfg_resolve(&x->cc.cfg, &x->bsc, err))
+			return -1;
+		x->have_bsc = true;
+		for (size_t i = 0; i < x->w.n; i++)
+			if ((uint32_t)x->w.req[i].prompt_tokens > x->bsc.bsm.l_max)
+				return bs_errf(err, BS_EXIT_INPUT, x->cc.cfg.file, 0, "scheduler.l_max",
+					       "request %zu has %d prompt tokens, more than the "
+					       "bucket range's L_max %u", i, x->w.req[i].prompt_tokens,
+					       x->bsc.bsm.l_max);
+	}
+	return 0;
+}
+
+void run_teardown(struct run_ctx *x)
+{
+	if (x->have_bsc)
+		bucketserve_cfg_release(&x->bsc);
+	if (x->b)
+		bucketer_free(x->b);
+	workload_release(&x->w);
+	if (x->cm)
+		cost_model_free(x->cm);
+	cli_config_release(&x->cc);
+}
+
+/* Without --trace, the bundled Alpaca trace is the default input, unless the workload is
+ * entirely generated (a mix of named traces, or lengths from a distribution). */
+const char *run_default_trace(const struct config *cfg, const char *given)
+{
+	if (given)
+		return given;
+	const char *l = config_str(cfg, "workload.lengths");
+	bool generated = config_is_set(cfg, "workload.mix") ||
+			 (l && (!strcmp(l, "lognormal") || !strcmp(l, "uniform") ||
+				!strcmp(l, "constant")));
+	return generated ? NULL : "alpaca";
+}
+
+static void add_raw_int(cJSON *o, const char *k, long long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%lld", v);
+	cJSON_AddItemToObject(o, k, cJSON_CreateRaw(buf));
+}
+
+static void add_num_or_null(cJSON *o, const char *k, double v)
+{
+	cJSON_AddItemToObject(o, k, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+/* BucketServe and topology metrics added to "metrics". */
+static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct sim *s)
+{
+	add_raw_int(m, "bucket_splits", (long long)s->splits);
+	add_raw_int(m, "bucket_merges", (long long)s->merges);
+	add_num_or_null(m, "batch_waste_ratio_mean", waste_acc_mean(&s->batch_waste));
+	add_num_or_null(m, "batch_waste_ratio_weighted", waste_acc_weighted(&s->batch_waste));
+	/* Eq. 3 and Eq. 4 over the trace's prompt lengths, for the grouping's boundaries at the
+	 * end of the run (one bucket [0, max_model_len] without grouping). */
+	uint32_t b0[2] = {0, (uint32_t)x->sp.max_model_len}, *b = b0, bb[1024];
+	size_t nb = 2;
+	if (s->wq[0].bsm) {
+		nb = bsm_boundaries(s->wq[0].bsm, bb, 1024);
+		b = bb;
+	}
+	uint32_t *lens = xmalloc((x->w.n ? x->w.n : 1) * sizeof *lens);
+	for (size_t i = 0; i < x->w.n; i++)
+		lens[i] = (uint32_t)x->w.req[i].prompt_tokens;
+	double ew = 0;
+	struct bs_err err = {0};
+	cJSON *bnd = cJSON_CreateArray(), *cm = cJSON_CreateArray();
+	if (!waste_expected(b, nb, lens, x->w.n, &ew, &err)) {
+		double *c = xmalloc(nb * sizeof *c);
+		waste_cond_mean(b, nb, lens, x->w.n, c, NULL, &err);
+		for (size_t i = 0; i + 1 < nb; i++)
+			cJSON_AddItemToArray(cm, c[i] == c[i] ? cJSON_CreateNumber(c[i]) : cJSON_CreateNull());
+		free(c);
+	} else {
+		ew = 0.0 / 0.0;
+	}
+	for (size_t i = 0; i < nb; i++)
+		cJSON_AddItemToArray(bnd, cJSON_CreateNumber(b[i]));
+	free(lens);
+	add_num_or_null(m, "expected_waste_eq3", ew);
+	cJSON_AddItemToObject(m, "bucket_boundaries", bnd);
+	cJSON_AddItemToObject(m, "bucket_mean_prompt_tokens_eq4", cm);
+	add_raw_int(m, "kv_transfers", (long long)s->transfers);
+	add_num_or_null(m, "mean_kv_transfer_ms",
+			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
+				     : 0.0 / 0.0);
+	add_raw_int(m, "instances", s->n_inst);
+}
+
+cJSON *run_metrics_json(const struct run_ctx *x, struct sim *s)
+{
+	cJSON *m = metrics_to_json(&s->m);
+	add_policy_metrics(m, x, s);
+	return m;
+}

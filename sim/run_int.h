@@ -1,0 +1,42 @@
+/*
+ * run: what `run`, `validate` and `sweep` share: building one simulation's inputs from a
+ * configuration (cost model and derived keys, bucketing, kernel parameters, workload, bucket
+ * lists, BucketServe configuration) and the "metrics" object of its summary.
+ *
+ * struct run_ctx owns everything it holds; run_teardown() releases it (also after a failed
+ * run_setup()).
+ */
+#ifndef BS_RUN_INT_H
+#define BS_RUN_INT_H
+
+#include <cjson/cJSON.h>
+
+#include "models/cost.h"
+#include "policies/bucketing.h"
+#include "policies/bucketserve.h"
+#include "sim/cli.h"
+#include "sim/kernel.h"
+#include "workloads/workload.h"
+
+struct run_ctx {
+	struct cli_config cc;
+	struct cost_model *cm;
+	struct bucket_params bp;
+	struct sim_params sp;
+	struct workload w;
+	struct bucketer *b;
+	struct bucketserve_cfg bsc;
+	bool have_bsc;
+};
+
+/* Resolves the configuration in X->cc and builds every input; the workload (from TRACE, or
+ * generated when TRACE is NULL) only when LOAD_WORKLOAD. */
+int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct bs_err *err);
+void run_teardown(struct run_ctx *x);
+/* The trace a run replays: GIVEN, else the bundled Alpaca trace, else NULL when the workload
+ * is entirely generated (a mix, or lengths from a distribution). */
+const char *run_default_trace(const struct config *cfg, const char *given);
+/* The summary's "metrics": the kernel's metrics plus BucketServe and topology metrics. */
+cJSON *run_metrics_json(const struct run_ctx *x, struct sim *s);
+
+#endif
