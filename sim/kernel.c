@@ -62,6 +62,7 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->chunked_prefill = config_bool(cfg, "server.chunked_prefill");
 	p->contiguous_pa = bp->contiguous_pa;
 	p->skip_warmup = bp->skip_warmup;
+	p->prefix_caching = bp->prefix_caching;
 	p->stop_ns = INT64_MAX;
 	if (config_is_set(cfg, "sim.stop_s"))
 		p->stop_ns = (int64_t)(config_double(cfg, "sim.stop_s") * 1e9 + 0.5);
@@ -345,10 +346,13 @@ static void inst_init(struct sim *s, struct inst *in, int idx, enum inst_role ro
 	ih_init(&in->done_at, s->dkey, s->dpos, mns);
 	ih_init(&in->cross_at, s->xkey, s->xpos, mns);
 	in->kv_free = s->p.num_kv_blocks;
+	in->pc = xcalloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof *in->pc);
+	in->lru_head = in->lru_tail = -1;
 }
 
 static void inst_release(struct inst *in)
 {
+	free(in->pc);
 	free(in->run);
 	free(in->pre);
 	free(in->items);
@@ -371,6 +375,8 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 		s->r[i].t_sched = s->r[i].t_first = s->r[i].t_last_tok = -1;
 		s->r[i].target = req[i].prompt_tokens;
 		s->r[i].inst = -1;
+		if (req[i].prefix_group >= s->ngroups && req[i].prefix_tokens > 0)
+			s->ngroups = req[i].prefix_group + 1;
 	}
 	s->bucketer = bucketer;
 	s->bsc = bsc;
@@ -577,9 +583,96 @@ static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 	return (int32_t)((tokens + s->p.block_size - 1) / s->p.block_size);
 }
 
+/* ---- automatic prefix caching ------------------------------------------------------------
+ *
+ * Requests of one prefix group share the KV blocks of their common prefix (whole blocks only,
+ * and never the whole prompt: at least its last token is computed).  The first request to
+ * compute the prefix donates those blocks to the group's cache; later requests admitted while
+ * the prefix is cached reference them and start their prefill after it.  When the last
+ * reference goes, the blocks return to the free pool but keep their content (cached_free)
+ * until an allocation needs them: then the least recently used unreferenced prefixes are
+ * evicted first, as vLLM's free-block queue does. */
+
+static void lru_unlink(struct inst *in, int32_t g)
+{
+	struct pcache *c = &in->pc[g];
+	if (c->prev >= 0)
+		in->pc[c->prev].next = c->next;
+	else
+		in->lru_head = c->next;
+	if (c->next >= 0)
+		in->pc[c->next].prev = c->prev;
+	else
+		in->lru_tail = c->prev;
+	c->prev = c->next = -1;
+}
+
+static void lru_append(struct inst *in, int32_t g)
+{
+	struct pcache *c = &in->pc[g];
+	c->prev = in->lru_tail;
+	c->next = -1;
+	if (in->lru_tail >= 0)
+		in->pc[in->lru_tail].next = g;
+	else
+		in->lru_head = g;
+	in->lru_tail = g;
+}
+
+/* Evicts unreferenced cached prefixes until NB blocks can be taken without touching one. */
+static void pc_evict_for(struct inst *in, int64_t nb)
+{
+	while (in->kv_free - nb < in->cached_free && in->lru_head >= 0) {
+		int32_t g = in->lru_head;
+		lru_unlink(in, g);
+		in->cached_free -= in->pc[g].blocks;
+		in->pc[g].blocks = 0;
+	}
+}
+
+/* Whole blocks of request ID's prompt that its prefix group can share. */
+static int32_t prefix_blocks(const struct sim *s, int32_t id)
+{
+	const struct req_spec *q = &s->spec[id];
+	if (!s->p.prefix_caching || q->prefix_group < 0 || q->prefix_tokens <= 0)
+		return 0;
+	int32_t p = q->prefix_tokens < q->prompt_tokens ? q->prefix_tokens : q->prompt_tokens - 1;
+	return p / s->p.block_size;
+}
+
+/* References group G's cached blocks for request R (its first SHARE blocks). */
+static void pc_ref(struct inst *in, struct req *r, int32_t g, int32_t share)
+{
+	struct pcache *c = &in->pc[g];
+	if (c->ref++ == 0) {
+		/* Unreferenced: its blocks come back from the free pool. */
+		lru_unlink(in, g);
+		in->cached_free -= c->blocks;
+		in->kv_free -= c->blocks;
+		in->kv_used += c->blocks;
+	}
+	r->shared = share;
+}
+
+static void pc_unref(struct sim *s, struct inst *in, struct req *r, int32_t id)
+{
+	if (!r->shared)
+		return;
+	int32_t g = s->spec[id].prefix_group;
+	struct pcache *c = &in->pc[g];
+	r->shared = 0;
+	if (--c->ref == 0) {
+		in->kv_used -= c->blocks;
+		in->kv_free += c->blocks;
+		in->cached_free += c->blocks;
+		lru_append(in, g);
+	}
+}
+
 static void kv_take(struct sim *s, struct inst *in, struct req *r, int32_t nb)
 {
 	assert(in->kv_free >= nb);
+	pc_evict_for(in, nb);
 	in->kv_free -= nb;
 	in->kv_used += nb;
 	r->blocks += nb;
@@ -593,11 +686,34 @@ static void kv_take(struct sim *s, struct inst *in, struct req *r, int32_t nb)
 		s->m.kv_blocks_peak = used;
 }
 
-static void kv_release(struct inst *in, struct req *r)
+/* Frees the blocks request ID owns and drops its reference to its group's prefix. */
+static void kv_release(struct sim *s, struct inst *in, struct req *r, int32_t id)
 {
 	in->kv_free += r->blocks;
 	in->kv_used -= r->blocks;
 	r->blocks = 0;
+	pc_unref(s, in, r, id);
+}
+
+/* After a prefill chunk: a request that has computed its group's prefix gives those blocks to
+ * the group's cache when the group has none cached (content-addressed blocks in vLLM). */
+static void pc_donate(struct sim *s, struct inst *in, struct req *r, int32_t id)
+{
+	int32_t pb = prefix_blocks(s, id);
+	if (!pb || r->shared || r->computed < pb * s->p.block_size)
+		return;
+	int32_t g = s->spec[id].prefix_group;
+	struct pcache *c = &in->pc[g];
+	if (c->ref > 0)
+		return; /* another request's copy is in use: keep its own */
+	if (c->blocks) { /* an unreferenced copy: replaced by this one */
+		lru_unlink(in, g);
+		in->cached_free -= c->blocks;
+	}
+	c->blocks = pb;
+	c->ref = 1;
+	r->blocks -= pb;
+	r->shared = pb;
 }
 
 static void run_remove(struct inst *in, int32_t id)
@@ -643,12 +759,12 @@ static void dec_join(struct sim *s, struct inst *in, int32_t id)
 	 * Completion: after the step that brings generated to output_tokens. */
 	ih_push(&in->done_at, id, r->join + (q->output_tokens - r->g0) - 1);
 	/* Next block: the step writing the first slot past the blocks held. */
-	int64_t slot = (int64_t)r->blocks * s->p.block_size;
+	int64_t slot = (int64_t)(r->shared + r->blocks) * s->p.block_size;
 	if (slot < (int64_t)q->prompt_tokens + r->generated - 1)
 		BUG("request %d holds too few blocks", id);
 	ih_push(&in->cross_at, id, slot - q->prompt_tokens + 1 - r->g0 + r->join);
 	in->n_dec++;
-	in->dec_blocks += r->blocks;
+	in->dec_blocks += r->shared + r->blocks;
 }
 
 static void dec_leave(struct inst *in, struct req *r, int32_t id)
@@ -657,7 +773,7 @@ static void dec_leave(struct inst *in, struct req *r, int32_t id)
 	ih_remove(&in->done_at, id);
 	ih_remove(&in->cross_at, id);
 	in->n_dec--;
-	in->dec_blocks -= r->blocks;
+	in->dec_blocks -= r->shared + r->blocks;
 }
 
 static void kick(struct sim *s, struct inst *in)
@@ -702,7 +818,7 @@ static void preempt(struct sim *s, struct inst *in, int32_t id)
 		pre_remove(in, id);
 	}
 	run_remove(in, id);
-	kv_release(in, r);
+	kv_release(s, in, r, id);
 	in->reserved -= r->reserved;
 	r->reserved = 0;
 	r->computed = 0;
@@ -855,6 +971,7 @@ static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 	int64_t safe = s->p.memory_safe ? safe_budget(s, in) : 0, charged = 0;
 	int32_t smax = 0;
 	size_t nb = 0;
+	int64_t static_need = 0; /* blocks the static batch's deferred prefills will take */
 	if (s->p.static_batch && in->n_run > 0)
 		return budget; /* a static batch runs to completion before the next is formed */
 	while ((budget > 0 || s->p.static_batch) && in->n_run < (size_t)s->p.max_num_seqs) {
@@ -862,20 +979,31 @@ static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 		if (id < 0)
 			break;
 		struct req *r = &s->r[id];
-		int64_t remaining = r->target - r->computed;
+		/* A cached prefix of its group is not computed again. */
+		int32_t hit = prefix_blocks(s, id), g = s->spec[id].prefix_group;
+		if (hit && hit > in->pc[g].blocks)
+			hit = in->pc[g].blocks;
+		int64_t computed = (int64_t)hit * s->p.block_size;
+		int64_t remaining = r->target - computed;
 		if (!s->p.chunked_prefill && remaining > budget && !s->p.static_batch)
 			break;
 		int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
 		if (!s->p.chunked_prefill && remaining > budget)
 			chunk = 0; /* static batch member whose prefill waits for a later step */
-		int32_t need = blocks_for(s, chunk);
-		if (need > in->kv_free)
+		int32_t need = blocks_for(s, computed + chunk) - hit;
+		int32_t revive = hit && in->pc[g].ref == 0 ? in->pc[g].blocks : 0;
+		if (need + revive > in->kv_free)
 			break;
 		if (s->p.static_batch) {
-			/* UELLM-style: at most static_batch_size requests, closed before the Eq. 2
-			 * waste of the batch's prompt lengths would exceed static_max_waste. */
+			/* UELLM-style: at most static_batch_size requests whose prompts all fit in
+			 * the free KV cache, closed before the Eq. 2 waste of the batch's prompt
+			 * lengths would exceed static_max_waste. */
 			if (nb >= (size_t)s->p.static_batch_size)
 				break;
+			int64_t full = blocks_for(s, r->target) - hit;
+			if (static_need + full + revive > in->kv_free)
+				break;
+			static_need += full - need;
 			s->batch_lens[nb] = (uint32_t)s->spec[id].prompt_tokens;
 			if (nb > 0 && waste_ratio(s->batch_lens, nb + 1) > s->p.static_max_waste)
 				break;
@@ -897,6 +1025,11 @@ static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 		wq_remove(s, q, id);
 		admit(s, in, id, RS_PREFILL);
 		in->pre[in->n_pre++] = id;
+		if (hit) {
+			pc_ref(in, r, g, hit);
+			r->computed = (int32_t)computed;
+			s->prefix_hit_tokens += computed;
+		}
 		kv_take(s, in, r, need);
 		if (chunk > 0)
 			in->items[in->n_items++] = (struct pre_item){id, chunk};
@@ -1023,7 +1156,7 @@ static void schedule(struct sim *s, struct inst *in)
 		int32_t chunk = r->target - r->computed;
 		if (chunk > budget)
 			chunk = (int32_t)budget;
-		int32_t need = blocks_for(s, (int64_t)r->computed + chunk) - r->blocks;
+		int32_t need = blocks_for(s, (int64_t)r->computed + chunk) - r->shared - r->blocks;
 		if (need > 0 && !make_room(s, in, id, need, &preempted))
 			continue; /* it was preempted: pre[i] is now the next one */
 		if (need > 0)
@@ -1075,7 +1208,7 @@ static void finish(struct sim *s, struct inst *in, int32_t id)
 	r->generated = q->output_tokens;
 	r->state = RS_DONE;
 	run_remove(in, id);
-	kv_release(in, r);
+	kv_release(s, in, r, id);
 	in->reserved -= r->reserved;
 	r->reserved = 0;
 	s->finished++;
@@ -1120,6 +1253,7 @@ static void update(struct sim *s, struct inst *in)
 		int32_t id = in->items[i].id;
 		struct req *r = &s->r[id];
 		r->computed += in->items[i].chunk;
+		pc_donate(s, in, r, id);
 		if (r->computed < r->target)
 			continue;
 		pre_remove(in, id);
@@ -1145,7 +1279,7 @@ static void on_transfer(struct sim *s, int32_t id)
 	struct req *r = &s->r[id];
 	struct inst *from = &s->inst[r->inst];
 	from->kv_held_xfer -= r->blocks;
-	kv_release(from, r);
+	kv_release(s, from, r, id);
 	r->inst = -1;
 	r->state = RS_XFER_WAIT;
 	s->transferring--;
@@ -1296,7 +1430,7 @@ bool sim_check_invariants(const struct sim *s)
 			return false;
 		if ((size_t)in->n_dec + in->n_pre != in->n_run)
 			return false;
-		if (in->reserved < 0)
+		if (in->reserved < 0 || in->cached_free > in->kv_free || in->cached_free < 0)
 			return false;
 	}
 	return true;

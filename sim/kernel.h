@@ -88,6 +88,7 @@ struct sim_params {
 	int32_t block_size, max_model_len;
 	int64_t num_kv_blocks;          /* per instance */
 	bool chunked_prefill, contiguous_pa, skip_warmup;
+	bool prefix_caching;            /* requests of a prefix group share its cached blocks */
 	bool unified;                   /* unified attention: one mixed pass per step */
 	enum wait_order order;
 	bool grouped;                   /* waiting requests in BucketServe buckets */
@@ -112,8 +113,16 @@ struct req {
 	int64_t t_sched, t_first, t_last_tok, join;
 	int32_t computed, generated, target, blocks, g0, admit;
 	int32_t reserved;               /* memory-safe batching: tokens charged to the budget */
+	int32_t shared;                 /* blocks referenced from its prefix group's cache */
 	int16_t preemptions, inst;
 	uint8_t state, pad_[3];
+};
+
+/* The cached prefix of one prefix group on one instance (automatic prefix caching). */
+struct pcache {
+	int32_t blocks;                 /* cached blocks of the group's prefix (0 = none) */
+	int32_t ref;                    /* running requests referencing them */
+	int32_t prev, next;             /* LRU list of unreferenced cached groups (-1 = none) */
 };
 
 /* One forward pass, as written to batches.csv. */
@@ -196,6 +205,9 @@ struct inst {
 	int32_t step_dec;
 	int64_t step_k, step_dt, step_start, last_end;
 	bool busy, schedule_pending;
+	struct pcache *pc;              /* by prefix group */
+	int32_t lru_head, lru_tail;     /* unreferenced cached groups, least recently used first */
+	int64_t cached_free;            /* free blocks still holding an unreferenced prefix */
 	uint8_t *compiled;              /* by graph index */
 	size_t compiled_cap;
 	int64_t busy_ns;
@@ -230,6 +242,8 @@ struct sim {
 	int64_t pass_index;
 	int64_t events;
 	size_t arrived, finished, transferring;
+	int32_t ngroups;                /* prefix groups (max prefix_group + 1) */
+	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
 	/* Monitor window. */
 	size_t mon_arrivals;
 	int64_t mon_step_ns, mon_steps;

@@ -113,6 +113,7 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
 				     : 0.0 / 0.0);
 	add_raw_int(m, "instances", s->n_inst);
+	add_raw_int(m, "prefix_cache_hit_tokens", (long long)s->prefix_hit_tokens);
 }
 
 cJSON *run_metrics_json(const struct run_ctx *x, struct sim *s)

@@ -624,6 +624,78 @@ START_TEST(unified_conserves)
 }
 END_TEST
 
+START_TEST(prefix_cache_hand_worked)
+{
+	/* Block size 4, 4 blocks.  Requests of prefix group 0 (prompt 10, prefix 8, output 2) at
+	 * t = 0 and t = 1000; an unrelated 14-token request at 2000; group 0 again at 3000.
+	 * r0 computes all 10 tokens and donates its first 2 blocks to the group.  r1 finds them
+	 * cached: it computes tokens 8-9 only, with 2 context blocks.  r2 needs all 4 blocks, which
+	 * evicts the unreferenced cached prefix, so r3 computes its whole prompt again. */
+	struct req_spec req[4] = {{0, 10, 2, 8, 0, 0, 0, {0}}, {1000, 10, 2, 8, 0, 0, 0, {0}},
+				  {2000, 14, 2, 0, -1, 0, 0, {0}}, {3000, 10, 2, 8, 0, 0, 0, {0}}};
+	struct sim_params p = base_params();
+	p.block_size = 4;
+	p.num_kv_blocks = 4;
+	p.max_model_len = 16;
+	p.max_num_batched_tokens = 256;
+	p.prefix_caching = true;
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, 4, NULL, NULL, &c, &h);
+	while (sim_step(&s))
+		ck_assert(sim_check_invariants(&s));
+	sim_finish(&s);
+	ck_assert_int_eq(l.n, 8); /* 4 prefills, 4 decodes */
+	int32_t want[8][3] = {{1, 10, 0}, {1, 1, 3}, {1, 2, 2}, {1, 1, 3},
+			      {1, 14, 0}, {1, 1, 4}, {1, 10, 0}, {1, 1, 3}};
+	for (int i = 0; i < 8; i++)
+		for (int k = 0; k < 3; k++)
+			ck_assert_msg(l.p[i].real[k] == want[i][k], "pass %d dim %d: %d", i, k,
+				      l.p[i].real[k]);
+	ck_assert_int_eq(s.prefix_hit_tokens, 8);
+	ck_assert_int_eq(s.inst[0].kv_used, 0);
+	/* The last prefix is cached again, unreferenced, at the end. */
+	ck_assert_int_eq(s.inst[0].cached_free, 2);
+	sim_release(&s);
+	/* Without prefix caching every request computes its whole prompt. */
+	p.prefix_caching = false;
+	l.n = 0;
+	sim_init(&s, &p, req, 4, NULL, NULL, &c, &h);
+	run_all(&s);
+	ck_assert_int_eq(l.p[2].real[1], 10);
+	ck_assert_int_eq(s.prefix_hit_tokens, 0);
+	sim_release(&s);
+}
+END_TEST
+
+START_TEST(prefix_cache_conserves)
+{
+	/* Many groups sharing long prefixes under memory pressure: every request finishes, tokens
+	 * balance, and every owned or referenced block returns. */
+	size_t n = 3000;
+	struct req_spec *req = random_reqs(n, 23, 40.0);
+	for (size_t i = 0; i < n; i++) {
+		req[i].prefix_group = (int32_t)(i % 17);
+		req[i].prefix_tokens = 200 + 100 * (int32_t)(i % 17);
+	}
+	struct sim_params p = base_params();
+	p.num_kv_blocks = 80;
+	p.prefix_caching = true;
+	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
+	int64_t pre;
+	struct tally t = run_tally(&p, req, n, &f, &pre);
+	int64_t out = 0;
+	for (size_t i = 0; i < n; i++)
+		out += req[i].output_tokens;
+	ck_assert_int_eq(t.tokens_out, out);
+	ck_assert_int_gt(pre, 0);
+	free(req);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel");
@@ -645,6 +717,8 @@ int main(void)
 	tcase_add_test(tc, memory_safe_never_exceeds_budget);
 	tcase_add_test(tc, sjf_ljf_order);
 	tcase_add_test(tc, unified_conserves);
+	tcase_add_test(tc, prefix_cache_hand_worked);
+	tcase_add_test(tc, prefix_cache_conserves);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

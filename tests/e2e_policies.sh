@@ -86,6 +86,16 @@ expect_exit 0 unified "$B" run --trace alpaca --set bucketing.strategy=unified -
 [ "$(val "$T/u" unified_passes)" -gt 0 ] && [ "$(val "$T/u" prefill_passes)" = 0 ] && ok unified-passes || fail unified-passes "$(val "$T/u" unified_passes)"
 grep -q ',unified,' "$T/u/batches.csv" && ok unified-rows || fail unified-rows "no unified rows"
 
+# --- automatic prefix caching: a shared prefix is computed once while cached ---
+{ echo "arrival_time_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens"
+  for i in 0 1 2 3 4 5 6 7 8 9; do echo "$i,1000,8,3,700"; done; } > "$T/prefix.csv"
+expect_exit 0 prefix "$B" run --trace "$T/prefix.csv" --set server.max_model_len=4096 -o "$T/px"
+[ "$(val "$T/px" prefix_cache_hit_tokens)" = $((9 * 640)) ] && ok prefix-hits || fail prefix-hits "$(val "$T/px" prefix_cache_hit_tokens)"
+# later prompts run as (1, 1000 - 640 = 360 tokens, 5 context blocks)
+[ "$(awk -F, '$4 == "prompt" && $5 == 1 && $6 == 360 && $7 == 5' "$T/px/batches.csv" | wc -l)" -eq 9 ] && ok prefix-shapes || fail prefix-shapes "$(grep ',prompt,' "$T/px/batches.csv" | head -3)"
+expect_exit 0 prefix-off "$B" run --trace "$T/prefix.csv" --set server.max_model_len=4096 --set server.prefix_caching=false -o "$T/px0"
+[ "$(val "$T/px0" prefix_cache_hit_tokens)" = 0 ] && ok prefix-off-nohits || fail prefix-off-nohits "$(val "$T/px0" prefix_cache_hit_tokens)"
+
 # --- errors ---
 expect_exit 3 unified-needs-buckets "$B" run --set scheduler.batching=unified
 expect_stderr unified-needs-buckets-msg "field 'scheduler\.batching'"
