@@ -2,7 +2,7 @@
 # Reproduces the shapes of the BucketServe paper's experiments (Section V: Fig. 5a-f, Fig. 6b)
 # with bucketsim: Llama-2-13B on 4 Gaudi 2 cards, Alpaca, LongBench (truncated to the model's
 # 4096-token context) and Mixed (alpaca:0.8,longbench:0.2).  Writes CSV tables and summary.md
-# into OUTDIR.  Uses only bash, awk and the bucketsim binary.  See docs/reproduce.md.
+# into OUTDIR.  Uses only bash, awk and the bucketsim binary.  See the README, "Reproducing the BucketServe experiments".
 #
 # usage: analysis/reproduce_bucketserve.sh [--quick] [-o OUTDIR] [BUCKETSIM]
 #   --quick     fewer points and requests (under a minute); same seeds

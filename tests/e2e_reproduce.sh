@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Smoke test of analysis/reproduce_bucketserve.sh --quick: it runs every experiment shape,
+# writes its tables and the ratio summary, and is deterministic apart from the wall-clock
+# overhead table.
+. "$(dirname "$0")/e2e_lib.sh"
+T=$E2E_TMP
+expect_exit 0 reproduce-quick analysis/reproduce_bucketserve.sh --quick -o "$T/r1" "$BUCKETSIM"
+for f in offline_batch.csv uellm_sensitivity.csv online_rate.csv overhead_buckets.csv summary.md; do
+	[ -s "$T/r1/$f" ] && ok "reproduce-$f" || fail "reproduce-$f" "missing"
+done
+grep -q '^| 3.58x |' "$T/r1/summary.md" && ok reproduce-ratios || fail reproduce-ratios "no ratio table"
+expect_exit 0 reproduce-again analysis/reproduce_bucketserve.sh --quick -o "$T/r2" "$BUCKETSIM"
+for f in offline_batch.csv uellm_sensitivity.csv online_rate.csv; do
+	cmp -s "$T/r1/$f" "$T/r2/$f" && ok "reproduce-same-$f" || fail "reproduce-same-$f" "differs"
+done
+expect_exit 1 reproduce-failing-binary analysis/reproduce_bucketserve.sh --quick -o "$T/r3" /bin/false
+e2e_done
