@@ -249,13 +249,15 @@ static size_t wq_len(const struct waitq *q)
 	return q->bsm ? bsm_total(q->bsm) : q->h.n;
 }
 
-/* Current grouping's KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): the safe fraction
- * of the first instance's free KV memory. */
+/* The KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): the safe fraction of the free
+ * KV memory of the instances that draw from the grouped queue. */
 static uint64_t nmax_budget(const struct sim *s)
 {
-	const struct inst *in = &s->inst[0];
-	int64_t remain = (in->kv_free) * s->p.block_size;
-	return (uint64_t)(s->bsc->mem_safe_fraction * (double)(remain > 0 ? remain : 0));
+	int64_t free_blocks = 0;
+	for (int i = 0; i < s->n_inst; i++)
+		if (s->inst[i].q == &s->wq[0])
+			free_blocks += s->inst[i].kv_free;
+	return (uint64_t)(s->bsc->mem_safe_fraction * (double)(free_blocks * s->p.block_size));
 }
 
 static void adjust(struct sim *s, struct waitq *q)
@@ -280,6 +282,8 @@ static void adjust(struct sim *s, struct waitq *q)
 /* Queues ID; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
 static void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
 {
+	if (q == &s->wq[0])
+		s->wait_prompt_tokens += s->spec[id].prompt_tokens;
 	if (!q->bsm) {
 		ih_push(&q->h, id, front ? q->front_key-- : wait_key(s, id));
 		return;
@@ -320,6 +324,8 @@ static int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
 
 static void wq_remove(struct sim *s, struct waitq *q, int32_t id)
 {
+	if (q == &s->wq[0])
+		s->wait_prompt_tokens -= s->spec[id].prompt_tokens;
 	if (!q->bsm) {
 		ih_remove(&q->h, id);
 		return;
@@ -928,12 +934,8 @@ static int64_t decode_run_length(const struct sim *s, const struct inst *in, int
 	if (k < 1)
 		BUG("decode run of %lld steps", (long long)k);
 	int64_t limit = INT64_MAX;
-	if (arrivals_matter(s, in)) {
-		if (s->next_arrival < s->n)
-			limit = s->spec[s->next_arrival].arrival_ns;
-		const struct event *e = NULL;
-		(void)e;
-	}
+	if (arrivals_matter(s, in) && s->next_arrival < s->n)
+		limit = s->spec[s->next_arrival].arrival_ns;
 	if (s->p.stop_ns < limit)
 		limit = s->p.stop_ns;
 	if (limit != INT64_MAX) {
@@ -1302,32 +1304,10 @@ static void on_monitor(struct sim *s)
 	}
 	double iv = (double)s->p.monitor_ns / 1e9;
 	m.arrival_rate = (double)s->mon_arrivals / iv;
-	double sum = 0;
-	size_t nw = 0;
-	const struct waitq *q = &s->wq[0];
-	if (!q->bsm) {
-		for (size_t i = 0; i < q->h.n; i++)
-			sum += s->spec[q->h.ids[i]].prompt_tokens;
-		nw = q->h.n;
-	} else {
-		for (size_t k = 0; k < bsm_nbuckets(q->bsm); k++) {
-			uint32_t lo, hi;
-			bsm_bucket_range(q->bsm, k, &lo, &hi);
-			(void)lo;
-			(void)hi;
-		}
-		nw = bsm_total(q->bsm);
-		sum = nw ? -1 : 0; /* filled below */
-		if (nw) {
-			sum = 0;
-			for (size_t i = 0; i < s->n; i++)
-				if (s->r[i].state == RS_WAITING)
-					sum += s->spec[i].prompt_tokens;
-		}
-	}
-	m.mean_waiting_len = nw ? sum / (double)nw : 0;
+	size_t nw = wq_len(&s->wq[0]);
+	m.mean_waiting_len = nw ? (double)s->wait_prompt_tokens / (double)nw : 0;
 	m.batch_latency_ms = s->mon_steps ? (double)s->mon_step_ns / 1e6 / (double)s->mon_steps : 0;
-	m.buckets = q->bsm ? bsm_nbuckets(q->bsm) : 1;
+	m.buckets = s->wq[0].bsm ? bsm_nbuckets(s->wq[0].bsm) : 1;
 	if (s->hooks.monitor)
 		s->hooks.monitor(s->hooks.ctx, s, &m);
 	s->mon_arrivals = 0;
@@ -1369,8 +1349,6 @@ bool sim_step(struct sim *s)
 		struct inst *in = &s->inst[e.arg];
 		update(s, in);
 		kick(s, in);
-		if (in->role == ROLE_DECODE)
-			break;
 		break;
 	}
 	case EV_SCHEDULE: {

@@ -246,6 +246,7 @@ struct sim {
 	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
 	/* Monitor window. */
 	size_t mon_arrivals;
+	int64_t wait_prompt_tokens;     /* prompt tokens of the requests in wq[0] */
 	int64_t mon_step_ns, mon_steps;
 	/* BucketServe. */
 	uint64_t splits, merges;
