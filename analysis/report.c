@@ -167,17 +167,18 @@ void report_monitor_row(FILE *f, const struct monitor_rec *m)
 
 void report_boundaries_header(FILE *f)
 {
-	static const char *const cols[] = {"time_s", "splits", "merged", "buckets", "boundaries",
-					   NULL};
+	static const char *const cols[] = {"time_s", "queue", "splits", "merged", "buckets",
+					   "boundaries", NULL};
 	header(f, cols);
 }
 
-void report_boundaries_row(FILE *f, int64_t t_ns, const uint32_t *b, size_t nb, size_t splits,
-			   size_t merged)
+void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *b, size_t nb,
+			   size_t splits, size_t merged)
 {
 	char t[32];
 	fmt_ns_s(t, sizeof t, t_ns);
-	fprintf(f, "%s,%zu,%zu,%zu,", t, splits, merged, nb ? nb - 1 : 0);
+	fprintf(f, "%s,%s,%zu,%zu,%zu,", t, offline ? "offline" : "all", splits, merged,
+		nb ? nb - 1 : 0);
 	for (size_t i = 0; i < nb; i++)
 		fprintf(f, "%s%u", i ? " " : "", b[i]);
 	fputc('\n', f);

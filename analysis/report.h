@@ -16,6 +16,7 @@
 #ifndef BS_REPORT_H
 #define BS_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "sim/kernel.h"
@@ -31,8 +32,8 @@ void report_buckets(FILE *f, const struct sim *s);
 void report_monitor_header(FILE *f);
 void report_monitor_row(FILE *f, const struct monitor_rec *m);
 void report_boundaries_header(FILE *f);
-void report_boundaries_row(FILE *f, int64_t t_ns, const uint32_t *b, size_t nb, size_t splits,
-			   size_t merged);
+void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *b, size_t nb,
+			   size_t splits, size_t merged);
 /* The readable summary printed to stdout. */
 void report_human(FILE *f, const struct cJSON *summary);
 

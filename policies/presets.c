@@ -9,7 +9,7 @@
 struct preset {
 	const char *name;
 	const char *doc;
-	const char *kv[8];
+	const char *kv[10];
 };
 
 static const struct preset presets[] = {
@@ -26,10 +26,13 @@ static const struct preset presets[] = {
 	{"bucketserve", "BucketServe for online work: disaggregated, adaptive buckets, memory-safe "
 			"batches, earliest-arrival bucket first",
 	 {"cluster.mode=disaggregated", "scheduler.grouping=adaptive",
-	  "scheduler.batching=memory_safe", "scheduler.order=earliest_bucket", NULL}},
-	{"bucketserve-offline", "BucketServe for offline work: as bucketserve, SJF inside buckets",
+	  "scheduler.batching=memory_safe", "scheduler.order=earliest_bucket",
+	  "scheduler.task_aware=true", NULL}},
+	{"bucketserve-offline", "BucketServe for offline work: as bucketserve, every request "
+				"offline, SJF inside buckets",
 	 {"cluster.mode=disaggregated", "scheduler.grouping=adaptive",
-	  "scheduler.batching=memory_safe", "scheduler.order=sjf", NULL}},
+	  "scheduler.batching=memory_safe", "scheduler.order=sjf", "scheduler.task_aware=true",
+	  "workload.task=offline", NULL}},
 };
 
 int preset_apply(struct config *c, const char *name, struct bs_err *err)

@@ -9,6 +9,9 @@ const struct cfg_def scheduler_cfg_defs[] = {
 	{"scheduler.order", CFG_CHOICE, "fcfs", 0, 0, "fcfs|sjf|ljf|sjf_total|ljf_total|priority|earliest_bucket|slo_output",
 	 "", "order of waiting requests (slo_output: priority, then output length, UELLM's sort "
 	 "with the output length known in advance)"},
+	{"scheduler.task_aware", CFG_BOOL, "false", 0, 0, NULL, "",
+	 "online requests first, by earliest arrival (earliest bucket when grouped); offline ones "
+	 "(the trace's task column or workload.task) follow scheduler.order in what is left"},
 	{"scheduler.grouping", CFG_CHOICE, "none", 0, 0, "none|fixed|adaptive", "",
 	 "request grouping into length buckets"},
 	{"scheduler.batching", CFG_CHOICE, "continuous", 0, 0,

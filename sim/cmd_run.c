@@ -119,11 +119,11 @@ static void sink_monitor(void *ctx, const struct sim *s, const struct monitor_re
 	report_monitor_row(k->mon, m);
 }
 
-static void sink_boundaries(void *ctx, const struct sim *s, const uint32_t *b, size_t nb,
-			    size_t splits, size_t merged)
+static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const uint32_t *b,
+			    size_t nb, size_t splits, size_t merged)
 {
 	struct sinks *k = ctx;
-	report_boundaries_row(k->bnd, s->now, b, nb, splits, merged);
+	report_boundaries_row(k->bnd, s->now, offline, b, nb, splits, merged);
 }
 
 static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, char **argv,

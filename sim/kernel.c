@@ -86,6 +86,7 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->static_batch = !strcmp(batching, "static");
 	p->static_batch_size = (int32_t)config_int(cfg, "scheduler.static_batch_size");
 	p->static_max_waste = config_double(cfg, "scheduler.static_max_waste");
+	p->task_aware = config_bool(cfg, "scheduler.task_aware");
 	p->grouped = strcmp(config_str(cfg, "scheduler.grouping"), "none") ||
 		     !strcmp(o, "earliest_bucket") || p->memory_safe;
 	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
@@ -222,10 +223,10 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int64_t wait_key(const struct sim *s, int32_t id)
+static int64_t wait_key(const struct sim *s, const struct waitq *wq, int32_t id)
 {
 	const struct req_spec *q = &s->spec[id];
-	switch (s->p.order) {
+	switch (wq->order) {
 	case WO_SJF:
 		return q->prompt_tokens;
 	case WO_LJF:
@@ -249,6 +250,17 @@ static size_t wq_len(const struct waitq *q)
 	return q->bsm ? bsm_total(q->bsm) : q->h.n;
 }
 
+/* The queue a new (or preempted) request waits in. */
+static struct waitq *queue_of(struct sim *s, int32_t id)
+{
+	return s->p.task_aware && s->spec[id].task == TASK_OFFLINE ? &s->wq[2] : &s->wq[0];
+}
+
+static bool is_new_queue(const struct sim *s, const struct waitq *q)
+{
+	return q == &s->wq[0] || q == &s->wq[2];
+}
+
 /* The KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): the safe fraction of the free
  * KV memory of the instances that draw from the grouped queue. */
 static uint64_t nmax_budget(const struct sim *s)
@@ -264,7 +276,7 @@ static void adjust(struct sim *s, struct waitq *q)
 {
 	struct bsm_adjust_result res = {0, false};
 	double t0 = s->time_bucketing ? wall_now() : 0;
-	bucketserve_adjust(s->bsc, q->bsm, nmax_budget(s), &res);
+	bucketserve_adjust(&q->bc, q->bsm, nmax_budget(s), &res);
 	if (s->time_bucketing)
 		s->bucketing_wall_s += wall_now() - t0;
 	if (res.splits || res.merged) {
@@ -273,8 +285,8 @@ static void adjust(struct sim *s, struct waitq *q)
 		if (s->hooks.boundaries) {
 			uint32_t b[1024];
 			size_t nb = bsm_boundaries(q->bsm, b, 1024);
-			s->hooks.boundaries(s->hooks.ctx, s, b, nb < 1024 ? nb : 1024, res.splits,
-					    res.merged);
+			s->hooks.boundaries(s->hooks.ctx, s, q == &s->wq[2], b, nb < 1024 ? nb : 1024,
+					    res.splits, res.merged);
 		}
 	}
 }
@@ -282,10 +294,10 @@ static void adjust(struct sim *s, struct waitq *q)
 /* Queues ID; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
 static void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
 {
-	if (q == &s->wq[0])
+	if (is_new_queue(s, q))
 		s->wait_prompt_tokens += s->spec[id].prompt_tokens;
 	if (!q->bsm) {
-		ih_push(&q->h, id, front ? q->front_key-- : wait_key(s, id));
+		ih_push(&q->h, id, front ? q->front_key-- : wait_key(s, q, id));
 		return;
 	}
 	const struct req_spec *r = &s->spec[id];
@@ -297,7 +309,7 @@ static void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
 		BUG("bucket insert: %s", err.msg); /* lengths are checked at set-up */
 	if (s->time_bucketing)
 		s->bucketing_wall_s += wall_now() - t0;
-	if (s->bsc->adjust == BUCKETSERVE_ADJUST_ARRIVAL && q == &s->wq[0])
+	if (q->bc.adjust == BUCKETSERVE_ADJUST_ARRIVAL && is_new_queue(s, q))
 		adjust(s, q);
 }
 
@@ -307,7 +319,7 @@ static int64_t wq_pick(struct sim *s, struct waitq *q)
 	if (!q->bsm)
 		return q->h.n ? 0 : -1;
 	double t0 = s->time_bucketing ? wall_now() : 0;
-	int64_t k = bucketserve_pick(s->bsc, q->bsm);
+	int64_t k = bucketserve_pick(&q->bc, q->bsm);
 	if (s->time_bucketing)
 		s->bucketing_wall_s += wall_now() - t0;
 	return k;
@@ -324,7 +336,7 @@ static int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
 
 static void wq_remove(struct sim *s, struct waitq *q, int32_t id)
 {
-	if (q == &s->wq[0])
+	if (is_new_queue(s, q))
 		s->wait_prompt_tokens -= s->spec[id].prompt_tokens;
 	if (!q->bsm) {
 		ih_remove(&q->h, id);
@@ -396,18 +408,33 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	s->wpos = xmalloc(nn * sizeof *s->wpos);
 	s->dpos = xmalloc(nn * sizeof *s->dpos);
 	s->xpos = xmalloc(nn * sizeof *s->xpos);
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		ih_init(&s->wq[k].h, s->wkey, s->wpos, 1024);
 		s->wq[k].front_key = INT64_MIN / 2;
+		s->wq[k].order = p->order;
 	}
+	/* Task-aware: online requests are served first, by earliest arrival (the earliest bucket
+	 * when grouped); offline ones follow scheduler.order. */
+	if (p->task_aware)
+		s->wq[0].order = WO_FCFS;
 	if (p->grouped) {
 		if (!bsc)
 			BUG("grouped scheduling without its configuration");
-		s->wq[0].bsm = xmalloc(sizeof *s->wq[0].bsm);
-		struct bs_err err = {0};
-		if (bsm_init(s->wq[0].bsm, &bsc->bsm, &err))
-			BUG("bucket manager: %s", err.msg); /* validated at set-up */
-		bsm_reserve(s->wq[0].bsm, n);
+		for (int k = 0; k < 3; k += 2) {
+			if (k == 2 && !p->task_aware)
+				break;
+			struct waitq *q = &s->wq[k];
+			q->bc = *bsc;
+			if (k == 0 && p->task_aware) {
+				q->bc.bsm.order = BSM_FCFS;
+				q->bc.pick = BUCKETSERVE_PICK_EARLIEST;
+			}
+			q->bsm = xmalloc(sizeof *q->bsm);
+			struct bs_err err = {0};
+			if (bsm_init(q->bsm, &q->bc.bsm, &err))
+				BUG("bucket manager: %s", err.msg); /* validated at set-up */
+			bsm_reserve(q->bsm, n);
+		}
 	}
 	if (p->disaggregated) {
 		s->n_inst = p->prefill_instances + p->decode_instances;
@@ -438,7 +465,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 void sim_release(struct sim *s)
 {
 	evq_release(&s->q);
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		ih_release(&s->wq[k].h);
 		if (s->wq[k].bsm) {
 			bsm_release(s->wq[k].bsm);
@@ -835,7 +862,7 @@ static void preempt(struct sim *s, struct inst *in, int32_t id)
 	s->m.preemptions++;
 	/* Back to the front of the queue that recomputes it (the prefill instances' queue when
 	 * disaggregated: the KV is lost). */
-	wq_push(s, &s->wq[0], id, true);
+	wq_push(s, queue_of(s, id), id, true);
 	if (in->q != &s->wq[0])
 		kick_queue(s, &s->wq[0]);
 }
@@ -917,8 +944,9 @@ static bool arrivals_matter(const struct sim *s, const struct inst *in)
 {
 	if (in->role == ROLE_DECODE)
 		return false; /* transfers, not arrivals, feed it: they are events of their own */
-	return in->n_run < (size_t)s->p.max_num_seqs &&
-	       !(s->p.order == WO_FCFS && wq_len(in->q) > 0);
+	bool fifo = in->q->order == WO_FCFS && (!s->p.task_aware || s->wq[2].order == WO_FCFS);
+	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->wq[2]) : 0);
+	return in->n_run < (size_t)s->p.max_num_seqs && !(fifo && queued > 0);
 }
 
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
@@ -963,11 +991,10 @@ static int32_t charge_of(const struct sim *s, int32_t id)
 						  : q->prompt_tokens;
 }
 
-/* Admits waiting requests of IN's queue within BUDGET tokens.  Returns the budget left. */
-static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
+/* Admits waiting requests of queue Q into IN within BUDGET tokens.  Returns the budget left. */
+static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64_t budget)
 {
-	struct waitq *q = in->q;
-	if (q->bsm && s->bsc->adjust == BUCKETSERVE_ADJUST_BATCH)
+	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
 		adjust(s, q);
 	int64_t k = wq_pick(s, q);
 	int64_t safe = s->p.memory_safe ? safe_budget(s, in) : 0, charged = 0;
@@ -1046,6 +1073,14 @@ static int64_t admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 	if (nb)
 		waste_acc_add_lens(&s->batch_waste, s->batch_lens, nb);
 	return budget;
+}
+
+/* Admits from IN's queue, then, when task-aware, offline requests into what is left. */
+static void admit_waiting(struct sim *s, struct inst *in, int64_t budget)
+{
+	budget = admit_from(s, in, in->q, budget);
+	if (s->p.task_aware && in->q == &s->wq[0])
+		admit_from(s, in, &s->wq[2], budget);
 }
 
 /* Admits transferred requests into a decode instance. */
@@ -1304,7 +1339,7 @@ static void on_monitor(struct sim *s)
 	}
 	double iv = (double)s->p.monitor_ns / 1e9;
 	m.arrival_rate = (double)s->mon_arrivals / iv;
-	size_t nw = wq_len(&s->wq[0]);
+	size_t nw = wq_len(&s->wq[0]) + wq_len(&s->wq[2]);
 	m.mean_waiting_len = nw ? (double)s->wait_prompt_tokens / (double)nw : 0;
 	m.batch_latency_ms = s->mon_steps ? (double)s->mon_step_ns / 1e6 / (double)s->mon_steps : 0;
 	m.buckets = s->wq[0].bsm ? bsm_nbuckets(s->wq[0].bsm) : 1;
@@ -1335,7 +1370,7 @@ bool sim_step(struct sim *s)
 	case EV_ARRIVAL: {
 		int32_t id = (int32_t)e.arg;
 		s->r[id].state = RS_WAITING;
-		wq_push(s, &s->wq[0], id, false);
+		wq_push(s, queue_of(s, id), id, false);
 		s->arrived++;
 		s->mon_arrivals++;
 		s->next_arrival = (size_t)id + 1;
@@ -1368,6 +1403,8 @@ bool sim_step(struct sim *s)
 		break;
 	case EV_ADJUST:
 		adjust(s, &s->wq[0]);
+		if (s->wq[2].bsm)
+			adjust(s, &s->wq[2]);
 		kick_queue(s, &s->wq[0]);
 		if (work_left(s))
 			evq_push(&s->q, s->now + s->bsc->adjust_period_ns, EVC_MONITOR, EV_ADJUST, 0);
@@ -1387,7 +1424,7 @@ void sim_run(struct sim *s)
 
 size_t sim_waiting(const struct sim *s)
 {
-	return wq_len(&s->wq[0]) + s->wq[1].h.n;
+	return wq_len(&s->wq[0]) + s->wq[1].h.n + wq_len(&s->wq[2]);
 }
 
 size_t sim_running(const struct sim *s)

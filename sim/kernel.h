@@ -96,6 +96,8 @@ struct sim_params {
 	bool static_batch;              /* scheduler.batching = static: admit only when idle */
 	int32_t static_batch_size;
 	double static_max_waste;
+	bool task_aware;                /* online requests first (earliest arrival), offline ones
+					 * in `order` after them */
 	bool disaggregated;
 	int32_t instances;              /* colocated instances */
 	int32_t prefill_instances, decode_instances;
@@ -152,9 +154,10 @@ struct sim_hooks {
 	void (*request_done)(void *ctx, const struct sim *s, int32_t id);
 	void (*pass)(void *ctx, const struct sim *s, const struct pass_rec *p);
 	void (*monitor)(void *ctx, const struct sim *s, const struct monitor_rec *m);
-	/* Bucket boundaries changed (adaptive grouping): called with the new boundaries. */
-	void (*boundaries)(void *ctx, const struct sim *s, const uint32_t *b, size_t nb,
-			   size_t splits, size_t merged);
+	/* Bucket boundaries changed (adaptive grouping): called with the new boundaries of the
+	 * queue's buckets (OFFLINE: the task-aware offline queue). */
+	void (*boundaries)(void *ctx, const struct sim *s, bool offline, const uint32_t *b,
+			   size_t nb, size_t splits, size_t merged);
 };
 
 /* A compiled graph (a padded shape) and how it was used. */
@@ -183,6 +186,8 @@ struct iheap {
 struct waitq {
 	struct iheap h;
 	struct bsm *bsm;                /* NULL = plain heap */
+	struct bucketserve_cfg bc;      /* its bucket choice and adjustment (grouped only) */
+	enum wait_order order;          /* heap only */
 	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
 };
 
@@ -229,7 +234,9 @@ struct sim {
 
 	int64_t *wkey, *dkey, *xkey;    /* heap keys by request id */
 	int32_t *wpos, *dpos, *xpos;
-	struct waitq wq[2];             /* 0: new requests; 1: transferred (disaggregated) */
+	/* 0: new requests (the online ones when task-aware); 1: transferred (disaggregated);
+	 * 2: offline requests (task-aware). */
+	struct waitq wq[3];
 	struct inst *inst;
 	int n_inst;
 	int32_t next_admit;
@@ -246,7 +253,7 @@ struct sim {
 	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
 	/* Monitor window. */
 	size_t mon_arrivals;
-	int64_t wait_prompt_tokens;     /* prompt tokens of the requests in wq[0] */
+	int64_t wait_prompt_tokens;     /* prompt tokens of the requests in wq[0] and wq[2] */
 	int64_t mon_step_ns, mon_steps;
 	/* BucketServe. */
 	uint64_t splits, merges;

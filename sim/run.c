@@ -83,8 +83,14 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 	 * end of the run (one bucket [0, max_model_len] without grouping). */
 	uint32_t b0[2] = {0, (uint32_t)x->sp.max_model_len}, *b = b0, bb[1024];
 	size_t nb = 2;
-	if (s->wq[0].bsm) {
-		nb = bsm_boundaries(s->wq[0].bsm, bb, 1024);
+	/* The manager that adjusted most (the offline one when a task-aware run had only
+	 * offline work). */
+	const struct bsm *mgr = s->wq[0].bsm;
+	if (s->wq[2].bsm && bsm_nsplits(s->wq[2].bsm) + bsm_nmerges(s->wq[2].bsm) >
+				    bsm_nsplits(mgr) + bsm_nmerges(mgr))
+		mgr = s->wq[2].bsm;
+	if (mgr) {
+		nb = bsm_boundaries(mgr, bb, 1024);
 		b = bb;
 	}
 	uint32_t *lens = xmalloc((x->w.n ? x->w.n : 1) * sizeof *lens);

@@ -605,6 +605,52 @@ START_TEST(sjf_ljf_order)
 }
 END_TEST
 
+START_TEST(task_aware_online_first)
+{
+	/* One slot, everything at t = 0, order SJF, task-aware: the online requests are served
+	 * first in arrival order, then the offline ones shortest first. */
+	size_t n = 200;
+	struct req_spec *req = random_reqs(n, 29, 1e9);
+	for (size_t i = 0; i < n; i++) {
+		req[i].arrival_ns = 0;
+		req[i].task = i % 3 == 0 ? TASK_ONLINE : TASK_OFFLINE;
+	}
+	for (int grouped = 0; grouped < 2; grouped++) {
+		struct sim_params p = base_params();
+		p.max_num_seqs = 1;
+		p.order = WO_SJF;
+		p.task_aware = true;
+		p.grouped = grouped;
+		struct bucketserve_cfg bc = bs_config("adaptive", "sjf", "prompt", 4096);
+		struct fixed_cost f = {1000, 1, 100, 1, 0};
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, n, NULL, grouped ? &bc : NULL, &c, NULL);
+		run_all(&s);
+		int64_t last_online = -1, first_offline = INT64_MAX;
+		for (size_t i = 0; i < n; i++) {
+			if (req[i].task == TASK_ONLINE && s.r[i].t_sched > last_online)
+				last_online = s.r[i].t_sched;
+			if (req[i].task == TASK_OFFLINE && s.r[i].t_sched < first_offline)
+				first_offline = s.r[i].t_sched;
+		}
+		ck_assert_int_lt(last_online, first_offline);
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++) {
+				if (req[i].task != req[j].task || s.r[i].t_sched >= s.r[j].t_sched)
+					continue;
+				if (req[i].task == TASK_ONLINE)
+					ck_assert_uint_lt(i, j); /* FCFS */
+				else
+					ck_assert_int_le(req[i].prompt_tokens, req[j].prompt_tokens);
+			}
+		sim_release(&s);
+		bucketserve_cfg_release(&bc);
+	}
+	free(req);
+}
+END_TEST
+
 START_TEST(unified_conserves)
 {
 	size_t n = 1500;
@@ -717,6 +763,7 @@ int main(void)
 	tcase_add_test(tc, memory_safe_never_exceeds_budget);
 	tcase_add_test(tc, sjf_ljf_order);
 	tcase_add_test(tc, unified_conserves);
+	tcase_add_test(tc, task_aware_online_first);
 	tcase_add_test(tc, prefix_cache_hand_worked);
 	tcase_add_test(tc, prefix_cache_conserves);
 	suite_add_tcase(s, tc);

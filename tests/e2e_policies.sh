@@ -60,9 +60,9 @@ expect_exit 0 adaptive "$B" run --trace alpaca --set workload.mix=alpaca:0.8,lon
 	--set scheduler.order=earliest_bucket --set monitor.interval_s=5 -o "$T/a"
 [ -s "$T/a/boundaries.csv" ] && ok boundaries-file || fail boundaries-file "missing"
 sp=$(val "$T/a" bucket_splits)
-rows=$(awk -F, 'NR>1 {s += $2} END {print s + 0}' "$T/a/boundaries.csv")
+rows=$(awk -F, 'NR>1 {s += $3} END {print s + 0}' "$T/a/boundaries.csv")
 [ "$sp" -gt 0 ] && [ "$sp" = "$rows" ] && ok boundaries-splits || fail boundaries-splits "summary $sp, log $rows"
-head -1 "$T/a/boundaries.csv" | grep -qx 'time_s,splits,merged,buckets,boundaries' && ok boundaries-header || fail boundaries-header "$(head -1 "$T/a/boundaries.csv")"
+head -1 "$T/a/boundaries.csv" | grep -qx 'time_s,queue,splits,merged,buckets,boundaries' && ok boundaries-header || fail boundaries-header "$(head -1 "$T/a/boundaries.csv")"
 # monitor: one row per interval from 0 to the end
 head -1 "$T/a/monitor.csv" | grep -qx 'time_s,waiting,running,transferring,kv_used_blocks,kv_total_blocks,kv_utilization,arrival_rate,mean_waiting_prompt_tokens,batch_latency_ms,buckets' \
 	&& ok monitor-header || fail monitor-header "$(head -1 "$T/a/monitor.csv")"
