@@ -237,6 +237,10 @@ void report_human(FILE *f, const cJSON *summary)
 		   "%.0f blocks\n", num(m, "instances"), num(m, "instances") > 1 ? "s" : "",
 		100 * num(m, "utilization"), num(m, "preemptions"), num(m, "kv_blocks_peak"),
 		num(m, "kv_blocks_total"));
+	if (num(m, "prefix_cache_hit_tokens") > 0)
+		fprintf(f, "prefix      %.0f prompt tokens served from the prefix cache (%.2f%% of input)\n",
+			num(m, "prefix_cache_hit_tokens"),
+			100 * num(m, "prefix_cache_hit_tokens") / num(m, "total_input_tokens"));
 	if (num(m, "kv_transfers") > 0)
 		fprintf(f, "transfer    %.0f KV transfers, mean %.3f ms\n", num(m, "kv_transfers"),
 			num(m, "mean_kv_transfer_ms"));
