@@ -1,0 +1,162 @@
+/*
+ * check_config: the configuration store (sim/config.h): defaults, precedence (default < preset
+ * < file < command line, whatever the order of calls), JSON flattening and its errors with
+ * line numbers, strict typed values, the env list, derived values, the effective-config JSON.
+ */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policies/presets.h"
+#include "sim/config.h"
+
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("/tmp/bs_cfgXXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+START_TEST(defaults_and_types)
+{
+	struct config c;
+	config_init(&c);
+	ck_assert_int_eq(config_int(&c, "server.max_num_seqs"), 256);
+	ck_assert_int_eq(config_int(&c, "server.block_size"), 128);
+	ck_assert(config_bool(&c, "server.prefix_caching"));
+	ck_assert(!config_is_set(&c, "server.max_model_len")); /* auto */
+	ck_assert_str_eq(config_str(&c, "bucketing.strategy"), "exponential");
+	struct bs_err e = {0};
+	ck_assert_int_eq(config_set_arg(&c, "server.max_num_seqs=x", &e), -1);
+	ck_assert_int_eq(e.code, BS_EXIT_USAGE);
+	ck_assert_str_eq(e.field, "server.max_num_seqs");
+	bs_err_clear(&e);
+	ck_assert_int_eq(config_set_arg(&c, "bucketing.strategy=bogus", &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "exponential|linear"));
+	bs_err_clear(&e);
+	ck_assert_int_eq(config_set_arg(&c, "no.such=1", &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "unknown config key"));
+	bs_err_clear(&e);
+	ck_assert_int_eq(config_set_arg(&c, "server.prefix_caching=off", &e), 0);
+	ck_assert(!config_bool(&c, "server.prefix_caching"));
+	ck_assert_int_eq(config_set_arg(&c, "slo.ttft_ms=250.5", &e), 0);
+	ck_assert_double_eq(config_double(&c, "slo.ttft_ms"), 250.5);
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(precedence)
+{
+	struct config c;
+	config_init(&c);
+	struct bs_err e = {0};
+	char *f = write_tmp("{\"server\": {\"max_num_seqs\": 8, \"block_size\": 64},\n"
+			    " \"scheduler.order\": \"ljf\", \"env\": {\"VLLM_SKIP_WARMUP\": true}}\n");
+	/* The command line first, then the file, then a preset: the command line still wins,
+	 * the file over the preset. */
+	ck_assert_int_eq(config_set_arg(&c, "server.max_num_seqs=16", &e), 0);
+	ck_assert_int_eq(config_load_json(&c, f, &e), 0);
+	ck_assert_int_eq(preset_apply(&c, "uellm", &e), 0);
+	ck_assert_int_eq(config_int(&c, "server.max_num_seqs"), 16);
+	ck_assert_int_eq(config_int(&c, "server.block_size"), 64);
+	ck_assert_str_eq(config_str(&c, "scheduler.order"), "ljf");          /* file > preset */
+	ck_assert_str_eq(config_str(&c, "scheduler.batching"), "static");    /* preset > default */
+	ck_assert_str_eq(config_env(&c, "VLLM_SKIP_WARMUP"), "true");
+	ck_assert_int_eq(config_find(&c, "server.max_num_seqs")->origin, CFG_ORIGIN_CMDLINE);
+	ck_assert_int_eq(config_find(&c, "scheduler.batching")->origin, CFG_ORIGIN_PRESET);
+	ck_assert_int_eq(config_set_env_arg(&c, "VLLM_SKIP_WARMUP=false", CFG_ORIGIN_CMDLINE, &e), 0);
+	ck_assert_str_eq(config_env(&c, "VLLM_SKIP_WARMUP"), "false");
+	/* Derived values fill auto keys only. */
+	config_set_derived(&c, "server.max_model_len", "4096");
+	config_set_derived(&c, "server.max_num_seqs", "1");
+	ck_assert_int_eq(config_int(&c, "server.max_model_len"), 4096);
+	ck_assert_int_eq(config_int(&c, "server.max_num_seqs"), 16);
+	/* The effective config: integers as integers, every key present. */
+	cJSON *j = config_to_json(&c);
+	char *txt = cJSON_PrintUnformatted(j);
+	ck_assert_ptr_nonnull(strstr(txt, "\"server.max_num_seqs\":16,"));
+	ck_assert_ptr_nonnull(strstr(txt, "\"env\":{\"VLLM_SKIP_WARMUP\":\"false\"}"));
+	free(txt);
+	cJSON_Delete(j);
+	unlink(f);
+	free(f);
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(json_errors_name_the_line)
+{
+	struct {
+		const char *text, *field, *msg;
+		long line;
+	} cases[] = {
+		{"{\n \"server\": {\n  \"max_num_seqs\": -4\n }\n}\n", "server.max_num_seqs",
+		 "expected an integer in", 3},
+		{"{\n \"bucketing\": {\"strategy\": \"fast\"}\n}\n", "bucketing.strategy",
+		 "expected one of", 2},
+		{"{\n\n \"nope\": 1\n}\n", "nope", "unknown config key", 3},
+		{"{\n \"server\": {\"max_num_seqs\": 4,\n}\n", "", "invalid JSON", 3},
+		{"[1, 2]\n", "", "expected a JSON object", 1},
+		{"{\"env\": [1]}\n", "env", "expected an object", 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct config c;
+		config_init(&c);
+		struct bs_err e = {0};
+		char *f = write_tmp(cases[i].text);
+		ck_assert_int_eq(config_load_json(&c, f, &e), -1);
+		ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+		ck_assert_str_eq(e.file, f);
+		ck_assert_msg(e.line == cases[i].line, "case %zu: line %ld", i, e.line);
+		ck_assert_str_eq(e.field, cases[i].field);
+		ck_assert_msg(strstr(e.msg, cases[i].msg), "case %zu: %s", i, e.msg);
+		unlink(f);
+		free(f);
+		config_release(&c);
+	}
+	struct config c;
+	config_init(&c);
+	struct bs_err e = {0};
+	ck_assert_int_eq(config_load_json(&c, "/nonexistent/x.json", &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cannot open"));
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(hash_is_stable)
+{
+	struct config a, b;
+	config_init(&a);
+	config_init(&b);
+	struct bs_err e = {0};
+	ck_assert_uint_eq(config_hash(&a), config_hash(&b));
+	config_set_arg(&a, "server.max_num_seqs=8", &e);
+	ck_assert_uint_ne(config_hash(&a), config_hash(&b));
+	config_set_arg(&b, "server.max_num_seqs=8", &e);
+	ck_assert_uint_eq(config_hash(&a), config_hash(&b));
+	config_release(&a);
+	config_release(&b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, defaults_and_types);
+	tcase_add_test(tc, precedence);
+	tcase_add_test(tc, json_errors_name_the_line);
+	tcase_add_test(tc, hash_is_stable);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,120 @@
+/*
+ * check_metrics: the summary statistics of analysis/metrics: the weighted quantile of the
+ * inter-token-latency multiset against GSL on the expanded data, vllm-bench definitions of the
+ * latency keys (population standard deviation, TPOT excludes one-token outputs), throughput
+ * and SLO attainment by hand.
+ */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis/metrics.h"
+
+START_TEST(wquantile_equals_gsl_on_expanded_data)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 5);
+	for (int trial = 0; trial < 200; trial++) {
+		size_t n = 1 + gsl_rng_uniform_int(rng, 12);
+		double x[16];
+		int64_t w[16], total = 0;
+		for (size_t i = 0; i < n; i++) {
+			x[i] = (double)i * 1.5 + (double)gsl_rng_uniform_int(rng, 3);
+			w[i] = 1 + (int64_t)gsl_rng_uniform_int(rng, 9);
+			total += w[i];
+		}
+		gsl_sort(x, 1, n); /* values sorted; weights stay attached by index order */
+		double *e = malloc((size_t)total * sizeof *e);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			for (int64_t j = 0; j < w[i]; j++)
+				e[k++] = x[i];
+		const double fs[] = {0, 0.1, 0.25, 0.5, 0.9, 0.99, 1};
+		for (size_t f = 0; f < sizeof fs / sizeof *fs; f++)
+			ck_assert_double_eq_tol(metrics_wquantile(x, w, n, fs[f]),
+						gsl_stats_quantile_from_sorted_data(e, 1, k, fs[f]), 1e-12);
+		free(e);
+	}
+	gsl_rng_free(rng);
+	ck_assert(isnan(metrics_wquantile(NULL, NULL, 0, 0.5)));
+}
+END_TEST
+
+static double get(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (cJSON_IsRaw(v))
+		return strtod(v->valuestring, NULL);
+	ck_assert_msg(cJSON_IsNumber(v), "key %s", k);
+	return v->valuedouble;
+}
+
+START_TEST(summary_by_hand)
+{
+	/* Three requests: arrivals 0, 1, 2 s; first tokens 0.1, 1.3, 2.05 s; finishes 1.1, 1.3,
+	 * 3.05 s; outputs 11, 1, 5 tokens; prompts 100, 200, 300.  TTFT 100, 300, 50 ms; TPOT
+	 * (1.0 s / 10) 100 ms and (1.0 s / 4) 250 ms (the one-token request has none); E2E 1100,
+	 * 300, 1050 ms.  SLO TTFT <= 200 ms and TPOT <= 200 ms: only the first meets both; the
+	 * one-token request fails on TTFT.  Duration 3.05 s. */
+	struct metrics m;
+	metrics_init(&m, 3, 200, 200);
+	metrics_request(&m, 0, 100000000, 1100000000, 100, 11);
+	metrics_request(&m, 1000000000, 1300000000, 1300000000, 200, 1);
+	metrics_request(&m, 2000000000, 2050000000, 3050000000, 300, 5);
+	metrics_itl(&m, 100000000, 10);
+	metrics_itl(&m, 250000000, 4);
+	m.end_ns = 3050000000;
+	cJSON *o = metrics_to_json(&m);
+	ck_assert_double_eq(get(o, "completed"), 3);
+	ck_assert_double_eq_tol(get(o, "duration"), 3.05, 1e-12);
+	ck_assert_double_eq_tol(get(o, "request_throughput"), 3 / 3.05, 1e-12);
+	ck_assert_double_eq_tol(get(o, "output_throughput"), 17 / 3.05, 1e-12);
+	ck_assert_double_eq_tol(get(o, "total_token_throughput"), 617 / 3.05, 1e-12);
+	ck_assert_double_eq_tol(get(o, "mean_ttft_ms"), 150, 1e-9);
+	ck_assert_double_eq_tol(get(o, "median_ttft_ms"), 100, 1e-9);
+	/* population sd of {50, 100, 300}: sqrt(((100)^2 + 50^2 + 150^2) / 3) */
+	ck_assert_double_eq_tol(get(o, "std_ttft_ms"), sqrt((10000.0 + 2500 + 22500) / 3), 1e-9);
+	ck_assert_double_eq_tol(get(o, "mean_tpot_ms"), 175, 1e-9);
+	ck_assert_double_eq_tol(get(o, "p99_tpot_ms"), 100 + 0.99 * 150, 1e-9);
+	ck_assert_double_eq_tol(get(o, "mean_itl_ms"), (10 * 100.0 + 4 * 250) / 14, 1e-9);
+	ck_assert_double_eq_tol(get(o, "median_itl_ms"), 100, 1e-9);
+	/* 14 gaps: index 0.9 * 13 = 11.7 -> between the 12th (250) and 13th (250) */
+	ck_assert_double_eq_tol(get(o, "p90_itl_ms"), 250, 1e-9);
+	ck_assert_double_eq_tol(get(o, "mean_e2el_ms"), (1100 + 300 + 1050) / 3.0, 1e-9);
+	ck_assert_double_eq_tol(get(o, "slo_attainment"), 1 / 3.0, 1e-12);
+	cJSON_Delete(o);
+	metrics_release(&m);
+}
+END_TEST
+
+START_TEST(empty_samples_are_null)
+{
+	struct metrics m;
+	metrics_init(&m, 0, 1, 1);
+	cJSON *o = metrics_to_json(&m);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "mean_ttft_ms")));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "p99_itl_ms")));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "slo_attainment")));
+	cJSON_Delete(o);
+	metrics_release(&m);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("metrics");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, wquantile_equals_gsl_on_expanded_data);
+	tcase_add_test(tc, summary_by_hand);
+	tcase_add_test(tc, empty_samples_are_null);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
