@@ -101,6 +101,11 @@ static cJSON *build_profile(const char *hw, const struct calib_row *rows, size_t
 			cJSON_AddItemToArray(srcs, cJSON_CreateString(s));
 	}
 	cJSON_AddNumberToObject(fit, "rows_fitted", res->n_fit);
+	if (res->n_scaled) {
+		cJSON_AddNumberToObject(fit, "prefill_version_scale", round_sig(res->prefill_scale, 4));
+		cJSON_AddNumberToObject(fit, "prefill_version_scale_se",
+					round_sig(res->prefill_scale_se, 3));
+	}
 	cJSON_AddNumberToObject(fit, "single_card_mape_pct", round_sig(100 * res->single_mape, 4));
 	cJSON_AddNumberToObject(fit, "single_card_rows", res->n_single);
 	cJSON_AddNumberToObject(fit, "tp_mape_pct", round_sig(100 * res->tp_mape, 4));

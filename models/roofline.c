@@ -90,23 +90,28 @@ static double pass(const struct eval_ctx *e, double T, double logits, double att
 	double t_lin = 0;
 	if (T > 0)
 		t_lin = fmax(f_lin / (e->peak_lin * eff(e, T)), lin_bytes / (bw * e->p.v[PP_ETA_WEIGHTS]));
+	/* The LM head stays bf16 in the fp8 recipes (weights and matmul). */
 	double f_head = 2 * e->head_params * logits / tp;
 	double head_bytes = logits > 0 ? e->head_params * 2 / tp : 0;
 	double t_head = 0;
 	if (logits > 0)
-		t_head = fmax(f_head / (e->peak_attn * eff(e, logits)),
+		t_head = fmax(f_head / (e->hw.peak_bf16 * eff(e, logits)),
 			      head_bytes / (bw * e->p.v[PP_ETA_WEIGHTS]));
 	double t_attn = fmax(attn_flops / (e->peak_attn * e->p.v[PP_ETA_ATTN]),
 			     kv_bytes / (bw * e->p.v[PP_ETA_KV]));
-	double t_comm = 0;
+	double t_lat = 0, t_xfer = 0;
 	if (e->tp > 1 && T > 0) {
 		double ar_bw = e->hw.scaleup_bw;
 		if (e->hw.scaleup_peers > 0)
 			ar_bw *= fmin(tp - 1, e->hw.scaleup_peers) / e->hw.scaleup_peers;
-		t_comm = 2.0 * m->layers *
-			 (e->p.v[PP_T_ALLREDUCE] + 2 * (tp - 1) / tp * T * m->hidden * 2 / ar_bw);
+		t_lat = 2.0 * m->layers * e->p.v[PP_T_ALLREDUCE];
+		t_xfer = 2.0 * m->layers * 2 * (tp - 1) / tp * T * m->hidden * 2 / ar_bw;
 	}
-	double t = t_lin + t_head + t_attn + t_comm + e->p.v[PP_T_PASS];
+	/* A fraction ar_overlap of the transfer hides behind compute, never more than the
+	 * compute there is: body = max(compute + (1 - ovl) xfer, xfer). */
+	double compute = t_lin + t_head + t_attn;
+	double body = fmax(compute + (1 - e->p.v[PP_AR_OVERLAP]) * t_xfer, t_xfer);
+	double t = body + t_lat + e->p.v[PP_T_PASS];
 	if (pc) {
 		pc->t = t;
 		pc->flops = f_lin + f_head + attn_flops;

@@ -169,7 +169,7 @@ static size_t synth(struct calib_row *rows, const char *hw_name, const struct pe
 
 START_TEST(synthetic_recovery)
 {
-	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6}};
+	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6, 0.4}};
 	struct calib_row rows[64];
 	size_t n = synth(rows, "gaudi2", &truth);
 	struct calib_opts o = {.hw = "gaudi2", .software = "9.99", .use_prefill_rows = true};
@@ -260,7 +260,7 @@ END_TEST
 START_TEST(too_few_rows)
 {
 	struct calib_row rows[64];
-	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6}};
+	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6, 0.4}};
 	synth(rows, "gaudi3", &truth);
 	struct calib_opts o = {.hw = "gaudi3", .software = "1.01", .use_prefill_rows = true};
 	calib_default_start(&o.start);
