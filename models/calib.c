@@ -5,7 +5,12 @@
  * difference Jacobian) on the relative error predicted/measured - 1 of
  *   - the static-batch throughput rows (throughput_generated_tokens) of the chip and software
  *     version asked for, predicted by eval_static_batch();
- *   - the per-pass prefill latency rows (prefill_forward_latency; the only per-pass and TP data),
+ *   - the per-pass prefill latency rows (prefill_forward_latency; the only per-pass and TP data);
+ *     rows of another software version are fitted with one extra version scale (predicted
+ *     time x s, a nuisance parameter reported but not written to the profile), so they
+ *     constrain how a pass grows with length and TP but not its level;
+ *   - the CI short-prompt rows (run_generation.py's default prompt, any version, reuse_cache
+ *     on): the only decode-dominated rows at small context, which pin the per-pass overhead;
  * plus one weak prior residual per parameter, 0.1 (theta - theta0) / 1.5 in the
  * transformed space (logit for efficiencies, log for the rest), which keeps parameters the rows
  * cannot see at their physical prior instead of letting them drift.  Standard errors come from

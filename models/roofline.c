@@ -4,16 +4,20 @@
  * One forward pass on one card of a TP group is the sum of four roofline terms plus overheads:
  *
  *   linear  = max(F_lin  / (P_lin  * eff(T)),      W_lin  / (BW * eta_weights))
- *   head    = max(F_head / (P_attn * eff(L)),      W_head / (BW * eta_weights))
+ *   head    = max(F_head / (P_bf16 * eff(L)),      W_head / (BW * eta_weights))
  *   attn    = max(F_attn / (P_attn * eta_attn),    KV     / (BW * eta_kv))
- *   comm    = 2 * layers * (t_allreduce + 2 (tp-1)/tp * T * hidden * 2 B / ar_bw)  (tp > 1)
- *   t       = linear + head + attn + comm + t_pass
+ *   xfer    = 2 * layers * 2 (tp-1)/tp * T * hidden * 2 B / ar_bw        (0 when tp = 1)
+ *   t       = max(compute + (1 - ar_overlap) xfer, xfer) + 2 layers t_allreduce + t_pass
+ *   compute = linear + head + attn
  *
  * with T the tokens of the pass, L the logits fetched (one per sequence), eff(T) = eta_compute *
  * T / (T + n_half) (thin GEMMs waste the matrix engine; F/eff is still increasing in T), F the
  * FLOPs and W the weight bytes per card; P_lin is the peak at the weight precision, P_attn at
- * the KV-cache precision.  Every term is non-decreasing in each shape dimension,
- * and every efficiency is <= 1, so a pass never beats peak compute or peak bandwidth.
+ * the KV-cache precision, P_bf16 the bf16 peak (fp8 recipes keep the LM head in bf16).  A
+ * fraction ar_overlap of the all-reduce transfer hides behind the pass's compute, never more
+ * than that compute, so a pass is never shorter than the bare transfer.  Every term is
+ * non-decreasing in each shape dimension, and every efficiency is <= 1, so a pass never beats
+ * peak compute or peak bandwidth.
  *
  * ar_bw, the all-reduce bandwidth of one card: in an all-to-all box (Gaudi: 21 scale-up ports
  * spread over the 7 other cards, 3 per peer) a TP group of n cards can use only the links to
