@@ -5,7 +5,12 @@
  * difference Jacobian) on the relative error predicted/measured - 1 of
  *   - the static-batch throughput rows (throughput_generated_tokens) of the chip and software
  *     version asked for, predicted by eval_static_batch();
- *   - the per-pass prefill latency rows (prefill_forward_latency; the only per-pass and TP data),
+ *   - the per-pass prefill latency rows (prefill_forward_latency; the only per-pass and TP data);
+ *     rows of another software version are fitted with one extra version scale (predicted
+ *     time x s, a nuisance parameter reported but not written to the profile), so they
+ *     constrain how a pass grows with length and TP but not its level;
+ *   - the CI short-prompt rows (run_generation.py's default prompt, any version, reuse_cache
+ *     on): the only decode-dominated rows at small context, which pin the per-pass overhead;
  * plus one weak prior residual per parameter, 0.1 (theta - theta0) / 1.5 in the
  * transformed space (logit for efficiencies, log for the rest), which keeps parameters the rows
  * cannot see at their physical prior instead of letting them drift.  Standard errors come from
@@ -187,12 +192,17 @@ static void on_record(int c, void *data)
 	lower(notes, f[12], sizeof notes);
 	w->doubtful = strstr(notes, "caution") || strstr(notes, "approximate") ||
 		      strstr(notes, "doubt");
+	w->no_reuse_cache = strstr(notes, "reuse_cache=false") != NULL;
 	double cards = num_or_nan(f[2]);
 	w->tp = isnan(cards) ? 0 : (int)cards;
 	w->in = num_or_nan(f[6]);
 	w->out = num_or_nan(f[7]);
 	w->bs = num_or_nan(f[8]);
 	w->value = num_or_nan(f[10]);
+	if (!strcmp(f[6], "short default prompt")) {
+		w->short_prompt = true;
+		w->in = CALIB_SHORT_PROMPT_TOKENS;
+	}
 	if (needs_shape(w->metric)) {
 		const int need[] = {2, 6, 7, 8, 10};
 		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
@@ -298,8 +308,9 @@ void calib_default_start(struct perf_params *p)
 	p->v[PP_ETA_WEIGHTS] = 0.8;
 	p->v[PP_ETA_KV] = 0.5;
 	p->v[PP_ETA_ATTN] = 0.35;
-	p->v[PP_T_PASS] = 3e-3;
+	p->v[PP_T_PASS] = 1e-3;
 	p->v[PP_T_ALLREDUCE] = 30e-6;
+	p->v[PP_AR_OVERLAP] = 0.5;
 }
 
 /* ---- the pass-time fit ---- */
@@ -314,6 +325,7 @@ struct fit_ctx {
 	struct model_arch *models;  /* per fitted row */
 	double theta0[PP_COUNT];
 	double prior_weight;
+	int nx;                     /* PP_COUNT, plus 1 when a version scale is fitted */
 };
 
 static double predict_row(const struct calib_row *r, const struct hw_spec *hw,
@@ -346,10 +358,14 @@ static int resid(const gsl_vector *x, void *data, gsl_vector *f)
 	for (size_t k = 0; k < c->nfit; k++) {
 		const struct calib_eval *ev = &c->ev[c->fit_idx[k]];
 		double pred = predict_row(&c->rows[ev->row], &c->hw, &c->models[k], &p);
+		if (ev->scaled)
+			pred *= exp(gsl_vector_get(x, PP_COUNT));
 		gsl_vector_set(f, k, pred / ev->measured - 1);
 	}
-	for (int i = 0; i < PP_COUNT; i++)
-		gsl_vector_set(f, c->nfit + i, c->prior_weight * (gsl_vector_get(x, i) - c->theta0[i]) / CALIB_PRIOR_SIGMA);
+	for (int i = 0; i < c->nx; i++) {
+		double th0 = i < PP_COUNT ? c->theta0[i] : 0;
+		gsl_vector_set(f, c->nfit + i, c->prior_weight * (gsl_vector_get(x, i) - th0) / CALIB_PRIOR_SIGMA);
+	}
 	return GSL_SUCCESS;
 }
 
@@ -359,6 +375,8 @@ static const char *family_of(const struct calib_row *r, bool other_sw)
 		return other_sw ? "prefill latency other sw, tp>1" : "prefill latency, tp>1";
 	if (!strcmp(r->metric, "latency_low_latency_table"))
 		return r->tp > 1 ? "low-latency table, tp>1" : "low-latency table, tp=1";
+	if (r->short_prompt)
+		return r->tp > 1 ? "short-prompt decode (CI), tp>1" : "short-prompt decode (CI), tp=1";
 	if (other_sw)
 		return r->tp > 1 ? "throughput other sw, tp>1" : "throughput other sw, tp=1";
 	return r->tp > 1 ? "throughput, tp>1" : "throughput, tp=1";
@@ -610,13 +628,23 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 		ev->measured = r->value;
 		bool other_sw = (thr || pre) && o->software && strcmp(r->software, o->software);
 		snprintf(ev->family, sizeof ev->family, "%s", family_of(r, other_sw));
+		/* Per-pass prefill rows of another version are fitted with a version scale: they
+		 * constrain how a pass grows with length and TP, not its absolute level. */
+		bool scaled = pre && other_sw && o->use_prefill_rows && !r->doubtful;
+		/* The CI short-prompt rows (default prompt, 100 new tokens) are the only
+		 * decode-dominated small-context data: fitted whatever their version, except
+		 * runs without reuse_cache (another KV-cache path). */
+		bool anchor = thr && r->short_prompt && !r->no_reuse_cache;
 		if (r->doubtful) {
 			ev->use = USE_CHECK;
 			snprintf(ev->why, sizeof ev->why, "flagged doubtful by the source");
 		} else if (lat) {
 			ev->use = USE_CHECK;
 			snprintf(ev->why, sizeof ev->why, "latency definition not given");
-		} else if (other_sw) {
+		} else if (thr && r->short_prompt && r->no_reuse_cache) {
+			ev->use = USE_CHECK;
+			snprintf(ev->why, sizeof ev->why, "reuse_cache=False");
+		} else if (other_sw && !scaled && !anchor) {
 			ev->use = USE_CHECK;
 			snprintf(ev->why, sizeof ev->why, "software %s", r->software[0] ? r->software : "unknown");
 		} else if (pre && !o->use_prefill_rows) {
@@ -624,6 +652,8 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 			snprintf(ev->why, sizeof ev->why, "prefill rows not fitted");
 		} else {
 			ev->use = USE_FIT;
+			ev->scaled = scaled;
+			res->n_scaled += scaled;
 			struct bs_err e2 = {0};
 			profile_load_model(r->model, &models[nfit], &e2);
 			fit_idx[nfit++] = res->nev;
@@ -631,38 +661,45 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 		res->nev++;
 	}
 	int rc = 0;
-	if (nfit < 3) {
+	/* The version-scaled and short-prompt rows only supplement rows of the version asked for. */
+	size_t nmain = 0;
+	for (size_t k = 0; k < nfit; k++) {
+		const struct calib_eval *ev = &res->ev[fit_idx[k]];
+		nmain += !ev->scaled && !rows[ev->row].short_prompt;
+	}
+	if (nmain < 3) {
 		rc = bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
-			     "only %zu usable rows for hardware '%s'%s%s", nfit, o->hw,
+			     "only %zu usable rows for hardware '%s'%s%s", nmain, o->hw,
 			     o->software ? " and software " : "", o->software ? o->software : "");
 		goto out;
 	}
+	int nx = PP_COUNT + (res->n_scaled > 0);
 	struct fit_ctx ctx = {rows, res->ev, res->nev, fit_idx, nfit, hw, models, {0},
-			      o->no_priors ? 0 : CALIB_PRIOR_WEIGHT};
+			      o->no_priors ? 0 : CALIB_PRIOR_WEIGHT, nx};
 	for (int i = 0; i < PP_COUNT; i++)
 		ctx.theta0[i] = perf_to_theta(i, o->start.v[i]);
-	size_t nr = nfit + PP_COUNT;
+	size_t nr = nfit + (size_t)nx;
 	gsl_multifit_nlinear_fdf fdf = {0};
 	fdf.f = resid;
 	fdf.n = nr;
-	fdf.p = PP_COUNT;
+	fdf.p = (size_t)nx;
 	fdf.params = &ctx;
 	gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
 	gsl_multifit_nlinear_workspace *w =
-		gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nr, PP_COUNT);
-	gsl_vector *x = gsl_vector_alloc(PP_COUNT), *best = gsl_vector_alloc(PP_COUNT);
-	gsl_matrix *cov = gsl_matrix_alloc(PP_COUNT, PP_COUNT);
+		gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nr, (size_t)nx);
+	gsl_vector *x = gsl_vector_alloc((size_t)nx), *best = gsl_vector_alloc((size_t)nx);
+	gsl_matrix *cov = gsl_matrix_alloc((size_t)nx, (size_t)nx);
 	double best_chi2 = INFINITY;
 	/* A few deterministic starts: the prior centre and shifted corners (the max() terms make
 	 * the surface piecewise smooth, so one start can stall on a kink). */
-	static const double shifts[][PP_COUNT] = {
-		{0, 0, 0, 0, 0, 0, 0},
-		{1, 1, 0.5, -1, -1, 0.7, 0.5},
-		{-0.5, -1, -0.5, 1, 1, -0.7, -0.5},
+	static const double shifts[][PP_COUNT + 1] = {
+		{0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{1, 1, 0.5, -1, -1, 0.7, 0.5, 1, 0},
+		{-0.5, -1, -0.5, 1, 1, -0.7, -0.5, -1, 0},
 	};
 	for (size_t s = 0; s < sizeof shifts / sizeof shifts[0]; s++) {
-		for (int i = 0; i < PP_COUNT; i++)
-			gsl_vector_set(x, i, ctx.theta0[i] + shifts[s][i]);
+		for (int i = 0; i < nx; i++)
+			gsl_vector_set(x, i, (i < PP_COUNT ? ctx.theta0[i] : 0) + shifts[s][i]);
 		int st = gsl_multifit_nlinear_init(x, &fdf, w);
 		int info = 0;
 		if (!st)
@@ -687,11 +724,18 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 		gsl_matrix *J = gsl_multifit_nlinear_jac(w);
 		gsl_multifit_nlinear_covar(J, 0.0, cov);
 		res->chi2 = best_chi2;
-		double s2 = best_chi2 / (double)(nr > PP_COUNT ? nr - PP_COUNT : 1);
+		double s2 = best_chi2 / (double)(nr > (size_t)nx ? nr - (size_t)nx : 1);
 		theta_to_params(best, &res->p);
 		for (int i = 0; i < PP_COUNT; i++) {
 			double th = gsl_vector_get(best, i);
 			res->se[i] = fabs(perf_dtheta(i, th)) * sqrt(gsl_matrix_get(cov, i, i) * s2);
+		}
+		res->prefill_scale = 1;
+		res->prefill_scale_se = 0;
+		if (nx > PP_COUNT) {
+			res->prefill_scale = exp(gsl_vector_get(best, PP_COUNT));
+			res->prefill_scale_se = res->prefill_scale *
+						sqrt(gsl_matrix_get(cov, PP_COUNT, PP_COUNT) * s2);
 		}
 		res->n_fit = (int)nfit;
 	}
@@ -709,10 +753,11 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 		struct model_arch m;
 		struct bs_err e2 = {0};
 		profile_load_model(r->model, &m, &e2);
-		ev->predicted = predict_row(r, &hw, &m, &res->p);
+		ev->predicted = predict_row(r, &hw, &m, &res->p) * (ev->scaled ? res->prefill_scale : 1);
 		ev->err = ev->predicted / ev->measured - 1;
 		add_family(res, ev);
-		if (ev->use == USE_FIT && !strcmp(r->metric, "throughput_generated_tokens")) {
+		if (ev->use == USE_FIT && !strcmp(r->metric, "throughput_generated_tokens") &&
+		    !r->short_prompt) {
 			if (r->tp > 1) {
 				s2_ += fabs(ev->err);
 				res->n_tp++;
@@ -789,8 +834,12 @@ void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
 		res->c1_se * 1e3);
 	fprintf(out, "(fixed) capture_s %.3f, runtime_penalty_s %.3f, fp8_compile_factor %.3f\n",
 		res->c.capture, res->c.runtime, res->c.fp8_factor);
+	if (res->n_scaled)
+		fprintf(out, "version scale of the %d other-version prefill rows (nuisance, not in the "
+			"profile): %.3f +- %.3f\n", res->n_scaled, res->prefill_scale,
+			res->prefill_scale_se);
 	fprintf(out, "pass-time fit: %d rows + %d priors, chi2 %.4g, %d iterations, status %d\n",
-		res->n_fit, PP_COUNT, res->chi2, res->iterations, res->status);
+		res->n_fit, PP_COUNT + (res->n_scaled > 0), res->chi2, res->iterations, res->status);
 	fprintf(out, "\n%-58s %10s %10s %7s\n", "warm-up case", "measured_s", "model_s", "ratio");
 	for (int i = 0; i < res->ncomp; i++)
 		fprintf(out, "%-58s %10.1f %10.1f %7.2f%s\n", res->comp[i].name, res->comp[i].measured,

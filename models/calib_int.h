@@ -22,8 +22,14 @@ struct calib_row {
 	double value;           /* NAN when not a number */
 	char software[16];      /* "1.20", ... or "" when the source does not say */
 	bool doubtful;          /* the source flags the row (caution, approximate) */
+	bool short_prompt;      /* input "short default prompt": run_generation.py's default
+				 * prompt, taken as CALIB_SHORT_PROMPT_TOKENS tokens */
+	bool no_reuse_cache;    /* run with reuse_cache=False (a different KV-cache path) */
 	char source[400];
 };
+
+/* Tokens of run_generation.py's default prompt ("DeepSpeed is a machine learning framework"). */
+#define CALIB_SHORT_PROMPT_TOKENS 8
 
 int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct bs_err *err);
 
@@ -35,6 +41,8 @@ struct calib_eval {
 	char family[48];
 	double measured, predicted, err;   /* err = predicted / measured - 1 */
 	char why[64];           /* why a row is only checked */
+	bool scaled;            /* a per-pass row of another software version: fitted with the
+				 * version scale (calib_result.prefill_scale) */
 };
 
 struct family_stat {
@@ -48,6 +56,11 @@ struct calib_result {
 	char hw[32];
 	struct perf_params p;
 	double se[PP_COUNT];    /* standard errors, physical units */
+	/* Version scale of the per-pass prefill rows of another software version (time ratio
+	 * measured / model), a nuisance parameter of the fit, not part of the profile; 1 and
+	 * unused when no such row is fitted. */
+	double prefill_scale, prefill_scale_se;
+	int n_scaled;
 	struct compile_params c;
 	double c0_se, c1_se;
 	bool compile_fitted;    /* false: too few warm-up rows, the profile's constants kept */

@@ -101,6 +101,11 @@ static cJSON *build_profile(const char *hw, const struct calib_row *rows, size_t
 			cJSON_AddItemToArray(srcs, cJSON_CreateString(s));
 	}
 	cJSON_AddNumberToObject(fit, "rows_fitted", res->n_fit);
+	if (res->n_scaled) {
+		cJSON_AddNumberToObject(fit, "prefill_version_scale", round_sig(res->prefill_scale, 4));
+		cJSON_AddNumberToObject(fit, "prefill_version_scale_se",
+					round_sig(res->prefill_scale_se, 3));
+	}
 	cJSON_AddNumberToObject(fit, "single_card_mape_pct", round_sig(100 * res->single_mape, 4));
 	cJSON_AddNumberToObject(fit, "single_card_rows", res->n_single);
 	cJSON_AddNumberToObject(fit, "tp_mape_pct", round_sig(100 * res->tp_mape, 4));
@@ -204,9 +209,10 @@ const struct cli_cmd cmd_calibrate = {
 	"bucketsim calibrate --data FILE.csv --hardware NAME [--software VERSION] -o PROFILE.json",
 	"fit a hardware profile to measurements",
 	"Fits the free parameters of a hardware profile (compute, weight-streaming, KV and attention\n"
-	"efficiencies, the per-pass overhead, the all-reduce latency, and the compile constants)\n"
-	"with GSL's nonlinear least squares on the relative error of the published static-batch\n"
-	"throughput rows and per-pass prefill latencies of that chip.  Rows the source flags as\n"
+	"efficiencies, the per-pass overhead, the all-reduce latency and overlap, and the compile\n"
+	"constants) with GSL's nonlinear least squares on the relative error of the published\n"
+	"static-batch throughput rows of that chip, its per-pass prefill latencies (another\n"
+	"version's with a fitted version scale) and its CI short-prompt rows.  Rows the source flags as\n"
 	"doubtful, and rows of other software versions when --software is given, are kept out of\n"
 	"the fit and reported as checks.  Prints the fit report (per row, per family, parameters\n"
 	"with standard errors, warm-up cases) and writes the profile atomically: nothing is written\n"

@@ -318,7 +318,7 @@ void cost_list_print(FILE *out)
 		struct model_arch m;
 		if (profile_load_model(s, &m, &err) == 0) {
 			struct eval_ctx ec;
-			struct perf_params pp = {{1, 1, 1, 1, 1, 0, 0}};
+			struct perf_params pp = {{1, 1, 1, 1, 1, 0, 0, 0}};
 			eval_setup(&ec, &(struct hw_spec){.peak_bf16 = 1}, &m, &pp, 1, false, false, 128);
 			fprintf(out, "  %-16s %4d layers %6d hidden %4d/%-3d heads/kv %3d experts (top %d) "
 				"%7.2f GB bf16  context %d\n",

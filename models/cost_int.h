@@ -43,6 +43,7 @@ enum perf_param {
 	PP_ETA_ATTN,      /* matrix efficiency of attention (QK^T, PV, softmax), (0,1] */
 	PP_T_PASS,        /* fixed cost of a forward pass (host, launches, sampler), s */
 	PP_T_ALLREDUCE,   /* latency of one tensor-parallel all-reduce, s */
+	PP_AR_OVERLAP,    /* fraction of all-reduce transfer time hidden behind compute, (0,1) */
 	PP_COUNT
 };
 struct perf_params {

@@ -13,10 +13,10 @@
 
 const char *const perf_param_names[PP_COUNT] = {
 	"eta_compute", "n_half_tokens", "eta_weights", "eta_kv", "eta_attn", "t_pass_ms",
-	"t_allreduce_us",
+	"t_allreduce_us", "ar_overlap",
 };
-const double perf_param_json_scale[PP_COUNT] = {1, 1, 1, 1, 1, 1e3, 1e6};
-const bool perf_param_is_eff[PP_COUNT] = {true, false, true, true, true, false, false};
+const double perf_param_json_scale[PP_COUNT] = {1, 1, 1, 1, 1, 1e3, 1e6, 1};
+const bool perf_param_is_eff[PP_COUNT] = {true, false, true, true, true, false, false, true};
 
 static const char prefix[] = "models/data/";
 

@@ -4,16 +4,20 @@
  * One forward pass on one card of a TP group is the sum of four roofline terms plus overheads:
  *
  *   linear  = max(F_lin  / (P_lin  * eff(T)),      W_lin  / (BW * eta_weights))
- *   head    = max(F_head / (P_attn * eff(L)),      W_head / (BW * eta_weights))
+ *   head    = max(F_head / (P_bf16 * eff(L)),      W_head / (BW * eta_weights))
  *   attn    = max(F_attn / (P_attn * eta_attn),    KV     / (BW * eta_kv))
- *   comm    = 2 * layers * (t_allreduce + 2 (tp-1)/tp * T * hidden * 2 B / ar_bw)  (tp > 1)
- *   t       = linear + head + attn + comm + t_pass
+ *   xfer    = 2 * layers * 2 (tp-1)/tp * T * hidden * 2 B / ar_bw        (0 when tp = 1)
+ *   t       = max(compute + (1 - ar_overlap) xfer, xfer) + 2 layers t_allreduce + t_pass
+ *   compute = linear + head + attn
  *
  * with T the tokens of the pass, L the logits fetched (one per sequence), eff(T) = eta_compute *
  * T / (T + n_half) (thin GEMMs waste the matrix engine; F/eff is still increasing in T), F the
  * FLOPs and W the weight bytes per card; P_lin is the peak at the weight precision, P_attn at
- * the KV-cache precision.  Every term is non-decreasing in each shape dimension,
- * and every efficiency is <= 1, so a pass never beats peak compute or peak bandwidth.
+ * the KV-cache precision, P_bf16 the bf16 peak (fp8 recipes keep the LM head in bf16).  A
+ * fraction ar_overlap of the all-reduce transfer hides behind the pass's compute, never more
+ * than that compute, so a pass is never shorter than the bare transfer.  Every term is
+ * non-decreasing in each shape dimension, and every efficiency is <= 1, so a pass never beats
+ * peak compute or peak bandwidth.
  *
  * ar_bw, the all-reduce bandwidth of one card: in an all-to-all box (Gaudi: 21 scale-up ports
  * spread over the 7 other cards, 3 per peer) a TP group of n cards can use only the links to
@@ -90,23 +94,28 @@ static double pass(const struct eval_ctx *e, double T, double logits, double att
 	double t_lin = 0;
 	if (T > 0)
 		t_lin = fmax(f_lin / (e->peak_lin * eff(e, T)), lin_bytes / (bw * e->p.v[PP_ETA_WEIGHTS]));
+	/* The LM head stays bf16 in the fp8 recipes (weights and matmul). */
 	double f_head = 2 * e->head_params * logits / tp;
 	double head_bytes = logits > 0 ? e->head_params * 2 / tp : 0;
 	double t_head = 0;
 	if (logits > 0)
-		t_head = fmax(f_head / (e->peak_attn * eff(e, logits)),
+		t_head = fmax(f_head / (e->hw.peak_bf16 * eff(e, logits)),
 			      head_bytes / (bw * e->p.v[PP_ETA_WEIGHTS]));
 	double t_attn = fmax(attn_flops / (e->peak_attn * e->p.v[PP_ETA_ATTN]),
 			     kv_bytes / (bw * e->p.v[PP_ETA_KV]));
-	double t_comm = 0;
+	double t_lat = 0, t_xfer = 0;
 	if (e->tp > 1 && T > 0) {
 		double ar_bw = e->hw.scaleup_bw;
 		if (e->hw.scaleup_peers > 0)
 			ar_bw *= fmin(tp - 1, e->hw.scaleup_peers) / e->hw.scaleup_peers;
-		t_comm = 2.0 * m->layers *
-			 (e->p.v[PP_T_ALLREDUCE] + 2 * (tp - 1) / tp * T * m->hidden * 2 / ar_bw);
+		t_lat = 2.0 * m->layers * e->p.v[PP_T_ALLREDUCE];
+		t_xfer = 2.0 * m->layers * 2 * (tp - 1) / tp * T * m->hidden * 2 / ar_bw;
 	}
-	double t = t_lin + t_head + t_attn + t_comm + e->p.v[PP_T_PASS];
+	/* A fraction ar_overlap of the transfer hides behind compute, never more than the
+	 * compute there is: body = max(compute + (1 - ovl) xfer, xfer). */
+	double compute = t_lin + t_head + t_attn;
+	double body = fmax(compute + (1 - e->p.v[PP_AR_OVERLAP]) * t_xfer, t_xfer);
+	double t = body + t_lat + e->p.v[PP_T_PASS];
 	if (pc) {
 		pc->t = t;
 		pc->flops = f_lin + f_head + attn_flops;

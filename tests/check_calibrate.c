@@ -97,6 +97,21 @@ START_TEST(malformed_csv)
 	ck_assert_str_eq(rows[1].software, "1.18");
 	ck_assert(rows[1].doubtful);
 	ck_assert(isnan(rows[1].in));
+	ck_assert(!rows[1].short_prompt);
+	free(rows);
+	unlink(path);
+	free(path);
+	free(text);
+	/* run_generation.py's default prompt is taken as a short input; reuse_cache=False noted */
+	text = xasprintf("%s%s", header,
+			 "s,Gaudi2,1,Meta-Llama-3-8B,bf16,f,short default prompt,100,1,"
+			 "throughput_generated_tokens,129,t/s,reuse_cache=False\n");
+	path = write_tmp(text);
+	bs_err_clear(&err);
+	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), 0);
+	ck_assert_str_eq(rows[0].model, "llama-3-8b");
+	ck_assert(rows[0].short_prompt && rows[0].no_reuse_cache);
+	ck_assert_double_eq(rows[0].in, CALIB_SHORT_PROMPT_TOKENS);
 	free(rows);
 	unlink(path);
 	free(path);
@@ -169,7 +184,7 @@ static size_t synth(struct calib_row *rows, const char *hw_name, const struct pe
 
 START_TEST(synthetic_recovery)
 {
-	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6}};
+	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6, 0.4}};
 	struct calib_row rows[64];
 	size_t n = synth(rows, "gaudi2", &truth);
 	struct calib_opts o = {.hw = "gaudi2", .software = "9.99", .use_prefill_rows = true};
@@ -196,6 +211,42 @@ START_TEST(synthetic_recovery)
 	for (int i = 0; i < PP_COUNT; i++)
 		ck_assert_msg(fabs(res.p.v[i] / truth.v[i] - 1) < 0.01, "%s: %g vs %g",
 			      perf_param_names[i], res.p.v[i], truth.v[i]);
+	ck_assert_int_eq(res.n_scaled, 0);
+	ck_assert_double_eq(res.prefill_scale, 1);
+	calib_result_release(&res);
+}
+END_TEST
+
+/* Prefill rows of another software version, 30 % slower, are fitted with a version scale:
+ * the scale comes back and the generating parameters are still recovered. */
+START_TEST(version_scale_recovery)
+{
+	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6, 0.4}};
+	struct calib_row rows[64];
+	size_t n = synth(rows, "gaudi2", &truth);
+	int scaled = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].metric, "prefill_forward_latency")) {
+			snprintf(rows[i].software, sizeof rows[i].software, "8.88");
+			rows[i].value *= 1.3;
+			scaled++;
+		}
+	struct calib_opts o = {.hw = "gaudi2", .software = "9.99", .use_prefill_rows = true,
+			       .no_priors = true};
+	calib_default_start(&o.start);
+	struct calib_result res;
+	struct bs_err err = {0};
+	ck_assert_int_eq(calib_fit(rows, n, &o, &res, &err), 0);
+	ck_assert_int_eq(res.n_scaled, scaled);
+	ck_assert_double_eq_tol(res.prefill_scale, 1.3, 1e-3);
+	for (int i = 0; i < PP_COUNT; i++)
+		ck_assert_msg(fabs(res.p.v[i] / truth.v[i] - 1) < 0.01, "%s: %g vs %g",
+			      perf_param_names[i], res.p.v[i], truth.v[i]);
+	calib_result_release(&res);
+	/* Without --prefill rows they are checks, reported at the unscaled model. */
+	o.use_prefill_rows = false;
+	ck_assert_int_eq(calib_fit(rows, n, &o, &res, &err), 0);
+	ck_assert_int_eq(res.n_scaled, 0);
 	calib_result_release(&res);
 }
 END_TEST
@@ -230,6 +281,11 @@ static void reproduce(const char *hw)
 		ck_assert_msg(fabs(got - want) <= 1e-3 * fabs(want), "%s: %g vs %g", perf_param_names[i],
 			      got, want);
 	}
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(fit, "prefill_version_scale");
+	if (vs)
+		ck_assert_double_eq_tol(res.prefill_scale, vs->valuedouble, 1e-3 * vs->valuedouble);
+	else
+		ck_assert_int_eq(res.n_scaled, 0);
 	double c1 = cJSON_GetObjectItemCaseSensitive(params, "compile_c1_ms_per_token")->valuedouble;
 	ck_assert_double_eq_tol(res.c.c1 * 1e3, c1, 1e-3 * c1);
 	/* The targets: fitted-version throughput MAPE <= 15 % for single card and TP, compile
@@ -260,7 +316,7 @@ END_TEST
 START_TEST(too_few_rows)
 {
 	struct calib_row rows[64];
-	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6}};
+	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6, 0.4}};
 	synth(rows, "gaudi3", &truth);
 	struct calib_opts o = {.hw = "gaudi3", .software = "1.01", .use_prefill_rows = true};
 	calib_default_start(&o.start);
@@ -284,6 +340,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, malformed_csv);
 	tcase_add_test(tc, synthetic_recovery);
+	tcase_add_test(tc, version_scale_recovery);
 	tcase_add_test(tc, committed_gaudi2);
 	tcase_add_test(tc, committed_gaudi3);
 	tcase_add_test(tc, too_few_rows);
