@@ -55,7 +55,8 @@ struct metrics {
 	int64_t kv_blocks_total, kv_blocks_peak;
 	double kv_block_ns;                     /* integral of used blocks over time */
 	int64_t running_peak;
-	int instances;                          /* serving instances (utilization's divisor) */
+	int instances;                          /* lanes: instances x pipeline stages (the cards
+						   utilization divides by, per TP group) */
 };
 
 void metrics_init(struct metrics *m, size_t n_req, double slo_ttft_ms, double slo_tpot_ms);

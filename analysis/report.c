@@ -233,8 +233,11 @@ void report_human(FILE *f, const cJSON *summary)
 	else
 		fprintf(f, "engine      %.0f prefill + %.0f decode passes", num(m, "prefill_passes"),
 			num(m, "decode_passes"));
-	fprintf(f, " on %.0f instance%s, utilization %.1f%%, %.0f preemptions, KV peak %.0f of "
-		   "%.0f blocks\n", num(m, "instances"), num(m, "instances") > 1 ? "s" : "",
+	fprintf(f, " on %.0f instance%s", num(m, "instances"), num(m, "instances") > 1 ? "s" : "");
+	if (num(m, "pipeline_stages") > 1)
+		fprintf(f, " of %.0f pipeline stages", num(m, "pipeline_stages"));
+	fprintf(f, ", utilization %.1f%%, %.0f preemptions, KV peak %.0f of "
+		   "%.0f blocks\n",
 		100 * num(m, "utilization"), num(m, "preemptions"), num(m, "kv_blocks_peak"),
 		num(m, "kv_blocks_total"));
 	if (num(m, "prefix_cache_hit_tokens") > 0)

@@ -242,13 +242,21 @@ double cost_weight_bytes(const struct cost_model *cm)
  *           HPU graphs;
  *   blocks = floor((free - graph) / (block_size * KV bytes per token per card)).
  */
-int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util)
+int64_t cost_num_kv_blocks_pp(const struct cost_model *cm, int32_t block_size, double mem_util,
+			      int32_t pp)
 {
-	double usable = cm->e.hw.hbm_bytes * mem_util - cm->e.weight_bytes - COST_ACTIVATION_RESERVE;
+	/* Each of the pp stages holds 1/pp of the layers: of the weights and of every block. */
+	double usable = cm->e.hw.hbm_bytes * mem_util - cm->e.weight_bytes / pp -
+			COST_ACTIVATION_RESERVE;
 	if (usable <= 0)
 		return 0;
 	usable *= 1 - COST_GRAPH_RESERVED_FRAC;
-	return (int64_t)floor(usable / ((double)block_size * cm->e.kv_bytes_token));
+	return (int64_t)floor(pp * usable / ((double)block_size * cm->e.kv_bytes_token));
+}
+
+int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util)
+{
+	return cost_num_kv_blocks_pp(cm, block_size, mem_util, 1);
 }
 
 int32_t cost_model_max_context(const struct cost_model *cm)

@@ -41,6 +41,9 @@ int64_t cost_kv_transfer_ns(struct cost_model *cm, int64_t tokens);
 double cost_kv_bytes_per_token(const struct cost_model *cm);
 /* KV blocks of BLOCK_SIZE tokens that fit: (HBM * mem_util - weights - reserve) / block bytes. */
 int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util);
+/* The same for an instance whose layers are split over PP pipeline stages (one card each). */
+int64_t cost_num_kv_blocks_pp(const struct cost_model *cm, int32_t block_size, double mem_util,
+			      int32_t pp);
 /* The model's own context length (vLLM's default max_model_len). */
 int32_t cost_model_max_context(const struct cost_model *cm);
 /* Names for output metadata. */

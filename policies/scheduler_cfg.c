@@ -46,6 +46,12 @@ const struct cfg_def scheduler_cfg_defs[] = {
 	{"cluster.instances", CFG_INT, "1", 1, 1024, NULL, "instances",
 	 "colocated instances (data parallel: each with its own KV cache, all drawing from one "
 	 "waiting queue)"},
+	{"cluster.pp", CFG_INT, "1", 1, 64, NULL, "stages",
+	 "pipeline-parallel stages per colocated instance (cards per instance = pp x hardware.tp)"},
+	{"cluster.engine_loop", CFG_CHOICE, "async", 0, 0, "async|atomic|virtual", "",
+	 "engine loop with pipeline parallelism (vLLM V1 RFC): async = two-stage loop, up to pp "
+	 "microbatches in flight; atomic = one microbatch submitted per returned one; virtual = "
+	 "pp virtual engines, each with its own scheduler and share of the KV cache"},
 	{"cluster.prefill_instances", CFG_INT, "1", 1, 1024, NULL, "instances",
 	 "prefill instances when disaggregated (they share one FCFS worker queue)"},
 	{"cluster.decode_instances", CFG_INT, "1", 1, 1024, NULL, "instances",

@@ -49,6 +49,12 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 
 /* ---- parameters -------------------------------------------------------------------------- */
 
+/* KV blocks one request of max_model_len tokens needs. */
+static int64_t need_blocks(const struct sim_params *p)
+{
+	return (p->max_model_len + p->block_size - 1) / p->block_size;
+}
+
 int sim_params_from_config(const struct config *cfg, const struct bucket_params *bp,
 			   struct sim_params *p, struct bs_err *err)
 {
@@ -91,8 +97,24 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 		     !strcmp(o, "earliest_bucket") || p->memory_safe;
 	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
 	p->instances = (int32_t)config_int(cfg, "cluster.instances");
+	p->pp = (int32_t)config_int(cfg, "cluster.pp");
+	const char *loop = config_str(cfg, "cluster.engine_loop");
+	p->loop = !strcmp(loop, "atomic") ? LOOP_ATOMIC : !strcmp(loop, "virtual") ? LOOP_VIRTUAL
+										  : LOOP_ASYNC;
 	p->prefill_instances = (int32_t)config_int(cfg, "cluster.prefill_instances");
 	p->decode_instances = (int32_t)config_int(cfg, "cluster.decode_instances");
+	if (p->pp > 1 && p->disaggregated)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.pp",
+			       "pipeline parallelism is modelled for colocated instances only");
+	if (p->pp > 1 && p->loop == LOOP_VIRTUAL && p->grouped)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.engine_loop",
+			       "virtual engines keep one plain queue each: BucketServe grouping "
+			       "needs the async or atomic loop");
+	if (p->pp > 1 && p->loop == LOOP_VIRTUAL && p->num_kv_blocks / p->pp < need_blocks(p))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.num_kv_blocks",
+			       "%lld blocks split over %d virtual engines cannot hold one request of "
+			       "max_model_len %d", (long long)p->num_kv_blocks, p->pp,
+			       p->max_model_len);
 	if (p->disaggregated && p->unified)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.mode",
 			       "unified attention runs prefill and decode together: it cannot be "
@@ -258,7 +280,7 @@ static struct waitq *queue_of(struct sim *s, int32_t id)
 
 static bool is_new_queue(const struct sim *s, const struct waitq *q)
 {
-	return q == &s->wq[0] || q == &s->wq[2];
+	return q != &s->wq[1];
 }
 
 /* The KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): the safe fraction of the free
@@ -266,9 +288,12 @@ static bool is_new_queue(const struct sim *s, const struct waitq *q)
 static uint64_t nmax_budget(const struct sim *s)
 {
 	int64_t free_blocks = 0;
-	for (int i = 0; i < s->n_inst; i++)
-		if (s->inst[i].q == &s->wq[0])
-			free_blocks += s->inst[i].kv_free;
+	for (int k = 0; k < s->n_pools; k++)
+		for (int i = 0; i < s->n_inst; i++)
+			if (s->inst[i].kv == &s->pools[k] && s->inst[i].q == &s->wq[0]) {
+				free_blocks += s->pools[k].free;
+				break;
+			}
 	return (uint64_t)(s->bsc->mem_safe_fraction * (double)(free_blocks * s->p.block_size));
 }
 
@@ -351,32 +376,80 @@ static void wq_remove(struct sim *s, struct waitq *q, int32_t id)
 /* ---- set-up ------------------------------------------------------------------------------ */
 
 static void inst_init(struct sim *s, struct inst *in, int idx, enum inst_role role,
-		      struct waitq *q)
+		      struct waitq *q, struct kvpool *kv, struct igroup *grp)
 {
 	memset(in, 0, sizeof *in);
 	in->idx = idx;
 	in->role = role;
 	in->q = q;
+	in->kv = kv;
+	in->grp = grp;
 	size_t mns = (size_t)s->p.max_num_seqs;
 	in->run = xmalloc(mns * sizeof *in->run);
 	in->pre = xmalloc(mns * sizeof *in->pre);
 	in->items = xmalloc(mns * sizeof *in->items);
 	ih_init(&in->done_at, s->dkey, s->dpos, mns);
 	ih_init(&in->cross_at, s->xkey, s->xpos, mns);
-	in->kv_free = s->p.num_kv_blocks;
-	in->pc = xcalloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof *in->pc);
-	in->lru_head = in->lru_tail = -1;
 }
 
 static void inst_release(struct inst *in)
 {
-	free(in->pc);
 	free(in->run);
 	free(in->pre);
 	free(in->items);
-	free(in->compiled);
 	ih_release(&in->done_at);
 	ih_release(&in->cross_at);
+}
+
+static void pool_init(struct sim *s, struct kvpool *kv, int64_t blocks)
+{
+	memset(kv, 0, sizeof *kv);
+	kv->total = kv->free = blocks;
+	kv->pc = xcalloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof *kv->pc);
+	kv->lru_head = kv->lru_tail = -1;
+}
+
+/* Builds the instances: lanes, their groups (one per serving instance), KV pools, queues. */
+static void build_instances(struct sim *s)
+{
+	const struct sim_params *p = &s->p;
+	int lanes = p->disaggregated || p->pp < 1 ? 1 : p->pp;
+	int ninst = p->disaggregated ? p->prefill_instances + p->decode_instances
+				     : (p->instances > 0 ? p->instances : 1);
+	bool shared_pool = lanes > 1 && p->loop != LOOP_VIRTUAL;
+	s->n_groups = ninst;
+	s->groups = xcalloc((size_t)ninst, sizeof *s->groups);
+	s->n_inst = ninst * lanes;
+	s->inst = xcalloc((size_t)s->n_inst, sizeof *s->inst);
+	s->n_pools = shared_pool ? ninst : s->n_inst;
+	s->pools = xcalloc((size_t)s->n_pools, sizeof *s->pools);
+	/* Virtual engines split the instance's KV cache between them (vLLM V0). */
+	int64_t blocks = p->num_kv_blocks / (shared_pool ? 1 : lanes);
+	for (int k = 0; k < s->n_pools; k++)
+		pool_init(s, &s->pools[k], blocks);
+	if (lanes > 1 && p->loop == LOOP_VIRTUAL) {
+		s->lane_q = xcalloc((size_t)s->n_inst, sizeof *s->lane_q);
+		for (int i = 0; i < s->n_inst; i++) {
+			ih_init(&s->lane_q[i].h, s->wkey, s->wpos, 64);
+			s->lane_q[i].front_key = INT64_MIN / 2;
+			s->lane_q[i].order = p->order;
+		}
+	}
+	for (int g = 0; g < ninst; g++) {
+		struct igroup *grp = &s->groups[g];
+		grp->first = g * lanes;
+		grp->lanes = lanes;
+		grp->stages = lanes;
+		grp->stage_free = xcalloc((size_t)lanes, sizeof *grp->stage_free);
+		for (int l = 0; l < lanes; l++) {
+			int i = g * lanes + l;
+			enum inst_role role = !p->disaggregated ? ROLE_MIXED
+					      : g < p->prefill_instances ? ROLE_PREFILL : ROLE_DECODE;
+			struct waitq *q = role == ROLE_DECODE ? &s->wq[1]
+					  : s->lane_q ? &s->lane_q[i] : &s->wq[0];
+			inst_init(s, &s->inst[i], i, role, q, &s->pools[shared_pool ? g : i], grp);
+		}
+	}
 }
 
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
@@ -436,24 +509,15 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 			bsm_reserve(q->bsm, n);
 		}
 	}
-	if (p->disaggregated) {
-		s->n_inst = p->prefill_instances + p->decode_instances;
-		s->inst = xcalloc((size_t)s->n_inst, sizeof *s->inst);
-		for (int i = 0; i < s->n_inst; i++)
-			inst_init(s, &s->inst[i], i, i < p->prefill_instances ? ROLE_PREFILL : ROLE_DECODE,
-				  i < p->prefill_instances ? &s->wq[0] : &s->wq[1]);
-	} else {
-		s->n_inst = p->instances > 0 ? p->instances : 1;
-		s->inst = xcalloc((size_t)s->n_inst, sizeof *s->inst);
-		for (int i = 0; i < s->n_inst; i++)
-			inst_init(s, &s->inst[i], i, ROLE_MIXED, &s->wq[0]);
-	}
+	build_instances(s);
 	s->batch_lens = xmalloc((size_t)p->max_num_seqs * sizeof *s->batch_lens);
 	waste_acc_init(&s->batch_waste);
 	shapemap_init(&s->lookup);
 	shapemap_init(&s->graphs_by_shape);
 	metrics_init(&s->m, n, p->slo_ttft_ms, p->slo_tpot_ms);
-	s->m.kv_blocks_total = p->num_kv_blocks * s->n_inst;
+	s->m.kv_blocks_total = 0;
+	for (int k = 0; k < s->n_pools; k++)
+		s->m.kv_blocks_total += s->pools[k].total;
 	if (n)
 		evq_push(&s->q, req[0].arrival_ns, EVC_ARRIVAL, EV_ARRIVAL, 0);
 	if (p->monitor_ns > 0 && n)
@@ -475,6 +539,19 @@ void sim_release(struct sim *s)
 	for (int i = 0; i < s->n_inst; i++)
 		inst_release(&s->inst[i]);
 	free(s->inst);
+	for (int k = 0; k < s->n_pools; k++)
+		free(s->pools[k].pc);
+	free(s->pools);
+	for (int g = 0; g < s->n_groups; g++) {
+		free(s->groups[g].stage_free);
+		free(s->groups[g].compiled);
+	}
+	free(s->groups);
+	if (s->lane_q) {
+		for (int i = 0; i < s->n_inst; i++)
+			ih_release(&s->lane_q[i].h);
+		free(s->lane_q);
+	}
 	free(s->r);
 	free(s->wkey);
 	free(s->dkey);
@@ -523,18 +600,19 @@ static int32_t graph_get(struct sim *s, int phase, const int32_t v[4])
 	return gi;
 }
 
-/* Compile state of graph GI on instance IN (grown on demand). */
+/* Compile state of graph GI on IN's serving instance (grown on demand). */
 static uint8_t *compiled_flag(struct inst *in, int32_t gi)
 {
-	if ((size_t)gi >= in->compiled_cap) {
-		size_t cap = in->compiled_cap ? in->compiled_cap : 64;
+	struct igroup *g = in->grp;
+	if ((size_t)gi >= g->compiled_cap) {
+		size_t cap = g->compiled_cap ? g->compiled_cap : 64;
 		while (cap <= (size_t)gi)
 			cap *= 2;
-		in->compiled = xrealloc(in->compiled, cap);
-		memset(in->compiled + in->compiled_cap, 0, cap - in->compiled_cap);
-		in->compiled_cap = cap;
+		g->compiled = xrealloc(g->compiled, cap);
+		memset(g->compiled + g->compiled_cap, 0, cap - g->compiled_cap);
+		g->compiled_cap = cap;
 	}
-	return &in->compiled[gi];
+	return &g->compiled[gi];
 }
 
 static void warm_phase(struct sim *s, struct inst *in, enum phase ph)
@@ -560,8 +638,8 @@ void sim_warmup(struct sim *s)
 {
 	if (!s->bucketer || s->p.skip_warmup)
 		return;
-	for (int i = 0; i < s->n_inst; i++) {
-		struct inst *in = &s->inst[i];
+	for (int g = 0; g < s->n_groups; g++) {
+		struct inst *in = &s->inst[s->groups[g].first];
 		if (s->p.unified) {
 			warm_phase(s, in, PHASE_UNIFIED);
 			continue;
@@ -628,38 +706,38 @@ static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 
 static void lru_unlink(struct inst *in, int32_t g)
 {
-	struct pcache *c = &in->pc[g];
+	struct pcache *c = &in->kv->pc[g];
 	if (c->prev >= 0)
-		in->pc[c->prev].next = c->next;
+		in->kv->pc[c->prev].next = c->next;
 	else
-		in->lru_head = c->next;
+		in->kv->lru_head = c->next;
 	if (c->next >= 0)
-		in->pc[c->next].prev = c->prev;
+		in->kv->pc[c->next].prev = c->prev;
 	else
-		in->lru_tail = c->prev;
+		in->kv->lru_tail = c->prev;
 	c->prev = c->next = -1;
 }
 
 static void lru_append(struct inst *in, int32_t g)
 {
-	struct pcache *c = &in->pc[g];
-	c->prev = in->lru_tail;
+	struct pcache *c = &in->kv->pc[g];
+	c->prev = in->kv->lru_tail;
 	c->next = -1;
-	if (in->lru_tail >= 0)
-		in->pc[in->lru_tail].next = g;
+	if (in->kv->lru_tail >= 0)
+		in->kv->pc[in->kv->lru_tail].next = g;
 	else
-		in->lru_head = g;
-	in->lru_tail = g;
+		in->kv->lru_head = g;
+	in->kv->lru_tail = g;
 }
 
 /* Evicts unreferenced cached prefixes until NB blocks can be taken without touching one. */
 static void pc_evict_for(struct inst *in, int64_t nb)
 {
-	while (in->kv_free - nb < in->cached_free && in->lru_head >= 0) {
-		int32_t g = in->lru_head;
+	while (in->kv->free - nb < in->kv->cached_free && in->kv->lru_head >= 0) {
+		int32_t g = in->kv->lru_head;
 		lru_unlink(in, g);
-		in->cached_free -= in->pc[g].blocks;
-		in->pc[g].blocks = 0;
+		in->kv->cached_free -= in->kv->pc[g].blocks;
+		in->kv->pc[g].blocks = 0;
 	}
 }
 
@@ -676,13 +754,13 @@ static int32_t prefix_blocks(const struct sim *s, int32_t id)
 /* References group G's cached blocks for request R (its first SHARE blocks). */
 static void pc_ref(struct inst *in, struct req *r, int32_t g, int32_t share)
 {
-	struct pcache *c = &in->pc[g];
+	struct pcache *c = &in->kv->pc[g];
 	if (c->ref++ == 0) {
 		/* Unreferenced: its blocks come back from the free pool. */
 		lru_unlink(in, g);
-		in->cached_free -= c->blocks;
-		in->kv_free -= c->blocks;
-		in->kv_used += c->blocks;
+		in->kv->cached_free -= c->blocks;
+		in->kv->free -= c->blocks;
+		in->kv->used += c->blocks;
 	}
 	r->shared = share;
 }
@@ -692,29 +770,26 @@ static void pc_unref(struct sim *s, struct inst *in, struct req *r, int32_t id)
 	if (!r->shared)
 		return;
 	int32_t g = s->spec[id].prefix_group;
-	struct pcache *c = &in->pc[g];
+	struct pcache *c = &in->kv->pc[g];
 	r->shared = 0;
 	if (--c->ref == 0) {
-		in->kv_used -= c->blocks;
-		in->kv_free += c->blocks;
-		in->cached_free += c->blocks;
+		in->kv->used -= c->blocks;
+		in->kv->free += c->blocks;
+		in->kv->cached_free += c->blocks;
 		lru_append(in, g);
 	}
 }
 
 static void kv_take(struct sim *s, struct inst *in, struct req *r, int32_t nb)
 {
-	assert(in->kv_free >= nb);
+	assert(in->kv->free >= nb);
 	pc_evict_for(in, nb);
-	in->kv_free -= nb;
-	in->kv_used += nb;
+	in->kv->free -= nb;
+	in->kv->used += nb;
 	r->blocks += nb;
 	int64_t used = 0;
-	if (s->n_inst == 1)
-		used = in->kv_used;
-	else
-		for (int i = 0; i < s->n_inst; i++)
-			used += s->inst[i].kv_used;
+	for (int k = 0; k < s->n_pools; k++)
+		used += s->pools[k].used;
 	if (used > s->m.kv_blocks_peak)
 		s->m.kv_blocks_peak = used;
 }
@@ -722,8 +797,8 @@ static void kv_take(struct sim *s, struct inst *in, struct req *r, int32_t nb)
 /* Frees the blocks request ID owns and drops its reference to its group's prefix. */
 static void kv_release(struct sim *s, struct inst *in, struct req *r, int32_t id)
 {
-	in->kv_free += r->blocks;
-	in->kv_used -= r->blocks;
+	in->kv->free += r->blocks;
+	in->kv->used -= r->blocks;
 	r->blocks = 0;
 	pc_unref(s, in, r, id);
 }
@@ -736,12 +811,12 @@ static void pc_donate(struct sim *s, struct inst *in, struct req *r, int32_t id)
 	if (!pb || r->shared || r->computed < pb * s->p.block_size)
 		return;
 	int32_t g = s->spec[id].prefix_group;
-	struct pcache *c = &in->pc[g];
+	struct pcache *c = &in->kv->pc[g];
 	if (c->ref > 0)
 		return; /* another request's copy is in use: keep its own */
 	if (c->blocks) { /* an unreferenced copy: replaced by this one */
 		lru_unlink(in, g);
-		in->cached_free -= c->blocks;
+		in->kv->cached_free -= c->blocks;
 	}
 	c->blocks = pb;
 	c->ref = 1;
@@ -754,6 +829,7 @@ static void run_remove(struct inst *in, int32_t id)
 	for (size_t i = 0; i < in->n_run; i++)
 		if (in->run[i] == id) {
 			in->run[i] = in->run[--in->n_run];
+			in->grp->running--;
 			return;
 		}
 	BUG("request %d not running", id);
@@ -777,8 +853,18 @@ static void admit(struct sim *s, struct inst *in, int32_t id, enum req_state st)
 	r->admit = s->next_admit++;
 	r->inst = (int16_t)in->idx;
 	in->run[in->n_run++] = id;
-	if ((int64_t)in->n_run > s->m.running_peak)
-		s->m.running_peak = (int64_t)in->n_run;
+	in->grp->running++;
+	if ((int64_t)in->grp->running > s->m.running_peak)
+		s->m.running_peak = (int64_t)in->grp->running;
+}
+
+/* Whether IN may run one more request: max_num_seqs bounds an instance, over its lanes when
+ * they share one scheduler (async and atomic loops) and per lane for virtual engines. */
+static bool has_slot(const struct sim *s, const struct inst *in)
+{
+	if (in->grp->lanes > 1 && s->p.loop != LOOP_VIRTUAL)
+		return in->grp->running < s->p.max_num_seqs;
+	return in->n_run < (size_t)s->p.max_num_seqs;
 }
 
 static void dec_join(struct sim *s, struct inst *in, int32_t id)
@@ -819,6 +905,14 @@ static void kick(struct sim *s, struct inst *in)
 
 /* Kicks every idle instance that admits from Q, the least loaded first (fewest running
  * requests, then lowest index), so that simultaneous work spreads over the instances. */
+static bool group_busy(const struct sim *s, const struct igroup *g)
+{
+	for (int l = 0; l < g->lanes; l++)
+		if (s->inst[g->first + l].busy)
+			return true;
+	return false;
+}
+
 static void kick_queue(struct sim *s, const struct waitq *q)
 {
 	if (s->n_inst == 1) {
@@ -831,6 +925,10 @@ static void kick_queue(struct sim *s, const struct waitq *q)
 		for (int i = 0; i < s->n_inst; i++) {
 			struct inst *in = &s->inst[i];
 			if (in->q != q || in->busy || in->schedule_pending)
+				continue;
+			/* The atomic loop schedules only when its oldest microbatch returns (or
+			 * while the whole pipeline is idle): new work waits for that. */
+			if (s->p.loop == LOOP_ATOMIC && in->grp->lanes > 1 && group_busy(s, in->grp))
 				continue;
 			if (!best || in->n_run < best->n_run)
 				best = in;
@@ -852,7 +950,7 @@ static void preempt(struct sim *s, struct inst *in, int32_t id)
 	}
 	run_remove(in, id);
 	kv_release(s, in, r, id);
-	in->reserved -= r->reserved;
+	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
 	r->computed = 0;
 	r->target = s->spec[id].prompt_tokens + r->generated;
@@ -861,10 +959,11 @@ static void preempt(struct sim *s, struct inst *in, int32_t id)
 	r->preemptions++;
 	s->m.preemptions++;
 	/* Back to the front of the queue that recomputes it (the prefill instances' queue when
-	 * disaggregated: the KV is lost). */
-	wq_push(s, queue_of(s, id), id, true);
-	if (in->q != &s->wq[0])
-		kick_queue(s, &s->wq[0]);
+	 * disaggregated: the KV is lost; a virtual engine's own queue). */
+	struct waitq *back = s->lane_q ? in->q : queue_of(s, id);
+	wq_push(s, back, id, true);
+	if (in->q != back)
+		kick_queue(s, back);
 }
 
 /* The most recently admitted running request: vLLM preempts from the end of its running
@@ -872,9 +971,16 @@ static void preempt(struct sim *s, struct inst *in, int32_t id)
 static int32_t victim(const struct sim *s, const struct inst *in)
 {
 	int32_t best = -1;
-	for (size_t i = 0; i < in->n_run; i++)
-		if (best < 0 || s->r[in->run[i]].admit > s->r[best].admit)
-			best = in->run[i];
+	const struct igroup *g = in->grp;
+	for (int l = 0; l < g->lanes; l++) {
+		const struct inst *o = &s->inst[g->first + l];
+		/* Lanes sharing the pool, but not a microbatch in flight. */
+		if (o->kv != in->kv || (o != in && o->busy))
+			continue;
+		for (size_t i = 0; i < o->n_run; i++)
+			if (best < 0 || s->r[o->run[i]].admit > s->r[best].admit)
+				best = o->run[i];
+	}
 	return best;
 }
 
@@ -882,11 +988,11 @@ static int32_t victim(const struct sim *s, const struct inst *in)
  * ID still runs. */
 static bool make_room(struct sim *s, struct inst *in, int32_t id, int32_t nb, bool *preempted)
 {
-	while (in->kv_free < nb) {
+	while (in->kv->free < nb) {
 		int32_t v = victim(s, in);
 		if (v < 0)
 			BUG("no victim for %d blocks", nb);
-		preempt(s, in, v);
+		preempt(s, &s->inst[s->r[v].inst], v);
 		*preempted = true;
 		if (v == id)
 			return false;
@@ -946,7 +1052,7 @@ static bool arrivals_matter(const struct sim *s, const struct inst *in)
 		return false; /* transfers, not arrivals, feed it: they are events of their own */
 	bool fifo = in->q->order == WO_FCFS && (!s->p.task_aware || s->wq[2].order == WO_FCFS);
 	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->wq[2]) : 0);
-	return in->n_run < (size_t)s->p.max_num_seqs && !(fifo && queued > 0);
+	return has_slot(s, in) && !(fifo && queued > 0);
 }
 
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
@@ -980,7 +1086,7 @@ static int64_t decode_run_length(const struct sim *s, const struct inst *in, int
  * size in blocks was derived from memory with the model's exact per-token KV bytes. */
 static int64_t safe_budget(const struct sim *s, const struct inst *in)
 {
-	int64_t remain = s->p.num_kv_blocks * s->p.block_size - in->reserved;
+	int64_t remain = s->p.num_kv_blocks * s->p.block_size - in->kv->reserved;
 	return (int64_t)(s->bsc->mem_safe_fraction * (double)(remain > 0 ? remain : 0));
 }
 
@@ -1003,15 +1109,15 @@ static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64
 	int64_t static_need = 0; /* blocks the static batch's deferred prefills will take */
 	if (s->p.static_batch && in->n_run > 0)
 		return budget; /* a static batch runs to completion before the next is formed */
-	while ((budget > 0 || s->p.static_batch) && in->n_run < (size_t)s->p.max_num_seqs) {
+	while ((budget > 0 || s->p.static_batch) && has_slot(s, in)) {
 		int32_t id = wq_peek(s, q, k);
 		if (id < 0)
 			break;
 		struct req *r = &s->r[id];
 		/* A cached prefix of its group is not computed again. */
 		int32_t hit = prefix_blocks(s, id), g = s->spec[id].prefix_group;
-		if (hit && hit > in->pc[g].blocks)
-			hit = in->pc[g].blocks;
+		if (hit && hit > in->kv->pc[g].blocks)
+			hit = in->kv->pc[g].blocks;
 		int64_t computed = (int64_t)hit * s->p.block_size;
 		int64_t remaining = r->target - computed;
 		if (!s->p.chunked_prefill && remaining > budget && !s->p.static_batch)
@@ -1020,8 +1126,8 @@ static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64
 		if (!s->p.chunked_prefill && remaining > budget)
 			chunk = 0; /* static batch member whose prefill waits for a later step */
 		int32_t need = blocks_for(s, computed + chunk) - hit;
-		int32_t revive = hit && in->pc[g].ref == 0 ? in->pc[g].blocks : 0;
-		if (need + revive > in->kv_free)
+		int32_t revive = hit && in->kv->pc[g].ref == 0 ? in->kv->pc[g].blocks : 0;
+		if (need + revive > in->kv->free)
 			break;
 		if (s->p.static_batch) {
 			/* UELLM-style: at most static_batch_size requests whose prompts all fit in
@@ -1030,7 +1136,7 @@ static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64
 			if (nb >= (size_t)s->p.static_batch_size)
 				break;
 			int64_t full = blocks_for(s, r->target) - hit;
-			if (static_need + full + revive > in->kv_free)
+			if (static_need + full + revive > in->kv->free)
 				break;
 			static_need += full - need;
 			s->batch_lens[nb] = (uint32_t)s->spec[id].prompt_tokens;
@@ -1049,7 +1155,7 @@ static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64
 			charged += c;
 			smax = m;
 			r->reserved = c;
-			in->reserved += c;
+			in->kv->reserved += c;
 		}
 		wq_remove(s, q, id);
 		admit(s, in, id, RS_PREFILL);
@@ -1087,13 +1193,13 @@ static void admit_waiting(struct sim *s, struct inst *in, int64_t budget)
 static void admit_transferred(struct sim *s, struct inst *in)
 {
 	struct waitq *q = in->q;
-	while (in->n_run < (size_t)s->p.max_num_seqs && q->h.n) {
+	while (has_slot(s, in) && q->h.n) {
 		int32_t id = ih_top(&q->h);
 		struct req *r = &s->r[id];
 		/* Its KV cache plus the slot its first decode step writes (allocated when the step
 		 * is scheduled, as for every decode). */
 		int32_t need = blocks_for(s, (int64_t)r->computed + 1);
-		if (need > in->kv_free)
+		if (need > in->kv->free)
 			break;
 		ih_remove(&q->h, id);
 		admit(s, in, id, RS_DECODE);
@@ -1121,11 +1227,11 @@ static int64_t submit(struct sim *s, struct inst *in, int64_t t, bool preempted)
 			if (r->t_sched < 0)
 				r->t_sched = t;
 		}
-		real[2] = (int32_t)(s->p.contiguous_pa ? in->kv_used : in->dec_blocks);
+		real[2] = (int32_t)(s->p.contiguous_pa ? in->kv->used : in->dec_blocks);
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && in->n_dec)
+		if (!in->n_items && !preempted && !compile_ns && in->n_dec && in->grp->stages == 1)
 			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
 		t += compile_ns +
 		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
@@ -1155,12 +1261,12 @@ static int64_t submit(struct sim *s, struct inst *in, int64_t t, bool preempted)
 		     account_pass(s, in, PHASE_PROMPT, real, gi, compile_ns, tokens, 0, t, 1);
 	}
 	if (in->n_dec) {
-		int32_t nb = (int32_t)(s->p.contiguous_pa ? in->kv_used : in->dec_blocks);
+		int32_t nb = (int32_t)(s->p.contiguous_pa ? in->kv->used : in->dec_blocks);
 		int32_t real[4] = {in->n_dec, 1, nb, 0};
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_DECODE, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns)
+		if (!in->n_items && !preempted && !compile_ns && in->grp->stages == 1)
 			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
 		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
 						   in->n_dec, nb, t, k);
@@ -1219,19 +1325,38 @@ static void schedule(struct sim *s, struct inst *in)
 		return;
 	}
 	int64_t t0 = s->now;
+	struct igroup *grp = in->grp;
+	if (grp->stages > 1 && grp->stage_free[0] > t0)
+		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
 	in->step_start = t0;
 	int64_t t = submit(s, in, t0, preempted);
+	int64_t work = t - t0;
+	if (grp->stages > 1) {
+		/* Pipeline parallelism: the pass's layers are split evenly over the stages; the
+		 * microbatch goes through them in order, each stage working on one microbatch at
+		 * a time. */
+		int64_t at = t0;
+		for (int j = 0; j < grp->stages; j++) {
+			int64_t part = work / grp->stages + (j == grp->stages - 1 ? work % grp->stages : 0);
+			if (grp->stage_free[j] > at)
+				at = grp->stage_free[j];
+			at += part;
+			grp->stage_free[j] = at;
+		}
+		t = at;
+	}
 	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
 	int64_t k = in->step_k ? in->step_k : 1;
-	in->step_dt = (t - t0) / k;
-	if (in->step_dt * k != t - t0)
+	in->step_dt = (t - s->now) / k;
+	if (in->step_dt * k != t - s->now)
 		BUG("uneven decode run");
-	in->busy_ns += t - t0;
-	s->m.busy_ns += t - t0;
+	/* Busy time is the compute of the step (summed over stages, it is card time / stages). */
+	in->busy_ns += work;
+	s->m.busy_ns += work;
 	s->m.steps += k;
-	s->mon_step_ns += t - t0;
+	s->mon_step_ns += t - s->now;
 	s->mon_steps += k;
-	s->m.kv_block_ns += (double)in->kv_used * (double)(t - t0);
+	s->m.kv_block_ns += (double)in->kv->used * (double)(t - s->now);
 	in->busy = true;
 	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, in->idx);
 }
@@ -1246,7 +1371,7 @@ static void finish(struct sim *s, struct inst *in, int32_t id)
 	r->state = RS_DONE;
 	run_remove(in, id);
 	kv_release(s, in, r, id);
-	in->reserved -= r->reserved;
+	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
 	s->finished++;
 	metrics_request(&s->m, q->arrival_ns, r->t_first, s->now, q->prompt_tokens,
@@ -1260,9 +1385,8 @@ static void start_transfer(struct sim *s, struct inst *in, int32_t id)
 {
 	struct req *r = &s->r[id];
 	run_remove(in, id);
-	in->reserved -= r->reserved;
+	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
-	in->kv_held_xfer += r->blocks;
 	r->state = RS_TRANSFER;
 	int64_t dt = s->costs.transfer(s->costs.ctx, r->computed);
 	s->transfer_ns_total += dt;
@@ -1315,7 +1439,6 @@ static void on_transfer(struct sim *s, int32_t id)
 {
 	struct req *r = &s->r[id];
 	struct inst *from = &s->inst[r->inst];
-	from->kv_held_xfer -= r->blocks;
 	kv_release(s, from, r, id);
 	r->inst = -1;
 	r->state = RS_XFER_WAIT;
@@ -1333,13 +1456,13 @@ static void on_monitor(struct sim *s)
 	m.waiting = sim_waiting(s);
 	m.running = sim_running(s);
 	m.transferring = s->transferring;
-	for (int i = 0; i < s->n_inst; i++) {
-		m.kv_used += s->inst[i].kv_used;
-		m.kv_total += s->p.num_kv_blocks;
+	for (int k = 0; k < s->n_pools; k++) {
+		m.kv_used += s->pools[k].used;
+		m.kv_total += s->pools[k].total;
 	}
 	double iv = (double)s->p.monitor_ns / 1e9;
 	m.arrival_rate = (double)s->mon_arrivals / iv;
-	size_t nw = wq_len(&s->wq[0]) + wq_len(&s->wq[2]);
+	size_t nw = sim_waiting(s) - s->wq[1].h.n;
 	m.mean_waiting_len = nw ? (double)s->wait_prompt_tokens / (double)nw : 0;
 	m.batch_latency_ms = s->mon_steps ? (double)s->mon_step_ns / 1e6 / (double)s->mon_steps : 0;
 	m.buckets = s->wq[0].bsm ? bsm_nbuckets(s->wq[0].bsm) : 1;
@@ -1370,7 +1493,19 @@ bool sim_step(struct sim *s)
 	case EV_ARRIVAL: {
 		int32_t id = (int32_t)e.arg;
 		s->r[id].state = RS_WAITING;
-		wq_push(s, queue_of(s, id), id, false);
+		if (s->lane_q) {
+			/* Virtual engines: the one with the fewest unfinished requests takes it. */
+			struct inst *best = NULL;
+			for (int i = 0; i < s->n_inst; i++) {
+				struct inst *c = &s->inst[i];
+				if (!best || c->n_run + c->q->h.n < best->n_run + best->q->h.n)
+					best = c;
+			}
+			wq_push(s, best->q, id, false);
+			kick(s, best);
+		} else {
+			wq_push(s, queue_of(s, id), id, false);
+		}
 		s->arrived++;
 		s->mon_arrivals++;
 		s->next_arrival = (size_t)id + 1;
@@ -1383,6 +1518,16 @@ bool sim_step(struct sim *s)
 	case EV_PASS_DONE: {
 		struct inst *in = &s->inst[e.arg];
 		update(s, in);
+		/* The lane schedules its returned requests again; its idle sibling lanes (empty
+		 * microbatch slots) may take waiting work.  The atomic loop builds the next
+		 * microbatch before it processes the returned one, so the idle lanes go first
+		 * there; the async loop processes the returned microbatch first. */
+		bool atomic = s->p.loop == LOOP_ATOMIC && in->grp->lanes > 1;
+		if (!atomic)
+			kick(s, in);
+		for (int l = 0; l < in->grp->lanes; l++)
+			if (&s->inst[in->grp->first + l] != in)
+				kick(s, &s->inst[in->grp->first + l]);
 		kick(s, in);
 		break;
 	}
@@ -1424,7 +1569,11 @@ void sim_run(struct sim *s)
 
 size_t sim_waiting(const struct sim *s)
 {
-	return wq_len(&s->wq[0]) + s->wq[1].h.n + wq_len(&s->wq[2]);
+	size_t n = wq_len(&s->wq[0]) + s->wq[1].h.n + wq_len(&s->wq[2]);
+	if (s->lane_q)
+		for (int i = 0; i < s->n_inst; i++)
+			n += s->lane_q[i].h.n;
+	return n;
 }
 
 size_t sim_running(const struct sim *s)
@@ -1439,13 +1588,15 @@ bool sim_check_invariants(const struct sim *s)
 {
 	if (s->arrived != s->finished + sim_waiting(s) + sim_running(s) + s->transferring)
 		return false;
+	for (int k = 0; k < s->n_pools; k++) {
+		const struct kvpool *kv = &s->pools[k];
+		if (kv->free + kv->used != kv->total || kv->free < 0 || kv->reserved < 0 ||
+		    kv->cached_free > kv->free || kv->cached_free < 0)
+			return false;
+	}
 	for (int i = 0; i < s->n_inst; i++) {
 		const struct inst *in = &s->inst[i];
-		if (in->kv_free + in->kv_used != s->p.num_kv_blocks || in->kv_free < 0)
-			return false;
 		if ((size_t)in->n_dec + in->n_pre != in->n_run)
-			return false;
-		if (in->reserved < 0 || in->cached_free > in->kv_free || in->cached_free < 0)
 			return false;
 	}
 	return true;
@@ -1466,9 +1617,9 @@ void sim_finish(struct sim *s)
 	if (s->p.stop_ns == INT64_MAX) {
 		if (s->finished != s->n)
 			BUG("%zu of %zu requests finished", s->finished, s->n);
-		for (int i = 0; i < s->n_inst; i++)
-			if (s->inst[i].kv_used != 0)
-				BUG("%lld KV blocks not returned on instance %d",
-				    (long long)s->inst[i].kv_used, i);
+		for (int k = 0; k < s->n_pools; k++)
+			if (s->pools[k].used != 0)
+				BUG("%lld KV blocks not returned to pool %d",
+				    (long long)s->pools[k].used, k);
 	}
 }

@@ -70,6 +70,8 @@ enum req_state { RS_PENDING, RS_WAITING, RS_PREFILL, RS_DECODE, RS_TRANSFER, RS_
 enum wait_order { WO_FCFS, WO_SJF, WO_LJF, WO_SJF_TOTAL, WO_LJF_TOTAL, WO_PRIORITY,
 		  WO_SLO_OUTPUT };
 enum inst_role { ROLE_MIXED, ROLE_PREFILL, ROLE_DECODE };
+/* Pipeline-parallel engine loops (the vLLM V1 RFC's options). */
+enum engine_loop { LOOP_ASYNC, LOOP_ATOMIC, LOOP_VIRTUAL };
 
 /* The cost of passes, as function pointers so tests can plug in exact service times. */
 struct sim_costs {
@@ -100,6 +102,8 @@ struct sim_params {
 					 * in `order` after them */
 	bool disaggregated;
 	int32_t instances;              /* colocated instances */
+	int32_t pp;                     /* pipeline stages (lanes) per colocated instance */
+	enum engine_loop loop;
 	int32_t prefill_instances, decode_instances;
 	int64_t stop_ns;                /* INT64_MAX = run to completion */
 	int64_t monitor_ns;             /* 0 = no monitor samples */
@@ -191,10 +195,34 @@ struct waitq {
 	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
 };
 
+/* A paged KV-cache block pool, with the prefix cache kept in it.  Each instance has its own;
+ * the lanes of a pipeline-parallel instance with the async or atomic loop share one. */
+struct kvpool {
+	int64_t total, free, used;
+	int64_t cached_free;            /* free blocks still holding an unreferenced prefix */
+	int64_t reserved;               /* memory-safe batching: tokens reserved by its requests */
+	struct pcache *pc;              /* by prefix group */
+	int32_t lru_head, lru_tail;     /* unreferenced cached groups, least recently used first */
+};
+
+/* One serving instance: its lanes (1, or cluster.pp with pipeline parallelism) share the
+ * pipeline stages, the compiled graphs and, with the async and atomic loops, the KV pool and
+ * the max_num_seqs limit. */
+struct igroup {
+	int first, lanes;
+	int stages;
+	int64_t *stage_free;            /* when each pipeline stage is next free */
+	int32_t running;                /* running requests over its lanes */
+	uint8_t *compiled;              /* by graph index */
+	size_t compiled_cap;
+};
+
 struct inst {
 	int idx;
 	enum inst_role role;
 	struct waitq *q;                /* where it admits from */
+	struct kvpool *kv;
+	struct igroup *grp;
 	int32_t *run;                   /* running ids (unordered; admit order in req.admit) */
 	size_t n_run;
 	int32_t *pre;                   /* running requests still in prefill, admission order */
@@ -203,18 +231,12 @@ struct inst {
 	int32_t n_dec;
 	int64_t dec_blocks;             /* blocks held by decoding requests */
 	int64_t G;                      /* decode steps executed */
-	int64_t kv_free, kv_used, kv_held_xfer, reserved;
 	/* The step in flight. */
 	struct pre_item *items;
 	size_t n_items;
 	int32_t step_dec;
 	int64_t step_k, step_dt, step_start, last_end;
 	bool busy, schedule_pending;
-	struct pcache *pc;              /* by prefix group */
-	int32_t lru_head, lru_tail;     /* unreferenced cached groups, least recently used first */
-	int64_t cached_free;            /* free blocks still holding an unreferenced prefix */
-	uint8_t *compiled;              /* by graph index */
-	size_t compiled_cap;
 	int64_t busy_ns;
 };
 
@@ -239,6 +261,11 @@ struct sim {
 	struct waitq wq[3];
 	struct inst *inst;
 	int n_inst;
+	struct kvpool *pools;
+	int n_pools;
+	struct igroup *groups;
+	int n_groups;
+	struct waitq *lane_q;           /* virtual engines: one queue per lane */
 	int32_t next_admit;
 
 	struct shapemap lookup;         /* (phase, real shape) -> graph */

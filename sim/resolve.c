@@ -16,8 +16,9 @@ int sim_resolve_config(struct config *cfg, struct cost_model **cm_out, struct bs
 		config_set_derived(cfg, "server.max_model_len", buf);
 	}
 	if (!config_is_set(cfg, "server.num_kv_blocks")) {
-		int64_t nb = cost_num_kv_blocks(cm, (int32_t)config_int(cfg, "server.block_size"),
-						config_double(cfg, "server.gpu_memory_utilization"));
+		int64_t nb = cost_num_kv_blocks_pp(cm, (int32_t)config_int(cfg, "server.block_size"),
+						   config_double(cfg, "server.gpu_memory_utilization"),
+						   (int32_t)config_int(cfg, "cluster.pp"));
 		if (nb < 1) {
 			bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.num_kv_blocks",
 				"the model's weights leave no memory for the KV cache on %s "

@@ -1,7 +1,7 @@
 /*
  * resolve: derives the auto configuration keys every command needs before it builds a
  * simulation: creates the cost model, then server.max_model_len (the model's context length),
- * server.num_kv_blocks (from device memory) and server.contiguous_pa (not prefix caching),
+ * server.num_kv_blocks (from device memory over hardware.tp x cluster.pp cards) and server.contiguous_pa (not prefix caching),
  * each recorded with origin "derived".
  */
 #ifndef BS_RESOLVE_H

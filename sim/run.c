@@ -118,7 +118,8 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 	add_num_or_null(m, "mean_kv_transfer_ms",
 			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
 				     : 0.0 / 0.0);
-	add_raw_int(m, "instances", s->n_inst);
+	add_raw_int(m, "instances", s->n_groups);
+	add_raw_int(m, "pipeline_stages", s->groups[0].stages);
 	add_raw_int(m, "prefix_cache_hit_tokens", (long long)s->prefix_hit_tokens);
 }
 

@@ -96,6 +96,20 @@ expect_exit 0 prefix "$B" run --trace "$T/prefix.csv" --set server.max_model_len
 expect_exit 0 prefix-off "$B" run --trace "$T/prefix.csv" --set server.max_model_len=4096 --set server.prefix_caching=false -o "$T/px0"
 [ "$(val "$T/px0" prefix_cache_hit_tokens)" = 0 ] && ok prefix-off-nohits || fail prefix-off-nohits "$(val "$T/px0" prefix_cache_hit_tokens)"
 
+# --- pipeline-parallel engine loops ---
+for loop in async atomic virtual; do
+	expect_exit 0 "pp-$loop" "$B" run --trace alpaca --set workload.num_requests=600 --set workload.rate=10 \
+		--set cluster.pp=4 --set cluster.engine_loop=$loop -o "$T/pp-$loop" -q
+	[ "$(val "$T/pp-$loop" completed)" = 600 ] && ok "pp-$loop-completed" || fail "pp-$loop-completed" "$(val "$T/pp-$loop" completed)"
+	[ "$(val "$T/pp-$loop" pipeline_stages)" = 4 ] && ok "pp-$loop-stages" || fail "pp-$loop-stages" "$(val "$T/pp-$loop" pipeline_stages)"
+done
+# more than one microbatch in flight: lanes overlap in time
+ov=$(awk -F, 'NR>1 {if ($14 != lane && $2 + 0 < end) o = 1; lane = $14; end = $3 + 0} END {print o + 0}' "$T/pp-async/batches.csv")
+[ "$ov" = 1 ] && ok pp-overlap || fail pp-overlap "no two microbatches in flight"
+expect_exit 3 pp-disagg "$B" run --set cluster.pp=2 --set cluster.mode=disaggregated
+expect_stderr pp-disagg-msg "field 'cluster\.pp'"
+expect_exit 3 pp-virtual-grouped "$B" run --set cluster.pp=2 --set cluster.engine_loop=virtual --set scheduler.grouping=adaptive
+
 # --- errors ---
 expect_exit 3 unified-needs-buckets "$B" run --set scheduler.batching=unified
 expect_stderr unified-needs-buckets-msg "field 'scheduler\.batching'"
