@@ -13,10 +13,11 @@
 #   V=1            echo every command
 #   SANITIZE=...   extra -fsanitize= list (used by the build-san pass)
 #   BUILD=dir      build directory (default build)
-#   OPT=...        optimisation flags (default -O2 -g)
+#   OPT=...        optimisation flags (default -O2 -g -DNDEBUG: the kernel's invariant
+#                  asserts run in the sanitizer build, which uses -O1 -g)
 
 BUILD    ?= build
-OPT      ?= -O2 -g
+OPT      ?= -O2 -g -DNDEBUG
 CC       ?= cc
 SANITIZE ?=
 
