@@ -730,6 +730,15 @@ static void lru_append(struct inst *in, int32_t g)
 	in->kv->lru_tail = g;
 }
 
+/* Changes the blocks in use of KV, integrating blocks x time for kv_utilization_mean. */
+static void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta)
+{
+	s->m.kv_block_ns += (double)kv->used * (double)(s->now - kv->t_used);
+	kv->t_used = s->now;
+	kv->used += delta;
+	kv->free -= delta;
+}
+
 /* Evicts unreferenced cached prefixes until NB blocks can be taken without touching one. */
 static void pc_evict_for(struct inst *in, int64_t nb)
 {
@@ -752,15 +761,14 @@ static int32_t prefix_blocks(const struct sim *s, int32_t id)
 }
 
 /* References group G's cached blocks for request R (its first SHARE blocks). */
-static void pc_ref(struct inst *in, struct req *r, int32_t g, int32_t share)
+static void pc_ref(struct sim *s, struct inst *in, struct req *r, int32_t g, int32_t share)
 {
 	struct pcache *c = &in->kv->pc[g];
 	if (c->ref++ == 0) {
 		/* Unreferenced: its blocks come back from the free pool. */
 		lru_unlink(in, g);
 		in->kv->cached_free -= c->blocks;
-		in->kv->free -= c->blocks;
-		in->kv->used += c->blocks;
+		pool_used_add(s, in->kv, c->blocks);
 	}
 	r->shared = share;
 }
@@ -773,8 +781,7 @@ static void pc_unref(struct sim *s, struct inst *in, struct req *r, int32_t id)
 	struct pcache *c = &in->kv->pc[g];
 	r->shared = 0;
 	if (--c->ref == 0) {
-		in->kv->used -= c->blocks;
-		in->kv->free += c->blocks;
+		pool_used_add(s, in->kv, -c->blocks);
 		in->kv->cached_free += c->blocks;
 		lru_append(in, g);
 	}
@@ -784,8 +791,7 @@ static void kv_take(struct sim *s, struct inst *in, struct req *r, int32_t nb)
 {
 	assert(in->kv->free >= nb);
 	pc_evict_for(in, nb);
-	in->kv->free -= nb;
-	in->kv->used += nb;
+	pool_used_add(s, in->kv, nb);
 	r->blocks += nb;
 	int64_t used = 0;
 	for (int k = 0; k < s->n_pools; k++)
@@ -797,8 +803,7 @@ static void kv_take(struct sim *s, struct inst *in, struct req *r, int32_t nb)
 /* Frees the blocks request ID owns and drops its reference to its group's prefix. */
 static void kv_release(struct sim *s, struct inst *in, struct req *r, int32_t id)
 {
-	in->kv->free += r->blocks;
-	in->kv->used -= r->blocks;
+	pool_used_add(s, in->kv, -r->blocks);
 	r->blocks = 0;
 	pc_unref(s, in, r, id);
 }
@@ -1161,7 +1166,7 @@ static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64
 		admit(s, in, id, RS_PREFILL);
 		in->pre[in->n_pre++] = id;
 		if (hit) {
-			pc_ref(in, r, g, hit);
+			pc_ref(s, in, r, g, hit);
 			r->computed = (int32_t)computed;
 			s->prefix_hit_tokens += computed;
 		}
@@ -1356,7 +1361,6 @@ static void schedule(struct sim *s, struct inst *in)
 	s->m.steps += k;
 	s->mon_step_ns += t - s->now;
 	s->mon_steps += k;
-	s->m.kv_block_ns += (double)in->kv->used * (double)(t - s->now);
 	in->busy = true;
 	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, in->idx);
 }
@@ -1612,6 +1616,8 @@ void sim_finish(struct sim *s)
 	for (int i = 0; i < s->n_inst; i++)
 		s->m.busy_ns += s->inst[i].busy_ns;
 	s->m.instances = s->n_inst;
+	for (int k = 0; k < s->n_pools; k++)  /* the tail of the blocks x time integral */
+		pool_used_add(s, &s->pools[k], 0);
 	if (!sim_check_invariants(s))
 		BUG("conservation violated at the end of the run");
 	if (s->p.stop_ns == INT64_MAX) {

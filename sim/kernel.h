@@ -199,6 +199,7 @@ struct waitq {
  * the lanes of a pipeline-parallel instance with the async or atomic loop share one. */
 struct kvpool {
 	int64_t total, free, used;
+	int64_t t_used;                 /* when `used` last changed */
 	int64_t cached_free;            /* free blocks still holding an unreferenced prefix */
 	int64_t reserved;               /* memory-safe batching: tokens reserved by its requests */
 	struct pcache *pc;              /* by prefix group */
