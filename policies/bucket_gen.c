@@ -143,7 +143,10 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 	if (has_cmax < 0)
 		return -1;
 	int64_t maxc = ivec_max(ctx);
-	bool edge = !p->merged_prefill && mml >= 8192;
+	/* Upstream common.generate_buckets tests only is_prompt, the largest ctx and
+	 * max_model_len >= LONG_CTX_THRESHOLD: the edge rule also applies with merged prefill
+	 * (where the merged-prefill ctx filter then judges the edge bucket). */
+	bool edge = mml >= 8192;
 	for (size_t i = 0; i < bs->n; i++)
 		for (size_t j = 0; j < ctx->n; j++) {
 			int64_t c = ctx->v[j];

@@ -561,6 +561,32 @@ START_TEST(current_generate_buckets)
 }
 END_TEST
 
+/* Merged prefill with max_model_len >= 8192: upstream common.generate_buckets applies the
+ * long-context edge rule whenever is_prompt (it does not test merged_prefill), so the largest
+ * ctx column (48) becomes (mml - q) // B = 28 (q 1024) and 24 (q 2048), which the
+ * merged-prefill filter keeps.  Expected list computed with a re-implementation of
+ * vllm-gaudi vllm_gaudi/extension/bucketing/{common,exponential}.py (newest stored common.py,
+ * the one that imports padding_aware; the rule is unchanged since #739). */
+START_TEST(current_merged_long_edge)
+{
+	base("current", "8192", "2", "100");
+	cset("server.block_size", "256");
+	cset("server.max_num_batched_tokens", "2048");
+	cset("server.merged_prefill", "true");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
+			 "Prompt bucket config (min, step, max_warmup, limit) bs:(1, 1, 1, 1), "
+			 "query:(256, 1024, 2048, 11), blocks:(0, 4, 48, 6)");
+	char *s = list_str(b, PHASE_PROMPT);
+	ck_assert_str_eq(s, "[(1, 1024, 0), (1, 1024, 4), (1, 1024, 8), (1, 1024, 12), "
+			    "(1, 1024, 20), (1, 1024, 28), (1, 1024, 32), (1, 2048, 0), (1, 2048, 4), "
+			    "(1, 2048, 8), (1, 2048, 12), (1, 2048, 20), (1, 2048, 24), (1, 2048, 32)]");
+	free(s);
+	done(b);
+}
+END_TEST
+
 /* ---------------- version docs ---------------- */
 
 static const char *seed_prompt =
@@ -1212,6 +1238,7 @@ int main(void)
 	tcase_add_test(tc, current_linear);
 	tcase_add_test(tc, current_padding_aware_cfgs);
 	tcase_add_test(tc, current_generate_buckets);
+	tcase_add_test(tc, current_merged_long_edge);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("docs");
 	tcase_add_test(tc, docs_seed);
