@@ -10,6 +10,7 @@
 
 #include "policies/bucket_int.h"
 #include "policies/bucketing.h"
+#include "tests/check_main.h"
 
 static struct config cfg;
 
@@ -1265,9 +1266,5 @@ int main(void)
 	tcase_add_test(tc, env_precedence);
 	tcase_add_test(tc, env_errors);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "policies/bucketserve.h"
+#include "tests/check_main.h"
 
 /* ---------- helpers ---------- */
 
@@ -663,9 +664,5 @@ int main(void)
 	tc = tcase_create("config");
 	tcase_add_test(tc, cfg_resolve);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

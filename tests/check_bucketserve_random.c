@@ -14,6 +14,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "policies/bucketserve.h"
+#include "tests/check_main.h"
 
 struct shadow {
 	struct bsm_req *req;
@@ -218,9 +219,5 @@ int main(void)
 	tcase_add_test(tc, random_all);
 	tcase_add_test(tc, large_queue);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

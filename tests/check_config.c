@@ -12,6 +12,7 @@
 
 #include "policies/presets.h"
 #include "sim/config.h"
+#include "tests/check_main.h"
 
 static char *write_tmp(const char *text)
 {
@@ -154,9 +155,5 @@ int main(void)
 	tcase_add_test(tc, json_errors_name_the_line);
 	tcase_add_test(tc, hash_is_stable);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -14,6 +14,7 @@
 #include "sim/config.h"
 #include "sim/evq.h"
 #include "sim/kernel.h"
+#include "tests/check_main.h"
 
 /* ---- exact service times ---- */
 
@@ -829,9 +830,5 @@ int main(void)
 	tcase_add_test(tc, prefix_cache_hand_worked);
 	tcase_add_test(tc, prefix_cache_conserves);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "analysis/metrics.h"
+#include "tests/check_main.h"
 
 START_TEST(wquantile_equals_gsl_on_expanded_data)
 {
@@ -112,9 +113,5 @@ int main(void)
 	tcase_add_test(tc, summary_by_hand);
 	tcase_add_test(tc, empty_samples_are_null);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

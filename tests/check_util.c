@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "sim/util.h"
+#include "tests/check_main.h"
 
 START_TEST(parse_strict)
 {
@@ -83,9 +84,5 @@ int main(void)
 	tcase_add_test(tc, first_error_wins);
 	tcase_add_test(tc, outset_atomic);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -12,6 +12,7 @@
 #include "sim/config.h"
 #include "workloads/trace_int.h"
 #include "workloads/workload.h"
+#include "tests/check_main.h"
 
 static char tmpdir[64];
 
@@ -836,9 +837,5 @@ int main(void)
 	tcase_add_test(tc, trace_order_and_size);
 	tcase_add_test(tc, million_requests);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }
