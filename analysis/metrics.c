@@ -119,13 +119,13 @@ double metrics_wquantile(const double *x, const int64_t *w, size_t n, double f)
 	return (1 - delta) * a + delta * b;
 }
 
-static void add_num(cJSON *o, const char *k, double v)
+void json_add_num(cJSON *o, const char *k, double v)
 {
 	/* NaN (an empty sample) is written as null. */
 	cJSON_AddItemToObject(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
-static void add_int(cJSON *o, const char *k, int64_t v)
+void json_add_int(cJSON *o, const char *k, int64_t v)
 {
 	char buf[32];
 	snprintf(buf, sizeof buf, "%lld", (long long)v);
@@ -155,15 +155,15 @@ static void add_dist(cJSON *o, const char *name, double *x, size_t n)
 		p99 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.99);
 	}
 	snprintf(key, sizeof key, "mean_%s_ms", name);
-	add_num(o, key, mean);
+	json_add_num(o, key, mean);
 	snprintf(key, sizeof key, "median_%s_ms", name);
-	add_num(o, key, med);
+	json_add_num(o, key, med);
 	snprintf(key, sizeof key, "std_%s_ms", name);
-	add_num(o, key, sd);
+	json_add_num(o, key, sd);
 	snprintf(key, sizeof key, "p90_%s_ms", name);
-	add_num(o, key, p90);
+	json_add_num(o, key, p90);
 	snprintf(key, sizeof key, "p99_%s_ms", name);
-	add_num(o, key, p99);
+	json_add_num(o, key, p99);
 }
 
 static int cmp_cell(const void *a, const void *b)
@@ -191,11 +191,11 @@ static void add_itl(cJSON *o, struct metrics *m)
 	double mean = n ? sum / tot : NAN, var = 0;
 	for (size_t i = 0; i < n; i++)
 		var += (double)w[i] * (x[i] - mean) * (x[i] - mean);
-	add_num(o, "mean_itl_ms", mean);
-	add_num(o, "median_itl_ms", metrics_wquantile(x, w, n, 0.5));
-	add_num(o, "std_itl_ms", n ? sqrt(var / tot) : NAN);
-	add_num(o, "p90_itl_ms", metrics_wquantile(x, w, n, 0.90));
-	add_num(o, "p99_itl_ms", metrics_wquantile(x, w, n, 0.99));
+	json_add_num(o, "mean_itl_ms", mean);
+	json_add_num(o, "median_itl_ms", metrics_wquantile(x, w, n, 0.5));
+	json_add_num(o, "std_itl_ms", n ? sqrt(var / tot) : NAN);
+	json_add_num(o, "p90_itl_ms", metrics_wquantile(x, w, n, 0.90));
+	json_add_num(o, "p99_itl_ms", metrics_wquantile(x, w, n, 0.99));
 	free(c);
 	free(x);
 	free(w);
@@ -205,48 +205,48 @@ cJSON *metrics_to_json(struct metrics *m)
 {
 	cJSON *o = cJSON_CreateObject();
 	double dur = m->done ? (double)(m->last_finish_ns - m->first_arrival_ns) / 1e9 : 0;
-	add_int(o, "completed", (int64_t)m->done);
-	add_num(o, "duration", dur);
-	add_int(o, "total_input_tokens", m->prompt_tokens);
-	add_int(o, "total_output_tokens", m->output_tokens);
-	add_num(o, "request_throughput", dur > 0 ? (double)m->done / dur : NAN);
-	add_num(o, "output_throughput", dur > 0 ? (double)m->output_tokens / dur : NAN);
-	add_num(o, "total_token_throughput",
+	json_add_int(o, "completed", (int64_t)m->done);
+	json_add_num(o, "duration", dur);
+	json_add_int(o, "total_input_tokens", m->prompt_tokens);
+	json_add_int(o, "total_output_tokens", m->output_tokens);
+	json_add_num(o, "request_throughput", dur > 0 ? (double)m->done / dur : NAN);
+	json_add_num(o, "output_throughput", dur > 0 ? (double)m->output_tokens / dur : NAN);
+	json_add_num(o, "total_token_throughput",
 		dur > 0 ? (double)(m->prompt_tokens + m->output_tokens) / dur : NAN);
 	add_dist(o, "ttft", m->ttft_ms, m->done);
 	add_dist(o, "tpot", m->tpot_ms, m->n_tpot);
 	add_itl(o, m);
 	add_dist(o, "e2el", m->e2e_ms, m->done);
-	add_num(o, "slo_attainment", m->done ? (double)m->slo_met / (double)m->done : NAN);
-	add_int(o, "real_tokens", m->real_tokens);
-	add_int(o, "padded_tokens", m->padded_tokens);
-	add_num(o, "padding_waste_ratio",
+	json_add_num(o, "slo_attainment", m->done ? (double)m->slo_met / (double)m->done : NAN);
+	json_add_int(o, "real_tokens", m->real_tokens);
+	json_add_int(o, "padded_tokens", m->padded_tokens);
+	json_add_num(o, "padding_waste_ratio",
 		m->padded_tokens ? (double)(m->padded_tokens - m->real_tokens) / (double)m->padded_tokens
 				 : NAN);
-	add_int(o, "real_kv_blocks", m->real_blocks);
-	add_int(o, "padded_kv_blocks", m->padded_blocks);
-	add_num(o, "kv_block_padding_ratio",
+	json_add_int(o, "real_kv_blocks", m->real_blocks);
+	json_add_int(o, "padded_kv_blocks", m->padded_blocks);
+	json_add_num(o, "kv_block_padding_ratio",
 		m->padded_blocks ? (double)(m->padded_blocks - m->real_blocks) / (double)m->padded_blocks
 				 : NAN);
-	add_int(o, "compiles_warmup", m->compiles_warmup);
-	add_int(o, "compiles_runtime", m->compiles_runtime);
-	add_int(o, "fallback_buckets", m->fallback_buckets);
-	add_num(o, "warmup_s", (double)m->warmup_ns / 1e9);
-	add_num(o, "runtime_compile_s", (double)m->runtime_compile_ns / 1e9);
-	add_int(o, "preemptions", m->preemptions);
-	add_int(o, "prefill_passes", m->passes[0]);
-	add_int(o, "decode_passes", m->passes[1]);
-	add_int(o, "unified_passes", m->passes[2]);
-	add_int(o, "engine_steps", m->steps);
-	add_num(o, "utilization",
+	json_add_int(o, "compiles_warmup", m->compiles_warmup);
+	json_add_int(o, "compiles_runtime", m->compiles_runtime);
+	json_add_int(o, "fallback_buckets", m->fallback_buckets);
+	json_add_num(o, "warmup_s", (double)m->warmup_ns / 1e9);
+	json_add_num(o, "runtime_compile_s", (double)m->runtime_compile_ns / 1e9);
+	json_add_int(o, "preemptions", m->preemptions);
+	json_add_int(o, "prefill_passes", m->passes[0]);
+	json_add_int(o, "decode_passes", m->passes[1]);
+	json_add_int(o, "unified_passes", m->passes[2]);
+	json_add_int(o, "engine_steps", m->steps);
+	json_add_num(o, "utilization",
 		m->end_ns > 0 ? (double)m->busy_ns / (double)m->end_ns / (m->instances ? m->instances : 1)
 			      : NAN);
-	add_int(o, "kv_blocks_total", m->kv_blocks_total);
-	add_int(o, "kv_blocks_peak", m->kv_blocks_peak);
-	add_num(o, "kv_utilization_mean",
+	json_add_int(o, "kv_blocks_total", m->kv_blocks_total);
+	json_add_int(o, "kv_blocks_peak", m->kv_blocks_peak);
+	json_add_num(o, "kv_utilization_mean",
 		m->end_ns > 0 && m->kv_blocks_total
 			? m->kv_block_ns / (double)m->end_ns / (double)m->kv_blocks_total : NAN);
-	add_int(o, "running_peak", m->running_peak);
-	add_num(o, "simulated_s", (double)m->end_ns / 1e9);
+	json_add_int(o, "running_peak", m->running_peak);
+	json_add_num(o, "simulated_s", (double)m->end_ns / 1e9);
 	return o;
 }

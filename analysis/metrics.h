@@ -71,6 +71,11 @@ void metrics_itl(struct metrics *m, int64_t gap_ns, int64_t count);
  * expanded data). */
 double metrics_wquantile(const double *x, const int64_t *w, size_t n, double f);
 
+/* JSON helpers shared by the summary writers: an exact integer (written raw, so int64 values
+ * past 2^53 keep every digit) and a number that is null when not finite (an empty sample). */
+void json_add_int(struct cJSON *o, const char *k, int64_t v);
+void json_add_num(struct cJSON *o, const char *k, double v);
+
 /* The "metrics" object of summary.json, keys in a fixed order (see README). */
 struct cJSON *metrics_to_json(struct metrics *m);
 

@@ -133,8 +133,7 @@ static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, ch
 	cJSON *meta = cJSON_CreateObject();
 	cJSON_AddStringToObject(meta, "version", BUCKETSIM_VERSION);
 	char buf[64];
-	snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->cc.seed);
-	cJSON_AddItemToObject(meta, "seed", cJSON_CreateRaw(buf));
+	json_add_int(meta, "seed", (int64_t)x->cc.seed);
 	snprintf(buf, sizeof buf, "%016llx", (unsigned long long)config_hash(&x->cc.cfg));
 	cJSON_AddStringToObject(meta, "config_hash", buf);
 	cJSON *av = cJSON_CreateArray();
@@ -146,19 +145,13 @@ static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, ch
 	cJSON_AddStringToObject(meta, "trace", trace ? trace : "");
 	cJSON *wl = cJSON_CreateObject();
 	cJSON_AddStringToObject(wl, "source", x->w.source);
-	snprintf(buf, sizeof buf, "%zu", x->w.n);
-	cJSON_AddItemToObject(wl, "requests", cJSON_CreateRaw(buf));
-	snprintf(buf, sizeof buf, "%zu", x->w.prompts_truncated);
-	cJSON_AddItemToObject(wl, "prompts_truncated", cJSON_CreateRaw(buf));
-	snprintf(buf, sizeof buf, "%zu", x->w.outputs_capped);
-	cJSON_AddItemToObject(wl, "outputs_capped", cJSON_CreateRaw(buf));
-	snprintf(buf, sizeof buf, "%zu", x->w.outputs_raised);
-	cJSON_AddItemToObject(wl, "outputs_raised", cJSON_CreateRaw(buf));
+	json_add_int(wl, "requests", (int64_t)x->w.n);
+	json_add_int(wl, "prompts_truncated", (int64_t)x->w.prompts_truncated);
+	json_add_int(wl, "outputs_capped", (int64_t)x->w.outputs_capped);
+	json_add_int(wl, "outputs_raised", (int64_t)x->w.outputs_raised);
 	cJSON *streams = cJSON_CreateObject();
-	for (size_t i = 0; i < x->w.nstreams; i++) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->w.streams[i].seed);
-		cJSON_AddItemToObject(streams, x->w.streams[i].name, cJSON_CreateRaw(buf));
-	}
+	for (size_t i = 0; i < x->w.nstreams; i++)
+		json_add_int(streams, x->w.streams[i].name, (int64_t)x->w.streams[i].seed);
 	cJSON_AddItemToObject(wl, "stream_seeds", streams);
 	cJSON_AddItemToObject(meta, "workload", wl);
 	cJSON_AddStringToObject(meta, "hardware", cost_model_hardware(x->cm));

@@ -737,6 +737,9 @@ static void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta)
 	kv->t_used = s->now;
 	kv->used += delta;
 	kv->free -= delta;
+	s->kv_used_all += delta;
+	if (s->kv_used_all > s->m.kv_blocks_peak)
+		s->m.kv_blocks_peak = s->kv_used_all;
 }
 
 /* Evicts unreferenced cached prefixes until NB blocks can be taken without touching one. */
@@ -793,11 +796,6 @@ static void kv_take(struct sim *s, struct inst *in, struct req *r, int32_t nb)
 	pc_evict_for(in, nb);
 	pool_used_add(s, in->kv, nb);
 	r->blocks += nb;
-	int64_t used = 0;
-	for (int k = 0; k < s->n_pools; k++)
-		used += s->pools[k].used;
-	if (used > s->m.kv_blocks_peak)
-		s->m.kv_blocks_peak = used;
 }
 
 /* Frees the blocks request ID owns and drops its reference to its group's prefix. */
@@ -1333,7 +1331,6 @@ static void schedule(struct sim *s, struct inst *in)
 	struct igroup *grp = in->grp;
 	if (grp->stages > 1 && grp->stage_free[0] > t0)
 		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
-	in->step_start = t0;
 	int64_t t = submit(s, in, t0, preempted);
 	int64_t work = t - t0;
 	if (grp->stages > 1) {

@@ -236,7 +236,7 @@ struct inst {
 	struct pre_item *items;
 	size_t n_items;
 	int32_t step_dec;
-	int64_t step_k, step_dt, step_start, last_end;
+	int64_t step_k, step_dt, last_end;
 	bool busy, schedule_pending;
 	int64_t busy_ns;
 };
@@ -279,6 +279,7 @@ struct sim {
 	size_t arrived, finished, transferring;
 	int32_t ngroups;                /* prefix groups (max prefix_group + 1) */
 	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
+	int64_t kv_used_all;            /* KV blocks in use over every pool */
 	/* Monitor window. */
 	size_t mon_arrivals;
 	int64_t wait_prompt_tokens;     /* prompt tokens of the requests in wq[0] and wq[2] */

@@ -3,6 +3,7 @@
  */
 #include "sim/run_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,25 +61,13 @@ const char *run_default_trace(const struct config *cfg, const char *given)
 	return generated ? NULL : "alpaca";
 }
 
-static void add_raw_int(cJSON *o, const char *k, long long v)
-{
-	char buf[32];
-	snprintf(buf, sizeof buf, "%lld", v);
-	cJSON_AddItemToObject(o, k, cJSON_CreateRaw(buf));
-}
-
-static void add_num_or_null(cJSON *o, const char *k, double v)
-{
-	cJSON_AddItemToObject(o, k, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
 /* BucketServe and topology metrics added to "metrics". */
 static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct sim *s)
 {
-	add_raw_int(m, "bucket_splits", (long long)s->splits);
-	add_raw_int(m, "bucket_merges", (long long)s->merges);
-	add_num_or_null(m, "batch_waste_ratio_mean", waste_acc_mean(&s->batch_waste));
-	add_num_or_null(m, "batch_waste_ratio_weighted", waste_acc_weighted(&s->batch_waste));
+	json_add_int(m, "bucket_splits", s->splits);
+	json_add_int(m, "bucket_merges", s->merges);
+	json_add_num(m, "batch_waste_ratio_mean", waste_acc_mean(&s->batch_waste));
+	json_add_num(m, "batch_waste_ratio_weighted", waste_acc_weighted(&s->batch_waste));
 	/* Eq. 3 and Eq. 4 over the trace's prompt lengths, for the grouping's boundaries at the
 	 * end of the run (one bucket [0, max_model_len] without grouping). */
 	uint32_t b0[2] = {0, (uint32_t)x->sp.max_model_len}, *b = b0, bb[1024];
@@ -106,21 +95,21 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 			cJSON_AddItemToArray(cm, c[i] == c[i] ? cJSON_CreateNumber(c[i]) : cJSON_CreateNull());
 		free(c);
 	} else {
-		ew = 0.0 / 0.0;
+		ew = NAN;
 	}
 	for (size_t i = 0; i < nb; i++)
 		cJSON_AddItemToArray(bnd, cJSON_CreateNumber(b[i]));
 	free(lens);
-	add_num_or_null(m, "expected_waste_eq3", ew);
+	json_add_num(m, "expected_waste_eq3", ew);
 	cJSON_AddItemToObject(m, "bucket_boundaries", bnd);
 	cJSON_AddItemToObject(m, "bucket_mean_prompt_tokens_eq4", cm);
-	add_raw_int(m, "kv_transfers", (long long)s->transfers);
-	add_num_or_null(m, "mean_kv_transfer_ms",
+	json_add_int(m, "kv_transfers", s->transfers);
+	json_add_num(m, "mean_kv_transfer_ms",
 			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
-				     : 0.0 / 0.0);
-	add_raw_int(m, "instances", s->n_groups);
-	add_raw_int(m, "pipeline_stages", s->groups[0].stages);
-	add_raw_int(m, "prefix_cache_hit_tokens", (long long)s->prefix_hit_tokens);
+				     : NAN);
+	json_add_int(m, "instances", s->n_groups);
+	json_add_int(m, "pipeline_stages", s->groups[0].stages);
+	json_add_int(m, "prefix_cache_hit_tokens", s->prefix_hit_tokens);
 }
 
 cJSON *run_metrics_json(const struct run_ctx *x, struct sim *s)
