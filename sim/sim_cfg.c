@@ -36,6 +36,9 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "time-per-output-token objective of slo_attainment"},
 	{"sim.stop_s", CFG_DOUBLE, NULL, 0, 1e12, NULL, "s",
 	 "stop the simulation at this simulated time; auto = run until every request finished"},
+	{"sim.strict", CFG_BOOL, "false", 0, 0, NULL, "",
+	 "make the warnings about explicitly set keys and --env variables that the chosen "
+	 "policies and topology never read errors (--strict)"},
 	{"monitor.interval_s", CFG_DOUBLE, "0", 0, 1e9, NULL, "s",
 	 "global monitor: sample queues, memory, arrival rate, sequence length and batch latency "
 	 "every this many seconds into monitor.csv; 0 = off"},
