@@ -4,9 +4,13 @@
  *   bucket_range.c  the one-dimensional range generators of every strategy and version
  *                   (ExpRange, ExpRangeFill, LinRange, padding-aware, unified six-point and
  *                   ten-point ranges) and the fallback rounding fb(n, step)
- *   bucket_gen.c    per version and strategy: configs, combination, filters, correctors
+ *   bucket_gen.c    machinery the strategies share: the bucket-knob variables, range checks,
+ *                   config log lines, combination, filters and correctors of each version
  *   bucket_file.c   the bucket-file grammar (VLLM_BUCKETING_FROM_FILE)
+ *   bucket_env.c    the table of every --env variable bucketsim reads
  *   bucketing.c     parameters, the bucketer object, look-ups and warm-up order
+ *   bucket_<name>.c one strategy each (struct bucket_strategy, bucketing.h): exponential,
+ *                   linear, padding_aware, unified, none, pow2, and bucket_file_strategy.c
  *
  * Ranges are `struct ivec` of int64 values, always returned sorted and without duplicates.
  * Bucket lists are `struct blist`, sorted lexicographically over v[0..3] after
@@ -103,8 +107,73 @@ struct bshape bucket_fallback_current(const struct bucket_params *p, int64_t bs,
 struct bshape bucket_fallback_docs(const struct bucket_params *p, enum phase ph, int64_t bs,
 				   int64_t q, int64_t ctx);
 
+/* Runs the resolved strategy's generator of the resolved version. */
 int bucket_generate(const struct bucket_params *p, struct bgen *g, struct bs_err *err);
 void bgen_release(struct bgen *g);
+
+/* ---- machinery shared by the strategies (bucket_gen.c) ---- */
+
+/* Python's a // b. */
+int64_t bucket_floordiv(int64_t a, int64_t b);
+/* Reads VLLM_{PHASE}_{DIM}_BUCKET_{PARAM} into *VAL when set; the QUERY dimension falls back to
+ * the legacy SEQ name.  Returns 1 set, 0 unset, -1 error (not an integer). */
+int bucket_knob(const struct bucket_params *p, const char *phase, const char *dim,
+		const char *param, int64_t *val, struct bs_err *err);
+/* Reads the first N of (MIN, STEP, MAX, PAD_MAX, PAD_PERCENT) over the defaults in V. */
+int bucket_knobs(const struct bucket_params *p, const char *phase, const char *dim, int64_t *v,
+		 int n, struct bs_err *err);
+/* Every value of R in 0..INT32_MAX, else an error naming WHAT ("prompt bs"). */
+int bucket_check_range(const struct ivec *r, const char *what, struct bs_err *err);
+/* brange_lin / brange_pad of the config C (min, step, max[, pad_max, pad_percent]), with an
+ * error naming WHAT and the config when it cannot be built. */
+int bucket_lin_range(struct ivec *r, const int64_t *c, bool head, const char *what,
+		     struct bs_err *err);
+int bucket_pad_range(struct ivec *r, const int64_t *c, const char *what, struct bs_err *err);
+/* An exponential config (min, step, max, limit) that brange_exp can build, else an error. */
+int bucket_exp_cfg_ok(const int64_t *c, const char *what, struct bs_err *err);
+/* "generated 0 PHASE buckets: ..." (exit 3); returns -1. */
+int bucket_empty_error(const char *phase, struct bs_err *err);
+/* The server's config log line "HEAD n1:c1, n2:c2[, n3:c3]" (N values per config, as Python
+ * prints a list; bit k of TUP prints config k as a tuple).  N3 NULL: two configs. */
+void bucket_cfg_line(char *buf, size_t len, const char *head, int n, unsigned tup,
+		     const char *n1, const int64_t *c1, const char *n2, const int64_t *c2,
+		     const char *n3, const int64_t *c3);
+
+/* The five ranges of version current (prompt bs, query, ctx; decode bs, blocks). */
+struct bucket_ranges {
+	struct ivec bs, query, ctx, dbs, blocks;
+};
+void bucket_ranges_release(struct bucket_ranges *r);
+/* Version current from ranges to lists: the range checks, then bucket_combine_prompt and
+ * bucket_combine_decode into G. */
+int bucket_finish_current(const struct bucket_params *p, const struct bucket_ranges *r,
+			  struct bgen *g, struct bs_err *err);
+/* Version current's prompt filter (reference 2.4; merged prefill has its own) and the
+ * non-contiguous decode filter and corrector (in place, unsorted). */
+bool bucket_prompt_keep(const struct bucket_params *p, int64_t bs, int64_t q, int64_t ctx);
+void bucket_correct_decode(const struct bucket_params *p, struct blist *l);
+/* Version current's merged-prefill override of the linear-family prompt configs (min, step,
+ * max, ...): bs (1, 1, 1), query step x4 and max mnbt, ctx step 4 and max MAXCTX * mnps. */
+void bucket_merged_override(const struct bucket_params *p, int64_t *pb, int64_t *pq, int64_t *pc,
+			    int64_t maxctx);
+/* Version current's decode block config of the linear family: DK holds the defaults (min,
+ * step, max); reads the MIN/STEP/MAX knobs, sets DK[3] to a quarter of the default maximum
+ * (the pad_max default), clamps the maximum to num_kv_blocks with contiguous PA only and a
+ * minimum above num_kv_blocks to max(1, num_kv_blocks - step). */
+int bucket_decode_blocks_current(const struct bucket_params *p, int64_t *dk, struct bs_err *err);
+/* Version docs' prompt list: for each (bs, seq), ctx 0 or, with prefix caching, the triangle
+ * 0..(SMAX - seq) // B; kept when bs * (seq + ctx * B) <= mnbt and (unless NO_MML_CHECK)
+ * seq <= mml; when nothing is kept, all are kept with a warning, as the server does. */
+int bucket_docs_prompt(const struct bucket_params *p, const struct ivec *bs,
+		       const struct ivec *seq, int64_t smax, bool no_mml_check, struct bgen *g,
+		       struct bs_err *err);
+
+/* The variable-name lists of struct bucket_strategy: VLLM_<PHASE>_<DIM>_BUCKET_<PARAM>. */
+#define BUCKET_KNOB(ph, dim, param) "VLLM_" ph "_" dim "_BUCKET_" param
+#define BUCKET_KNOBS_MMX(ph, dim) BUCKET_KNOB(ph, dim, "MIN"), BUCKET_KNOB(ph, dim, "STEP"), \
+	BUCKET_KNOB(ph, dim, "MAX")
+#define BUCKET_KNOBS_PAD(ph, dim) BUCKET_KNOBS_MMX(ph, dim), BUCKET_KNOB(ph, dim, "PAD_MAX"), \
+	BUCKET_KNOB(ph, dim, "PAD_PERCENT")
 
 /* Reads an integer environment variable NAME (via config_env).  Returns 1 when set (value in
  * *out), 0 when not set, -1 (ERR filled, exit 3 naming the variable) when not an integer. */

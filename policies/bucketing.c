@@ -35,10 +35,27 @@ const char *bucket_phase_name(enum phase ph)
 
 int bucket_phase_ndim(enum phase ph) { return ph == PHASE_UNIFIED ? 4 : 3; }
 
-static const char *const strategy_names[] = {"exponential", "linear", "padding_aware", "unified",
-					     "file", "none"};
+const struct bucket_strategy *bucket_strategy_find(const char *name)
+{
+	const struct policy_family *f = policy_family_by_key("bucketing.strategy");
+	const struct policy_info *i = f ? policy_find(f, name) : NULL;
+	return (const struct bucket_strategy *)i;   /* info is the first member */
+}
 
-const char *bucket_strategy_name(enum bucket_strategy s) { return strategy_names[s]; }
+bucket_gen_fn *bucket_strategy_gen(const struct bucket_strategy *s, enum bucket_version v)
+{
+	return v == BUCKET_VERSION_DOCS ? s->gen_docs : s->gen_current;
+}
+
+bool bucket_params_unified(const struct bucket_params *p)
+{
+	return p->strategy->phases == BUCKET_PHASES_UNIFIED;
+}
+
+bool bucket_params_prompt_decode(const struct bucket_params *p)
+{
+	return p->strategy->phases == BUCKET_PHASES_PROMPT_DECODE;
+}
 
 const char *bucket_version_name(enum bucket_version v)
 {
@@ -46,12 +63,9 @@ const char *bucket_version_name(enum bucket_version v)
 }
 
 /* Upstream class names, for the strategy-override warnings. */
-static const char *class_name(enum bucket_strategy s)
+static const char *class_name(const struct bucket_strategy *s)
 {
-	return s == BUCKET_EXPONENTIAL ? "ExponentialBucketingStrategy"
-	       : s == BUCKET_LINEAR    ? "LinearBucketingStrategy"
-	       : s == BUCKET_PADDING_AWARE ? "PaddingAwareBucketingStrategy"
-					   : strategy_names[s];
+	return s->upstream_class ? s->upstream_class : s->info.name;
 }
 
 static void warn(struct bucket_params *p, const char *fmt, ...)
@@ -80,67 +94,96 @@ static int env_bool(const struct config *cfg, const char *name, bool *out, struc
 	return 1;
 }
 
-/* Is the bucket-knob variable DIM/PARAM used by the resolved strategy and version? */
-static bool knob_used(const struct bucket_params *p, const char *phase, const char *dim,
-		      const char *param)
+static bool listed(const char *const *names, const char *name)
 {
-	bool prompt = !strcmp(phase, "PROMPT");
-	bool mmx = !strcmp(param, "MIN") || !strcmp(param, "STEP") || !strcmp(param, "MAX");
-	bool pad = !strcmp(param, "PAD_MAX") || !strcmp(param, "PAD_PERCENT");
-	if (prompt && !strcmp(dim, "BS") && !strcmp(param, "MAX"))
-		return true;   /* the runner's max_prefill_batch_size, hence mnps */
-	bool dim_cur = prompt ? (!strcmp(dim, "BS") || !strcmp(dim, "QUERY") || !strcmp(dim, "SEQ") ||
-				 !strcmp(dim, "CTX"))
-			      : (!strcmp(dim, "BS") || !strcmp(dim, "BLOCK"));
-	bool dim_docs = prompt ? (!strcmp(dim, "BS") || !strcmp(dim, "SEQ"))
-			       : (!strcmp(dim, "BS") || !strcmp(dim, "BLOCK"));
-	if (!p->enabled)
-		return false;
-	if (p->version == BUCKET_VERSION_CURRENT) {
-		switch (p->strategy) {
-		case BUCKET_EXPONENTIAL:
-			return prompt && ((!strcmp(dim, "QUERY") && !strcmp(param, "MIN")) ||
-					  (!strcmp(dim, "CTX") && !strcmp(param, "MAX")));
-		case BUCKET_LINEAR:
-			return dim_cur && mmx;
-		case BUCKET_PADDING_AWARE:
-			return dim_cur && (mmx || pad);
-		default:
-			return false;
-		}
-	}
-	if (p->strategy == BUCKET_EXPONENTIAL)
-		return dim_docs && !strcmp(param, "LIMIT");
-	if (p->strategy == BUCKET_LINEAR)
-		return dim_docs && mmx;
+	for (size_t i = 0; names && names[i]; i++)
+		if (!strcmp(names[i], name))
+			return true;
 	return false;
 }
 
-/* Validates every VLLM_{PROMPT,DECODE}_*_BUCKET_* variable as an integer and warns about the
- * ones the resolved strategy ignores. */
-static int check_knobs(struct bucket_params *p, const struct config *cfg, struct bs_err *err)
+/* Is the bucket-knob variable NAME read with the resolved strategy and version? */
+static bool knob_used(const struct bucket_params *p, const char *name)
+{
+	if (!strcmp(name, "VLLM_PROMPT_BS_BUCKET_MAX"))
+		return true;   /* the runner's max_prefill_batch_size, hence mnps */
+	if (!p->enabled)
+		return false;
+	return listed(p->version == BUCKET_VERSION_DOCS ? p->strategy->env_docs
+							: p->strategy->env_current, name);
+}
+
+/* Levenshtein distance of A and B, or a large value when either is long. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[65];
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* An --env NAME not in env_var_defs[]: a warning, or an error with sim.strict. */
+static int unknown_env(struct bucket_params *p, const struct config *cfg, const char *name,
+		       struct bs_err *err)
+{
+	const char *near = NULL;
+	size_t best = 4;   /* suggest names at most 3 edits away */
+	for (const struct env_var_def *d = env_var_defs; d->name; d++) {
+		size_t e = edit_distance(name, d->name);
+		if (e < best) {
+			best = e;
+			near = d->name;
+		}
+	}
+	char hint[128] = "";
+	if (near)
+		snprintf(hint, sizeof hint, "; did you mean %s?", near);
+	if (config_bool(cfg, "sim.strict"))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, name,
+			       "--env %s is not a variable bucketsim reads%s", name, hint);
+	warn(p, "--env %s is not a variable bucketsim reads%s", name, hint);
+	return 0;
+}
+
+/* Checks every --env name: unknown ones warn (or fail with sim.strict); every
+ * VLLM_{PROMPT,DECODE}_*_BUCKET_* variable must be an integer, and warns when the resolved
+ * strategy does not read it. */
+static int check_env(struct bucket_params *p, const struct config *cfg, struct bs_err *err)
 {
 	for (size_t i = 0; i < cfg->nenv; i++) {
 		const char *n = cfg->env[i].name;
-		const char *phase = !strncmp(n, "VLLM_PROMPT_", 12) ? "PROMPT"
-				    : !strncmp(n, "VLLM_DECODE_", 12) ? "DECODE" : NULL;
-		const char *mid = phase ? strstr(n + 12, "_BUCKET_") : NULL;
-		if (!mid)
+		if (!env_var_find(n)) {
+			if (unknown_env(p, cfg, n, err))
+				return -1;
 			continue;
-		char dim[32];
-		size_t dl = (size_t)(mid - (n + 12));
-		if (dl == 0 || dl >= sizeof dim)
+		}
+		bool is_knob = (!strncmp(n, "VLLM_PROMPT_", 12) || !strncmp(n, "VLLM_DECODE_", 12)) &&
+			       strstr(n + 12, "_BUCKET_");
+		if (!is_knob)
 			continue;
-		memcpy(dim, n + 12, dl);
-		dim[dl] = 0;
-		const char *param = mid + 8;
 		int64_t v;
 		if (bucket_env_int(cfg, n, &v, err) < 0)
 			return -1;
-		if (!knob_used(p, phase, dim, param))
+		if (!knob_used(p, n))
 			warn(p, "%s=%s is not used by the %s strategy of bucketing.version %s "
-			     "(will be overwritten)", n, cfg->env[i].value,
-			     bucket_strategy_name(p->strategy), bucket_version_name(p->version));
+			     "(will be overwritten)", n, cfg->env[i].value, p->strategy->info.name,
+			     bucket_version_name(p->version));
 	}
 	return 0;
 }
@@ -173,10 +216,9 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 									 : BUCKET_VERSION_DOCS;
 	const char *sname = config_str(cfg, "bucketing.strategy");
 	const char *strategy_src = "bucketing.strategy";
-	p->strategy = BUCKET_EXPONENTIAL;
-	for (int i = 0; i <= BUCKET_NONE; i++)
-		if (!strcmp(sname, strategy_names[i]))
-			p->strategy = (enum bucket_strategy)i;
+	if (!(p->strategy = bucket_strategy_find(sname)))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "bucketing.strategy",
+			       "unknown strategy '%s'", sname);
 	const char *f = config_str(cfg, "bucketing.file");
 	if (f)
 		snprintf(p->file, sizeof p->file, "%s", f);
@@ -192,12 +234,13 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 		warn(p, "VLLM_BUCKETING_STRATEGY=%s is ignored: bucketing.version docs selects the "
 		     "strategy with VLLM_EXPONENTIAL_BUCKETING", s);
 	} else if (s) {
+		/* upstream's three values (vllm_gaudi/extension/bucketing/common.py) */
 		if (!strcmp(s, "exp"))
-			p->strategy = BUCKET_EXPONENTIAL;
+			p->strategy = bucket_strategy_find("exponential");
 		else if (!strcmp(s, "lin"))
-			p->strategy = BUCKET_LINEAR;
+			p->strategy = bucket_strategy_find("linear");
 		else if (!strcmp(s, "pad"))
-			p->strategy = BUCKET_PADDING_AWARE;
+			p->strategy = bucket_strategy_find("padding_aware");
 		else
 			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_BUCKETING_STRATEGY",
 				       "expected exp, lin or pad, got '%s'", s);
@@ -206,7 +249,7 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	if ((r = env_bool(cfg, "VLLM_EXPONENTIAL_BUCKETING", &b, err)) < 0)
 		return -1;
 	if (r) {
-		enum bucket_strategy t = b ? BUCKET_EXPONENTIAL : BUCKET_LINEAR;
+		const struct bucket_strategy *t = bucket_strategy_find(b ? "exponential" : "linear");
 		if (p->version == BUCKET_VERSION_CURRENT) {
 			warn(p, "VLLM_EXPONENTIAL_BUCKETING is deprecated; use "
 			     "VLLM_BUCKETING_STRATEGY=exp|lin|pad");
@@ -221,7 +264,7 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 		if (!*s)
 			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_BUCKETING_FROM_FILE",
 				       "expected a file name, got ''");
-		p->strategy = BUCKET_FILE;
+		p->strategy = bucket_strategy_find("file");
 		snprintf(p->file, sizeof p->file, "%s", s);
 		strategy_src = "VLLM_BUCKETING_FROM_FILE";
 	}
@@ -229,13 +272,13 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	if ((r = env_bool(cfg, "VLLM_UNIFIED_ATTN", &unified, err)) < 0)
 		return -1;
 	if (unified) {
-		if (p->strategy == BUCKET_FILE)   /* upstream's check is a no-op assert */
+		if (!strcmp(p->strategy->info.name, "file"))   /* upstream's check: a no-op assert */
 			warn(p, "the bucket file %s is ignored: unified attention does not support "
 			     "bucketing from a file", p->file);
-		p->strategy = BUCKET_UNIFIED;
+		p->strategy = bucket_strategy_find("unified");
 		strategy_src = "VLLM_UNIFIED_ATTN";
 	}
-	if (p->strategy == BUCKET_UNIFIED) {   /* unified attention turns both on by default */
+	if (bucket_params_unified(p)) {   /* unified attention turns both on by default */
 		p->contiguous_pa = true;
 		p->merged_prefill = true;
 	}
@@ -247,7 +290,7 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 		return -1;
 	if (r)
 		p->merged_prefill = b;
-	p->enabled = p->strategy != BUCKET_NONE;
+	p->enabled = p->strategy->phases != 0;
 	if ((r = env_bool(cfg, "VLLM_ENABLE_BUCKETING", &b, err)) < 0)
 		return -1;
 	if (r && !b)
@@ -264,15 +307,14 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	}
 	p->max_num_prefill_seqs = (int32_t)(p->merged_prefill ? p->max_num_seqs : mpbs);
 
-	if (p->enabled && p->strategy == BUCKET_PADDING_AWARE && p->version == BUCKET_VERSION_DOCS)
+	if (p->enabled && !bucket_strategy_gen(p->strategy, p->version))
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, strategy_src,
-			       "strategy padding_aware does not exist in bucketing.version docs "
-			       "(it was added in April 2026: use bucketing.version=current)");
-	if (p->enabled && p->strategy == BUCKET_FILE && !p->file[0])
-		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "bucketing.file",
-			       "strategy file needs a bucket file (bucketing.file or "
-			       "VLLM_BUCKETING_FROM_FILE)");
-	return check_knobs(p, cfg, err);
+			       "strategy %s does not exist in bucketing.version %s (use "
+			       "bucketing.version=%s)", p->strategy->info.name,
+			       bucket_version_name(p->version),
+			       bucket_version_name(p->version == BUCKET_VERSION_DOCS
+						   ? BUCKET_VERSION_CURRENT : BUCKET_VERSION_DOCS));
+	return check_env(p, cfg, err);
 }
 
 int bucketer_new(const struct bucket_params *p, struct bucketer **out, struct bs_err *err)
@@ -415,8 +457,7 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 {
 	const struct bucket_params *p = &b->p;
 	*bucket = *real;
-	bool unified = p->strategy == BUCKET_UNIFIED;
-	if (!p->enabled || unified != (ph == PHASE_UNIFIED))
+	if (!p->enabled || !(p->strategy->phases & (1u << ph)))
 		return false;
 	struct blist *l = &b->cur[ph];
 	struct bshape t = *real;

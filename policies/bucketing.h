@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "policies/policy.h"
 #include "sim/config.h"
 #include "sim/util.h"
 
@@ -28,16 +29,64 @@ struct bshape {
 	int32_t v[4];
 };
 
-enum bucket_strategy {
-	BUCKET_EXPONENTIAL, BUCKET_LINEAR, BUCKET_PADDING_AWARE, BUCKET_UNIFIED, BUCKET_FILE,
-	BUCKET_NONE,
-};
 enum bucket_version { BUCKET_VERSION_DOCS, BUCKET_VERSION_CURRENT };
+
+struct bucket_params;
+struct bgen;   /* the generated lists and config lines (policies/bucket_int.h) */
+
+/* Generates the warm-up lists of one strategy and version into G (zeroed by the caller; on
+ * error the caller releases it).  Errors come back in ERR with exit code 3. */
+typedef int bucket_gen_fn(const struct bucket_params *p, struct bgen *g, struct bs_err *err);
+
+/*
+ * A shape-bucketing strategy: the family "bucketing", chosen by bucketing.strategy.  One
+ * `const struct bucket_strategy` per file (policies/bucket_<name>.c), registered by one line in
+ * policies/registry.c; see policies/README.md, "Adding a bucketing strategy".
+ *
+ * The reproduced server version enters as one generator per version, because the two versions
+ * are two different upstream code bases: a strategy either has its own code per version, or
+ * points both members at one function when they agree.  A NULL member means the strategy does
+ * not exist in that version, which bucket_params_resolve() reports as an error naming the
+ * version.  Look-ups, fallbacks and the warm-up order are per version, not per strategy, and
+ * live in bucketing.c.
+ */
+struct bucket_strategy {
+	struct policy_info info;          /* first member (see policies/policy.h) */
+	bucket_gen_fn *gen_docs, *gen_current;
+	/* The phases its buckets serve, a bit (1u << PHASE_x) each: prompt and decode, or
+	 * unified; 0 for no bucketing (every look-up returns the real shape). */
+	unsigned phases;
+	/* Upstream class named in the server's "Overriding bucketing strategy A with B" warning;
+	 * NULL: the strategy's name. */
+	const char *upstream_class;
+	/* The VLLM_{PROMPT,DECODE}_*_BUCKET_* variables it reads in each version (NULL-terminated,
+	 * or NULL for none); every other one given warns "will be overwritten".  Each name is a
+	 * row of env_var_defs[]. */
+	const char *const *env_docs, *const *env_current;
+};
+
+#define BUCKET_PHASES_PROMPT_DECODE ((1u << PHASE_PROMPT) | (1u << PHASE_DECODE))
+#define BUCKET_PHASES_UNIFIED (1u << PHASE_UNIFIED)
+
+/* The registered strategy named NAME (the registry's "bucketing" family), or NULL. */
+const struct bucket_strategy *bucket_strategy_find(const char *name);
+/* The generator of version V, or NULL when the strategy does not exist in V. */
+bucket_gen_fn *bucket_strategy_gen(const struct bucket_strategy *s, enum bucket_version v);
+
+/* One environment variable bucketsim reads (given with --env or a config file's "env"). */
+struct env_var_def {
+	const char *name;
+	const char *doc;   /* one line */
+};
+/* Every variable bucketsim reads, NULL-terminated (policies/bucket_env.c).  A name given that is
+ * not here warns "is not a variable bucketsim reads" (an error with sim.strict). */
+extern const struct env_var_def env_var_defs[];
+const struct env_var_def *env_var_find(const char *name);
 
 /* Everything that decides bucket lists, resolved from server.*, bucketing.* and the --env
  * variables with the reference's precedence and deprecation rules. */
 struct bucket_params {
-	enum bucket_strategy strategy;
+	const struct bucket_strategy *strategy;   /* registered, never NULL after resolution */
 	enum bucket_version version;
 	int32_t max_model_len, max_num_seqs, max_num_batched_tokens;
 	int32_t max_num_prefill_seqs;    /* after VLLM_PROMPT_BS_BUCKET_MAX / merged prefill */
@@ -54,8 +103,16 @@ struct bucket_params {
 	char warnings[2048];
 };
 
-/* server.max_model_len and server.num_kv_blocks must be resolved (set or derived) first. */
+/* server.max_model_len and server.num_kv_blocks must be resolved (set or derived) first.
+ * Also checks every --env name against env_var_defs[]: an unknown one warns (with the nearest
+ * known name when one is close), or is an error (exit 3) when sim.strict is true. */
 int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, struct bs_err *err);
+
+/* The resolved strategy's buckets are unified ones (whether or not VLLM_ENABLE_BUCKETING
+ * turned bucketing off). */
+bool bucket_params_unified(const struct bucket_params *p);
+/* The resolved strategy's buckets are prompt and decode ones (same remark). */
+bool bucket_params_prompt_decode(const struct bucket_params *p);
 
 struct bucketer;
 
@@ -82,7 +139,6 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 		     struct bshape *bucket);
 
 const char *bucket_phase_name(enum phase ph);
-const char *bucket_strategy_name(enum bucket_strategy s);
 const char *bucket_version_name(enum bucket_version v);
 
 /* The warm-up list of PHASE as generated, before any look-up (borrowed). */

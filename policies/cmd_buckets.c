@@ -91,7 +91,7 @@ static void print_tuple(FILE *out, const struct bshape *s, int nd)
 static const enum phase *phases_of(const struct bucket_params *p, size_t *n)
 {
 	static const enum phase pd[2] = {PHASE_PROMPT, PHASE_DECODE}, u[1] = {PHASE_UNIFIED};
-	if (p->strategy == BUCKET_UNIFIED && p->enabled) {
+	if (bucket_params_unified(p) && p->enabled) {
 		*n = 1;
 		return u;
 	}
@@ -162,7 +162,7 @@ static void out_json(FILE *out, const struct bucketer *b, const struct bucket_pa
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "version", bucket_version_name(p->version));
-	cJSON_AddStringToObject(root, "strategy", bucket_strategy_name(p->strategy));
+	cJSON_AddStringToObject(root, "strategy", p->strategy->info.name);
 	cJSON_AddBoolToObject(root, "enabled", p->enabled);
 	cJSON_AddBoolToObject(root, "skip_warmup", p->skip_warmup);
 	cJSON *pj = cJSON_AddObjectToObject(root, "params");
@@ -311,12 +311,12 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < nlk; i++)
-		if ((lk[i].ph == PHASE_UNIFIED) != (p.strategy == BUCKET_UNIFIED && p.enabled) &&
+		if ((lk[i].ph == PHASE_UNIFIED) != (bucket_params_unified(&p) && p.enabled) &&
 		    p.enabled) {
 			rc = cli_usage(self, "--lookup %s: the resolved strategy is %s, whose phases "
 				       "are %s", bucket_phase_name(lk[i].ph),
-				       bucket_strategy_name(p.strategy),
-				       p.strategy == BUCKET_UNIFIED ? "unified" : "prompt and decode");
+				       p.strategy->info.name,
+				       bucket_params_unified(&p) ? "unified" : "prompt and decode");
 			goto out;
 		}
 	size_t compiles[3] = {0, 0, 0};

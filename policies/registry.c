@@ -4,13 +4,37 @@
  */
 #include <string.h>
 
+#include "policies/bucketing.h"
 #include "policies/policy.h"
 
 /* ---- families (each section lists its members, then defines the family) ------------------ */
 
+/* bucketing: shape-bucketing strategies (struct bucket_strategy, policies/bucketing.h), one
+ * file each.  One line per strategy: X(the strategy's object name). */
+#define BUCKETING_STRATEGIES(X)   \
+	X(bucket_exponential)     \
+	X(bucket_linear)          \
+	X(bucket_padding_aware)   \
+	X(bucket_unified)         \
+	X(bucket_file)            \
+	X(bucket_none)            \
+	X(bucket_pow2)
+
+#define BUCKETING_DECLARE(s) extern const struct bucket_strategy s;
+#define BUCKETING_MEMBER(s) &s.info,
+BUCKETING_STRATEGIES(BUCKETING_DECLARE)
+static const struct policy_info *const bucketing_members[] = {
+	BUCKETING_STRATEGIES(BUCKETING_MEMBER) NULL,
+};
+static const struct policy_family bucketing_family = {
+	"bucketing", "bucketing.strategy", "shape-bucketing strategy: the warm-up bucket lists",
+	bucketing_members,
+};
+
 /* ---- the registry ----------------------------------------------------------------------- */
 
 const struct policy_family *const policy_families[] = {
+	&bucketing_family,
 	NULL,
 };
 

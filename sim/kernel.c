@@ -84,8 +84,8 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 			p->order = (enum wait_order)i;
 	const char *batching = config_str(cfg, "scheduler.batching");
 	p->memory_safe = !strcmp(batching, "memory_safe");
-	p->unified = !strcmp(batching, "unified") || bp->strategy == BUCKET_UNIFIED;
-	if (p->unified && bp->strategy != BUCKET_UNIFIED && bp->strategy != BUCKET_NONE)
+	p->unified = !strcmp(batching, "unified") || bucket_params_unified(bp);
+	if (p->unified && bucket_params_prompt_decode(bp))
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
 			       "unified batching runs unified buckets: set bucketing.strategy=unified "
 			       "(or none)");

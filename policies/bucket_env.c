@@ -1,0 +1,74 @@
+/*
+ * bucket_env: the one table of the environment variables bucketsim reads (given with
+ * `--env NAME=VALUE` or a config file's "env" object), with a one-line doc each.  Any other
+ * name warns once when the bucketing parameters are resolved (an error with sim.strict).
+ * A module that reads a new variable adds its row here.
+ */
+#include <string.h>
+
+#include "policies/bucket_int.h"
+
+#define KNOB(ph, dim, param, doc) {BUCKET_KNOB(ph, dim, param), doc}
+#define MMX(ph, dim, what)                                                                   \
+	KNOB(ph, dim, "MIN", "smallest " what " bucket (linear and padding-aware strategies)"), \
+	KNOB(ph, dim, "STEP", what " bucket step (linear and padding-aware strategies)"),      \
+	KNOB(ph, dim, "MAX", "largest " what " bucket (linear and padding-aware strategies)")
+#define PAD(ph, dim, what)                                                                   \
+	KNOB(ph, dim, "PAD_MAX", "largest padding of a " what " bucket step (padding_aware)"), \
+	KNOB(ph, dim, "PAD_PERCENT", "largest padding of a " what " bucket step, in percent "  \
+	     "(padding_aware, 0 to 50)")
+
+const struct env_var_def env_var_defs[] = {
+	{"VLLM_BUCKETING_STRATEGY", "exp, lin or pad: the bucketing strategy (version current)"},
+	{"VLLM_EXPONENTIAL_BUCKETING", "true: exponential, false: linear bucketing (deprecated in "
+	 "version current)"},
+	{"VLLM_BUCKETING_FROM_FILE", "read the buckets from this file (strategy file)"},
+	{"VLLM_UNIFIED_ATTN", "true: unified attention with unified buckets (strategy unified)"},
+	{"VLLM_ENABLE_BUCKETING", "false: no bucketing, every shape compiles on first use"},
+	{"VLLM_SKIP_WARMUP", "true: compile nothing at start (bucketing.skip_warmup)"},
+	{"VLLM_CONTIGUOUS_PA", "contiguous paged attention (server.contiguous_pa)"},
+	{"VLLM_MERGED_PREFILL", "merge several prefills into one sequence (server.merged_prefill)"},
+	KNOB("PROMPT", "BS", "MIN", "smallest prompt batch-size bucket (linear and padding-aware "
+	     "strategies)"),
+	KNOB("PROMPT", "BS", "STEP", "prompt batch-size bucket step (linear and padding-aware "
+	     "strategies)"),
+	KNOB("PROMPT", "BS", "MAX", "largest prompt batch size (server.max_num_prefill_seqs), "
+	     "hence the largest prompt batch-size bucket"),
+	PAD("PROMPT", "BS", "prompt batch-size"),
+	KNOB("PROMPT", "BS", "LIMIT", "number of prompt batch-size buckets (exponential, docs)"),
+	KNOB("PROMPT", "QUERY", "MIN", "smallest prompt query-length bucket (linear and "
+	     "padding-aware; exponential, version current: 1 starts the range at 1)"),
+	KNOB("PROMPT", "QUERY", "STEP", "prompt query-length bucket step (linear and "
+	     "padding-aware strategies)"),
+	KNOB("PROMPT", "QUERY", "MAX", "largest prompt query-length bucket (linear and "
+	     "padding-aware strategies)"),
+	PAD("PROMPT", "QUERY", "prompt query-length"),
+	MMX("PROMPT", "SEQ", "prompt sequence-length (legacy name of QUERY)"),
+	PAD("PROMPT", "SEQ", "prompt sequence-length (legacy name of QUERY)"),
+	KNOB("PROMPT", "SEQ", "LIMIT", "number of prompt sequence-length buckets (exponential, "
+	     "docs)"),
+	KNOB("PROMPT", "CTX", "MIN", "smallest prompt context-blocks bucket (linear and "
+	     "padding-aware strategies)"),
+	KNOB("PROMPT", "CTX", "STEP", "prompt context-blocks bucket step (linear and "
+	     "padding-aware strategies)"),
+	KNOB("PROMPT", "CTX", "MAX", "largest prompt context-blocks bucket (linear and "
+	     "padding-aware); bounds the long-context edge buckets of version current"),
+	PAD("PROMPT", "CTX", "prompt context-blocks"),
+	MMX("DECODE", "BS", "decode batch-size"),
+	PAD("DECODE", "BS", "decode batch-size"),
+	KNOB("DECODE", "BS", "LIMIT", "number of decode batch-size buckets (exponential, docs)"),
+	MMX("DECODE", "BLOCK", "decode blocks"),
+	PAD("DECODE", "BLOCK", "decode blocks"),
+	KNOB("DECODE", "BLOCK", "LIMIT", "number of decode block buckets (exponential, docs)"),
+	{"RUNTIME_SCALE_PATCHING", "1: FP8 graphs compile without the FP8 compile-time factor "
+	 "(models/cost.c)"},
+	{NULL, NULL},
+};
+
+const struct env_var_def *env_var_find(const char *name)
+{
+	for (const struct env_var_def *d = env_var_defs; d->name; d++)
+		if (!strcmp(d->name, name))
+			return d;
+	return NULL;
+}
