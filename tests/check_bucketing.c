@@ -1,7 +1,9 @@
 /*
  * check_bucketing: every worked example and upstream unit-test case of the bucketing
  * reference, for both versions: ranges, configs, combination and filters, file syntax,
- * unified buckets, look-ups with fallbacks, warm-up order, parameters and env precedence.
+ * unified buckets, look-ups with fallbacks, warm-up order, parameters and env precedence;
+ * then the properties every registered strategy must have, looped over the registry (a new
+ * strategy is covered without editing this file), and the --env name check.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "policies/bucket_int.h"
 #include "policies/bucketing.h"
+#include "policies/policy.h"
 #include "tests/check_main.h"
 
 static struct config cfg;
@@ -1221,6 +1224,333 @@ START_TEST(env_errors)
 }
 END_TEST
 
+
+/* ---------------- every registered strategy ---------------- */
+
+static const struct policy_family *bucketing_family(void)
+{
+	const struct policy_family *f = policy_family_by_key("bucketing.strategy");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_eq(f, policy_family_by_name("bucketing"));
+	return f;
+}
+
+static const struct bucket_strategy *member(const struct policy_family *f, size_t i)
+{
+	return (const struct bucket_strategy *)f->members[i];
+}
+
+START_TEST(registry_strategies)
+{
+	const struct policy_family *f = bucketing_family();
+	/* the upstream strategies are registered under the names the env variables select */
+	const char *upstream[] = {"exponential", "linear", "padding_aware", "unified", "file", "none"};
+	for (size_t i = 0; i < 6; i++) {
+		const struct bucket_strategy *s = bucket_strategy_find(upstream[i]);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_str_eq(s->info.name, upstream[i]);
+	}
+	ck_assert_ptr_null(bucket_strategy_find("exp"));
+	char choices[512] = "";
+	size_t n = 0;
+	for (; f->members[n]; n++) {
+		const struct bucket_strategy *s = member(f, n);
+		ck_assert_msg(s->info.name[0] && s->info.doc && s->info.doc[0], "member %zu", n);
+		ck_assert_ptr_eq(policy_find(f, s->info.name), &s->info);
+		for (size_t j = 0; j < n; j++)
+			ck_assert_str_ne(member(f, j)->info.name, s->info.name);
+		ck_assert_msg(s->gen_docs || s->gen_current, "%s: in no version", s->info.name);
+		ck_assert_msg(s->phases == 0 || s->phases == BUCKET_PHASES_PROMPT_DECODE ||
+			      s->phases == BUCKET_PHASES_UNIFIED, "%s: phases %u", s->info.name,
+			      s->phases);
+		/* every variable a strategy reads is in the table of variables bucketsim reads */
+		for (int v = 0; v < 2; v++) {
+			const char *const *env = v ? s->env_current : s->env_docs;
+			for (size_t k = 0; env && env[k]; k++)
+				ck_assert_msg(env_var_find(env[k]), "%s: %s not in env_var_defs",
+					      s->info.name, env[k]);
+		}
+		/* bucketing.strategy accepts exactly the registered names */
+		snprintf(choices + strlen(choices), sizeof choices - strlen(choices), "%s%s",
+			 n ? "|" : "", s->info.name);
+	}
+	ck_assert_uint_ge(n, 6);
+	config_init(&cfg);
+	ck_assert_str_eq(config_find(&cfg, "bucketing.strategy")->def->choices, choices);
+	config_release(&cfg);
+}
+END_TEST
+
+START_TEST(env_table)
+{
+	size_t n = 0;
+	for (const struct env_var_def *d = env_var_defs; d->name; d++, n++) {
+		ck_assert_msg(d->doc && d->doc[0], "%s: no doc", d->name);
+		ck_assert_ptr_eq(env_var_find(d->name), d);
+	}
+	/* 8 switches, 34 bucket knobs (prompt bs/query/seq/ctx x 5 and decode bs/block x 5
+	 * parameters, plus the 4 LIMITs of version docs), RUNTIME_SCALE_PATCHING */
+	ck_assert_uint_eq(n, 8 + 34 + 1);
+	ck_assert_ptr_null(env_var_find("VLLM_PROMT_BS_BUCKET_MAX"));
+}
+END_TEST
+
+/* A deterministic stream of shapes (a 64-bit LCG; the values need no statistical quality). */
+static uint64_t lcg_state;
+static int32_t draw(int32_t lo, int32_t hi)
+{
+	lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+	return lo + (int32_t)((lcg_state >> 33) % (uint64_t)(hi - lo + 1));
+}
+
+static bool ge3(const struct bshape *a, const struct bshape *b)
+{
+	return a->v[0] >= b->v[0] && a->v[1] >= b->v[1] && a->v[2] >= b->v[2];
+}
+
+static void check_sorted(const struct bshape *l, size_t n, const char *what)
+{
+	for (size_t i = 1; i < n; i++)
+		ck_assert_msg(bshape_cmp(&l[i - 1], &l[i]) < 0, "%s: element %zu not above %zu", what,
+			      i, i - 1);
+}
+
+/* Look-ups of random shapes of PH against a brute-force search of the list, on one bucketer. */
+static void check_lookups(struct bucketer *b, const struct bucket_params *p, enum phase ph,
+			  const char *what)
+{
+	bool served = p->enabled && (p->strategy->phases & (1u << ph));
+	const struct bshape *w;
+	size_t nw = bucketer_warmup_list(b, PHASE_DECODE, &w);
+	int64_t maxctx = -1;
+	for (size_t i = 0; i < nw; i++)
+		if (w[i].v[2] > maxctx)
+			maxctx = w[i].v[2];
+	bool cur = p->version == BUCKET_VERSION_CURRENT;
+	int32_t B = p->block_size;
+	for (int k = 0; k < 300; k++) {
+		struct bshape real = {{0, 0, 0, 0}}, got;
+		if (ph == PHASE_PROMPT)
+			real = (struct bshape){{draw(1, 2 * p->max_num_prefill_seqs + 1),
+						draw(1, p->max_model_len + 64),
+						draw(0, p->max_model_len / B + 2), 0}};
+		else if (ph == PHASE_DECODE)
+			real = (struct bshape){{draw(1, 2 * p->max_num_seqs + 1), 1,
+						draw(1, (int32_t)p->num_kv_blocks + 8), 0}};
+		else
+			real = (struct bshape){{draw(1, p->max_num_batched_tokens + 64),
+						draw(0, p->max_model_len / B + 2),
+						draw(0, (int32_t)p->num_kv_blocks + 8), draw(0, 1)}};
+		const struct bshape *l;
+		size_t n = bucketer_list(b, ph, &l);
+		struct bshape t = real;
+		if (ph != PHASE_UNIFIED)
+			t.v[3] = 0;
+		if (ph == PHASE_DECODE && cur && maxctx > 0 && t.v[2] > maxctx)
+			t.v[2] = (int32_t)maxctx;   /* current clamps decode ctx first */
+		const struct bshape *want = NULL;   /* the smallest bucket >= t in every dim */
+		for (size_t i = 0; i < n && !want; i++)
+			if (ge3(&l[i], &t) && bshape_cmp(&l[i], &t) >= 0)
+				want = &l[i];
+		struct bshape want_v = want ? *want : real;
+		/* the documented fallback of the version, and whether the list already has it */
+		int64_t cmax = maxctx > 0 ? maxctx : INT32_MAX;
+		if (ph == PHASE_PROMPT && bucket_ceil_div(p->max_model_len - 1, B) < cmax)
+			cmax = bucket_ceil_div(p->max_model_len - 1, B);
+		struct bshape f = cur ? bucket_fallback_current(p, t.v[0], t.v[1], t.v[2], cmax)
+				      : bucket_fallback_docs(p, ph, t.v[0], t.v[1], t.v[2]);
+		bool present = false;
+		for (size_t i = 0; i < n; i++)
+			present |= !bshape_cmp(&l[i], &f);
+		bool fb = bucketer_lookup(b, ph, &real, &got);   /* may move the list: l is stale */
+		if (!served) {   /* no bucket of that phase: the real shape runs */
+			ck_assert_msg(!fb && !bshape_cmp(&got, &real), "%s: unserved phase padded",
+				      what);
+			continue;
+		}
+		if (want || ph == PHASE_UNIFIED) {   /* a hit, or a unified miss running unpadded */
+			ck_assert_msg(!fb, "%s: fallback on a hit", what);
+			ck_assert_msg(!bshape_cmp(&got, &want_v), "%s: (%d,%d,%d,%d) -> (%d,%d,%d,%d), "
+				      "want (%d,%d,%d,%d)", what, real.v[0], real.v[1], real.v[2],
+				      real.v[3], got.v[0], got.v[1], got.v[2], got.v[3], want_v.v[0],
+				      want_v.v[1], want_v.v[2], want_v.v[3]);
+			ck_assert_msg(ge3(&got, &t), "%s: bucket below the shape", what);
+			continue;
+		}
+		/* a miss: the fallback, inserted in the sorted list unless present */
+		ck_assert_msg(!bshape_cmp(&got, &f), "%s: fallback (%d,%d,%d) want (%d,%d,%d)", what,
+			      got.v[0], got.v[1], got.v[2], f.v[0], f.v[1], f.v[2]);
+		ck_assert_msg(fb == !present, "%s: (%d,%d,%d,%d) fb %d present %d -> (%d,%d,%d)", what, real.v[0], real.v[1], real.v[2], real.v[3], fb, present, f.v[0], f.v[1], f.v[2]);
+		size_t n2 = bucketer_list(b, ph, &l);
+		ck_assert_uint_eq(n2, n + fb);
+		check_sorted(l, n2, what);
+	}
+}
+
+/* The generic properties of one strategy, version and configuration. */
+static void check_strategy(const struct bucket_strategy *s, const char *version,
+			   const char *const *sets, const char *file)
+{
+	char what[160];
+	snprintf(what, sizeof what, "%s/%s/%s=%s", s->info.name, version, sets[0], sets[1]);
+	config_init(&cfg);
+	cset("bucketing.version", version);
+	cset("bucketing.strategy", s->info.name);
+	cset("bucketing.file", file);
+	for (size_t i = 0; sets[i]; i += 2)
+		cset(sets[i], sets[i + 1]);
+	struct bucket_params p;
+	struct bs_err e = {0};
+	bool docs = !strcmp(version, "docs");
+	if (!(docs ? s->gen_docs : s->gen_current)) {   /* not in this version: an error */
+		ck_assert_int_eq(bucket_params_resolve(&cfg, &p, &e), -1);
+		ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+		ck_assert_str_eq(e.field, "bucketing.strategy");
+		config_release(&cfg);
+		return;
+	}
+	struct bucketer *b = make(&p);
+	ck_assert_ptr_eq(p.strategy, s);
+	ck_assert_int_eq(p.enabled, s->phases != 0);
+	ck_assert_int_eq(bucket_params_unified(&p), s->phases == BUCKET_PHASES_UNIFIED);
+	ck_assert_int_eq(bucket_params_prompt_decode(&p),
+			 s->phases == BUCKET_PHASES_PROMPT_DECODE);
+	for (int ph = 0; ph < 3; ph++) {
+		const struct bshape *l, *w;
+		size_t n = bucketer_list(b, (enum phase)ph, &l);
+		size_t nw = bucketer_warmup_list(b, (enum phase)ph, &w);
+		/* a list per phase the strategy serves, none for the others */
+		ck_assert_msg((n > 0) == !!(s->phases & (1u << ph)), "%s: %s list of %zu", what,
+			      bucket_phase_name((enum phase)ph), n);
+		ck_assert_uint_eq(n, nw);
+		ck_assert(n == 0 || !memcmp(l, w, n * sizeof *l));
+		check_sorted(l, n, what);
+		for (size_t i = 0; i < n; i++) {
+			for (int d = 0; d < bucket_phase_ndim((enum phase)ph); d++)
+				ck_assert_int_ge(l[i].v[d], 0);
+			if (ph != PHASE_UNIFIED)
+				ck_assert_int_eq(l[i].v[3], 0);
+			if (ph == PHASE_DECODE)
+				ck_assert_int_eq(l[i].v[1], 1);
+		}
+		/* warm-up: the list reversed; version current skips prompt queries above the
+		 * token budget */
+		struct bshape *seq;
+		size_t ns = bucketer_warmup(b, (enum phase)ph, &seq), k = 0;
+		for (size_t i = n; i-- > 0;) {
+			if (!docs && ph == PHASE_PROMPT && l[i].v[1] > p.max_num_batched_tokens)
+				continue;
+			ck_assert_msg(k < ns && !bshape_cmp(&seq[k], &l[i]), "%s: warm-up %zu", what, k);
+			k++;
+		}
+		ck_assert_uint_eq(ns, k);
+		free(seq);
+	}
+	lcg_state = 7;
+	for (int ph = 0; ph < 3; ph++)
+		check_lookups(b, &p, (enum phase)ph, what);
+	done(b);
+}
+
+START_TEST(every_strategy_properties)
+{
+	char path[] = "/tmp/bs_bfileXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, sample_file, strlen(sample_file)), (int)strlen(sample_file));
+	close(fd);
+	/* the seed; a long context with contiguous PA; merged prefill; several prefills */
+	static const char *const configs[][13] = {
+		{"server.max_model_len", "1024", "server.max_num_seqs", "4",
+		 "server.num_kv_blocks", "5781", NULL},
+		{"server.max_model_len", "8192", "server.max_num_seqs", "32",
+		 "server.num_kv_blocks", "3000", "server.prefix_caching", "false",
+		 "server.max_num_batched_tokens", "4096", NULL},
+		{"server.max_model_len", "4096", "server.max_num_seqs", "64",
+		 "server.num_kv_blocks", "3593", "server.merged_prefill", "true", NULL},
+		{"server.max_model_len", "2048", "server.max_num_seqs", "16",
+		 "server.num_kv_blocks", "900", "server.max_num_prefill_seqs", "4",
+		 "server.block_size", "64", NULL},
+	};
+	const struct policy_family *f = bucketing_family();
+	for (size_t i = 0; f->members[i]; i++)
+		for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+			check_strategy(member(f, i), "docs", configs[c], path);
+			check_strategy(member(f, i), "current", configs[c], path);
+		}
+	unlink(path);
+}
+END_TEST
+
+/* VLLM_ENABLE_BUCKETING=false turns every strategy off: no list, look-ups are identities. */
+START_TEST(every_strategy_disabled)
+{
+	const struct policy_family *f = bucketing_family();
+	for (size_t i = 0; f->members[i]; i++) {
+		const struct bucket_strategy *s = member(f, i);
+		for (int v = 0; v < 2; v++) {
+			if (!(v ? s->gen_current : s->gen_docs))
+				continue;
+			base(v ? "current" : "docs", "1024", "4", "5781");
+			cset("bucketing.strategy", s->info.name);
+			cenv("VLLM_ENABLE_BUCKETING=false");
+			struct bucket_params p;
+			struct bucketer *b = make(&p);
+			ck_assert(!p.enabled);
+			lcg_state = 11;
+			for (int ph = 0; ph < 3; ph++) {
+				ck_assert_uint_eq(count(b, (enum phase)ph), 0);
+				check_lookups(b, &p, (enum phase)ph, s->info.name);
+			}
+			done(b);
+		}
+	}
+}
+END_TEST
+
+/* ---------------- --env names ---------------- */
+
+START_TEST(env_unknown_names)
+{
+	/* a typo warns once, naming the nearest variable; the setting is not used */
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_PROMT_BS_BUCKET_MAX=4");
+	cenv("VLLM_PROMT_BS_BUCKET_MAX=8");   /* the same name twice is one variable */
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_str_eq(p.warnings, "--env VLLM_PROMT_BS_BUCKET_MAX is not a variable bucketsim "
+			 "reads; did you mean VLLM_PROMPT_BS_BUCKET_MAX?\n");
+	ck_assert_int_eq(p.max_num_prefill_seqs, 1);   /* server.max_num_prefill_seqs */
+	done(b);
+	/* nothing near: no suggestion; a variable of the cost model is known */
+	base("current", "1024", "4", "5781");
+	cenv("HABANA_VISIBLE_DEVICES=0");
+	cenv("RUNTIME_SCALE_PATCHING=1");
+	b = make(&p);
+	ck_assert_str_eq(p.warnings, "--env HABANA_VISIBLE_DEVICES is not a variable bucketsim "
+			 "reads\n");
+	done(b);
+	/* sim.strict: an error naming the variable, exit 3 */
+	base("current", "1024", "4", "5781");
+	cset("sim.strict", "true");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAXX=64");
+	struct bs_err e = make_fail();
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.field, "VLLM_DECODE_BLOCK_BUCKET_MAXX");
+	ck_assert_str_eq(e.msg, "--env VLLM_DECODE_BLOCK_BUCKET_MAXX is not a variable bucketsim "
+			 "reads; did you mean VLLM_DECODE_BLOCK_BUCKET_MAX?");
+	config_release(&cfg);
+	/* sim.strict with only known names: no error, no warning */
+	base("current", "1024", "4", "5781");
+	cset("sim.strict", "true");
+	cenv("VLLM_PROMPT_BS_BUCKET_MAX=2");
+	b = make(&p);
+	ck_assert_str_eq(p.warnings, "");
+	ck_assert_int_eq(p.max_num_prefill_seqs, 2);
+	done(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bucketing");
@@ -1265,6 +1595,14 @@ int main(void)
 	tcase_add_test(tc, strategy_selection);
 	tcase_add_test(tc, env_precedence);
 	tcase_add_test(tc, env_errors);
+	tcase_add_test(tc, env_unknown_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("registry");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, registry_strategies);
+	tcase_add_test(tc, env_table);
+	tcase_add_test(tc, every_strategy_properties);
+	tcase_add_test(tc, every_strategy_disabled);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
