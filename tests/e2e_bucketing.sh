@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of `bucketsim buckets`: the seed log byte for byte, formats, look-ups,
-# bucket files, env variables, errors and exit codes, --help.
+# bucket files, env variables, errors and exit codes, --help; then the properties every
+# registered strategy must have (looped over `bucketsim list policies`, no edit for a new one).
 cd "$(dirname "$0")/.." || exit 1
 . tests/e2e_lib.sh
 G=tests/golden
@@ -100,6 +101,7 @@ expect_exit 3 file_bad B --set server.max_model_len=4096 --set server.num_kv_blo
 expect_stderr file_bad_line "^bucketsim: error: .*bad.txt:3: "
 expect_exit 3 file_missing B --set server.max_model_len=4096 --set server.num_kv_blocks=3593 \
 	--set bucketing.strategy=file --set bucketing.file="$E2E_TMP/none.txt"
+expect_stderr file_missing_msg "^bucketsim: error: .*none.txt: cannot open: No such file or directory$"
 expect_exit 3 file_unset B --set server.max_model_len=4096 --set server.num_kv_blocks=3593 --set bucketing.strategy=file
 expect_stderr file_unset_msg "bucketing.file"
 
@@ -117,6 +119,13 @@ expect_stderr env_bad_strategy_msg "VLLM_BUCKETING_STRATEGY"
 expect_exit 3 pad_docs B "${SEED[@]}" --set bucketing.strategy=padding_aware
 expect_stderr pad_docs_msg "'bucketing.strategy'.*padding_aware"
 expect_exit 0 pad_current B "${SEED[@]}" --set bucketing.strategy=padding_aware --set bucketing.version=current
+# reference 4 on the seed: bs (1, 1, mnps=1, ceil(1/4), 25); query (B, B, mnbt, mnbt/4, 25);
+# ctx (0, 2, ceil((1024-128)/128)=7, mnbt/B=16, 25); decode bs (1, 2, 4, 1, 25); blocks without
+# contiguous PA (B, B, max(ceil(1024*4/128), B)=128, 128/4=32, 25)
+grep -qx 'Prompt bucket config (min, step, max_warmup, pad_max, pad_percent) bs:\[1, 1, 1, 1, 25\], query:\[128, 128, 2048, 512, 25\], blocks:\[0, 2, 7, 16, 25\]' \
+	"$E2E_TMP/stdout" && ok pad_current_prompt_cfg || fail pad_current_prompt_cfg "$(grep config "$E2E_TMP/stdout")"
+grep -qx 'Decode bucket config (min, step, max_warmup, pad_max, pad_percent) bs:\[1, 2, 4, 1, 25\], blocks:\[128, 128, 128, 32, 25\]' \
+	"$E2E_TMP/stdout" && ok pad_current_decode_cfg || fail pad_current_decode_cfg "$(grep config "$E2E_TMP/stdout")"
 expect_exit 0 lin_docs B "${SEED[@]}" --env VLLM_EXPONENTIAL_BUCKETING=false
 grep -q '^Prompt bucket config (min, step, max_warmup) bs:\[1, 32, 1\], seq:\[128, 128, 1024\]$' "$E2E_TMP/stdout" \
 	&& ok lin_docs_cfg || fail lin_docs_cfg "$(head -1 "$E2E_TMP/stdout")"
@@ -130,21 +139,128 @@ grep -q 'total 0 (warm-up skipped)' "$E2E_TMP/stdout" && grep -q '^Generated 36 
 
 # 9. Usage errors and help.
 expect_exit 2 bad_format B "${SEED[@]}" --format xml
+expect_stderr bad_format_msg "^bucketsim: error: --format 'xml': expected log, json or csv$"
 expect_exit 2 bad_lookup_phase B "${SEED[@]}" --lookup batch:1,2,3
+expect_stderr bad_lookup_phase_msg "phase must be prompt, decode or unified$"
 expect_exit 2 bad_lookup_arity B "${SEED[@]}" --lookup prompt:1,2
+expect_stderr bad_lookup_arity_msg "'prompt:1,2': prompt takes 3 numbers$"
 expect_exit 2 bad_lookup_decode B "${SEED[@]}" --lookup decode:1,2,3
+expect_stderr bad_lookup_decode_msg "a decode shape is BS,1,NUM_BLOCKS$"
 expect_exit 2 bad_lookup_num B "${SEED[@]}" --lookup prompt:1,x,3
+expect_stderr bad_lookup_num_msg "expected an integer, got 'x'$"
 expect_exit 2 lookup_phase_mismatch B "${SEED[@]}" --lookup unified:1,2,3,0
+expect_stderr lookup_phase_mismatch_msg "the resolved strategy is exponential, whose phases are prompt and decode$"
 expect_exit 2 extra_arg B "${SEED[@]}" extra
+expect_stderr extra_arg_msg "^bucketsim: error: unexpected argument 'extra'$"
 expect_exit 2 bad_option B --no-such-option
 expect_exit 0 help B --help
 grep -q '^Examples:' "$E2E_TMP/stdout" && grep -q -- '--lookup PHASE:SHAPE' "$E2E_TMP/stdout" && ok help_text \
 	|| fail help_text "help lacks examples"
 expect_exit 0 print_config B "${SEED[@]}" --print-config
-grep -q 'bucketing.version' "$E2E_TMP/stdout" && ok print_config_keys || fail print_config_keys "no bucketing keys"
+grep -qE '^bucketing.version +docs +\(default\)$' "$E2E_TMP/stdout" \
+	&& grep -qE '^server.max_num_seqs +4 +\(command line\)$' "$E2E_TMP/stdout" && ok print_config_keys \
+	|| fail print_config_keys "$(grep -E 'bucketing.version|max_num_seqs' "$E2E_TMP/stdout")"
 
 # 10. num_kv_blocks derived when unset (resolved like every command).
 expect_exit 0 derived B --set server.max_model_len=1024 --set server.max_num_seqs=4
 grep -q '^Generated 36 prompt' "$E2E_TMP/stdout" && ok derived_prompt || fail derived_prompt "no prompt list"
+
+# 11. --env names bucketsim does not read: one warning naming the nearest variable, the
+#     setting unused (the seed's 36 prompt buckets: max_num_prefill_seqs stays 1); an error
+#     (exit 3, nothing on stdout) with sim.strict.
+expect_exit 0 env_typo B "${SEED[@]}" --env VLLM_PROMT_BS_BUCKET_MAX=4
+[ "$(cat "$E2E_TMP/stderr")" = "bucketsim: warning: --env VLLM_PROMT_BS_BUCKET_MAX is not a variable bucketsim reads; did you mean VLLM_PROMPT_BS_BUCKET_MAX?" ] \
+	&& ok env_typo_warn_once || fail env_typo_warn_once "$(cat "$E2E_TMP/stderr")"
+grep -v '^#' "$E2E_TMP/stdout" | cmp -s - $G/buckets_seed_docs.log && ok env_typo_unused || fail env_typo_unused "seed log differs"
+expect_exit 3 env_typo_strict B "${SEED[@]}" --set sim.strict=true --env VLLM_PROMT_BS_BUCKET_MAX=4
+[ "$(cat "$E2E_TMP/stderr")" = "bucketsim: error: field 'VLLM_PROMT_BS_BUCKET_MAX': --env VLLM_PROMT_BS_BUCKET_MAX is not a variable bucketsim reads; did you mean VLLM_PROMPT_BS_BUCKET_MAX?" ] \
+	&& [ ! -s "$E2E_TMP/stdout" ] && ok env_typo_strict_msg || fail env_typo_strict_msg "$(cat "$E2E_TMP/stderr")"
+expect_exit 0 env_known_strict B "${SEED[@]}" --set sim.strict=true --env VLLM_PROMPT_BS_BUCKET_MAX=2
+[ ! -s "$E2E_TMP/stderr" ] && grep -q '^Prompt bucket config (min, step, max_warmup, limit) bs:\[1, 1, 2, 2\], ' "$E2E_TMP/stdout" \
+	&& ok env_known_strict_used || fail env_known_strict_used "$(head -1 "$E2E_TMP/stdout"; cat "$E2E_TMP/stderr")"
+
+# 12. pow2, worked out on the seed (B=128, mnbt=2048, mnps=1, prefix caching so no contiguous
+#     PA): prompt bs [1], query 128..2048 less 2048 > max_model_len, ctx [0, 1, 2, 4, 8]
+#     (8 = ceil(1023/128)): 20 buckets; decode bs [1, 2, 4] x blocks 1..32 (32 = 8 blocks x 4
+#     seqs), dropping bs > blocks and capping blocks at 8 x bs: 4 + 4 + 4 = 12.
+expect_exit 0 pow2 B "${SEED[@]}" --set bucketing.strategy=pow2 --format json \
+	--lookup prompt:1,1000,0 --lookup decode:3,1,100 --lookup decode:3,1,40
+python3 - "$E2E_TMP/stdout" <<'P' && ok pow2_lists || fail pow2_lists "pow2 lists"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["prompt"] == [[1, q, c] for q in (128, 256, 512, 1024) for c in (0, 1, 2, 4, 8)]
+assert d["decode"] == [[1, 1, c] for c in (1, 2, 4, 8)] + [[2, 1, c] for c in (2, 4, 8, 16)] \
+    + [[4, 1, c] for c in (4, 8, 16, 32)]
+assert d["warmup_compiles"] == {"prompt": 20, "decode": 12, "total": 32}
+# docs fallback for (3, 1, 100): (2^ceil(log2 3), 1, ceil(100/2)*2), then a hit for (3, 1, 40)
+assert [l["bucket"] + [l["fallback"]] for l in d["lookups"]] == \
+    [[1, 1024, 0, False], [4, 1, 100, True], [4, 1, 100, False]]
+P
+
+# 13. Every registered strategy, in both versions, on the seed and a long-context setting:
+#     sorted duplicate-free lists of the phases it serves, warm-up counts as the lists (less
+#     current's prompt queries above the token budget), and look-ups that return the smallest
+#     listed bucket >= the shape in every dimension (version current first clamps a decode
+#     ctx to the largest listed), else the fallback, flagged when it was not listed yet.
+STRATEGIES=$("$BUCKETSIM" list policies | awk '$1 == "bucketing.strategy" { gsub(/\|/, " ", $2); print $2 }')
+case " $STRATEGIES " in *" exponential "*" none "*) ok strategies_listed ;;
+*) fail strategies_listed "cannot read the strategies from 'bucketsim list policies': '$STRATEGIES'" ;; esac
+LONG=(--set server.max_model_len=8192 --set server.max_num_seqs=32 --set server.num_kv_blocks=3000
+      --set server.prefix_caching=false --set server.max_num_batched_tokens=4096)
+for st in $STRATEGIES; do
+	for ver in docs current; do
+		for cfg in seed long; do
+			if [ $cfg = seed ]; then set -- "${SEED[@]}"; else set -- "${LONG[@]}"; fi
+			"$BUCKETSIM" buckets "$@" --set bucketing.strategy=$st --set bucketing.version=$ver \
+				--set bucketing.file="$E2E_TMP/buckets.txt" --format json \
+				--lookup prompt:3,412,0 --lookup prompt:1,100,2 --lookup decode:5,1,70 \
+				--lookup decode:1,1,1 >"$E2E_TMP/stdout" 2>"$E2E_TMP/stderr"
+			rc=$?
+			if [ $rc -eq 2 ]; then   # a unified strategy: unified look-ups only
+				"$BUCKETSIM" buckets "$@" --set bucketing.strategy=$st --set bucketing.version=$ver \
+					--format json --lookup unified:300,2,5,1 --lookup unified:17,0,3,0 \
+					--lookup unified:1,0,1,0 >"$E2E_TMP/stdout" 2>"$E2E_TMP/stderr"
+				rc=$?
+			fi
+			if [ $rc -eq 3 ]; then   # not in this version: the error says so
+				expect_stderr "strategy_${st}_${ver}_${cfg}_absent" \
+					"field 'bucketing.strategy': strategy $st does not exist in bucketing.version $ver"
+				continue
+			fi
+			python3 - "$E2E_TMP/stdout" $ver <<'P' && ok "strategy_${st}_${ver}_${cfg}" \
+				|| fail "strategy_${st}_${ver}_${cfg}" "rc $rc: $(head -c 300 "$E2E_TMP/stderr")"
+import json, sys
+d, ver = json.load(open(sys.argv[1])), sys.argv[2]
+mnbt = d["params"]["max_num_batched_tokens"]
+phases = [ph for ph in ("prompt", "decode", "unified") if ph in d]
+assert d["enabled"] == bool(d.get("prompt") or d.get("unified")), "enabled"
+lists = {ph: d[ph] for ph in phases}
+for ph, l in lists.items():
+    assert l == sorted(l) and len(set(map(tuple, l))) == len(l), ph + " not sorted"
+    skip = ver == "current" and ph == "prompt"
+    want = len([b for b in l if not (skip and b[1] > mnbt)])
+    assert d["warmup_compiles"][ph] == want, (ph, d["warmup_compiles"], want)
+maxctx = max([b[2] for b in d.get("decode", [])] or [0])
+for lk in d["lookups"]:
+    ph, s, b = lk["phase"], lk["shape"], lk["bucket"]
+    if not d["enabled"]:
+        assert b == s and not lk["fallback"], lk
+        continue
+    t = list(s)
+    if ver == "current" and ph == "decode" and maxctx > 0:
+        t[2] = min(t[2], maxctx)   # version current clamps the decode ctx first
+    ge = [c for c in lists[ph] if all(x >= y for x, y in zip(c[:3], t[:3]))
+          and (ph != "unified" or c >= t)]
+    if ge:   # a hit: the smallest listed bucket >= the shape in every dimension
+        assert b == min(ge) and not lk["fallback"], (lk, min(ge))
+    elif ph == "unified":   # a unified miss runs unpadded
+        assert b == s and not lk["fallback"], lk
+    else:    # a miss: the version's fallback, flagged when it was not listed yet
+        assert lk["fallback"] == (b not in lists[ph]), lk
+        lists[ph] = sorted(lists[ph] + [b]) if lk["fallback"] else lists[ph]
+P
+		done
+	done
+done
 
 e2e_done
