@@ -139,9 +139,10 @@ static size_t edit_distance(const char *a, const char *b)
 }
 
 /* An --env NAME not in env_var_defs[]: a warning, or an error with sim.strict. */
-static int unknown_env(struct bucket_params *p, const struct config *cfg, const char *name,
-		       struct bs_err *err)
+static int unknown_env(struct bucket_params *p, const struct config *cfg,
+		       const struct cfg_env *env, struct bs_err *err)
 {
+	const char *name = env->name;
 	const char *near = NULL;
 	size_t best = 4;   /* suggest names at most 3 edits away */
 	for (const struct env_var_def *d = env_var_defs; d->name; d++) {
@@ -155,8 +156,8 @@ static int unknown_env(struct bucket_params *p, const struct config *cfg, const 
 	if (near)
 		snprintf(hint, sizeof hint, "; did you mean %s?", near);
 	if (config_bool(cfg, "sim.strict"))
-		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, name,
-			       "--env %s is not a variable bucketsim reads%s", name, hint);
+		return bs_errf(err, BS_EXIT_INPUT, env->origin == CFG_ORIGIN_FILE ? cfg->file : NULL,
+			       0, name, "--env %s is not a variable bucketsim reads%s", name, hint);
 	warn(p, "--env %s is not a variable bucketsim reads%s", name, hint);
 	return 0;
 }
@@ -169,7 +170,7 @@ static int check_env(struct bucket_params *p, const struct config *cfg, struct b
 	for (size_t i = 0; i < cfg->nenv; i++) {
 		const char *n = cfg->env[i].name;
 		if (!env_var_find(n)) {
-			if (unknown_env(p, cfg, n, err))
+			if (unknown_env(p, cfg, &cfg->env[i], err))
 				return -1;
 			continue;
 		}

@@ -94,7 +94,7 @@ struct bucket_params {
 	int64_t num_kv_blocks;
 	bool prefix_caching, contiguous_pa, merged_prefill;
 	bool skip_warmup;                /* bucketing.skip_warmup or VLLM_SKIP_WARMUP */
-	bool enabled;                    /* false with strategy none or VLLM_ENABLE_BUCKETING=false */
+	bool enabled;                    /* false with strategy none (no phases) or VLLM_ENABLE_BUCKETING=false */
 	char file[512];                  /* strategy file */
 	const struct config *cfg;        /* borrowed: for the remaining env variables */
 	/* Warnings of the resolution (deprecated or ignored variables, overridden strategy),
