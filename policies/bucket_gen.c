@@ -11,7 +11,6 @@
  *
  * Every list is sorted lexicographically and deduplicated, as Python's sorted(set(...)).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,8 +120,6 @@ int bucket_empty_error(const char *phase, struct bs_err *err)
 }
 
 /* ---- version current: combination, filters and correctors (reference 2.4) ---- */
-
-/* Also the filter of bucket files under version current. */
 
 bool bucket_prompt_keep(const struct bucket_params *p, int64_t bs, int64_t q, int64_t c)
 {
