@@ -467,6 +467,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 		s->r[i].t_sched = s->r[i].t_first = s->r[i].t_last_tok = -1;
 		s->r[i].target = req[i].prompt_tokens;
 		s->r[i].inst = -1;
+		s->r[i].prefill_inst = -1;
 		if (req[i].prefix_group >= s->ngroups && req[i].prefix_tokens > 0)
 			s->ngroups = req[i].prefix_group + 1;
 	}
@@ -1393,6 +1394,8 @@ static void start_transfer(struct sim *s, struct inst *in, int32_t id)
 	r->state = RS_TRANSFER;
 	int64_t dt = s->costs.transfer(s->costs.ctx, r->computed);
 	s->transfer_ns_total += dt;
+	r->transfer_ns += dt;
+	r->prefill_inst = (int16_t)in->idx;
 	s->transfers++;
 	s->transferring++;
 	evq_push(&s->q, s->now + dt, EVC_ARRIVAL, EV_TRANSFER, id);

@@ -122,7 +122,10 @@ struct req {
 	int32_t reserved;               /* memory-safe batching: tokens charged to the budget */
 	int32_t shared;                 /* blocks referenced from its prefix group's cache */
 	int16_t preemptions, inst;
-	uint8_t state, pad_[3];
+	uint8_t state, pad_;
+	int16_t prefill_inst;           /* disaggregated: the prefill instance that last handed
+					 * its KV cache over (-1 = none) */
+	int64_t transfer_ns;            /* disaggregated: total KV-transfer time */
 };
 
 /* The cached prefix of one prefix group on one instance (automatic prefix caching). */
