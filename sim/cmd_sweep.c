@@ -55,7 +55,8 @@ static const struct cli_opt opts[] = {
 	 "a sweep file: base configuration plus \"axes\" (a grid) or \"points\" (a list)", "Sweep"},
 	{"axis", OPT_AXIS, 1, "KEY=V1,V2,...",
 	 "a key and its values (or KEY=[JSON list]); repeatable; the grid is the product, the "
-	 "first axis varying slowest; KEY may be any config key, trace, preset or seed", "Sweep"},
+	 "first axis varying slowest; KEY may be any config key, trace, preset, seed or "
+	 "env.VLLM_NAME", "Sweep"},
 	{"grid", OPT_GRID, 1, "KEY=...", "replaced by --axis (refused with a message)", "Sweep"},
 	{"seeds", OPT_SEEDS, 1, "N",
 	 "replications: seeds S, S+1, ..., S+N-1 with S from --seed, varying fastest", "Sweep"},
@@ -562,6 +563,11 @@ static int point_prepare(const struct spec *s, const char *basefile, struct poin
 			preset = p->val[i];
 			argv_push(p, "--preset");
 			argv_push(p, p->val[i]);
+		} else if (!strncmp(p->key[i], "env.", 4)) {
+			char *kv = xasprintf("%s=%s", p->key[i] + 4, p->val[i]);
+			argv_push(p, "--env");
+			argv_push(p, kv);
+			free(kv);
 		} else if (strcmp(p->key[i], "seed")) {
 			char *kv = xasprintf("%s=%s", p->key[i], p->val[i]);
 			argv_push(p, "--set");
