@@ -815,8 +815,8 @@ static int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 	g->wide = true;
 	g->rows = 3;
 	g->cols = 1;
-	size_t b = fig_block(g, "monitor");
-	fputs("# time_s waiting running transferring kv_utilization batch_latency_ms\n", g->dat);
+	size_t b = fig_block(g, "monitor: time_s waiting running transferring kv_utilization "
+			     "batch_latency_ms");
 	for (size_t r = 1; r < t.rows; r++) {
 		for (size_t i = 0; i < 6; i++)
 			fprintf(g->dat, "%s%s", i ? " " : "", cell(&t, r, (size_t)c[i]));
