@@ -1154,7 +1154,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	struct point *pts = NULL;
 	size_t np = 0;
 	char *dir = NULL, *tmpdir = NULL, *basefile = NULL, *spec = NULL;
-	bool created = false;
+	bool created = false, wrote_base = false;
 	s.so = xmalloc((size_t)(argc + 4) * sizeof *s.so);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
 		if (c == -2 || c == -3) {
@@ -1306,7 +1306,20 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		char *t = cJSON_Print(s.base);
 		char *tl = xasprintf("%s\n", t);
 		cJSON_free(t);
-		int w = write_atomic(basefile, tl, &err);
+		/* A resumed sweep finds its own base; another sweep's is never overwritten. */
+		int w = 0;
+		if (file_exists(basefile)) {
+			size_t len;
+			char *old = read_file(basefile, &len, &err);
+			if (old && strcmp(old, tl))
+				bs_errf(&err, BS_EXIT_USAGE, basefile, 0, NULL, "the directory holds a "
+					"different sweep; choose another -o DIR");
+			free(old);
+			w = err.code ? -1 : 0;
+		} else {
+			w = write_atomic(basefile, tl, &err);
+			wrote_base = !w;
+		}
 		free(tl);
 		if (w) {
 			rc = cli_fail(&err);
@@ -1369,6 +1382,8 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		created = true;
 	}
 cleanup:
+	if (rc && !created && wrote_base)
+		unlink(basefile);
 	if (created && dir) {
 		char *q = xasprintf("%s/points", dir);
 		rmdir(q);

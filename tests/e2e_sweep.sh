@@ -103,6 +103,13 @@ expect_exit 0 sweep-file-points "$B" sweep -f "$T/pts.json" -o "$T/f" --metrics 
 [ "$(cut -d, -f1-3,7- "$T/f/sweep.csv")" = "$(printf 'workload.rate,trace,preset,completed,instances\n10,alpaca,distserve,50,2\n5,alpaca,vllm,50,1')" ] \
 	&& ok sweep-file-points-rows || fail sweep-file-points-rows "$(cat "$T/f/sweep.csv")"
 grep -q '"server.max_num_seqs":[[:space:]]*64,' "$T/f/points/0001/summary.json" && ok sweep-file-base || fail sweep-file-base "base not applied"
+# Another sweep file in the same directory is refused, and its base leaves the first intact.
+sed 's/"max_num_seqs": 64/"max_num_seqs": 32/' "$T/pts.json" > "$T/pts2.json"
+cp "$T/f/base.json" "$T/base.before"
+expect_exit 2 sweep-file-other "$B" sweep -f "$T/pts2.json" -o "$T/f"
+cmp -s "$T/f/base.json" "$T/base.before" && ok sweep-file-base-kept || fail sweep-file-base-kept "overwritten"
+expect_exit 2 sweep-file-into-other-dir "$B" sweep -f "$T/pts.json" -o "$T/s1"
+[ ! -e "$T/s1/base.json" ] && ok sweep-file-into-other-clean || fail sweep-file-into-other-clean "base.json left"
 printf '{"workload.num_requests": 30, "axes": {"workload.rate": [1, 2.5], "bucketing.strategy": ["linear"]}, "seeds": 2}\n' > "$T/grid.json"
 expect_exit 0 sweep-file-grid "$B" sweep -f "$T/grid.json" --metrics completed
 [ "$(cut -d, -f1,2,5,8 "$T/stdout" | tail -n +2 | tr '\n' ' ')" = "1,linear,1,30 1,linear,2,30 2.5,linear,1,30 2.5,linear,2,30 " ] \
