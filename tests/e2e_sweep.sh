@@ -19,6 +19,13 @@ want="exponential,2,alpaca,,1 exponential,2,alpaca,,2 exponential,20,alpaca,,1 e
 # Non-tty progress: one line per point.
 [ "$(grep -c '^sweep: [0-9]/8 point' "$T/stderr")" -eq 8 ] && ok sweep-progress-lines || fail sweep-progress-lines "$(head -3 "$T/stderr")"
 
+# On a terminal (script(1) gives one): a progress line rewritten in place, with rate and ETA.
+if command -v script >/dev/null; then
+	script -qec "$B sweep --set workload.num_requests=50 --axis workload.rate=1,2,3 --metrics completed -j 1 -o $T/tty" /dev/null > "$T/tty.out"
+	[ "$(tr '\r' '\n' < "$T/tty.out" | grep -cE '^sweep: [1-3]/3 points, [0-9.]+ points/s, ETA [0-9]+ s')" -eq 3 ] \
+		&& ! grep -q 'point 0001' "$T/tty.out" && ok sweep-progress-tty || fail sweep-progress-tty "$(od -c "$T/tty.out" | head -5)"
+fi
+
 # A row equals the same configuration run alone (same double, and same config_hash).
 expect_exit 0 run-point "$B" run --trace alpaca --set workload.num_requests=300 \
 	--set bucketing.strategy=none --set workload.rate=20 --seed 2 \
