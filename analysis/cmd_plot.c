@@ -32,6 +32,7 @@ enum {
 	OPT_SCRIPT_ONLY,
 	OPT_TITLE,
 	OPT_WINDOW,
+	OPT_CAPACITY,
 };
 
 static const struct cli_opt opts[] = {
@@ -44,6 +45,8 @@ static const struct cli_opt opts[] = {
 	 "Sweep plots"},
 	{"target", OPT_TARGET, 1, "A", "attainment: the target line (default: capacity.json's, "
 	 "else 0.9)", "Sweep plots"},
+	{"capacity", OPT_CAPACITY, 1, "DIR", "attainment of a sweep: mark the capacities of "
+	 "`capacity -o DIR` whose systems are series", "Sweep plots"},
 	{"window", OPT_WINDOW, 1, "S", "bubbles: seconds of the run shown from the first pass "
 	 "(default: the first 40 passes of lane 0)", "Run plots"},
 	{"title", OPT_TITLE, 1, "TEXT", "figure title (default: none)", "Output"},
@@ -340,6 +343,7 @@ static int fig_finish(struct fig *g, const char *title, bool script_only, struct
 
 struct sopts {
 	const char *x, *y, *series;
+	const char *capacity;   /* attainment of a sweep: capacity -o DIR to mark */
 	double target;
 	bool target_given;
 };
@@ -464,7 +468,7 @@ static const char *default_series(const char *path)
 
 /* Lines and points, one series per block; extra: lines drawn before the plot command. */
 static void plot_lines(struct fig *g, struct series *s, size_t ns, const char *xc,
-		       const char *yc, const char *extra, const char *prefix)
+		       const char *yc, const char *extra, const char *prefix, char **suffix)
 {
 	char *xl = label_of(xc), *yl = label_of(yc);
 	fputs("  set xlabel ", g->gp);
@@ -481,7 +485,8 @@ static void plot_lines(struct fig *g, struct series *s, size_t ns, const char *x
 			fprintf(g->dat, "%.17g %.17g\n", s[i].x[k], s[i].sum[k] / (double)s[i].cnt[k]);
 		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
 			i ? ", \\\n       " : "", b, i % 8 + 1);
-		char *t = *s[i].name ? xasprintf("%s%s", prefix ? prefix : "", s[i].name)
+		char *t = *s[i].name ? xasprintf("%s%s%s", prefix ? prefix : "", s[i].name,
+						 suffix && suffix[i] ? suffix[i] : "")
 				     : xstrdup(yc);
 		gp_str(g->gp, t);
 		free(t);
@@ -489,6 +494,24 @@ static void plot_lines(struct fig *g, struct series *s, size_t ns, const char *x
 	fputc('\n', g->gp);
 	free(xl);
 	free(yl);
+}
+
+/* DIR/capacity.json, or NULL with ERR. */
+static cJSON *read_capacity(const char *dir, struct bs_err *err)
+{
+	char *p = xasprintf("%s/capacity.json", dir);
+	size_t len;
+	char *txt = read_file(p, &len, err);
+	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
+	free(txt);
+	if (txt && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "systems")))
+		bs_errf(err, BS_EXIT_INPUT, p, 0, "systems", "not a capacity.json");
+	free(p);
+	if (err->code) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
 }
 
 static int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
@@ -517,8 +540,8 @@ static int plot_sweep_kind(const char *kind, const char *path, const struct sopt
 	if (!strcmp(kind, "attainment"))
 		extra = xasprintf("  set yrange [0:1.05]\n  set key bottom left box opaque\n"
 				  "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead "
-				  "dt 2 lc rgb \"#555555\"\n  set label \"target %.6g\" at graph 0.98, "
-				  "first %.6g right offset 0,0.6\n", o->target, o->target, o->target,
+				  "dt 2 lc rgb \"#555555\"\n  set label \"target %.6g\" at graph 0.02, "
+				  "first %.6g left offset 0,0.6\n", o->target, o->target, o->target,
 				  o->target);
 	else if (!strcmp(kind, "waste"))
 		extra = xstrdup("  set yrange [0:*]\n");
@@ -526,7 +549,51 @@ static int plot_sweep_kind(const char *kind, const char *path, const struct sopt
 	 * and traces name themselves. */
 	char *prefix = sc && strcmp(sc, "preset") && strcmp(sc, "trace") ? xasprintf("%s=", sc)
 									  : NULL;
-	plot_lines(g, s, ns, x, y, extra, prefix);
+	/* --capacity DIR: each system's capacity as a vertical line in its series' colour. */
+	char **suffix = NULL;
+	if (o->capacity) {
+		cJSON *j = read_capacity(o->capacity, err);
+		if (!j) {
+			free(extra);
+			free(prefix);
+			series_free(s, ns);
+			return -1;
+		}
+		suffix = xcalloc(ns, sizeof *suffix);
+		size_t nfound = 0;
+		for (size_t i = 0; i < ns; i++) {
+			const cJSON *q;
+			cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(j, "systems")) {
+				if (strcmp(cJSON_GetObjectItemCaseSensitive(q, "system")->valuestring,
+					   s[i].name))
+					continue;
+				double c = cJSON_GetObjectItemCaseSensitive(q, "capacity_req_s")->valuedouble;
+				char *e2 = xasprintf("%s  set arrow from first %.9g, graph 0 to first "
+						     "%.9g, graph 1 nohead lt %zu dt 3\n", extra, c, c,
+						     i % 8 + 1);
+				free(extra);
+				extra = e2;
+				suffix[i] = xasprintf(" (capacity %.3g req/s)", c);
+				nfound++;
+			}
+		}
+		cJSON_Delete(j);
+		if (!nfound) {
+			bs_errf(err, BS_EXIT_INPUT, o->capacity, 0, "--capacity",
+				"no system of capacity.json is a series of the plot");
+			for (size_t i = 0; i < ns; i++)
+				free(suffix[i]);
+			free(suffix);
+			free(extra);
+			free(prefix);
+			series_free(s, ns);
+			return -1;
+		}
+	}
+	plot_lines(g, s, ns, x, y, extra, prefix, suffix);
+	for (size_t i = 0; suffix && i < ns; i++)
+		free(suffix[i]);
+	free(suffix);
 	free(prefix);
 	free(extra);
 	series_free(s, ns);
@@ -536,19 +603,10 @@ static int plot_sweep_kind(const char *kind, const char *path, const struct sopt
 /* attainment from `capacity -o DIR`: the curve of each system (first seed) and its capacity. */
 static int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err *err)
 {
-	char *p = xasprintf("%s/capacity.json", dir);
-	size_t len;
-	char *txt = read_file(p, &len, err);
-	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
-	free(txt);
-	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(j, "systems");
-	if (txt && !cJSON_IsArray(sys))
-		bs_errf(err, BS_EXIT_INPUT, p, 0, "systems", "not a capacity.json");
-	free(p);
-	if (err->code) {
-		cJSON_Delete(j);
+	cJSON *j = read_capacity(dir, err);
+	if (!j)
 		return -1;
-	}
+	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(j, "systems");
 	if (!o->target_given)
 		o->target = cJSON_GetObjectItemCaseSensitive(j, "target")->valuedouble;
 	g->rows = g->cols = 1;
@@ -968,7 +1026,7 @@ static int plot(const struct cli_cmd *self, int argc, char **argv)
 static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 {
 	struct cli_state st = {0};
-	struct sopts so = {NULL, NULL, NULL, 0.9, false};
+	struct sopts so = {NULL, NULL, NULL, NULL, 0.9, false};
 	const char *out = NULL, *title = NULL;
 	bool script_only = false;
 	double window = 0;
@@ -989,6 +1047,9 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 			break;
 		case OPT_SERIES:
 			so.series = st.optarg;
+			break;
+		case OPT_CAPACITY:
+			so.capacity = st.optarg;
 			break;
 		case OPT_TITLE:
 			title = st.optarg;
@@ -1037,6 +1098,9 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	for (int i = 0; i < nin; i++)
 		if (run_kind && !is_dir(in[i]))
 			return cli_usage(self, "%s: not a run directory", in[i]);
+	if (so.capacity && (strcmp(kind, "attainment") || is_dir(in[0])))
+		return cli_usage(self, "--capacity marks capacities on the attainment plot of a sweep "
+				       "CSV");
 	struct fig g;
 	fig_init(&g, out);
 	struct bs_err err = {0};

@@ -63,6 +63,20 @@ for i in 0 1; do
 done
 [ "$(grep -c 'graph 0 to first' "$T/f/cap.gp")" -eq 2 ] && ok capacity-lines || fail capacity-lines "$(grep arrow "$T/f/cap.gp")"
 
+# A sweep's attainment with the capacities of a capacity run over the same systems.
+"$B" sweep --trace alpaca --set workload.num_requests=300 --set workload.arrival=poisson \
+	--axis preset=vllm,distserve --axis workload.rate=50,150,250 -o "$T/r2" 2>/dev/null
+expect_exit 0 plot-att-capacity "$B" plot attainment "$T/r2/sweep.csv" --capacity "$T/cap" --target 0.8 -o "$T/f/attc"
+rendered att-capacity-rendered "$T/f/attc"
+for sys in vllm distserve; do
+	cap=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%.9g' % [s for s in d['systems'] if s['system'] == sys.argv[2]][0]['capacity_req_s'])" "$T/cap/capacity.json" $sys)
+	grep -q "set arrow from first $cap, graph 0 to first $cap, graph 1" "$T/f/attc.gp" && grep -q "title \"$sys (capacity " "$T/f/attc.gp" \
+		&& ok "att-capacity-$sys" || fail "att-capacity-$sys" "$cap: $(grep arrow "$T/f/attc.gp")"
+done
+expect_exit 2 plot-capacity-kind "$B" plot throughput "$T/s/sweep.csv" --capacity "$T/cap" -o "$T/f/x"
+expect_exit 3 plot-capacity-nomatch "$B" plot attainment "$T/c/sweep.csv" --x compiles_warmup --capacity "$T/cap" -o "$T/f/x"
+expect_stderr plot-capacity-nomatch-msg "no system of capacity.json is a series"
+
 # Run kinds.
 expect_exit 0 plot-cdf "$B" plot cdf "$T/a" "$T/b" -o "$T/f/cdf"
 rendered cdf-rendered "$T/f/cdf"
