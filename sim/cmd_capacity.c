@@ -229,6 +229,13 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_usage(self, "--rate %g is above --rate-max %g", co.rate0, co.rate_max);
 		goto done;
 	}
+	for (size_t i = 0; i < nso; i++)
+		for (size_t k = 0; k < nsys; k++)
+			if (so[i].key == CLI_OPT_PRESET && !is_config_file(sys[k])) {
+				rc = cli_usage(self, "--system %s is a preset: a shared --preset does "
+						     "not apply (presets do not stack)", sys[k]);
+				goto done;
+			}
 	if (!nsys)
 		sys[nsys++] = NULL;
 	/* Every system's configuration is checked before the first probe. */

@@ -1261,6 +1261,20 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto done;
 	}
+	/* Presets do not stack: a second one would keep the keys of the first it does not set. */
+	bool shared_preset = false, point_preset = false;
+	for (size_t i = 0; i < s.nso; i++)
+		shared_preset |= s.so[i].key == CLI_OPT_PRESET;
+	for (size_t i = 0; i < s.nax; i++)
+		point_preset |= !strcmp(s.ax[i].key, "preset");
+	const cJSON *lp;
+	cJSON_ArrayForEach(lp, s.listed) point_preset |=
+		cJSON_GetObjectItemCaseSensitive(lp, "preset") != NULL;
+	if (shared_preset && point_preset) {
+		rc = cli_usage(self, "preset varies by point: a shared --preset (or the sweep file's "
+				     "\"preset\") does not apply");
+		goto done;
+	}
 	for (size_t i = 0; i < s.nax; i++) {
 		if (!strcmp(s.ax[i].key, "seed") && (seeds_given || s.seeds > 1 || seed_given)) {
 			rc = cli_usage(self, "seed is an axis: --seed and --seeds do not apply");

@@ -58,6 +58,7 @@ expect_exit 2 cap-rate-set "$B" capacity --set workload.rate=5
 expect_stderr cap-rate-set-msg "capacity chooses the rate"
 expect_exit 2 cap-arrival "$B" capacity --set workload.arrival=trace
 expect_exit 2 cap-preset "$B" capacity --system nosuch
+expect_exit 2 cap-preset-twice "$B" capacity --preset bucketserve --system vllm
 expect_exit 3 cap-rule "$B" capacity --set server.max_num_seqs=4096 --system vllm
 expect_exit 3 cap-never "$B" capacity "${W[@]}" --set slo.ttft_ms=0.001 --rate 1 --target 0.9
 expect_stderr cap-never-msg "even at"

@@ -99,6 +99,7 @@ expect_exit 0 sweep-preset-axis "$B" sweep --axis trace=alpaca,longbench --axis 
 	&& ok sweep-preset-rows || fail sweep-preset-rows "$(cat "$T/stdout")"
 expect_exit 0 sweep-seed-axis "$B" sweep --axis seed=5,9 --set workload.num_requests=10 --metrics completed
 [ "$(cut -d, -f3 "$T/stdout" | tail -n +2 | tr '\n' ' ')" = "5 9 " ] && ok sweep-seed-rows || fail sweep-seed-rows "$(cat "$T/stdout")"
+expect_exit 2 sweep-preset-twice "$B" sweep --preset bucketserve --axis preset=vllm,distserve
 expect_exit 2 sweep-seed-twice "$B" sweep --axis seed=5,9 --seeds 2
 
 # Sweep files: listed points in their order over a base configuration; a grid.
