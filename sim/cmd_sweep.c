@@ -65,7 +65,7 @@ static const struct cli_opt opts[] = {
 	 "do not run: print one `bucketsim run` command per unfinished point (parallel), or "
 	 "write DIR/sweep.sbatch, a job array (slurm); needs -o", "Run"},
 	{"collect", OPT_COLLECT, 1, "DIR",
-	 "do not run: merge the points found in DIR into DIR/sweep.csv", "Run"},
+	 "do not run: merge the points found in DIR into DIR/sweep.csv (with --metrics)", "Run"},
 	{"metrics", OPT_METRICS, 1, "LIST",
 	 "comma-separated summary metrics for the CSV (default: every scalar metric)", "Output"},
 	{"output", OPT_OUT, 1, "DIR",
@@ -641,8 +641,6 @@ static char *spec_text(const struct spec *s, const struct point *pts, size_t np)
 			if (!have)
 				cJSON_AddItemToArray(cols, cJSON_CreateString(pts[i].key[k]));
 		}
-	if (s->metrics)
-		cJSON_AddStringToObject(root, "metrics", s->metrics);
 	cJSON *pa = cJSON_AddArrayToObject(root, "points");
 	for (size_t i = 0; i < np; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -721,20 +719,20 @@ static void add_name(char ***names, size_t *n, const char *s)
 	(*names)[(*n)++] = xstrdup(s);
 }
 
-/* Merges the points of sweep directory DIR (described by SPEC) into CSV text; counts the
- * failed points and describes the first in FIRST_FAIL.  Returns NULL on an error. */
-static char *collect(const char *dir, const cJSON *spec, size_t *nfailed, char **first_fail,
-		     struct bs_err *err)
+/* Merges the points of sweep directory DIR (described by SPEC) into CSV text, with the metrics
+ * of MLIST (comma-separated; NULL = every numeric one); counts the failed points and describes
+ * the first in FIRST_FAIL.  Returns NULL on an error. */
+static char *collect(const char *dir, const cJSON *spec, const char *mlist, size_t *nfailed,
+		     char **first_fail, struct bs_err *err)
 {
 	const cJSON *cols = cJSON_GetObjectItemCaseSensitive(spec, "columns");
 	const cJSON *pa = cJSON_GetObjectItemCaseSensitive(spec, "points");
-	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(spec, "metrics");
 	size_t np = (size_t)cJSON_GetArraySize(pa);
 	cJSON **sum = xcalloc(np ? np : 1, sizeof *sum);
 	char **names = NULL;
 	size_t nn = 0;
-	if (cJSON_IsString(ml)) {
-		char *l = xstrdup(ml->valuestring);
+	if (mlist) {
+		char *l = xstrdup(mlist);
 		for (char *save = NULL, *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			add_name(&names, &nn, t);
 		free(l);
@@ -757,7 +755,7 @@ static char *collect(const char *dir, const cJSON *spec, size_t *nfailed, char *
 			}
 			const cJSON *m = cJSON_GetObjectItemCaseSensitive(sum[i], "metrics");
 			const cJSON *v;
-			if (!cJSON_IsString(ml))
+			if (!mlist)
 				cJSON_ArrayForEach(v, m) if (cJSON_IsNumber(v) || cJSON_IsNull(v))
 					add_name(&names, &nn, v->string);
 		}
@@ -877,7 +875,7 @@ static cJSON *read_spec(const char *dir, struct bs_err *err)
 
 /* Writes the merged CSV (to DIR/sweep.csv, or stdout when TO_STDOUT) and reports failures in
  * one line.  Returns the exit status. */
-static int finish_csv(const char *dir, bool to_stdout, int fail_code)
+static int finish_csv(const char *dir, const char *mlist, bool to_stdout, int fail_code)
 {
 	struct bs_err err = {0};
 	cJSON *spec = read_spec(dir, &err);
@@ -885,7 +883,7 @@ static int finish_csv(const char *dir, bool to_stdout, int fail_code)
 		return cli_fail(&err);
 	size_t nfailed = 0;
 	char *first = NULL;
-	char *csv = collect(dir, spec, &nfailed, &first, &err);
+	char *csv = collect(dir, spec, mlist, &nfailed, &first, &err);
 	cJSON_Delete(spec);
 	if (!csv)
 		return cli_fail(&err);
@@ -1250,7 +1248,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 			rc = cli_usage(self, "--collect DIR takes no other sweep options");
 			goto done;
 		}
-		rc = finish_csv(coll, false, 0);
+		rc = finish_csv(coll, s.metrics, false, 0);
 		goto done;
 	}
 	if (how && !out) {
@@ -1380,7 +1378,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = run_rc;
 		goto done;
 	}
-	rc = finish_csv(dir, !out, run_rc > 0 ? run_rc : 0);
+	rc = finish_csv(dir, s.metrics, !out, run_rc > 0 ? run_rc : 0);
 	if (tmpdir) {
 		for (size_t i = 0; i < np; i++) {
 			char *q = xasprintf("%s/points/%s", dir, pts[i].name);

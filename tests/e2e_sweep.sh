@@ -63,7 +63,12 @@ expect_stderr sweep-other-dir-msg 'holds a different sweep'
 expect_exit 0 sweep-metrics "$B" sweep --set workload.num_requests=100 --metrics completed,preemptions
 [ "$(cut -d, -f1-3,5- "$T/stdout")" = "$(printf 'trace,preset,seed,error,completed,preemptions\nalpaca,,1,,100,0')" ] \
 	&& ok sweep-metrics-out || fail sweep-metrics-out "$(cat "$T/stdout")"
-expect_exit 2 sweep-bad-metric "$B" sweep --set workload.num_requests=10 --metrics nope
+expect_exit 2 sweep-bad-metric "$B" sweep --set workload.num_requests=10 --metrics nope -o "$T/m"
+expect_stderr sweep-bad-metric-msg "field '--metrics': unknown metric 'nope'"
+# The points stay: the same sweep with a corrected list reuses them.
+expect_exit 0 sweep-metric-fixed "$B" sweep --set workload.num_requests=10 --metrics completed -o "$T/m"
+expect_stderr sweep-metric-reused '^sweep: 1 of 1 points already finished'
+[ "$(cut -d, -f6 "$T/m/sweep.csv" | tr '\n' ' ')" = "completed 10 " ] && ok sweep-metric-fixed-csv || fail sweep-metric-fixed-csv "$(cat "$T/m/sweep.csv")"
 
 # A failing point: its row holds the error, the others run, one error line naming the point.
 printf 'timestamp,prompt_tokens,output_tokens\n0,10,x\n' > "$T/bad.csv"
