@@ -622,6 +622,26 @@ static int point_prepare(const struct spec *s, const char *basefile, struct poin
 }
 
 /* The sweep.json text: everything a rerun must match and --collect needs. */
+/* Records the FNV-1a hash of the file WORD names, if it names one: a rerun after an input file
+ * changed is then a different sweep, not a resumption with stale points. */
+static void add_input(cJSON *inputs, const char *word)
+{
+	struct stat sb;
+	if (stat(word, &sb) || !S_ISREG(sb.st_mode) ||
+	    cJSON_GetObjectItemCaseSensitive(inputs, word))
+		return;
+	FILE *f = fopen(word, "rb");
+	if (!f)
+		return;
+	uint64_t h = 14695981039346656037ULL;
+	for (int c; (c = getc(f)) != EOF;)
+		h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ULL;
+	fclose(f);
+	char buf[24];
+	snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+	cJSON_AddStringToObject(inputs, word, buf);
+}
+
 static char *spec_text(const struct spec *s, const struct point *pts, size_t np)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -640,6 +660,14 @@ static char *spec_text(const struct spec *s, const struct point *pts, size_t np)
 			cJSON_ArrayForEach(c, cols) have |= !strcmp(c->valuestring, pts[i].key[k]);
 			if (!have)
 				cJSON_AddItemToArray(cols, cJSON_CreateString(pts[i].key[k]));
+		}
+	cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
+	for (size_t i = 0; i < np; i++)
+		for (size_t k = 0; k < pts[i].argc; k++) {
+			const char *w = pts[i].argv[k], *eq = strchr(w, '=');
+			add_input(inputs, w);
+			if (eq)
+				add_input(inputs, eq + 1);
 		}
 	cJSON *pa = cJSON_AddArrayToObject(root, "points");
 	for (size_t i = 0; i < np; i++) {

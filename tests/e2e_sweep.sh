@@ -107,6 +107,14 @@ expect_exit 0 sweep-seed-axis "$B" sweep --axis seed=5,9 --set workload.num_requ
 expect_exit 2 sweep-preset-twice "$B" sweep --preset bucketserve --axis preset=vllm,distserve
 expect_exit 2 sweep-seed-twice "$B" sweep --axis seed=5,9 --seeds 2
 
+# An input file that changed makes another sweep, not a resumption with stale points.
+printf '{"server.max_num_seqs": 32}\n' > "$T/cfg.json"
+expect_exit 0 sweep-cfg "$B" sweep -c "$T/cfg.json" --set workload.num_requests=10 -o "$T/cfg"
+expect_exit 0 sweep-cfg-same "$B" sweep -c "$T/cfg.json" --set workload.num_requests=10 -o "$T/cfg"
+printf '{"server.max_num_seqs": 16}\n' > "$T/cfg.json"
+expect_exit 2 sweep-cfg-changed "$B" sweep -c "$T/cfg.json" --set workload.num_requests=10 -o "$T/cfg"
+expect_stderr sweep-cfg-changed-msg 'holds a different sweep'
+
 # Sweep files: listed points in their order over a base configuration; a grid.
 cat > "$T/pts.json" <<'EOF'
 {"server": {"max_num_seqs": 64}, "workload.num_requests": 50, "trace": "alpaca",
