@@ -281,8 +281,14 @@ void report_human(FILE *f, const cJSON *summary)
 		fprintf(f, "            %-5s %10.3f %10.3f %10.3f %10.3f\n", rows[i][1], num(m, k[0]),
 			num(m, k[1]), num(m, k[2]), num(m, k[3]));
 	}
-	fprintf(f, "SLO         %.2f%% of requests meet TTFT <= %.0f ms and TPOT <= %.0f ms\n",
+	fprintf(f, "SLO         %.2f%% of requests meet TTFT <= %.0f ms and TPOT <= %.0f ms",
 		100 * num(m, "slo_attainment"), num(cfg, "slo.ttft_ms"), num(cfg, "slo.tpot_ms"));
+	if (num(cfg, "slo.e2e_ms") > 0) /* null (no objective) reads as NaN */
+		fprintf(f, " and E2E <= %.0f ms", num(cfg, "slo.e2e_ms"));
+	fprintf(f, "; goodput %.3f req/s", num(m, "goodput"));
+	if (num(m, "unfinished") > 0)
+		fprintf(f, "; %.0f unfinished (counted as failing)", num(m, "unfinished"));
+	fputc('\n', f);
 	fprintf(f, "padding     %.2f%% of computed tokens are padding (%.0f real, %.0f padded)",
 		100 * num(m, "padding_waste_ratio"), num(m, "real_tokens"), num(m, "padded_tokens"));
 	if (num(m, "padded_kv_blocks") > 0)

@@ -143,7 +143,7 @@ expect_exit 2 sweep-emit-needs-o "$B" sweep "${A[@]}" --emit parallel
 "$B" sweep "${A[@]}" -o "$T/p" --emit parallel > "$T/cmds" 2>"$T/stderr"
 [ "$(wc -l < "$T/cmds")" -eq 8 ] && ok emit-lines || fail emit-lines "$(wc -l < "$T/cmds")"
 if command -v parallel >/dev/null; then
-	parallel -j 2 --joblog "$T/joblog" < "$T/cmds" && ok parallel-ran || fail parallel-ran "exit $?"
+	parallel --will-cite -j 2 --joblog "$T/joblog" < "$T/cmds" && ok parallel-ran || fail parallel-ran "exit $?"
 	[ "$(tail -n +2 "$T/joblog" | awk '$7 == 0' | wc -l)" -eq 8 ] && ok parallel-joblog || fail parallel-joblog "$(cat "$T/joblog")"
 	expect_exit 0 collect "$B" sweep --collect "$T/p"
 	cmp -s "$T/s/sweep.csv" "$T/p/sweep.csv" && ok parallel-equals-j || fail parallel-equals-j "$(diff "$T/s/sweep.csv" "$T/p/sweep.csv" | head -3)"
