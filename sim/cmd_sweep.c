@@ -2,7 +2,7 @@
  * cmd_sweep: `bucketsim sweep`, a set of points (configurations and seeds) each run as one
  * `bucketsim run` into its own directory, and one CSV row per point in point order.
  *
- * Every point is a `bucketsim run` command line (sweep_point_argv): the local runner (-j N)
+ * Every point is a `bucketsim run` command line (point_prepare): the local runner (-j N)
  * executes exactly that command in worker processes, --emit parallel prints it, --emit slurm
  * writes it into a job-array script.  Whoever ran the points, the CSV is made by one function
  * (collect()) from the directories they wrote, so `-j` and `--collect` give the same bytes.
