@@ -7,6 +7,8 @@
 #   make check     deps + build + every unit suite and end-to-end test, then the same again
 #                  under AddressSanitizer and UndefinedBehaviorSanitizer (build-san/)
 #   make bench     deps + build + the benchmarks (figures, not timed tests)
+#   make check-cluster  a single-node Slurm cluster (installs slurm-wlm and munge) runs a sweep's
+#                  job array; its merged CSV must equal `sweep -j`'s (needs root)
 #   make update-golden   regenerate tests/golden/ from the current binary
 #
 # Knobs:
@@ -92,9 +94,16 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libbucketsim.a
 -include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
 
 # Debian packages this project needs; installed only when missing.
-DEB_PKGS := libgsl-dev libcjson-dev libcsv-dev check libsubunit-dev pkg-config gcc make
+DEB_PKGS := libgsl-dev libcjson-dev libcsv-dev check libsubunit-dev pkg-config gcc make \
+            parallel gnuplot-nox
+# Only for check-cluster.
+CLUSTER_PKGS := slurm-wlm munge
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+	@$(MAKE) --no-print-directory install-pkgs PKGS_WANTED="$(DEB_PKGS)"
+deps-cluster:
+	@$(MAKE) --no-print-directory install-pkgs PKGS_WANTED="$(CLUSTER_PKGS)"
+install-pkgs:
+	@missing=""; for p in $(PKGS_WANTED); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
@@ -114,6 +123,10 @@ check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -g" SANITIZE=address,undefined all
 	@ASAN_OPTIONS=detect_leaks=1 BUCKETSIM=build-san/bucketsim BUILD=build-san tests/run-tests.sh
 
+check-cluster: deps deps-cluster
+	@$(MAKE) --no-print-directory all
+	@BUCKETSIM=$(BUILD)/bucketsim tests/cluster_slurm.sh
+
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@BUCKETSIM=$(BUILD)/bucketsim BUILD=$(BUILD) tests/run-bench.sh
@@ -125,5 +138,5 @@ clean:
 	rm -rf build build-san
 
 FORCE:
-.PHONY: all deps demo check bench update-golden clean FORCE
+.PHONY: all deps deps-cluster install-pkgs demo check check-cluster bench update-golden clean FORCE
 .SECONDARY:

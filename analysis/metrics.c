@@ -47,6 +47,8 @@ void metrics_request(struct metrics *m, int64_t arrival, int64_t first, int64_t 
 		m->tpot_ms[m->n_tpot++] = tpot;
 		ok = ok && tpot <= m->slo_tpot_ms;
 	}
+	if (m->slo_e2e_ms > 0)
+		ok = ok && e2e <= m->slo_e2e_ms;
 	m->slo_met += ok;
 	m->done++;
 	m->prompt_tokens += prompt_tokens;
@@ -201,6 +203,11 @@ static void add_itl(cJSON *o, struct metrics *m)
 	free(w);
 }
 
+double metrics_slo_attainment(const struct metrics *m)
+{
+	return m->n_req ? (double)m->slo_met / (double)m->n_req : NAN;
+}
+
 cJSON *metrics_to_json(struct metrics *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -217,7 +224,11 @@ cJSON *metrics_to_json(struct metrics *m)
 	add_dist(o, "tpot", m->tpot_ms, m->n_tpot);
 	add_itl(o, m);
 	add_dist(o, "e2el", m->e2e_ms, m->done);
-	json_add_num(o, "slo_attainment", m->done ? (double)m->slo_met / (double)m->done : NAN);
+	/* Requests of the workload that did not finish (sim.stop_s) fail every objective: they
+	 * stay in the denominator. */
+	json_add_int(o, "unfinished", (int64_t)(m->n_req - m->done));
+	json_add_num(o, "slo_attainment", metrics_slo_attainment(m));
+	json_add_num(o, "goodput", dur > 0 ? (double)m->slo_met / dur : NAN);
 	json_add_int(o, "real_tokens", m->real_tokens);
 	json_add_int(o, "padded_tokens", m->padded_tokens);
 	json_add_num(o, "padding_waste_ratio",

@@ -33,7 +33,8 @@ struct metrics {
 	size_t itl_cap, itl_n;
 	int64_t itl_total;            /* number of gaps */
 	double slo_ttft_ms, slo_tpot_ms;
-	size_t slo_met;
+	double slo_e2e_ms;            /* end-to-end objective; 0 = none (set after metrics_init) */
+	size_t slo_met;               /* finished requests meeting every objective */
 
 	int64_t prompt_tokens, output_tokens;   /* of finished requests */
 	int64_t first_arrival_ns, last_finish_ns;
@@ -75,6 +76,10 @@ double metrics_wquantile(const double *x, const int64_t *w, size_t n, double f);
  * past 2^53 keep every digit) and a number that is null when not finite (an empty sample). */
 void json_add_int(struct cJSON *o, const char *k, int64_t v);
 void json_add_num(struct cJSON *o, const char *k, double v);
+
+/* SLO attainment: finished requests meeting every objective over the workload's requests
+ * (unfinished ones fail); NaN for an empty workload. */
+double metrics_slo_attainment(const struct metrics *m);
 
 /* The "metrics" object of summary.json, keys in a fixed order (see README). */
 struct cJSON *metrics_to_json(struct metrics *m);

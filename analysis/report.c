@@ -38,7 +38,8 @@ void report_requests_header(FILE *f)
 {
 	static const char *const cols[] = {
 		"id", "arrival_s", "scheduled_s", "first_token_s", "finish_s", "prompt_tokens",
-		"output_tokens", "preemptions", "ttft_ms", "tpot_ms", "e2e_ms", NULL};
+		"output_tokens", "preemptions", "ttft_ms", "tpot_ms", "e2e_ms", "instance",
+		"prefill_instance", "kv_transfer_ms", NULL};
 	header(f, cols);
 }
 
@@ -58,8 +59,12 @@ void report_request_row(FILE *f, const struct sim *s, int32_t id)
 			 (double)(s->now - r->t_first) / 1e6 / (q->output_tokens - 1));
 	else
 		tpot[0] = 0;
-	fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s\n", id, a, b, c, d, q->prompt_tokens,
-		q->output_tokens, r->preemptions, ttft, tpot, e2e);
+	char pin[16] = "";
+	if (r->prefill_inst >= 0)
+		snprintf(pin, sizeof pin, "%d", r->prefill_inst);
+	fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%d,%s,%.6f\n", id, a, b, c, d,
+		q->prompt_tokens, q->output_tokens, r->preemptions, ttft, tpot, e2e, r->inst, pin,
+		(double)r->transfer_ns / 1e6);
 }
 
 void report_batches_header(FILE *f)
@@ -86,6 +91,66 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 		b, bucket_phase_name((enum phase)p->phase), p->real[0], p->real[1], p->real[2],
 		p->bucket[0], p->bucket[1], p->bucket[2], (long long)p->real_tokens,
 		(long long)p->padded_tokens, c, p->instance, causal, bcausal);
+}
+
+static bool pass_before(const struct pass_rec *a, const struct pass_rec *b)
+{
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns;
+	if (a->instance != b->instance)
+		return a->instance < b->instance;
+	return a->index < b->index;
+}
+
+void batch_order_init(struct batch_order *o, FILE *f)
+{
+	memset(o, 0, sizeof *o);
+	o->f = f;
+}
+
+static void bo_pop(struct batch_order *o)
+{
+	report_batch_row(o->f, &o->h[0]);
+	o->h[0] = o->h[--o->n];
+	for (size_t i = 0;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < o->n && pass_before(&o->h[l], &o->h[m]))
+			m = l;
+		if (r < o->n && pass_before(&o->h[r], &o->h[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct pass_rec t = o->h[i];
+		o->h[i] = o->h[m];
+		o->h[m] = t;
+		i = m;
+	}
+}
+
+void batch_order_add(struct batch_order *o, const struct pass_rec *p, int64_t now_ns)
+{
+	while (o->n && o->h[0].start_ns < now_ns)
+		bo_pop(o);
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 64;
+		o->h = xrealloc(o->h, o->cap * sizeof *o->h);
+	}
+	size_t i = o->n++;
+	o->h[i] = *p;
+	while (i && pass_before(&o->h[i], &o->h[(i - 1) / 2])) {
+		struct pass_rec t = o->h[i];
+		o->h[i] = o->h[(i - 1) / 2];
+		o->h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+void batch_order_finish(struct batch_order *o)
+{
+	while (o->n)
+		bo_pop(o);
+	free(o->h);
+	memset(o, 0, sizeof *o);
 }
 
 static int cmp_graph(const void *a, const void *b)
@@ -216,8 +281,14 @@ void report_human(FILE *f, const cJSON *summary)
 		fprintf(f, "            %-5s %10.3f %10.3f %10.3f %10.3f\n", rows[i][1], num(m, k[0]),
 			num(m, k[1]), num(m, k[2]), num(m, k[3]));
 	}
-	fprintf(f, "SLO         %.2f%% of requests meet TTFT <= %.0f ms and TPOT <= %.0f ms\n",
+	fprintf(f, "SLO         %.2f%% of requests meet TTFT <= %.0f ms and TPOT <= %.0f ms",
 		100 * num(m, "slo_attainment"), num(cfg, "slo.ttft_ms"), num(cfg, "slo.tpot_ms"));
+	if (num(cfg, "slo.e2e_ms") > 0) /* null (no objective) reads as NaN */
+		fprintf(f, " and E2E <= %.0f ms", num(cfg, "slo.e2e_ms"));
+	fprintf(f, "; goodput %.3f req/s", num(m, "goodput"));
+	if (num(m, "unfinished") > 0)
+		fprintf(f, "; %.0f unfinished (counted as failing)", num(m, "unfinished"));
+	fputc('\n', f);
 	fprintf(f, "padding     %.2f%% of computed tokens are padding (%.0f real, %.0f padded)",
 		100 * num(m, "padding_waste_ratio"), num(m, "real_tokens"), num(m, "padded_tokens"));
 	if (num(m, "padded_kv_blocks") > 0)
@@ -233,7 +304,8 @@ void report_human(FILE *f, const cJSON *summary)
 	else
 		fprintf(f, "engine      %.0f prefill + %.0f decode passes", num(m, "prefill_passes"),
 			num(m, "decode_passes"));
-	fprintf(f, " on %.0f instance%s", num(m, "instances"), num(m, "instances") > 1 ? "s" : "");
+	fprintf(f, " on %.0f instance%s (%.0f card%s)", num(m, "instances"),
+		num(m, "instances") > 1 ? "s" : "", num(m, "cards"), num(m, "cards") > 1 ? "s" : "");
 	if (num(m, "pipeline_stages") > 1)
 		fprintf(f, " of %.0f pipeline stages", num(m, "pipeline_stages"));
 	fprintf(f, ", utilization %.1f%%, %.0f preemptions, KV peak %.0f of "

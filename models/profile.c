@@ -1,8 +1,9 @@
 /*
  * profile: loads the hardware and model profiles compiled into the binary
- * (models/data/<hardware>.json with "kind": "hardware", models/data/models.json).  Nothing is
- * read from the tree at run time.  Unknown names are input errors (exit 3) that list every
- * valid name.
+ * (models/data/<hardware>.json with "kind": "hardware", models/data/models.json), and hardware
+ * profiles from a file at run time: a `hardware` value holding a '/' or ending in ".json" is a
+ * path (a profile `bucketsim calibrate` wrote), checked member by member.  Unknown names are
+ * input errors (exit 3) that list every valid name.
  */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -100,7 +101,71 @@ cJSON *profile_hw_json(const char *name)
 	return j;
 }
 
-/* A number member; missing or not a number is a bug in the shipped profile. */
+/* The members every hardware profile has (spec, then params); vector_bf16_tflops may be null. */
+static const char *const spec_keys[] = {
+	"peak_bf16_tflops", "peak_fp8_tflops", "hbm_gib", "hbm_tb_s", "scaleup_gb_s",
+	"scaleout_gb_s", "scaleup_peers", NULL};
+static const char *const param_keys[] = {
+	"compile_c0_s", "compile_c1_ms_per_token", "capture_s", "runtime_penalty_s",
+	"fp8_compile_factor", "kv_link_latency_us", NULL};
+
+static bool is_profile_path(const char *name)
+{
+	size_t n = strlen(name);
+	return strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+static int bad_member(const char *path, const char *obj, const char *key, struct bs_err *err)
+{
+	char field[96];
+	snprintf(field, sizeof field, "%s.%s", obj, key);
+	return bs_errf(err, BS_EXIT_INPUT, path, 0, field, "missing or not a number (a hardware "
+		       "profile as `bucketsim calibrate` writes)");
+}
+
+/* A hardware profile file, checked so that loading it cannot meet a missing member. */
+static cJSON *load_hw_file(const char *path, struct bs_err *err)
+{
+	size_t len;
+	char *txt = read_file(path, &len, err);
+	if (!txt) {
+		/* read_file names the file; say which key gave it. */
+		snprintf(err->field, sizeof err->field, "hardware");
+		return NULL;
+	}
+	cJSON *j = cJSON_ParseWithLength(txt, len);
+	free(txt);
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");
+	if (!cJSON_IsString(k) || strcmp(k->valuestring, "hardware")) {
+		bs_errf(err, BS_EXIT_INPUT, path, 0, "kind",
+			j ? "not a hardware profile (\"kind\": \"hardware\")" : "not valid JSON");
+		cJSON_Delete(j);
+		return NULL;
+	}
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "spec");
+	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(j, "params");
+	int rc = 0;
+	for (size_t i = 0; spec_keys[i] && !rc; i++)
+		if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s, spec_keys[i])))
+			rc = bad_member(path, "spec", spec_keys[i], err);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, "vector_bf16_tflops");
+	if (!rc && v && !cJSON_IsNull(v) && !cJSON_IsNumber(v))
+		rc = bad_member(path, "spec", "vector_bf16_tflops", err);
+	for (size_t i = 0; param_keys[i] && !rc; i++)
+		if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pp, param_keys[i])))
+			rc = bad_member(path, "params", param_keys[i], err);
+	for (int i = 0; i < PP_COUNT && !rc; i++)
+		if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pp, perf_param_names[i])))
+			rc = bad_member(path, "params", perf_param_names[i], err);
+	if (rc) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* A number member; missing or not a number is a bug in the shipped profile (files are checked
+ * by load_hw_file first). */
 static double num(const cJSON *o, const char *key, const char *where, bool null_ok)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -114,11 +179,21 @@ static double num(const cJSON *o, const char *key, const char *where, bool null_
 int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,
 		    struct compile_params *c, struct bs_err *err)
 {
-	cJSON *j = profile_hw_json(name);
-	if (!j)
+	cJSON *j;
+	if (is_profile_path(name)) {
+		if (!(j = load_hw_file(name, err)))
+			return -1;
+	} else if (!(j = profile_hw_json(name))) {
 		return unknown("hardware", name, true, err);
+	}
 	memset(hw, 0, sizeof *hw);
-	snprintf(hw->name, sizeof hw->name, "%s", name);
+	/* A file's profile is named by its base name without ".json" (the path stays in the
+	 * configuration's "hardware"). */
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	size_t bl = strlen(base);
+	if (is_profile_path(name) && bl > 5 && !strcmp(base + bl - 5, ".json"))
+		bl -= 5;
+	snprintf(hw->name, sizeof hw->name, "%.*s", (int)bl, base);
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "description");
 	if (cJSON_IsString(d))
 		snprintf(hw->desc, sizeof hw->desc, "%s", d->valuestring);

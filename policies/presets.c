@@ -63,9 +63,98 @@ int preset_apply(struct config *c, const char *name, struct bs_err *err)
 void preset_list_print(FILE *out)
 {
 	for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
-		fprintf(out, "preset %-20s %s:", presets[i].name, presets[i].doc);
+		struct config c;
+		config_init(&c);
+		struct bs_err err = {0};
+		preset_apply(&c, presets[i].name, &err);
+		long long cards = (long long)cluster_cards(&c);
+		config_release(&c);
+		fprintf(out, "preset %-20s %s; %lld card%s (hardware.tp 1; cluster.cards=N to fix "
+			"the total):", presets[i].name, presets[i].doc, cards, cards > 1 ? "s" : "");
 		for (size_t k = 0; presets[i].kv[k]; k++)
 			fprintf(out, " %s", presets[i].kv[k]);
 		fputc('\n', out);
 	}
+}
+
+int64_t cluster_cards(const struct config *c)
+{
+	int64_t tp = config_int(c, "hardware.tp");
+	if (!strcmp(config_str(c, "cluster.mode"), "disaggregated"))
+		return (config_int(c, "cluster.prefill_instances") +
+			config_int(c, "cluster.decode_instances")) * tp;
+	return config_int(c, "cluster.instances") * config_int(c, "cluster.pp") * tp;
+}
+
+static bool user_set(const struct config *c, const char *key)
+{
+	const struct cfg_entry *e = config_find(c, key);
+	return e->origin == CFG_ORIGIN_FILE || e->origin == CFG_ORIGIN_CMDLINE;
+}
+
+static int set_count(struct config *c, const char *key, int64_t v, struct bs_err *err)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%lld", (long long)v);
+	return config_set(c, key, buf, CFG_ORIGIN_DERIVED, NULL, 0, err);
+}
+
+int cluster_cards_resolve(struct config *c, struct bs_err *err)
+{
+	if (!config_is_set(c, "cluster.cards"))
+		return 0;
+	int64_t n = config_int(c, "cluster.cards"), tp = config_int(c, "hardware.tp");
+	const char *f = c->file;
+	if (!strcmp(config_str(c, "cluster.mode"), "disaggregated")) {
+		if (n % tp)
+			return bs_errf(err, BS_EXIT_INPUT, f, 0, "cluster.cards",
+				       "%lld cards are not a whole number of instances of "
+				       "hardware.tp %lld cards", (long long)n, (long long)tp);
+		int64_t total = n / tp;
+		if (total < 2)
+			return bs_errf(err, BS_EXIT_INPUT, f, 0, "cluster.cards",
+				       "%lld card%s make%s %lld instance%s of hardware.tp %lld: "
+				       "disaggregation needs a prefill and a decode instance",
+				       (long long)n, n > 1 ? "s" : "", n > 1 ? "" : "s", (long long)total, total > 1 ? "s" : "",
+				       (long long)tp);
+		bool sp = user_set(c, "cluster.prefill_instances");
+		bool sd = user_set(c, "cluster.decode_instances");
+		int64_t p = config_int(c, "cluster.prefill_instances");
+		int64_t d = config_int(c, "cluster.decode_instances");
+		if (sp && sd && p + d != total)
+			return bs_errf(err, BS_EXIT_INPUT, f, 0, "cluster.cards",
+				       "%lld cards are %lld instances of hardware.tp %lld, but "
+				       "cluster.prefill_instances + cluster.decode_instances = %lld",
+				       (long long)n, (long long)total, (long long)tp,
+				       (long long)(p + d));
+		if (sp && !sd)
+			d = total - p;
+		else if (sd && !sp)
+			p = total - d;
+		else if (!sp && !sd) {
+			p = total / 2;
+			d = total - p;
+		}
+		if (p < 1 || d < 1)
+			return bs_errf(err, BS_EXIT_INPUT, f, 0, "cluster.cards",
+				       "%lld cards are %lld instances of hardware.tp %lld: no room for "
+				       "%lld %s instances", (long long)n, (long long)total,
+				       (long long)tp, (long long)(sp ? p : d),
+				       sp ? "prefill" : "decode");
+		if (set_count(c, "cluster.prefill_instances", p, err) ||
+		    set_count(c, "cluster.decode_instances", d, err))
+			return -1;
+		return 0;
+	}
+	int64_t per = config_int(c, "cluster.pp") * tp;
+	if (n % per)
+		return bs_errf(err, BS_EXIT_INPUT, f, 0, "cluster.cards",
+			       "%lld cards are not a whole number of instances of cluster.pp x "
+			       "hardware.tp = %lld cards", (long long)n, (long long)per);
+	if (user_set(c, "cluster.instances") && config_int(c, "cluster.instances") != n / per)
+		return bs_errf(err, BS_EXIT_INPUT, f, 0, "cluster.cards",
+			       "%lld cards are %lld instances of %lld cards, but cluster.instances "
+			       "is %lld: give one of the two", (long long)n, (long long)(n / per),
+			       (long long)per, (long long)config_int(c, "cluster.instances"));
+	return set_count(c, "cluster.instances", n / per, err);
 }

@@ -43,6 +43,9 @@ const struct cfg_def scheduler_cfg_defs[] = {
 	 "would exceed this"},
 	{"cluster.mode", CFG_CHOICE, "colocated", 0, 0, "colocated|disaggregated", "",
 	 "one instance doing prefill and decode, or prefill/decode disaggregation"},
+	{"cluster.cards", CFG_INT, NULL, 1, 65536, NULL, "cards",
+	 "total cards, held fixed across presets: derives cluster.instances (colocated) or the "
+	 "prefill/decode split (disaggregated); auto = from the instance counts"},
 	{"cluster.instances", CFG_INT, "1", 1, 1024, NULL, "instances",
 	 "colocated instances (data parallel: each with its own KV cache, all drawing from one "
 	 "waiting queue)"},

@@ -97,6 +97,7 @@ static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_c
 
 struct sinks {
 	FILE *req, *bat, *mon, *bnd;
+	struct batch_order bo;
 };
 
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
@@ -108,8 +109,7 @@ static void sink_request(void *ctx, const struct sim *s, int32_t id)
 static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
 	struct sinks *k = ctx;
-	(void)s;
-	report_batch_row(k->bat, p);
+	batch_order_add(&k->bo, p, s->now);
 }
 
 static void sink_monitor(void *ctx, const struct sim *s, const struct monitor_rec *m)
@@ -196,7 +196,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	struct outset os;
 	outset_init(&os);
-	struct sinks k = {NULL, NULL, NULL, NULL};
+	struct sinks k = {NULL, NULL, NULL, NULL, {0}};
 	FILE *fsum = NULL, *fbuck = NULL;
 	if (o.out) {
 		if (mkdir_p(o.out, &err))
@@ -221,6 +221,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 			if (!k.bat)
 				goto fail;
 			report_batches_header(k.bat);
+			batch_order_init(&k.bo, k.bat);
 		}
 		if (x.sp.monitor_ns > 0) {
 			p = xasprintf("%s/monitor.csv", o.out);
@@ -255,6 +256,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	sim_warmup(&s);
 	sim_run(&s);
 	sim_finish(&s);
+	batch_order_finish(&k.bo);
 	double t2 = now_s();
 	cJSON *sum = build_summary(&x, &s, argc, argv, o.trace);
 	if (fsum) {

@@ -9,6 +9,8 @@
 extern const struct cli_cmd cmd_run;        /* sim/cmd_run.c */
 extern const struct cli_cmd cmd_validate;   /* sim/cmd_run.c */
 extern const struct cli_cmd cmd_sweep;      /* sim/cmd_sweep.c */
+extern const struct cli_cmd cmd_capacity;   /* sim/cmd_capacity.c */
+extern const struct cli_cmd cmd_plot;       /* analysis/cmd_plot.c */
 extern const struct cli_cmd cmd_list;       /* sim/cmd_list.c */
 extern const struct cli_cmd cmd_buckets;    /* policies/cmd_buckets.c */
 extern const struct cli_cmd cmd_predict;    /* models/cmd_predict.c */

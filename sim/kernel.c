@@ -75,6 +75,7 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->monitor_ns = (int64_t)(config_double(cfg, "monitor.interval_s") * 1e9 + 0.5);
 	p->slo_ttft_ms = config_double(cfg, "slo.ttft_ms");
 	p->slo_tpot_ms = config_double(cfg, "slo.tpot_ms");
+	p->slo_e2e_ms = config_is_set(cfg, "slo.e2e_ms") ? config_double(cfg, "slo.e2e_ms") : 0;
 	const char *o = config_str(cfg, "scheduler.order");
 	static const char *const names[] = {"fcfs", "sjf", "ljf", "sjf_total", "ljf_total",
 					    "priority", "slo_output"};
@@ -466,6 +467,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 		s->r[i].t_sched = s->r[i].t_first = s->r[i].t_last_tok = -1;
 		s->r[i].target = req[i].prompt_tokens;
 		s->r[i].inst = -1;
+		s->r[i].prefill_inst = -1;
 		if (req[i].prefix_group >= s->ngroups && req[i].prefix_tokens > 0)
 			s->ngroups = req[i].prefix_group + 1;
 	}
@@ -515,6 +517,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	shapemap_init(&s->lookup);
 	shapemap_init(&s->graphs_by_shape);
 	metrics_init(&s->m, n, p->slo_ttft_ms, p->slo_tpot_ms);
+	s->m.slo_e2e_ms = p->slo_e2e_ms;
 	s->m.kv_blocks_total = 0;
 	for (int k = 0; k < s->n_pools; k++)
 		s->m.kv_blocks_total += s->pools[k].total;
@@ -1391,6 +1394,8 @@ static void start_transfer(struct sim *s, struct inst *in, int32_t id)
 	r->state = RS_TRANSFER;
 	int64_t dt = s->costs.transfer(s->costs.ctx, r->computed);
 	s->transfer_ns_total += dt;
+	r->transfer_ns += dt;
+	r->prefill_inst = (int16_t)in->idx;
 	s->transfers++;
 	s->transferring++;
 	evq_push(&s->q, s->now + dt, EVC_ARRIVAL, EV_TRANSFER, id);

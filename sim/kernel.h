@@ -108,6 +108,7 @@ struct sim_params {
 	int64_t stop_ns;                /* INT64_MAX = run to completion */
 	int64_t monitor_ns;             /* 0 = no monitor samples */
 	double slo_ttft_ms, slo_tpot_ms;
+	double slo_e2e_ms;              /* 0 = no end-to-end objective */
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config
@@ -121,7 +122,10 @@ struct req {
 	int32_t reserved;               /* memory-safe batching: tokens charged to the budget */
 	int32_t shared;                 /* blocks referenced from its prefix group's cache */
 	int16_t preemptions, inst;
-	uint8_t state, pad_[3];
+	uint8_t state, pad_;
+	int16_t prefill_inst;           /* disaggregated: the prefill instance that last handed
+					 * its KV cache over (-1 = none) */
+	int64_t transfer_ns;            /* disaggregated: total KV-transfer time */
 };
 
 /* The cached prefix of one prefix group on one instance (automatic prefix caching). */

@@ -13,7 +13,7 @@
 #include "sim/commands.h"
 
 static const struct cli_cmd *const commands[] = {
-	&cmd_run, &cmd_sweep, &cmd_validate, &cmd_buckets, &cmd_trace, &cmd_predict, &cmd_calibrate,
+	&cmd_run, &cmd_sweep, &cmd_capacity, &cmd_plot, &cmd_validate, &cmd_buckets, &cmd_trace, &cmd_predict, &cmd_calibrate,
 	&cmd_list, NULL,
 };
 

@@ -5,9 +5,13 @@
 
 #include <stdio.h>
 
+#include "policies/presets.h"
+
 int sim_resolve_config(struct config *cfg, struct cost_model **cm_out, struct bs_err *err)
 {
 	struct cost_model *cm;
+	if (cluster_cards_resolve(cfg, err))
+		return -1;
 	if (cost_model_new(cfg, &cm, err))
 		return -1;
 	char buf[64];

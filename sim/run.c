@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/presets.h"
 #include "sim/resolve.h"
 
 /* Everything up to a built workload and bucketer. */
@@ -108,6 +109,7 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
 				     : NAN);
 	json_add_int(m, "instances", s->n_groups);
+	json_add_int(m, "cards", cluster_cards(&x->cc.cfg));
 	json_add_int(m, "pipeline_stages", s->groups[0].stages);
 	json_add_int(m, "prefix_cache_hit_tokens", s->prefix_hit_tokens);
 }

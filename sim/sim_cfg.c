@@ -34,6 +34,8 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "time-to-first-token objective of slo_attainment"},
 	{"slo.tpot_ms", CFG_DOUBLE, "100", 0, 1e12, NULL, "ms",
 	 "time-per-output-token objective of slo_attainment"},
+	{"slo.e2e_ms", CFG_DOUBLE, NULL, 1e-6, 1e12, NULL, "ms",
+	 "end-to-end latency objective of slo_attainment and goodput; auto = none"},
 	{"sim.stop_s", CFG_DOUBLE, NULL, 0, 1e12, NULL, "s",
 	 "stop the simulation at this simulated time; auto = run until every request finished"},
 	{"sim.strict", CFG_BOOL, "false", 0, 0, NULL, "",

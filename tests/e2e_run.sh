@@ -13,7 +13,7 @@ for f in summary.json requests.csv batches.csv buckets.csv; do
 done
 grep -q '^requests ' "$T/stdout" && ok human-summary || fail human-summary "no summary on stdout"
 [ "$(wc -l < "$T/a/requests.csv")" -eq 5001 ] && ok requests-rows || fail requests-rows "$(wc -l < "$T/a/requests.csv")"
-head -1 "$T/a/requests.csv" | grep -qx 'id,arrival_s,scheduled_s,first_token_s,finish_s,prompt_tokens,output_tokens,preemptions,ttft_ms,tpot_ms,e2e_ms' \
+head -1 "$T/a/requests.csv" | grep -qx 'id,arrival_s,scheduled_s,first_token_s,finish_s,prompt_tokens,output_tokens,preemptions,ttft_ms,tpot_ms,e2e_ms,instance,prefill_instance,kv_transfer_ms' \
 	&& ok requests-header || fail requests-header "$(head -1 "$T/a/requests.csv")"
 head -1 "$T/a/batches.csv" | grep -qx 'pass,start_s,end_s,phase,bs,query,blocks,bucket_bs,bucket_query,bucket_blocks,real_tokens,padded_tokens,compile_ms,instance,causal,bucket_causal' \
 	&& ok batches-header || fail batches-header "$(head -1 "$T/a/batches.csv")"

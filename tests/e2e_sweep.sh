@@ -1,36 +1,158 @@
 #!/usr/bin/env bash
-# End-to-end tests of `bucketsim sweep`: grid order, seeds, agreement with `run`, metrics
-# selection, determinism, errors before any output.
+# End-to-end tests of `bucketsim sweep`: point order, seeds, agreement with `run`, worker count
+# and resumption not changing a byte, failing points, configuration checked before any run,
+# axes of any key (trace, preset, text keys as JSON lists), sweep files, and the GNU parallel
+# path (--emit parallel, parallel, --collect) equal to -j byte for byte.
 . "$(dirname "$0")/e2e_lib.sh"
 T=$E2E_TMP
 B=$BUCKETSIM
+A=(--trace alpaca --set workload.num_requests=300 --axis bucketing.strategy=exponential,none
+   --axis workload.rate=2,20 --seeds 2)
 
-expect_exit 0 sweep "$B" sweep --trace alpaca --set workload.num_requests=300 \
-	--grid bucketing.strategy=exponential,none --grid workload.rate=2,20 --seeds 2 -o "$T/s.csv"
-[ "$(wc -l < "$T/s.csv")" -eq 9 ] && ok sweep-rows || fail sweep-rows "$(wc -l < "$T/s.csv") lines"
-head -1 "$T/s.csv" | grep -q '^bucketing.strategy,workload.rate,seed,completed,request_throughput,' && ok sweep-header || fail sweep-header "$(head -1 "$T/s.csv")"
-order=$(tail -n +2 "$T/s.csv" | cut -d, -f1-3 | tr '\n' ' ')
-want="exponential,2,1 exponential,2,2 exponential,20,1 exponential,20,2 none,2,1 none,2,2 none,20,1 none,20,2 "
+expect_exit 0 sweep "$B" sweep "${A[@]}" -j 2 -o "$T/s"
+[ "$(wc -l < "$T/s/sweep.csv")" -eq 9 ] && ok sweep-rows || fail sweep-rows "$(wc -l < "$T/s/sweep.csv") lines"
+head -1 "$T/s/sweep.csv" | grep -q '^bucketing.strategy,workload.rate,trace,preset,seed,config_hash,error,completed,' \
+	&& ok sweep-header || fail sweep-header "$(head -1 "$T/s/sweep.csv")"
+order=$(tail -n +2 "$T/s/sweep.csv" | cut -d, -f1-5 | tr '\n' ' ')
+want="exponential,2,alpaca,,1 exponential,2,alpaca,,2 exponential,20,alpaca,,1 exponential,20,alpaca,,2 none,2,alpaca,,1 none,2,alpaca,,2 none,20,alpaca,,1 none,20,alpaca,,2 "
 [ "$order" = "$want" ] && ok sweep-order || fail sweep-order "$order"
-# A sweep row equals the same configuration run alone.
+# Non-tty progress: one line per point.
+[ "$(grep -c '^sweep: [0-9]/8 point' "$T/stderr")" -eq 8 ] && ok sweep-progress-lines || fail sweep-progress-lines "$(head -3 "$T/stderr")"
+
+# On a terminal (script(1) gives one): a progress line rewritten in place, with rate and ETA.
+if command -v script >/dev/null; then
+	script -qec "$B sweep --set workload.num_requests=50 --axis workload.rate=1,2,3 --metrics completed -j 1 -o $T/tty" /dev/null > "$T/tty.out"
+	[ "$(tr '\r' '\n' < "$T/tty.out" | grep -cE '^sweep: [1-3]/3 points, [0-9.]+ points/s, ETA [0-9]+ s')" -eq 3 ] \
+		&& ! grep -q 'point 0001' "$T/tty.out" && ok sweep-progress-tty || fail sweep-progress-tty "$(od -c "$T/tty.out" | head -5)"
+fi
+
+# A row equals the same configuration run alone (same double, and same config_hash).
 expect_exit 0 run-point "$B" run --trace alpaca --set workload.num_requests=300 \
-	--set bucketing.strategy=none --set workload.rate=20 --seed 2 -o "$T/r"
+	--set bucketing.strategy=none --set workload.rate=20 --seed 2 \
+	--set output.requests=false --set output.batches=false -o "$T/r"
+col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+c=$(col "$T/s/sweep.csv" mean_ttft_ms)
 mean=$(sed -n 's/^[[:space:]]*"mean_ttft_ms":[[:space:]]*\([^,]*\),$/\1/p' "$T/r/summary.json")
-row=$(grep '^none,20,2,' "$T/s.csv" | cut -d, -f8)
-awk -v a="$mean" -v b="$row" 'BEGIN {d = a - b; if (d < 0) d = -d; exit !(d <= 1e-6 * a)}' \
+row=$(grep '^none,20,alpaca,,2,' "$T/s/sweep.csv" | cut -d, -f"$c")
+awk -v a="$mean" -v b="$row" 'BEGIN {exit !(a + 0 == b + 0 && a > 0)}' \
 	&& ok sweep-equals-run || fail sweep-equals-run "run $mean, sweep $row"
-expect_exit 0 sweep-again "$B" sweep --trace alpaca --set workload.num_requests=300 \
-	--grid bucketing.strategy=exponential,none --grid workload.rate=2,20 --seeds 2 -o "$T/s2.csv"
-cmp -s "$T/s.csv" "$T/s2.csv" && ok sweep-deterministic || fail sweep-deterministic "differs"
+hash=$(sed -n 's/^[[:space:]]*"config_hash":[[:space:]]*"\([0-9a-f]*\)",$/\1/p' "$T/r/summary.json")
+grep -q "^none,20,alpaca,,2,$hash,," "$T/s/sweep.csv" && ok sweep-hash || fail sweep-hash "$hash"
+
+# One worker gives the same bytes as two.
+expect_exit 0 sweep-j1 "$B" sweep "${A[@]}" -j 1 -o "$T/s1"
+cmp -s "$T/s/sweep.csv" "$T/s1/sweep.csv" && ok sweep-j-independent || fail sweep-j-independent "differs"
+# Without -o: the CSV on stdout, no directory left behind.
+before=$(ls "${TMPDIR:-/tmp}" | grep -c bucketsim-sweep)
+expect_exit 0 sweep-stdout "$B" sweep "${A[@]}" -j 2
+cmp -s "$T/s/sweep.csv" "$T/stdout" && ok sweep-stdout-same || fail sweep-stdout-same "differs"
+[ "$(ls "${TMPDIR:-/tmp}" | grep -c bucketsim-sweep)" -eq "$before" ] && ok sweep-tmp-removed || fail sweep-tmp-removed "left"
+
+# Resumable: a rerun skips finished points; a removed point is run again, nothing else.
+expect_exit 0 sweep-rerun "$B" sweep "${A[@]}" -j 2 -o "$T/s"
+expect_stderr sweep-rerun-skips '^sweep: 8 of 8 points already finished'
+rm -r "$T/s/points/0006"
+expect_exit 0 sweep-resume "$B" sweep "${A[@]}" -j 2 -o "$T/s"
+[ "$(grep -c 'point 0006 .* done' "$T/stderr")" -eq 1 ] && [ "$(grep -c ' done in ' "$T/stderr")" -eq 1 ] \
+	&& ok sweep-resume-one || fail sweep-resume-one "$(cat "$T/stderr")"
+cmp -s "$T/s/sweep.csv" "$T/s1/sweep.csv" && ok sweep-resume-same || fail sweep-resume-same "differs"
+expect_exit 2 sweep-other-dir "$B" sweep --axis workload.rate=1,2 -o "$T/s"
+expect_stderr sweep-other-dir-msg 'holds a different sweep'
+
+# Metric selection.
 expect_exit 0 sweep-metrics "$B" sweep --set workload.num_requests=100 --metrics completed,preemptions
-[ "$(cat "$T/stdout")" = "$(printf 'seed,completed,preemptions\n1,100,0')" ] && ok sweep-metrics-out || fail sweep-metrics-out "$(cat "$T/stdout")"
-# Errors: nothing written.
-expect_exit 2 sweep-bad-value "$B" sweep --grid workload.rate=1,x -o "$T/bad.csv"
-[ ! -e "$T/bad.csv" ] && ok sweep-bad-clean || fail sweep-bad-clean "file written"
-expect_exit 2 sweep-bad-metric "$B" sweep --set workload.num_requests=10 --metrics nope -o "$T/bad2.csv"
-[ ! -e "$T/bad2.csv" ] && ok sweep-metric-clean || fail sweep-metric-clean "file written"
-expect_exit 2 sweep-bad-grid "$B" sweep --grid novalue
-expect_exit 3 sweep-run-fails "$B" sweep --grid server.max_num_seqs=8,4096 -o "$T/bad3.csv"
-[ ! -e "$T/bad3.csv" ] && ok sweep-fail-clean || fail sweep-fail-clean "file written"
+[ "$(cut -d, -f1-3,5- "$T/stdout")" = "$(printf 'trace,preset,seed,error,completed,preemptions\nalpaca,,1,,100,0')" ] \
+	&& ok sweep-metrics-out || fail sweep-metrics-out "$(cat "$T/stdout")"
+expect_exit 2 sweep-bad-metric "$B" sweep --set workload.num_requests=10 --metrics nope -o "$T/m"
+expect_stderr sweep-bad-metric-msg "field '--metrics': unknown metric 'nope'"
+# The points stay: the same sweep with a corrected list reuses them.
+expect_exit 0 sweep-metric-fixed "$B" sweep --set workload.num_requests=10 --metrics completed -o "$T/m"
+expect_stderr sweep-metric-reused '^sweep: 1 of 1 points already finished'
+[ "$(cut -d, -f6 "$T/m/sweep.csv" | tr '\n' ' ')" = "completed 10 " ] && ok sweep-metric-fixed-csv || fail sweep-metric-fixed-csv "$(cat "$T/m/sweep.csv")"
+
+# A failing point: its row holds the error, the others run, one error line naming the point.
+printf 'timestamp,prompt_tokens,output_tokens\n0,10,x\n' > "$T/bad.csv"
+expect_exit 3 sweep-point-fails "$B" sweep --axis "trace=alpaca,$T/bad.csv,alpaca" \
+	--set workload.num_requests=20 --metrics completed
+[ "$(sed -n 2p "$T/stdout" | cut -d, -f1,5-)" = "alpaca,,20" ] && ok sweep-fail-others-run || fail sweep-fail-others-run "$(cat "$T/stdout")"
+[ "$(sed -n 4p "$T/stdout" | cut -d, -f1,5-)" = "alpaca,,20" ] && ok sweep-fail-later-runs || fail sweep-fail-later-runs "$(cat "$T/stdout")"
+sed -n 3p "$T/stdout" | grep -q "bad.csv:2: field 'output_tokens': expected a non-negative integer" \
+	&& ok sweep-fail-row || fail sweep-fail-row "$(sed -n 3p "$T/stdout")"
+[ "$(grep -c '^bucketsim: error: ' "$T/stderr")" -eq 1 ] && [ "$(grep -vc '^sweep: ' "$T/stderr")" -eq 1 ] \
+	&& ok sweep-fail-one-line || fail sweep-fail-one-line "$(cat "$T/stderr")"
+expect_stderr sweep-fail-names-point "^bucketsim: error: 1 of the sweep's points failed; first: point 0002 \(trace=.*bad.csv seed=1\)"
+
+# Configuration rules are checked for every point before the first run; nothing is left.
+expect_exit 3 sweep-rule "$B" sweep --axis server.max_num_seqs=8,4096 -o "$T/bad3"
+[ ! -e "$T/bad3" ] && ok sweep-rule-clean || fail sweep-rule-clean "directory left"
+expect_stderr sweep-rule-point "point 0002 \(server.max_num_seqs=4096 seed=1\)"
+[ "$(wc -l < "$T/stderr")" -eq 1 ] && ok sweep-rule-one-line || fail sweep-rule-one-line "$(cat "$T/stderr")"
+expect_exit 2 sweep-bad-value "$B" sweep --axis workload.rate=1,x -o "$T/bad"
+[ ! -e "$T/bad" ] && ok sweep-bad-clean || fail sweep-bad-clean "directory left"
+
+# Axes: --grid refused; a text key takes a JSON list; trace and preset as axes.
+expect_exit 2 sweep-grid "$B" sweep --grid workload.mix=alpaca:0.8,longbench:0.2
+expect_stderr sweep-grid-msg 'replaced by --axis'
+expect_exit 2 sweep-text-commas "$B" sweep --axis workload.mix=alpaca:0.8,longbench:0.2
+expect_exit 0 sweep-json-list "$B" sweep --axis 'workload.mix=["alpaca:0.8,longbench:0.2","alpaca:1"]' \
+	--set workload.num_requests=20 --metrics completed
+[ "$(sed 's/,[0-9a-f]\{16\},/,H,/' "$T/stdout" | tail -n +2)" = "$(printf '"alpaca:0.8,longbench:0.2",,,1,H,,20\nalpaca:1,,,1,H,,20')" ] \
+	&& ok sweep-json-list-rows || fail sweep-json-list-rows "$(cat "$T/stdout")"
+expect_exit 0 sweep-preset-axis "$B" sweep --axis trace=alpaca,longbench --axis preset=vllm,distserve \
+	--set workload.num_requests=20 --metrics instances
+[ "$(cut -d, -f1-3,6 "$T/stdout" | tail -n +2 | tr '\n' ' ')" = "alpaca,vllm,1,1 alpaca,distserve,1,2 longbench,vllm,1,1 longbench,distserve,1,2 " ] \
+	&& ok sweep-preset-rows || fail sweep-preset-rows "$(cat "$T/stdout")"
+expect_exit 0 sweep-seed-axis "$B" sweep --axis seed=5,9 --set workload.num_requests=10 --metrics completed
+[ "$(cut -d, -f3 "$T/stdout" | tail -n +2 | tr '\n' ' ')" = "5 9 " ] && ok sweep-seed-rows || fail sweep-seed-rows "$(cat "$T/stdout")"
+expect_exit 2 sweep-preset-twice "$B" sweep --preset bucketserve --axis preset=vllm,distserve
+expect_exit 2 sweep-seed-twice "$B" sweep --axis seed=5,9 --seeds 2
+
+# An input file that changed makes another sweep, not a resumption with stale points.
+printf '{"server.max_num_seqs": 32}\n' > "$T/cfg.json"
+expect_exit 0 sweep-cfg "$B" sweep -c "$T/cfg.json" --set workload.num_requests=10 -o "$T/cfg"
+expect_exit 0 sweep-cfg-same "$B" sweep -c "$T/cfg.json" --set workload.num_requests=10 -o "$T/cfg"
+printf '{"server.max_num_seqs": 16}\n' > "$T/cfg.json"
+expect_exit 2 sweep-cfg-changed "$B" sweep -c "$T/cfg.json" --set workload.num_requests=10 -o "$T/cfg"
+expect_stderr sweep-cfg-changed-msg 'holds a different sweep'
+
+# Sweep files: listed points in their order over a base configuration; a grid.
+cat > "$T/pts.json" <<'EOF'
+{"server": {"max_num_seqs": 64}, "workload.num_requests": 50, "trace": "alpaca",
+ "points": [{"preset": "distserve", "workload.rate": 10}, {"preset": "vllm", "workload.rate": 5}]}
+EOF
+expect_exit 0 sweep-file-points "$B" sweep -f "$T/pts.json" -o "$T/f" --metrics completed,instances
+[ "$(cut -d, -f1-3,7- "$T/f/sweep.csv")" = "$(printf 'workload.rate,trace,preset,completed,instances\n10,alpaca,distserve,50,2\n5,alpaca,vllm,50,1')" ] \
+	&& ok sweep-file-points-rows || fail sweep-file-points-rows "$(cat "$T/f/sweep.csv")"
+grep -q '"server.max_num_seqs":[[:space:]]*64,' "$T/f/points/0001/summary.json" && ok sweep-file-base || fail sweep-file-base "base not applied"
+# Another sweep file in the same directory is refused, and its base leaves the first intact.
+sed 's/"max_num_seqs": 64/"max_num_seqs": 32/' "$T/pts.json" > "$T/pts2.json"
+cp "$T/f/base.json" "$T/base.before"
+expect_exit 2 sweep-file-other "$B" sweep -f "$T/pts2.json" -o "$T/f"
+cmp -s "$T/f/base.json" "$T/base.before" && ok sweep-file-base-kept || fail sweep-file-base-kept "overwritten"
+expect_exit 2 sweep-file-into-other-dir "$B" sweep -f "$T/pts.json" -o "$T/s1"
+[ ! -e "$T/s1/base.json" ] && ok sweep-file-into-other-clean || fail sweep-file-into-other-clean "base.json left"
+printf '{"workload.num_requests": 30, "axes": {"workload.rate": [1, 2.5], "bucketing.strategy": ["linear"]}, "seeds": 2}\n' > "$T/grid.json"
+expect_exit 0 sweep-file-grid "$B" sweep -f "$T/grid.json" --metrics completed
+[ "$(cut -d, -f1,2,5,8 "$T/stdout" | tail -n +2 | tr '\n' ' ')" = "1,linear,1,30 1,linear,2,30 2.5,linear,1,30 2.5,linear,2,30 " ] \
+	&& ok sweep-file-grid-rows || fail sweep-file-grid-rows "$(cat "$T/stdout")"
+printf '{"axes": {"workload.rate": [1]}, "points": [{}]}\n' > "$T/both.json"
+expect_exit 3 sweep-file-both "$B" sweep -f "$T/both.json"
+
+# GNU parallel: --emit parallel's commands, run by parallel, merged by --collect, equal -j.
+expect_exit 2 sweep-emit-needs-o "$B" sweep "${A[@]}" --emit parallel
+"$B" sweep "${A[@]}" -o "$T/p" --emit parallel > "$T/cmds" 2>"$T/stderr"
+[ "$(wc -l < "$T/cmds")" -eq 8 ] && ok emit-lines || fail emit-lines "$(wc -l < "$T/cmds")"
+if command -v parallel >/dev/null; then
+	parallel --will-cite -j 2 --joblog "$T/joblog" < "$T/cmds" && ok parallel-ran || fail parallel-ran "exit $?"
+	[ "$(tail -n +2 "$T/joblog" | awk '$7 == 0' | wc -l)" -eq 8 ] && ok parallel-joblog || fail parallel-joblog "$(cat "$T/joblog")"
+	expect_exit 0 collect "$B" sweep --collect "$T/p"
+	cmp -s "$T/s/sweep.csv" "$T/p/sweep.csv" && ok parallel-equals-j || fail parallel-equals-j "$(diff "$T/s/sweep.csv" "$T/p/sweep.csv" | head -3)"
+	# A rerun of --emit prints only the unfinished points.
+	rm -r "$T/p/points/0003"
+	"$B" sweep "${A[@]}" -o "$T/p" --emit parallel > "$T/cmds2"
+	[ "$(wc -l < "$T/cmds2")" -eq 1 ] && grep -q 'points/0003 ' "$T/cmds2" && ok emit-resume || fail emit-resume "$(cat "$T/cmds2")"
+else
+	fail parallel-ran "GNU parallel not installed (make deps)"
+fi
 expect_exit 0 sweep-help "$B" sweep --help
 e2e_done

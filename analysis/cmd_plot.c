@@ -1,0 +1,1148 @@
+/*
+ * cmd_plot: `bucketsim plot KIND INPUT... -o OUT`, figures for papers rendered by gnuplot.
+ *
+ * Every figure is two files written first, OUT.dat (the plotted numbers, one gnuplot data block
+ * per series, blocks separated by two blank lines) and OUT.gp (the script, which reads OUT.dat),
+ * then `gnuplot OUT.gp` renders OUT.pdf and OUT.svg (vector) and OUT.png (web).  --script-only
+ * stops before gnuplot.  Kinds and their inputs are in analysis/README.md ("Figures").
+ *
+ * Publication defaults: Okabe-Ito colour-blind-safe line colours with distinct point shapes and
+ * dash patterns, viridis for heatmaps, axes labelled with units, legends, 10 pt fonts at a
+ * 3.5 in column width (PDF/SVG) and 12 pt at 800 x 520 px (PNG).
+ */
+#include <cjson/cJSON.h>
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/commands.h"
+#include "sim/config.h"
+
+enum {
+	OPT_OUT = 'o',
+	OPT_X = CLI_OPT_FIRST_FREE,
+	OPT_Y,
+	OPT_SERIES,
+	OPT_TARGET,
+	OPT_SCRIPT_ONLY,
+	OPT_TITLE,
+	OPT_WINDOW,
+	OPT_CAPACITY,
+};
+
+static const struct cli_opt opts[] = {
+	{"output", OPT_OUT, 1, "OUT", "write OUT.dat, OUT.gp, OUT.pdf, OUT.svg, OUT.png (required)",
+	 "Output"},
+	{"x", OPT_X, 1, "COLUMN", "sweep column on the x axis (default: per kind)", "Sweep plots"},
+	{"y", OPT_Y, 1, "COLUMN", "sweep column on the y axis (default: per kind)", "Sweep plots"},
+	{"series", OPT_SERIES, 1, "COLUMN",
+	 "sweep column naming the series (default: preset when it varies, else none)",
+	 "Sweep plots"},
+	{"target", OPT_TARGET, 1, "A", "attainment: the target line (default: capacity.json's, "
+	 "else 0.9)", "Sweep plots"},
+	{"capacity", OPT_CAPACITY, 1, "DIR", "attainment of a sweep: mark the capacities of "
+	 "`capacity -o DIR` whose systems are series", "Sweep plots"},
+	{"window", OPT_WINDOW, 1, "S", "bubbles: seconds of the run shown from the first pass "
+	 "(default: the first 40 passes of lane 0)", "Run plots"},
+	{"title", OPT_TITLE, 1, "TEXT", "figure title (default: none)", "Output"},
+	{"script-only", OPT_SCRIPT_ONLY, 0, NULL, "write OUT.dat and OUT.gp, do not run gnuplot",
+	 "Output"},
+	CLI_HELP_OPT,
+	{0},
+};
+
+/* ---- tables (libcsv) ---- */
+
+struct table {
+	char **cell;          /* row-major; row 0 is the header */
+	size_t rows, cols, n, cap;
+	size_t cur_col;
+	bool bad;
+};
+
+static void tb_field(void *s, size_t len, void *ctx)
+{
+	struct table *t = ctx;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->cell = xrealloc(t->cell, t->cap * sizeof *t->cell);
+	}
+	char *c = xmalloc(len + 1);
+	memcpy(c, s, len);
+	c[len] = 0;
+	t->cell[t->n++] = c;
+	t->cur_col++;
+}
+
+static void tb_row(int ch, void *ctx)
+{
+	(void)ch;
+	struct table *t = ctx;
+	if (t->rows == 0)
+		t->cols = t->cur_col;
+	else if (t->cur_col != t->cols)
+		t->bad = true;
+	t->rows++;
+	t->cur_col = 0;
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	memset(t, 0, sizeof *t);
+}
+
+static int table_read(const char *path, struct table *t, struct bs_err *err)
+{
+	memset(t, 0, sizeof *t);
+	size_t len;
+	char *txt = read_file(path, &len, err);
+	if (!txt)
+		return -1;
+	struct csv_parser p;
+	csv_init(&p, CSV_APPEND_NULL);
+	if (csv_parse(&p, txt, len, tb_field, tb_row, t) != len || csv_fini(&p, tb_field, tb_row, t))
+		t->bad = true;
+	csv_free(&p);
+	free(txt);
+	if (t->bad || t->rows < 1) {
+		table_free(t);
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL,
+			       "not a CSV table with one header row and equal-length rows");
+	}
+	return 0;
+}
+
+static const char *cell(const struct table *t, size_t r, size_t c)
+{
+	return t->cell[r * t->cols + c];
+}
+
+static long col_of(const struct table *t, const char *name)
+{
+	for (size_t c = 0; c < t->cols; c++)
+		if (!strcmp(cell(t, 0, c), name))
+			return (long)c;
+	return -1;
+}
+
+static int need_col(const struct table *t, const char *path, const char *name, long *c,
+		    struct bs_err *err)
+{
+	*c = col_of(t, name);
+	if (*c < 0)
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, name, "no such column");
+	return 0;
+}
+
+static bool number(const char *s, double *v)
+{
+	char *end;
+	if (!*s)
+		return false;
+	*v = strtod(s, &end);
+	return !*end && isfinite(*v);
+}
+
+/* ---- labels ---- */
+
+/* An axis label with its unit: from a table of summary metrics, else the configuration key's
+ * unit, else the name's suffix. */
+static char *label_of(const char *name)
+{
+	static const char *const known[][2] = {
+		{"workload.rate", "request rate (req/s)"},
+		{"slo_attainment", "SLO attainment (fraction)"},
+		{"goodput", "goodput (req/s)"},
+		{"request_throughput", "throughput (req/s)"},
+		{"output_throughput", "output throughput (tokens/s)"},
+		{"total_token_throughput", "total throughput (tokens/s)"},
+		{"padding_waste_ratio", "padding waste (fraction of computed tokens)"},
+		{"compiles_warmup", "buckets compiled at warm-up (graphs)"},
+		{"compiles_runtime", "graphs compiled at run time"},
+		{"warmup_s", "warm-up time (s)"},
+		{"utilization", "utilization (fraction)"},
+		{"preemptions", "preemptions"},
+		{"cards", "cards"},
+	};
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (!strcmp(known[i][0], name))
+			return xstrdup(known[i][1]);
+	struct config c;
+	config_init(&c);
+	const struct cfg_entry *e = config_find(&c, name);
+	char *r = e && e->def->unit && *e->def->unit ? xasprintf("%s (%s)", name, e->def->unit)
+						     : NULL;
+	config_release(&c);
+	if (r)
+		return r;
+	size_t n = strlen(name);
+	if (n > 3 && !strcmp(name + n - 3, "_ms"))
+		return xasprintf("%s (ms)", name);
+	if (n > 2 && !strcmp(name + n - 2, "_s"))
+		return xasprintf("%s (s)", name);
+	return xstrdup(name);
+}
+
+/* A gnuplot string literal (double quotes; backslash, quote escaped; "_" kept literal with the
+ * noenhanced text mode set in the preamble). */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* ---- the script ---- */
+
+struct fig {
+	FILE *dat, *gp;        /* in-memory until written */
+	char *datbuf, *gpbuf;
+	size_t datlen, gplen;
+	const char *out;       /* OUT prefix */
+	size_t blocks;         /* data blocks written so far */
+	bool multi;            /* a multiplot of panels */
+	bool wide;             /* panels two columns wide */
+	int rows, cols;
+};
+
+static void fig_init(struct fig *g, const char *out)
+{
+	memset(g, 0, sizeof *g);
+	g->out = out;
+	g->dat = open_memstream(&g->datbuf, &g->datlen);
+	g->gp = open_memstream(&g->gpbuf, &g->gplen);
+}
+
+/* Starts a data block (a series); returns its gnuplot index. */
+static size_t fig_block(struct fig *g, const char *name)
+{
+	if (g->blocks)
+		fputs("\n\n", g->dat);
+	fprintf(g->dat, "# %s\n", name);
+	return g->blocks++;
+}
+
+static const char *const okabe_ito[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
+					"#56B4E9", "#D55E00", "#F0E442", "#000000"};
+
+/* The preamble: terminals loop, palette, fonts.  The body follows, inside the loop. */
+static char *preamble(const struct fig *g, const char *title)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	double w = 3.5 * (g->wide ? 2 : g->cols), h = (g->wide ? 1.8 : 2.5) * g->rows;
+	fprintf(f, "# bucketsim plot: renders %s.pdf, .svg, .png from %s.dat\n", g->out, g->out);
+	fputs("out = ", f);
+	gp_str(f, g->out);
+	fputs("\ndat = out.'.dat'\n", f);
+	fprintf(f, "do for [fmt in \"pdf svg png\"] {\n"
+		   "  if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
+		   "\"Helvetica,10\" linewidth 1.5 }\n"
+		   "  if (fmt eq \"svg\") { set terminal svg size %.0f,%.0f font \"Helvetica,10\" "
+		   "linewidth 1.5 }\n"
+		   "  if (fmt eq \"png\") { set terminal pngcairo size %d,%d font \"Helvetica,12\" "
+		   "linewidth 1.5 }\n"
+		   "  set output out.'.'.fmt\n"
+		   "  reset\n"
+		   "  set termoption noenhanced\n"
+		   "  set datafile separator whitespace\n"
+		   "  set key top right box opaque samplen 2 spacing 1.1\n"
+		   "  set grid lc rgb \"#dddddd\"\n"
+		   "  set border lw 1\n"
+		   "  set palette defined (0 \"#440154\", 1 \"#3b528b\", 2 \"#21918c\", "
+		   "3 \"#5ec962\", 4 \"#fde725\")\n",
+		w, h, w * 72, h * 72, (int)(w * 120 + 100), (int)(h * 120 + 60));
+	for (size_t i = 0; i < sizeof okabe_ito / sizeof *okabe_ito; i++)
+		fprintf(f, "  set linetype %zu lc rgb \"%s\" lw 1.5 pt %zu ps 0.8\n", i + 1,
+			okabe_ito[i], (size_t[]){7, 5, 9, 11, 13, 15, 4, 6}[i]);
+	if (g->multi) {
+		fprintf(f, "  set multiplot layout %d,%d", g->rows, g->cols);
+		if (title) {
+			fputs(" title ", f);
+			gp_str(f, title);
+		}
+		fputc('\n', f);
+	} else if (title) {
+		fputs("  set title ", f);
+		gp_str(f, title);
+		fputc('\n', f);
+	}
+	fclose(f);
+	return buf;
+}
+
+static int write_file(const char *path, const char *text, size_t len, struct bs_err *err)
+{
+	struct outset os;
+	outset_init(&os);
+	FILE *f = outset_open(&os, path, err);
+	if (!f)
+		return -1;
+	fwrite(text, 1, len, f);
+	return outset_commit(&os, err);
+}
+
+/* Writes OUT.dat and OUT.gp, then runs gnuplot unless SCRIPT_ONLY. */
+static int fig_finish(struct fig *g, const char *title, bool script_only, struct bs_err *err)
+{
+	fclose(g->dat);
+	fclose(g->gp);
+	char *pre = preamble(g, title);
+	char *script = xasprintf("%s%s%s}\n", pre, g->gpbuf, g->multi ? "  unset multiplot\n" : "");
+	free(pre);
+	char *pd = xasprintf("%s.dat", g->out), *pg = xasprintf("%s.gp", g->out);
+	char *dir = xstrdup(g->out);
+	char *slash = strrchr(dir, '/');
+	int rc = 0;
+	if (slash && slash != dir) {
+		*slash = 0;
+		rc = mkdir_p(dir, err);
+	}
+	if (!rc)
+		rc = write_file(pd, g->datbuf, g->datlen, err);
+	if (!rc)
+		rc = write_file(pg, script, strlen(script), err);
+	if (!rc && !script_only) {
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execlp("gnuplot", "gnuplot", pg, (char *)NULL);
+			fprintf(stderr, "bucketsim: error: cannot run gnuplot: %s (make deps installs "
+					"gnuplot-nox; --script-only writes the script alone)\n",
+				strerror(errno));
+			_exit(127);
+		}
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			rc = bs_errf(err, BS_EXIT_RUNTIME, pg, 0, NULL, "gnuplot failed");
+		}
+	}
+	free(pd);
+	free(pg);
+	free(dir);
+	free(script);
+	free(g->datbuf);
+	free(g->gpbuf);
+	return rc;
+}
+
+/* ---- sweep plots ---- */
+
+struct sopts {
+	const char *x, *y, *series;
+	const char *capacity;   /* attainment of a sweep: capacity -o DIR to mark */
+	double target;
+	bool target_given;
+};
+
+struct series {
+	char *name;
+	double *x, *sum;
+	size_t *cnt, n;
+};
+
+/* Groups a sweep CSV's successful rows into series (by the series column, in order of first
+ * appearance) of (x, mean y over the rows with that x: the seeds), x ascending.  CATEGORICAL
+ * keeps x as text order (the x value's first appearance) with x = 0, 1, ... */
+static int sweep_series(const char *path, const char *xc, const char *yc, const char *sc,
+			bool categorical, struct series **out, size_t *nout, char ***cats,
+			size_t *ncat, struct bs_err *err)
+{
+	struct table t;
+	if (table_read(path, &t, err))
+		return -1;
+	long cx, cy, cs = -1, ce = col_of(&t, "error");
+	if (need_col(&t, path, xc, &cx, err) || need_col(&t, path, yc, &cy, err) ||
+	    (sc && need_col(&t, path, sc, &cs, err))) {
+		table_free(&t);
+		return -1;
+	}
+	struct series *s = NULL;
+	size_t ns = 0;
+	*cats = NULL;
+	*ncat = 0;
+	for (size_t r = 1; r < t.rows; r++) {
+		if (ce >= 0 && *cell(&t, r, (size_t)ce))
+			continue;
+		double x, y;
+		const char *xs = cell(&t, r, (size_t)cx);
+		if (!number(cell(&t, r, (size_t)cy), &y))
+			continue;
+		if (categorical) {
+			size_t k = 0;
+			while (k < *ncat && strcmp((*cats)[k], xs))
+				k++;
+			if (k == *ncat) {
+				*cats = xrealloc(*cats, (*ncat + 1) * sizeof **cats);
+				(*cats)[(*ncat)++] = xstrdup(xs);
+			}
+			x = (double)k;
+		} else if (!number(xs, &x)) {
+			table_free(&t);
+			return bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, xc,
+				       "x value '%s' is not a number", xs);
+		}
+		const char *name = cs >= 0 ? cell(&t, r, (size_t)cs) : "";
+		size_t i = 0;
+		while (i < ns && strcmp(s[i].name, name))
+			i++;
+		if (i == ns) {
+			s = xrealloc(s, (ns + 1) * sizeof *s);
+			memset(&s[ns], 0, sizeof *s);
+			s[ns++].name = xstrdup(name);
+		}
+		size_t k = 0;
+		while (k < s[i].n && s[i].x[k] != x)
+			k++;
+		if (k == s[i].n) {
+			s[i].x = xrealloc(s[i].x, (k + 1) * sizeof *s[i].x);
+			s[i].sum = xrealloc(s[i].sum, (k + 1) * sizeof *s[i].sum);
+			s[i].cnt = xrealloc(s[i].cnt, (k + 1) * sizeof *s[i].cnt);
+			s[i].x[k] = x;
+			s[i].sum[k] = 0;
+			s[i].cnt[k] = 0;
+			s[i].n++;
+		}
+		s[i].sum[k] += y;
+		s[i].cnt[k]++;
+	}
+	table_free(&t);
+	/* x ascending (insertion sort: sweeps are small). */
+	for (size_t i = 0; i < ns; i++)
+		for (size_t a = 1; a < s[i].n; a++)
+			for (size_t b = a; b > 0 && s[i].x[b - 1] > s[i].x[b]; b--) {
+				double tx = s[i].x[b], ts = s[i].sum[b];
+				size_t tc = s[i].cnt[b];
+				s[i].x[b] = s[i].x[b - 1];
+				s[i].sum[b] = s[i].sum[b - 1];
+				s[i].cnt[b] = s[i].cnt[b - 1];
+				s[i].x[b - 1] = tx;
+				s[i].sum[b - 1] = ts;
+				s[i].cnt[b - 1] = tc;
+			}
+	if (!ns)
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, yc, "no successful row to plot");
+	*out = s;
+	*nout = ns;
+	return 0;
+}
+
+static void series_free(struct series *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].name);
+		free(s[i].x);
+		free(s[i].sum);
+		free(s[i].cnt);
+	}
+	free(s);
+}
+
+/* The default series column: preset when the sweep varies it. */
+static const char *default_series(const char *path)
+{
+	struct table t;
+	struct bs_err e = {0};
+	if (table_read(path, &t, &e))
+		return NULL;
+	long c = col_of(&t, "preset");
+	bool varies = false;
+	for (size_t r = 2; c >= 0 && r < t.rows; r++)
+		varies |= strcmp(cell(&t, r, (size_t)c), cell(&t, 1, (size_t)c)) != 0;
+	table_free(&t);
+	return varies ? "preset" : NULL;
+}
+
+/* Lines and points, one series per block; extra: lines drawn before the plot command. */
+static void plot_lines(struct fig *g, struct series *s, size_t ns, const char *xc,
+		       const char *yc, const char *extra, const char *prefix, char **suffix)
+{
+	char *xl = label_of(xc), *yl = label_of(yc);
+	fputs("  set xlabel ", g->gp);
+	gp_str(g->gp, xl);
+	fputs("\n  set ylabel ", g->gp);
+	gp_str(g->gp, yl);
+	fputc('\n', g->gp);
+	if (extra)
+		fputs(extra, g->gp);
+	fputs("  plot ", g->gp);
+	for (size_t i = 0; i < ns; i++) {
+		size_t b = fig_block(g, s[i].name);
+		for (size_t k = 0; k < s[i].n; k++)
+			fprintf(g->dat, "%.17g %.17g\n", s[i].x[k], s[i].sum[k] / (double)s[i].cnt[k]);
+		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
+			i ? ", \\\n       " : "", b, i % 8 + 1);
+		char *t = *s[i].name ? xasprintf("%s%s%s", prefix ? prefix : "", s[i].name,
+						 suffix && suffix[i] ? suffix[i] : "")
+				     : xstrdup(yc);
+		gp_str(g->gp, t);
+		free(t);
+	}
+	fputc('\n', g->gp);
+	free(xl);
+	free(yl);
+}
+
+/* DIR/capacity.json, or NULL with ERR. */
+static cJSON *read_capacity(const char *dir, struct bs_err *err)
+{
+	char *p = xasprintf("%s/capacity.json", dir);
+	size_t len;
+	char *txt = read_file(p, &len, err);
+	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
+	free(txt);
+	if (txt && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "systems")))
+		bs_errf(err, BS_EXIT_INPUT, p, 0, "systems", "not a capacity.json");
+	free(p);
+	if (err->code) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+static int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
+			   struct fig *g, struct bs_err *err)
+{
+	const char *x = o->x, *y = o->y;
+	if (!strcmp(kind, "attainment")) {
+		x = x ? x : "workload.rate";
+		y = y ? y : "slo_attainment";
+	} else if (!strcmp(kind, "throughput")) {
+		x = x ? x : "server.max_num_seqs";
+		y = y ? y : "output_throughput";
+	} else { /* waste */
+		x = x ? x : "compiles_warmup";
+		y = y ? y : "padding_waste_ratio";
+	}
+	const char *sc = o->series ? o->series : default_series(path);
+	struct series *s;
+	size_t ns;
+	char **cats;
+	size_t ncat;
+	if (sweep_series(path, x, y, sc, false, &s, &ns, &cats, &ncat, err))
+		return -1;
+	g->rows = g->cols = 1;
+	char *extra = NULL;
+	if (!strcmp(kind, "attainment"))
+		extra = xasprintf("  set yrange [0:1.05]\n  set key bottom left box opaque\n"
+				  "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead "
+				  "dt 2 lc rgb \"#555555\"\n  set label \"target %.6g\" at graph 0.02, "
+				  "first %.6g left offset 0,0.6\n", o->target, o->target, o->target,
+				  o->target);
+	else if (!strcmp(kind, "waste"))
+		extra = xstrdup("  set yrange [0:*]\n");
+	/* A series named by a value alone ("32") is labelled with its column ("KEY=32"); presets
+	 * and traces name themselves. */
+	char *prefix = sc && strcmp(sc, "preset") && strcmp(sc, "trace") ? xasprintf("%s=", sc)
+									  : NULL;
+	/* --capacity DIR: each system's capacity as a vertical line in its series' colour. */
+	char **suffix = NULL;
+	if (o->capacity) {
+		cJSON *j = read_capacity(o->capacity, err);
+		if (!j) {
+			free(extra);
+			free(prefix);
+			series_free(s, ns);
+			return -1;
+		}
+		suffix = xcalloc(ns, sizeof *suffix);
+		size_t nfound = 0;
+		for (size_t i = 0; i < ns; i++) {
+			const cJSON *q;
+			cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(j, "systems")) {
+				if (strcmp(cJSON_GetObjectItemCaseSensitive(q, "system")->valuestring,
+					   s[i].name))
+					continue;
+				double c = cJSON_GetObjectItemCaseSensitive(q, "capacity_req_s")->valuedouble;
+				char *e2 = xasprintf("%s  set arrow from first %.9g, graph 0 to first "
+						     "%.9g, graph 1 nohead lt %zu dt 3\n", extra, c, c,
+						     i % 8 + 1);
+				free(extra);
+				extra = e2;
+				suffix[i] = xasprintf(" (capacity %.3g req/s)", c);
+				nfound++;
+			}
+		}
+		cJSON_Delete(j);
+		if (!nfound) {
+			bs_errf(err, BS_EXIT_INPUT, o->capacity, 0, "--capacity",
+				"no system of capacity.json is a series of the plot");
+			for (size_t i = 0; i < ns; i++)
+				free(suffix[i]);
+			free(suffix);
+			free(extra);
+			free(prefix);
+			series_free(s, ns);
+			return -1;
+		}
+	}
+	plot_lines(g, s, ns, x, y, extra, prefix, suffix);
+	for (size_t i = 0; suffix && i < ns; i++)
+		free(suffix[i]);
+	free(suffix);
+	free(prefix);
+	free(extra);
+	series_free(s, ns);
+	return 0;
+}
+
+/* attainment from `capacity -o DIR`: the curve of each system (first seed) and its capacity. */
+static int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err *err)
+{
+	cJSON *j = read_capacity(dir, err);
+	if (!j)
+		return -1;
+	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(j, "systems");
+	if (!o->target_given)
+		o->target = cJSON_GetObjectItemCaseSensitive(j, "target")->valuedouble;
+	g->rows = g->cols = 1;
+	fprintf(g->gp, "  set xlabel \"request rate (req/s)\"\n  set ylabel \"SLO attainment "
+		       "(fraction)\"\n  set yrange [0:1.05]\n  set key bottom left box opaque\n"
+		       "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc "
+		       "rgb \"#555555\"\n", o->target, o->target);
+	/* Capacities as vertical lines in their series' colour, and the x range to show: up to
+	 * twice the largest capacity (the curve's doubling probes go far beyond). */
+	double xmax = 0;
+	size_t i = 0;
+	const cJSON *s;
+	cJSON_ArrayForEach(s, sys) {
+		double c = cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s")->valuedouble;
+		fprintf(g->gp, "  set arrow from first %.9g, graph 0 to first %.9g, graph 1 nohead "
+			       "lt %zu dt 3\n", c, c, i % 8 + 1);
+		xmax = c > xmax ? c : xmax;
+		i++;
+	}
+	fprintf(g->gp, "  set xrange [0:%.6g]\n", 1.6 * xmax);
+	fputs("  plot ", g->gp);
+	i = 0;
+	cJSON_ArrayForEach(s, sys) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(s, "system")->valuestring;
+		double c = cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s")->valuedouble;
+		const cJSON *seed0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "seeds"), 0);
+		const cJSON *pt;
+		size_t b = fig_block(g, name);
+		cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(seed0, "curve"))
+			fprintf(g->dat, "%.17g %.17g\n",
+				cJSON_GetObjectItemCaseSensitive(pt, "rate")->valuedouble,
+				cJSON_GetObjectItemCaseSensitive(pt, "slo_attainment")->valuedouble);
+		char *t = xasprintf("%s (capacity %.3g req/s)", name, c);
+		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
+			i ? ", \\\n       " : "", b, i % 8 + 1);
+		gp_str(g->gp, t);
+		free(t);
+		i++;
+	}
+	fputc('\n', g->gp);
+	cJSON_Delete(j);
+	return 0;
+}
+
+/* Bars of a categorical sweep column: compiles at warm-up and warm-up time per strategy. */
+static int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
+			 struct bs_err *err)
+{
+	const char *x = o->x ? o->x : "bucketing.strategy";
+	static const char *const ys[] = {"compiles_warmup", "warmup_s"};
+	g->multi = true;
+	g->rows = 1;
+	g->cols = 2;
+	for (size_t p = 0; p < 2; p++) {
+		struct series *s;
+		size_t ns;
+		char **cats;
+		size_t ncat;
+		if (sweep_series(path, x, ys[p], o->series, true, &s, &ns, &cats, &ncat, err))
+			return -1;
+		char *yl = label_of(ys[p]), *xl = label_of(x);
+		fputs("  set xlabel ", g->gp);
+		gp_str(g->gp, xl);
+		fputs("\n  set ylabel ", g->gp);
+		gp_str(g->gp, yl);
+		fprintf(g->gp, "\n  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set xtics (", ncat - 1);
+		for (size_t k = 0; k < ncat; k++) {
+			fprintf(g->gp, "%s", k ? ", " : "");
+			gp_str(g->gp, cats[k]);
+			fprintf(g->gp, " %zu", k);
+		}
+		double w = 0.8 / (double)ns;
+		fprintf(g->gp, ")\n  set style fill solid 0.85 border -1\n  set boxwidth %.4g\n"
+			       "  set key top left\n  plot ", w);
+		for (size_t i = 0; i < ns; i++) {
+			size_t b = fig_block(g, *s[i].name ? s[i].name : ys[p]);
+			for (size_t k = 0; k < s[i].n; k++)
+				fprintf(g->dat, "%.17g %.17g\n",
+					s[i].x[k] + w * ((double)i - (double)(ns - 1) / 2),
+					s[i].sum[k] / (double)s[i].cnt[k]);
+			fprintf(g->gp, "%sdat index %zu using 1:2 with boxes lt %zu %s",
+				i ? ", \\\n       " : "", b, i % 8 + 1, ns > 1 ? "title " : "notitle");
+			if (ns > 1)
+				gp_str(g->gp, s[i].name);
+		}
+		fputc('\n', g->gp);
+		for (size_t k = 0; k < ncat; k++)
+			free(cats[k]);
+		free(cats);
+		free(xl);
+		free(yl);
+		series_free(s, ns);
+	}
+	return 0;
+}
+
+/* ---- run plots ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Empirical CDFs of TTFT, TPOT and E2E, one series per run directory. */
+static int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
+{
+	static const char *const cols[][2] = {{"ttft_ms", "TTFT (ms)"}, {"tpot_ms", "TPOT (ms)"},
+					      {"e2e_ms", "E2E latency (ms)"}};
+	g->multi = true;
+	g->rows = 1;
+	g->cols = 3;
+	struct table *t = xcalloc((size_t)n, sizeof *t);
+	int rc = 0;
+	for (int d = 0; d < n && !rc; d++) {
+		char *p = xasprintf("%s/requests.csv", dirs[d]);
+		rc = table_read(p, &t[d], err);
+		free(p);
+	}
+	for (size_t k = 0; k < 3 && !rc; k++) {
+		fputs("  set xlabel ", g->gp);
+		gp_str(g->gp, cols[k][1]);
+		fputs("\n  set ylabel \"fraction of requests\"\n  set yrange [0:1]\n"
+		      "  set logscale x\n  set key bottom right\n  plot ", g->gp);
+		for (int d = 0; d < n && !rc; d++) {
+			long c;
+			char *p = xasprintf("%s/requests.csv", dirs[d]);
+			rc = need_col(&t[d], p, cols[k][0], &c, err);
+			free(p);
+			if (rc)
+				break;
+			double *v = xmalloc(t[d].rows * sizeof *v);
+			size_t m = 0;
+			for (size_t r = 1; r < t[d].rows; r++)
+				if (number(cell(&t[d], r, (size_t)c), &v[m]) && v[m] > 0)
+					m++;
+			qsort(v, m, sizeof *v, cmp_double);
+			const char *base = strrchr(dirs[d], '/') ? strrchr(dirs[d], '/') + 1 : dirs[d];
+			size_t b = fig_block(g, base);
+			for (size_t i = 0; i < m; i++)
+				fprintf(g->dat, "%.9g %.9g\n", v[i], (double)(i + 1) / (double)m);
+			free(v);
+			fprintf(g->gp, "%sdat index %zu using 1:2 with steps lt %d title ",
+				d ? ", \\\n       " : "", b, d % 8 + 1);
+			gp_str(g->gp, base);
+		}
+		fputs("\n  unset logscale x\n", g->gp);
+	}
+	for (int d = 0; d < n; d++)
+		table_free(&t[d]);
+	free(t);
+	return rc;
+}
+
+/* Bucket usage: passes per bucket, prompt (query x batch size) and decode (blocks x batch
+ * size), colour = log10(uses); warmed but unused buckets empty. */
+static int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
+{
+	char *p = xasprintf("%s/buckets.csv", dir);
+	struct table t;
+	int rc = table_read(p, &t, err);
+	long cph, cbs, cq, cb, cu;
+	if (!rc)
+		rc = need_col(&t, p, "phase", &cph, err) || need_col(&t, p, "bs", &cbs, err) ||
+		     need_col(&t, p, "query", &cq, err) || need_col(&t, p, "blocks", &cb, err) ||
+		     need_col(&t, p, "uses", &cu, err);
+	free(p);
+	if (rc) {
+		if (t.cell)
+			table_free(&t);
+		return -1;
+	}
+	g->multi = true;
+	g->rows = 1;
+	g->cols = 2;
+	static const char *const ph[] = {"prompt", "decode"};
+	for (size_t k = 0; k < 2; k++) {
+		long cx = k ? cb : cq;
+		/* Distinct x and batch-size values, ascending: the grid's axes. */
+		double xs[4096], ys[4096];
+		size_t nx = 0, ny = 0;
+		for (size_t r = 1; r < t.rows; r++) {
+			double x, y;
+			if (strcmp(cell(&t, r, (size_t)cph), ph[k]) ||
+			    !number(cell(&t, r, (size_t)cx), &x) || !number(cell(&t, r, (size_t)cbs), &y))
+				continue;
+			size_t i = 0;
+			while (i < nx && xs[i] != x)
+				i++;
+			if (i == nx && nx < 4096)
+				xs[nx++] = x;
+			i = 0;
+			while (i < ny && ys[i] != y)
+				i++;
+			if (i == ny && ny < 4096)
+				ys[ny++] = y;
+		}
+		qsort(xs, nx, sizeof *xs, cmp_double);
+		qsort(ys, ny, sizeof *ys, cmp_double);
+		double *u = xcalloc(nx * ny + 1, sizeof *u);
+		for (size_t r = 1; r < t.rows; r++) {
+			double x, y, n;
+			if (strcmp(cell(&t, r, (size_t)cph), ph[k]) ||
+			    !number(cell(&t, r, (size_t)cx), &x) ||
+			    !number(cell(&t, r, (size_t)cbs), &y) || !number(cell(&t, r, (size_t)cu), &n))
+				continue;
+			size_t i = 0, j = 0;
+			while (i < nx && xs[i] != x)
+				i++;
+			while (j < ny && ys[j] != y)
+				j++;
+			if (i < nx && j < ny)
+				u[j * nx + i] += n;
+		}
+		size_t b = fig_block(g, ph[k]);
+		for (size_t j = 0; j < ny; j++) {
+			for (size_t i = 0; i < nx; i++) {
+				if (u[j * nx + i] > 0)
+					fprintf(g->dat, "%zu %zu %.6g\n", i, j, log10(u[j * nx + i]));
+				else
+					fprintf(g->dat, "%zu %zu NaN\n", i, j);
+			}
+			fputc('\n', g->dat);
+		}
+		free(u);
+		/* Tick labels: the bucket values, thinned to at most 12. */
+		fprintf(g->gp, "  set title \"%s buckets\"\n  set xlabel \"%s\"\n"
+			       "  set ylabel \"batch size (sequences)\"\n  set cblabel \"log10 passes\"\n"
+			       "  set xrange [-0.5:%zu.5]\n  set yrange [-0.5:%zu.5]\n  set xtics (",
+			ph[k], k ? "KV blocks of the bucket" : "query tokens of the bucket",
+			nx ? nx - 1 : 0, ny ? ny - 1 : 0);
+		size_t sx = nx > 12 ? (nx + 11) / 12 : 1, sy = ny > 12 ? (ny + 11) / 12 : 1;
+		for (size_t i = 0; i < nx; i += sx)
+			fprintf(g->gp, "%s\"%.0f\" %zu", i ? ", " : "", xs[i], i);
+		fputs(") rotate by 45 right\n  set ytics (", g->gp);
+		for (size_t j = 0; j < ny; j += sy)
+			fprintf(g->gp, "%s\"%.0f\" %zu", j ? ", " : "", ys[j], j);
+		fprintf(g->gp, ")\n  unset key\n  unset grid\n  set style fill solid 1.0 noborder\n"
+			       "  plot dat index %zu using 1:2:(0.5):(0.5):3 with boxxyerror fc palette\n"
+			       "  set grid\n  unset title\n", b);
+	}
+	table_free(&t);
+	return 0;
+}
+
+/* The monitor's timeline: queues and batch, KV use, step latency. */
+static int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
+{
+	char *p = xasprintf("%s/monitor.csv", dir);
+	struct table t;
+	int rc = table_read(p, &t, err);
+	static const char *const cols[] = {"time_s", "waiting", "running", "transferring",
+					   "kv_utilization", "batch_latency_ms"};
+	long c[6];
+	for (size_t i = 0; i < 6 && !rc; i++)
+		rc = need_col(&t, p, cols[i], &c[i], err);
+	free(p);
+	if (rc) {
+		if (t.cell)
+			table_free(&t);
+		return -1;
+	}
+	g->multi = true;
+	g->wide = true;
+	g->rows = 3;
+	g->cols = 1;
+	size_t b = fig_block(g, "monitor: time_s waiting running transferring kv_utilization "
+			     "batch_latency_ms");
+	for (size_t r = 1; r < t.rows; r++) {
+		for (size_t i = 0; i < 6; i++)
+			fprintf(g->dat, "%s%s", i ? " " : "", cell(&t, r, (size_t)c[i]));
+		fputc('\n', g->dat);
+	}
+	table_free(&t);
+	fprintf(g->gp,
+		"  set xlabel \"simulated time (s)\"\n"
+		"  set ylabel \"requests\"\n  set key above horizontal noopaque nobox\n"
+		"  plot dat index %zu using 1:2 with steps lt 1 title \"waiting\", "
+		"'' index %zu using 1:3 with steps lt 2 title \"running (batch)\", "
+		"'' index %zu using 1:4 with steps lt 3 title \"KV transfer\"\n"
+		"  set ylabel \"KV cache in use (fraction)\"\n  set yrange [0:*]\n"
+		"  unset key\n  plot dat index %zu using 1:5 with steps lt 4 notitle\n  set yrange [*:*]\n"
+		"  set ylabel \"step latency (ms)\"\n"
+		"  plot dat index %zu using 1:6 with steps lt 5 notitle\n", b, b, b, b, b);
+	return 0;
+}
+
+/* Pipeline bubbles: each lane's passes as bars over time; idle gaps are the bubbles. */
+static int plot_bubbles(const char *dir, double window, struct fig *g, struct bs_err *err)
+{
+	char *p = xasprintf("%s/summary.json", dir);
+	size_t len;
+	char *txt = read_file(p, &len, err);
+	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
+	free(txt);
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(j, "metrics"), "pipeline_stages");
+	int stages = cJSON_IsRaw(st) ? atoi(st->valuestring) : cJSON_IsNumber(st) ? st->valueint : 0;
+	cJSON_Delete(j);
+	if (!err->code && stages < 2)
+		bs_errf(err, BS_EXIT_INPUT, p, 0, "pipeline_stages",
+			"this run has no pipeline (cluster.pp = 1), so no bubbles to show: run "
+			"with --set cluster.pp=2 or more");
+	free(p);
+	if (err->code)
+		return -1;
+	p = xasprintf("%s/batches.csv", dir);
+	struct table t;
+	int rc = table_read(p, &t, err);
+	long cs, ce, ci;
+	if (!rc)
+		rc = need_col(&t, p, "start_s", &cs, err) || need_col(&t, p, "end_s", &ce, err) ||
+		     need_col(&t, p, "instance", &ci, err);
+	free(p);
+	if (rc) {
+		if (t.cell)
+			table_free(&t);
+		return -1;
+	}
+	double t0 = NAN, t1;
+	int lanes = 0;
+	size_t lane0 = 0;
+	for (size_t r = 1; r < t.rows; r++) {
+		double s, e, in;
+		if (!number(cell(&t, r, (size_t)cs), &s) || !number(cell(&t, r, (size_t)ce), &e) ||
+		    !number(cell(&t, r, (size_t)ci), &in))
+			continue;
+		if (isnan(t0))
+			t0 = s;
+		if ((int)in + 1 > lanes)
+			lanes = (int)in + 1;
+		if (in == 0 && ++lane0 == 40 && window <= 0)
+			window = e - t0;
+	}
+	if (window <= 0)
+		window = 1;
+	t1 = t0 + window;
+	g->rows = g->cols = 1;
+	double *busy = xcalloc((size_t)lanes + 1, sizeof *busy);
+	size_t b = fig_block(g, "passes");
+	for (size_t r = 1; r < t.rows; r++) {
+		double s, e, in;
+		if (!number(cell(&t, r, (size_t)cs), &s) || !number(cell(&t, r, (size_t)ce), &e) ||
+		    !number(cell(&t, r, (size_t)ci), &in) || s >= t1)
+			continue;
+		e = e < t1 ? e : t1;
+		busy[(int)in] += e - s;
+		fprintf(g->dat, "%.9g %.9g %d\n", (s - t0) * 1e3, (e - t0) * 1e3, (int)in);
+	}
+	table_free(&t);
+	fprintf(g->gp, "  set xlabel \"time from the first pass (ms)\"\n  set ylabel \"lane "
+		       "(instance x pipeline stage)\"\n  set yrange [-0.6:%d.6]\n"
+		       "  set xrange [0:%.6g]\n  unset key\n  set style fill solid 0.9 noborder\n"
+		       "  set ytics (", lanes - 1, window * 1e3);
+	/* Each lane's idle share of the window, the bubbles, in its tic label. */
+	for (int l = 0; l < lanes; l++)
+		fprintf(g->gp, "%s\"%d: %.0f%%%% idle\" %d", l ? ", " : "", l,
+			100 * (1 - busy[l] / window), l);
+	fputs(")\n", g->gp);
+	fprintf(g->gp, "  plot dat index %zu using (($1+$2)/2):3:(($2-$1)/2):(0.35) with "
+		       "boxxyerror lc rgb \"%s\"\n", b, okabe_ito[0]);
+	free(busy);
+	return 0;
+}
+
+/* ---- the command ---- */
+
+static bool is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Options may follow the kind and inputs (`plot cdf a b -o fig`): the option parser stops at
+ * the first positional argument, so options (with their values) are moved first. */
+static char **options_first(const struct cli_opt *o, int argc, char **argv)
+{
+	char **r = xmalloc(((size_t)argc + 1) * sizeof *r), **pos = xmalloc((size_t)argc * sizeof *pos);
+	int n = 0, np = 0;
+	r[n++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				pos[np++] = argv[i++];
+			break;
+		}
+		if (a[0] != '-' || !a[1]) {
+			pos[np++] = argv[i];
+			continue;
+		}
+		r[n++] = argv[i];
+		bool takes = false;
+		for (const struct cli_opt *p = o; p->name; p++)
+			if (a[1] == '-' ? !strcmp(a + 2, p->name) : (a[1] == p->key && !a[2]))
+				takes = p->has_arg;
+		if (takes && i + 1 < argc)
+			r[n++] = argv[++i];
+	}
+	for (int i = 0; i < np; i++)
+		r[n++] = pos[i];
+	r[n] = NULL;
+	free(pos);
+	return r;
+}
+
+static int plot_main(const struct cli_cmd *self, int argc, char **argv);
+
+static int plot(const struct cli_cmd *self, int argc, char **argv)
+{
+	char **av = options_first(self->opts, argc, argv);
+	int rc = plot_main(self, argc, av);
+	free(av);
+	return rc;
+}
+
+static int plot_main(const struct cli_cmd *self, int argc, char **argv)
+{
+	struct cli_state st = {0};
+	struct sopts so = {NULL, NULL, NULL, NULL, 0.9, false};
+	const char *out = NULL, *title = NULL;
+	bool script_only = false;
+	double window = 0;
+	int c;
+	while ((c = cli_next(self, argc, argv, &st)) != -1) {
+		if (c == -2 || c == -3)
+			return c == -2 ? BS_EXIT_USAGE : 0;
+		char why[256];
+		switch (c) {
+		case OPT_OUT:
+			out = st.optarg;
+			break;
+		case OPT_X:
+			so.x = st.optarg;
+			break;
+		case OPT_Y:
+			so.y = st.optarg;
+			break;
+		case OPT_SERIES:
+			so.series = st.optarg;
+			break;
+		case OPT_CAPACITY:
+			so.capacity = st.optarg;
+			break;
+		case OPT_TITLE:
+			title = st.optarg;
+			break;
+		case OPT_SCRIPT_ONLY:
+			script_only = true;
+			break;
+		case OPT_TARGET:
+			if (parse_f64(st.optarg, 0, 1, &so.target, why, sizeof why))
+				return cli_usage(self, "--target: %s", why);
+			so.target_given = true;
+			break;
+		case OPT_WINDOW:
+			if (parse_f64(st.optarg, 1e-9, 1e9, &window, why, sizeof why))
+				return cli_usage(self, "--window: %s", why);
+			break;
+		default:
+			return cli_usage(self, "unexpected option");
+		}
+	}
+	if (st.optind >= argc)
+		return cli_usage(self, "which kind? attainment, cdf, throughput, waste, compiles, "
+				       "heatmap, timeline, bubbles");
+	const char *kind = argv[st.optind++];
+	char **in = argv + st.optind;
+	int nin = argc - st.optind;
+	if (!out)
+		return cli_usage(self, "-o OUT is required (OUT.pdf, OUT.svg, OUT.png are written)");
+	static const char *const sweep_kinds[] = {"attainment", "throughput", "waste", "compiles"};
+	static const char *const run_kinds[] = {"cdf", "heatmap", "timeline", "bubbles"};
+	bool sweep_kind = false, run_kind = false;
+	for (size_t i = 0; i < 4; i++) {
+		sweep_kind |= !strcmp(kind, sweep_kinds[i]);
+		run_kind |= !strcmp(kind, run_kinds[i]);
+	}
+	if (!sweep_kind && !run_kind)
+		return cli_usage(self, "unknown kind '%s' (attainment, cdf, throughput, waste, "
+				       "compiles, heatmap, timeline, bubbles)", kind);
+	if (nin < 1 || (nin > 1 && strcmp(kind, "cdf")))
+		return cli_usage(self, "%s takes %s", kind,
+				 !strcmp(kind, "cdf") ? "one or more run directories"
+				 : run_kind	      ? "one run directory (run -o DIR)"
+				 : !strcmp(kind, "attainment")
+					 ? "a sweep CSV or a capacity directory (capacity -o DIR)"
+					 : "a sweep CSV");
+	for (int i = 0; i < nin; i++)
+		if (run_kind && !is_dir(in[i]))
+			return cli_usage(self, "%s: not a run directory", in[i]);
+	if (so.capacity && (strcmp(kind, "attainment") || is_dir(in[0])))
+		return cli_usage(self, "--capacity marks capacities on the attainment plot of a sweep "
+				       "CSV");
+	struct fig g;
+	fig_init(&g, out);
+	struct bs_err err = {0};
+	int rc;
+	if (!strcmp(kind, "attainment") && is_dir(in[0]))
+		rc = plot_capacity(in[0], &so, &g, &err);
+	else if (!strcmp(kind, "compiles"))
+		rc = plot_compiles(in[0], &so, &g, &err);
+	else if (sweep_kind)
+		rc = plot_sweep_kind(kind, in[0], &so, &g, &err);
+	else if (!strcmp(kind, "cdf"))
+		rc = plot_cdf(in, nin, &g, &err);
+	else if (!strcmp(kind, "heatmap"))
+		rc = plot_heatmap(in[0], &g, &err);
+	else if (!strcmp(kind, "timeline"))
+		rc = plot_timeline(in[0], &g, &err);
+	else
+		rc = plot_bubbles(in[0], window, &g, &err);
+	if (rc) {
+		fclose(g.dat);
+		fclose(g.gp);
+		free(g.datbuf);
+		free(g.gpbuf);
+		return cli_fail(&err);
+	}
+	return fig_finish(&g, title, script_only, &err) ? cli_fail(&err) : 0;
+}
+
+const struct cli_cmd cmd_plot = {
+	"plot",
+	"bucketsim plot KIND INPUT... -o OUT [--x COL] [--y COL] [--series COL] [--target A]",
+	"draw a figure (PDF, SVG, PNG) from sweep, capacity or run outputs with gnuplot",
+	"Kinds: attainment (SLO attainment vs rate per system, from a sweep CSV or a capacity\n"
+	"directory, with the target line and capacities), throughput (vs batch size or\n"
+	"concurrency), waste (padding waste vs buckets), compiles (warm-up compiles and time per\n"
+	"strategy) from a sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more run directories),\n"
+	"heatmap (bucket usage, buckets.csv), timeline (monitor.csv), bubbles (pipeline lanes,\n"
+	"batches.csv of a cluster.pp > 1 run) from run directories.  Writes OUT.dat and OUT.gp,\n"
+	"then OUT.pdf, OUT.svg and OUT.png.  See analysis/README.md.",
+	"  bucketsim plot attainment out/rate/sweep.csv --series preset -o fig/attainment\n"
+	"  bucketsim plot attainment out/cap -o fig/capacity\n"
+	"  bucketsim plot cdf out/vllm out/distserve -o fig/cdf\n"
+	"  bucketsim plot heatmap out/run -o fig/buckets\n",
+	opts, plot,
+};

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Regenerates the README's gallery (docs/gallery/*.png) from the bundled Alpaca trace: one
+# figure of each `bucketsim plot` kind.  Usage: docs/gallery.sh [BUCKETSIM]  (about 20 s)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build/bucketsim}
+W=$(mktemp -d /tmp/bucketsim-gallery.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+G=docs/gallery
+mkdir -p "$G"
+T=(--trace alpaca --set workload.num_requests=400)
+
+# SLO attainment vs rate at equal cards (a sweep), with each system's capacity at 80 %.
+"$B" capacity "${T[@]}" --set cluster.cards=2 --system vllm --system distserve \
+	--system bucketserve --target 0.8 -o "$W/cap" > /dev/null
+"$B" sweep "${T[@]}" --set cluster.cards=2 --set workload.arrival=poisson \
+	--axis preset=vllm,distserve,bucketserve \
+	--axis workload.rate=25,50,100,150,175,200,225,250,275,300 -o "$W/rate" 2> /dev/null
+"$B" plot attainment "$W/rate/sweep.csv" --capacity "$W/cap" --target 0.8 -o "$W/attainment"
+# Latency CDFs, bucket usage and the monitor's timeline of two runs at 2 cards.
+for p in vllm distserve; do
+	"$B" run "${T[@]}" --preset $p --set cluster.cards=2 --set workload.arrival=poisson \
+		--set workload.rate=60 --set monitor.interval_s=0.25 -q -o "$W/$p"
+done
+"$B" plot cdf "$W/vllm" "$W/distserve" -o "$W/cdf"
+"$B" plot heatmap "$W/vllm" -o "$W/heatmap"
+"$B" plot timeline "$W/distserve" -o "$W/timeline"
+# Throughput vs concurrency (every request at time 0).
+"$B" sweep "${T[@]}" --set workload.arrival=offline --axis preset=vllm,distserve \
+	--axis server.max_num_seqs=1,2,4,8,16,32,64,128 -o "$W/tput" 2> /dev/null
+"$B" plot throughput "$W/tput/sweep.csv" -o "$W/throughput"
+# Padding waste vs the number of warmed buckets (linear bucketing's steps).
+"$B" sweep "${T[@]}" --set bucketing.strategy=linear \
+	--axis env.VLLM_DECODE_BLOCK_BUCKET_STEP=32,128 \
+	--axis env.VLLM_PROMPT_SEQ_BUCKET_STEP=32,64,128,256,512 -o "$W/waste" 2> /dev/null
+"$B" plot waste "$W/waste/sweep.csv" --series env.VLLM_DECODE_BLOCK_BUCKET_STEP -o "$W/waste"
+# Warm-up compiles and time per bucketing strategy.
+"$B" sweep "${T[@]}" --axis bucketing.version=docs,current \
+	--axis bucketing.strategy=exponential,linear,none -o "$W/comp" 2> /dev/null
+"$B" plot compiles "$W/comp/sweep.csv" --series bucketing.version -o "$W/compiles"
+# Pipeline bubbles of a two-stage pipeline.
+"$B" run "${T[@]}" --set cluster.pp=2 --set workload.arrival=poisson --set workload.rate=20 \
+	-q -o "$W/pp"
+"$B" plot bubbles "$W/pp" -o "$W/bubbles"
+for k in attainment cdf throughput waste compiles heatmap timeline bubbles; do
+	cp "$W/$k.png" "$G/$k.png"
+done

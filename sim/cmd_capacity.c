@@ -1,0 +1,381 @@
+/*
+ * cmd_capacity: `bucketsim capacity`, the highest Poisson arrival rate at which each system
+ * keeps its SLO attainment at or above a target (sim/capacity.h), on one workload.
+ *
+ * A system is the shared configuration options plus a preset name or a config file
+ * (--system, repeatable).  Every probe is one in-process simulation of the configuration with
+ * workload.arrival=poisson and workload.rate set; the same seed at every rate of one search
+ * (common random numbers).  --seeds K repeats the search with seeds S..S+K-1 and reports the
+ * mean capacity with a 95 % Student-t interval.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/presets.h"
+#include "sim/capacity.h"
+#include "sim/commands.h"
+#include "sim/run_int.h"
+
+enum {
+	OPT_TRACE = 't',
+	OPT_OUT = 'o',
+	OPT_SYSTEM = CLI_OPT_FIRST_FREE,
+	OPT_TARGET,
+	OPT_SEEDS,
+	OPT_RATE,
+	OPT_RATE_MAX,
+	OPT_TOL,
+	OPT_JSON,
+};
+
+static const struct cli_opt opts[] = {
+	{"trace", OPT_TRACE, 1, "FILE|NAME", "trace whose lengths are replayed (as for run)",
+	 "Input"},
+	CLI_CONFIG_OPTS,
+	{"system", OPT_SYSTEM, 1, "PRESET|FILE.json",
+	 "a system to measure: a preset name or a config file, over the shared options; "
+	 "repeatable (default: the shared options alone)", "Capacity"},
+	{"target", OPT_TARGET, 1, "A", "SLO attainment to keep, in (0, 1] (default 0.9)",
+	 "Capacity"},
+	{"seeds", OPT_SEEDS, 1, "K", "searches with seeds S..S+K-1 (default 1)", "Capacity"},
+	{"rate", OPT_RATE, 1, "R", "first probe, requests/s (default 1)", "Capacity"},
+	{"rate-max", OPT_RATE_MAX, 1, "R", "give up above this rate, requests/s (default 1e6)",
+	 "Capacity"},
+	{"tol", OPT_TOL, 1, "F",
+	 "stop when the bracket is narrower than F times its upper end (default 0.01)",
+	 "Capacity"},
+	{"output", OPT_OUT, 1, "DIR", "write capacity.json and capacity_curve.csv into DIR",
+	 "Output"},
+	{"json", OPT_JSON, 0, NULL, "print capacity.json to stdout instead of the table",
+	 "Output"},
+	CLI_HELP_OPT,
+	{0},
+};
+
+struct saved_opt {
+	int key;
+	const char *arg;
+};
+
+struct probe_ctx {
+	const struct saved_opt *so;
+	size_t nso;
+	const char *system;   /* preset name, config path, or NULL */
+	const char *trace;
+	uint64_t seed;
+};
+
+static bool is_config_file(const char *s)
+{
+	size_t n = strlen(s);
+	return n > 5 && !strcmp(s + n - 5, ".json");
+}
+
+/* A fresh configuration of one system at RATE (RATE <= 0: the configuration alone). */
+static int build(const struct probe_ctx *p, double rate, struct run_ctx *x, const char **trace,
+		 bool load, struct bs_err *err)
+{
+	memset(x, 0, sizeof *x);
+	cli_config_init(&x->cc);
+	int rc = 0;
+	for (size_t i = 0; i < p->nso && !rc; i++)
+		rc = cli_config_opt(&x->cc, p->so[i].key, p->so[i].arg, err) < 0 ? -1 : 0;
+	if (!rc && p->system)
+		rc = is_config_file(p->system) ? config_load_json(&x->cc.cfg, p->system, err)
+					       : preset_apply(&x->cc.cfg, p->system, err);
+	const char *arr = config_str(&x->cc.cfg, "workload.arrival");
+	if (!rc && arr && strcmp(arr, "auto") && strcmp(arr, "poisson"))
+		rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, "workload.arrival",
+			     "capacity varies the rate of Poisson arrivals; '%s' is not poisson",
+			     arr);
+	if (!rc && config_is_set(&x->cc.cfg, "workload.rate") &&
+	    config_find(&x->cc.cfg, "workload.rate")->origin == CFG_ORIGIN_CMDLINE)
+		rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, "workload.rate",
+			     "capacity chooses the rate; give the first probe with --rate");
+	if (!rc)
+		rc = config_set(&x->cc.cfg, "workload.arrival", "poisson", CFG_ORIGIN_CMDLINE, NULL,
+				0, err);
+	if (!rc && rate > 0) {
+		char buf[64];
+		snprintf(buf, sizeof buf, "%.17g", rate);
+		rc = config_set(&x->cc.cfg, "workload.rate", buf, CFG_ORIGIN_CMDLINE, NULL, 0, err);
+	}
+	x->cc.seed = p->seed;
+	*trace = rc ? NULL : run_default_trace(&x->cc.cfg, p->trace);
+	if (!rc)
+		rc = run_setup(x, *trace, load, err);
+	return rc;
+}
+
+static int attainment(void *ctx, double rate, double *a, struct bs_err *err)
+{
+	const struct probe_ctx *p = ctx;
+	struct run_ctx x;
+	const char *trace;
+	int rc = build(p, rate, &x, &trace, true, err);
+	if (!rc) {
+		struct sim_costs costs;
+		sim_costs_from_model(&costs, x.cm);
+		struct sim s;
+		sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs, NULL);
+		sim_warmup(&s);
+		sim_run(&s);
+		sim_finish(&s);
+		*a = metrics_slo_attainment(&s.m);
+		sim_release(&s);
+	}
+	run_teardown(&x);
+	return rc;
+}
+
+static double parse_num(const struct cli_cmd *self, const char *name, const char *s, double min,
+			double max, int *rc)
+{
+	double v;
+	char why[256];
+	if (parse_f64(s, min, max, &v, why, sizeof why)) {
+		*rc = cli_usage(self, "--%s: %s", name, why);
+		return NAN;
+	}
+	return v;
+}
+
+static const char *system_name(const char *sys)
+{
+	if (!sys)
+		return "config";
+	const char *b = strrchr(sys, '/');
+	return b ? b + 1 : sys;
+}
+
+static int capacity(const struct cli_cmd *self, int argc, char **argv)
+{
+	struct saved_opt *so = xmalloc((size_t)argc * sizeof *so);
+	const char **sys = xmalloc((size_t)(argc + 1) * sizeof *sys);
+	size_t nso = 0, nsys = 0;
+	const char *trace = NULL, *out = NULL;
+	bool json = false;
+	int64_t seeds = 1;
+	struct cap_opts co = {0.9, 1, 0.01, 1e-6, 1e6};
+	struct cli_config probe;
+	cli_config_init(&probe);
+	struct bs_err err = {0};
+	struct cli_state st = {0};
+	int c, rc = 0;
+	cJSON *root = NULL;
+	char *csv = NULL;
+	while ((c = cli_next(self, argc, argv, &st)) != -1) {
+		if (c == -2 || c == -3) {
+			rc = c == -2 ? BS_EXIT_USAGE : 0;
+			goto done;
+		}
+		int r = cli_config_opt(&probe, c, st.optarg, &err);
+		if (r < 0) {
+			rc = cli_fail(&err);
+			goto done;
+		}
+		if (r) {
+			if (c == CLI_OPT_PRINT_CONFIG) {
+				rc = cli_usage(self, "--print-config is for run");
+				goto done;
+			}
+			if (c != CLI_OPT_SEED)
+				so[nso++] = (struct saved_opt){c, st.optarg};
+			continue;
+		}
+		char why[256];
+		switch (c) {
+		case OPT_TRACE:
+			trace = st.optarg;
+			break;
+		case OPT_OUT:
+			out = st.optarg;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_SYSTEM:
+			sys[nsys++] = st.optarg;
+			break;
+		case OPT_TARGET:
+			co.target = parse_num(self, "target", st.optarg, 1e-9, 1, &rc);
+			break;
+		case OPT_RATE:
+			co.rate0 = parse_num(self, "rate", st.optarg, 1e-6, 1e9, &rc);
+			break;
+		case OPT_RATE_MAX:
+			co.rate_max = parse_num(self, "rate-max", st.optarg, 1e-6, 1e9, &rc);
+			break;
+		case OPT_TOL:
+			co.rel_tol = parse_num(self, "tol", st.optarg, 1e-9, 0.5, &rc);
+			break;
+		case OPT_SEEDS:
+			if (parse_i64(st.optarg, 1, 10000, &seeds, why, sizeof why))
+				rc = cli_usage(self, "--seeds: %s", why);
+			break;
+		default:
+			rc = cli_usage(self, "unexpected option");
+		}
+		if (rc)
+			goto done;
+	}
+	if (st.optind < argc) {
+		rc = cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
+		goto done;
+	}
+	if (co.rate0 > co.rate_max) {
+		rc = cli_usage(self, "--rate %g is above --rate-max %g", co.rate0, co.rate_max);
+		goto done;
+	}
+	for (size_t i = 0; i < nso; i++)
+		for (size_t k = 0; k < nsys; k++)
+			if (so[i].key == CLI_OPT_PRESET && !is_config_file(sys[k])) {
+				rc = cli_usage(self, "--system %s is a preset: a shared --preset does "
+						     "not apply (presets do not stack)", sys[k]);
+				goto done;
+			}
+	if (!nsys)
+		sys[nsys++] = NULL;
+	/* Every system's configuration is checked before the first probe. */
+	for (size_t i = 0; i < nsys; i++) {
+		struct probe_ctx p = {so, nso, sys[i], trace, probe.seed};
+		struct run_ctx x;
+		const char *t;
+		int r = build(&p, 0, &x, &t, false, &err);
+		run_teardown(&x);
+		if (r) {
+			rc = cli_fail(&err);
+			goto done;
+		}
+	}
+	root = cJSON_CreateObject();
+	json_add_num(root, "target", co.target);
+	json_add_num(root, "rel_tol", co.rel_tol);
+	json_add_int(root, "seed", (int64_t)probe.seed);
+	json_add_int(root, "seeds", seeds);
+	cJSON *arr = cJSON_AddArrayToObject(root, "systems");
+	size_t clen = 0;
+	FILE *cf = open_memstream(&csv, &clen);
+	fputs("system,seed,rate,slo_attainment,meets_target\n", cf);
+	double *caps = xmalloc((size_t)seeds * sizeof *caps);
+	for (size_t i = 0; i < nsys; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "system", system_name(sys[i]));
+		cJSON *per = cJSON_CreateArray();
+		for (int64_t k = 0; k < seeds; k++) {
+			struct probe_ctx p = {so, nso, sys[i], trace, probe.seed + (uint64_t)k};
+			struct cap_result res;
+			if (capacity_search(&co, attainment, &p, &res, &err)) {
+				cap_result_release(&res);
+				char *m = xasprintf("system %s, seed %llu: %s", system_name(sys[i]),
+						    (unsigned long long)p.seed, err.msg);
+				snprintf(err.msg, sizeof err.msg, "%s", m);
+				free(m);
+				cJSON_Delete(o);
+				cJSON_Delete(per);
+				fclose(cf);
+				free(caps);
+				rc = cli_fail(&err);
+				goto done;
+			}
+			caps[k] = res.rate;
+			cJSON *q = cJSON_CreateObject();
+			json_add_int(q, "seed", (int64_t)p.seed);
+			json_add_num(q, "capacity_req_s", res.rate);
+			json_add_num(q, "bracket_lo_req_s", res.lo);
+			json_add_num(q, "bracket_hi_req_s", res.hi);
+			cJSON *cv = cJSON_AddArrayToObject(q, "curve");
+			for (size_t j = 0; j < res.n; j++) {
+				cJSON *pt = cJSON_CreateObject();
+				json_add_num(pt, "rate", res.curve[j].rate);
+				json_add_num(pt, "slo_attainment", res.curve[j].attainment);
+				cJSON_AddItemToArray(cv, pt);
+				fprintf(cf, "%s,%llu,%.17g,%.17g,%d\n", system_name(sys[i]),
+					(unsigned long long)p.seed, res.curve[j].rate,
+					res.curve[j].attainment, res.curve[j].attainment >= co.target);
+			}
+			cJSON_AddItemToArray(per, q);
+			cap_result_release(&res);
+		}
+		double mean, half;
+		capacity_mean_ci(caps, (size_t)seeds, &mean, &half);
+		json_add_num(o, "capacity_req_s", mean);
+		json_add_num(o, "ci95_lo_req_s", mean - half);
+		json_add_num(o, "ci95_hi_req_s", mean + half);
+		cJSON_AddItemToObject(o, "seeds", per);
+		cJSON_AddItemToArray(arr, o);
+	}
+	free(caps);
+	fclose(cf);
+	char *txt = cJSON_Print(root);
+	if (out) {
+		struct outset os;
+		outset_init(&os);
+		FILE *f1 = NULL, *f2 = NULL;
+		char *p1 = xasprintf("%s/capacity.json", out), *p2 = xasprintf("%s/capacity_curve.csv", out);
+		if (!mkdir_p(out, &err) && (f1 = outset_open(&os, p1, &err)) &&
+		    (f2 = outset_open(&os, p2, &err))) {
+			fprintf(f1, "%s\n", txt);
+			fputs(csv, f2);
+			outset_commit(&os, &err);
+		} else {
+			outset_abort(&os);
+		}
+		free(p1);
+		free(p2);
+		if (err.code) {
+			cJSON_free(txt);
+			rc = cli_fail(&err);
+			goto done;
+		}
+	}
+	if (json) {
+		printf("%s\n", txt);
+	} else {
+		printf("capacity: highest Poisson rate with SLO attainment >= %g (bracket to %g)\n",
+		       co.target, co.rel_tol);
+		printf("%-22s %14s  %s\n", "system", "capacity req/s",
+		       seeds > 1 ? "95% interval of the mean, req/s" : "bracket, req/s");
+		const cJSON *o;
+		cJSON_ArrayForEach(o, arr) {
+			const cJSON *per = cJSON_GetObjectItemCaseSensitive(o, "seeds");
+			const cJSON *f0 = cJSON_GetArrayItem(per, 0);
+			double lo = seeds > 1 ? cJSON_GetObjectItem(o, "ci95_lo_req_s")->valuedouble
+					      : cJSON_GetObjectItem(f0, "bracket_lo_req_s")->valuedouble;
+			double hi = seeds > 1 ? cJSON_GetObjectItem(o, "ci95_hi_req_s")->valuedouble
+					      : cJSON_GetObjectItem(f0, "bracket_hi_req_s")->valuedouble;
+			printf("%-22s %14.4g  [%.4g, %.4g]\n",
+			       cJSON_GetObjectItem(o, "system")->valuestring,
+			       cJSON_GetObjectItem(o, "capacity_req_s")->valuedouble, lo, hi);
+		}
+	}
+	cJSON_free(txt);
+done:
+	cJSON_Delete(root);
+	free(csv);
+	free(so);
+	free(sys);
+	cli_config_release(&probe);
+	return rc;
+}
+
+const struct cli_cmd cmd_capacity = {
+	"capacity",
+	"bucketsim capacity [--trace T] [config options] [--system PRESET|FILE.json ...] "
+	"[--target A] [--seeds K] [-o DIR]",
+	"find the highest Poisson request rate each system serves within its SLO",
+	"For each system, searches the Poisson arrival rate (workload.rate) for the highest one at\n"
+	"which SLO attainment (slo.ttft_ms, slo.tpot_ms, slo.e2e_ms; unfinished requests fail) is\n"
+	"at least --target: doubling or halving from --rate until the target is bracketed, then\n"
+	"bisection until the bracket is narrower than --tol of its upper end.  Every probe of one\n"
+	"search uses the same seed (common random numbers).  Prints the capacity and its bracket\n"
+	"(with --seeds K: the mean over K searches and its 95% t interval); -o DIR writes\n"
+	"capacity.json and capacity_curve.csv, the measured attainment curve (see\n"
+	"analysis/README.md).",
+	"  bucketsim capacity --trace alpaca --set workload.num_requests=500 \\\n"
+	"      --system vllm --system distserve --system bucketserve --target 0.8\n"
+	"  bucketsim capacity -c exp.json --set slo.e2e_ms=2000 --seeds 5 -o out/cap\n",
+	opts, capacity,
+};

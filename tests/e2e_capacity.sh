@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# End-to-end tests of `bucketsim capacity`: the capacity it reports agrees with `run` at the
+# bracket's ends (the same configuration and seed: common random numbers), its curve file, seeds
+# and the interval, the end-to-end objective, and errors before any probe.
+. "$(dirname "$0")/e2e_lib.sh"
+T=$E2E_TMP
+B=$BUCKETSIM
+W=(--trace alpaca --set workload.num_requests=300)
+jq_() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+expect_exit 0 capacity "$B" capacity "${W[@]}" --system vllm --system distserve --target 0.8 -o "$T/c"
+[ "$(jq_ "$T/c/capacity.json" "len(d['systems'])")" = 2 ] && ok cap-systems || fail cap-systems "$(cat "$T/c/capacity.json" | head -20)"
+for i in 0 1; do
+	sys=$(jq_ "$T/c/capacity.json" "d['systems'][$i]['system']")
+	lo=$(jq_ "$T/c/capacity.json" "repr(d['systems'][$i]['seeds'][0]['bracket_lo_req_s'])")
+	hi=$(jq_ "$T/c/capacity.json" "repr(d['systems'][$i]['seeds'][0]['bracket_hi_req_s'])")
+	cap=$(jq_ "$T/c/capacity.json" "repr(d['systems'][$i]['capacity_req_s'])")
+	[ "$cap" = "$lo" ] && ok "cap-is-lo-$sys" || fail "cap-is-lo-$sys" "$cap vs $lo"
+	awk -v a="$lo" -v b="$hi" 'BEGIN {exit !(b > a && b - a <= 0.01 * b)}' && ok "cap-bracket-$sys" || fail "cap-bracket-$sys" "[$lo, $hi]"
+	# `run` at the bracket's ends: attainment >= 0.8 at lo, < 0.8 at hi.
+	for end in lo hi; do
+		r=$([ $end = lo ] && echo "$lo" || echo "$hi")
+		"$B" run "${W[@]}" --preset "$sys" --set workload.arrival=poisson --set "workload.rate=$r" --json > "$T/run.json"
+		att=$(jq_ "$T/run.json" "d['metrics']['slo_attainment']")
+		curve=$(awk -F, -v s="$sys" -v r="$r" '$1 == s && $3 + 0 == r + 0 {print $4}' "$T/c/capacity_curve.csv")
+		awk -v a="$att" -v c="$curve" 'BEGIN {exit !(a + 0 == c + 0)}' && ok "cap-curve-is-run-$sys-$end" || fail "cap-curve-is-run-$sys-$end" "run $att, curve $curve"
+		if [ $end = lo ]; then cond='a >= 0.8'; else cond='a < 0.8'; fi
+		awk -v a="$att" "BEGIN {exit !($cond)}" && ok "cap-run-$sys-$end" || fail "cap-run-$sys-$end" "attainment $att at $r"
+	done
+done
+# The curve: sorted by rate within a system, meets_target consistent, no probe above hi meets.
+awk -F, 'NR > 1 { if ($1 == s && $3 + 0 <= p) bad = 1; s = $1; p = $3 + 0; if (($4 >= 0.8) != $5) bad = 1 } END {exit bad}' "$T/c/capacity_curve.csv" \
+	&& ok cap-curve-sorted || fail cap-curve-sorted "$(head "$T/c/capacity_curve.csv")"
+head -1 "$T/c/capacity_curve.csv" | grep -qx 'system,seed,rate,slo_attainment,meets_target' && ok cap-curve-header || fail cap-curve-header "$(head -1 "$T/c/capacity_curve.csv")"
+
+# Seeds: K searches, the mean and a t interval around it.
+expect_exit 0 capacity-seeds "$B" capacity "${W[@]}" --system vllm --seeds 3 --json
+python3 - "$T/stdout" <<'PY' && ok cap-seeds || fail cap-seeds "$(head -c 400 "$T/stdout")"
+import json, math, statistics, sys
+d = json.load(open(sys.argv[1]))["systems"][0]
+caps = [s["capacity_req_s"] for s in d["seeds"]]
+assert [s["seed"] for s in d["seeds"]] == [1, 2, 3]
+m = sum(caps) / 3
+assert abs(d["capacity_req_s"] - m) < 1e-9 * m
+h = 4.302652729749464 * statistics.stdev(caps) / math.sqrt(3)
+assert abs(d["ci95_hi_req_s"] - (m + h)) < 1e-6 * m and abs(d["ci95_lo_req_s"] - (m - h)) < 1e-6 * m
+PY
+
+# An end-to-end objective only lowers the capacity.
+expect_exit 0 capacity-e2e "$B" capacity "${W[@]}" --system vllm --target 0.8 --set slo.e2e_ms=3000 --json
+e2e=$(python3 -c "import json,sys; print(json.load(sys.stdin)['systems'][0]['capacity_req_s'])" < "$T/stdout")
+base=$(jq_ "$T/c/capacity.json" "d['systems'][0]['capacity_req_s']")
+awk -v a="$e2e" -v b="$base" 'BEGIN {exit !(a < b)}' && ok cap-e2e-lower || fail cap-e2e-lower "$e2e vs $base"
+
+# Errors before any probe.
+expect_exit 2 cap-target "$B" capacity --target 0
+expect_exit 2 cap-rate-set "$B" capacity --set workload.rate=5
+expect_stderr cap-rate-set-msg "capacity chooses the rate"
+expect_exit 2 cap-arrival "$B" capacity --set workload.arrival=trace
+expect_exit 2 cap-preset "$B" capacity --system nosuch
+expect_exit 2 cap-preset-twice "$B" capacity --preset bucketserve --system vllm
+expect_exit 3 cap-rule "$B" capacity --set server.max_num_seqs=4096 --system vllm
+expect_exit 3 cap-never "$B" capacity "${W[@]}" --set slo.ttft_ms=0.001 --rate 1 --target 0.9
+expect_stderr cap-never-msg "even at"
+e2e_done
