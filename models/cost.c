@@ -235,28 +235,31 @@ double cost_weight_bytes(const struct cost_model *cm)
 }
 
 /*
- * KV blocks that fit on one card, following vllm-gaudi's profile-then-reserve steps:
- *   free  = HBM * mem_util - weights / tp - COST_ACTIVATION_RESERVE (the profiled activation
- *           peak, taken as a fixed 2 GiB: the data gives no per-configuration value);
- *   graph = COST_GRAPH_RESERVED_FRAC (VLLM_GRAPH_RESERVED_MEM, default 0.1) of free, kept for
- *           HPU graphs;
- *   blocks = floor((free - graph) / (block_size * KV bytes per token per card)).
+ * KV blocks that fit, as vllm-gaudi sizes the cache (HPUWorker.determine_available_memory,
+ * vllm_gaudi/v1/worker/hpu_worker.py): after loading the weights and a profiling run,
+ *   free      = HBM - weights / pp - COST_ACTIVATION_RESERVE (the profiled activation peak,
+ *               taken as a fixed 2 GiB: the data gives no per-configuration value);
+ *   available = free * gpu_memory_utilization;
+ *   cache     = available * (1 - VLLM_GRAPH_RESERVED_MEM) - one dummy block;
+ *   blocks    = floor(cache / block bytes).
+ * Each of the pp stages holds 1/pp of the layers: of the weights and of every block's bytes, so
+ * every stage finds the same count.
  */
 int64_t cost_num_kv_blocks_pp(const struct cost_model *cm, int32_t block_size, double mem_util,
-			      int32_t pp)
+			      double graph_reserved, int32_t pp)
 {
-	/* Each of the pp stages holds 1/pp of the layers: of the weights and of every block. */
-	double usable = cm->e.hw.hbm_bytes * mem_util - cm->e.weight_bytes / pp -
-			COST_ACTIVATION_RESERVE;
-	if (usable <= 0)
+	double free_bytes = cm->e.hw.hbm_bytes - cm->e.weight_bytes / pp - COST_ACTIVATION_RESERVE;
+	if (free_bytes <= 0)
 		return 0;
-	usable *= 1 - COST_GRAPH_RESERVED_FRAC;
-	return (int64_t)floor(pp * usable / ((double)block_size * cm->e.kv_bytes_token));
+	double block_bytes = (double)block_size * cm->e.kv_bytes_token / pp;
+	double cache = free_bytes * mem_util * (1 - graph_reserved) - block_bytes;
+	return cache <= 0 ? 0 : (int64_t)floor(cache / block_bytes);
 }
 
-int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util)
+int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util,
+			   double graph_reserved)
 {
-	return cost_num_kv_blocks_pp(cm, block_size, mem_util, 1);
+	return cost_num_kv_blocks_pp(cm, block_size, mem_util, graph_reserved, 1);
 }
 
 int32_t cost_model_max_context(const struct cost_model *cm)

@@ -39,20 +39,27 @@ int64_t cost_kv_transfer_ns(struct cost_model *cm, int64_t tokens);
 
 /* KV-cache bytes per token on one card (all layers, K and V, KV heads / tp). */
 double cost_kv_bytes_per_token(const struct cost_model *cm);
-/* KV blocks of BLOCK_SIZE tokens that fit: (HBM * mem_util - weights - reserve) / block bytes. */
-int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util);
-/* The same for an instance whose layers are split over PP pipeline stages (one card each). */
+/* KV blocks of BLOCK_SIZE tokens that fit on the instance, as vllm-gaudi's
+ * determine_available_memory sizes them: floor(((HBM - weights - COST_ACTIVATION_RESERVE)
+ * * MEM_UTIL * (1 - GRAPH_RESERVED) - one block) / block bytes); 0 when nothing fits.
+ * MEM_UTIL is server.gpu_memory_utilization, GRAPH_RESERVED the fraction set aside for HPU graphs
+ * (VLLM_GRAPH_RESERVED_MEM: COST_GRAPH_RESERVED_DEFAULT, 0 for an eager engine). */
+int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util,
+			   double graph_reserved);
+/* The same for an instance whose layers are split over PP pipeline stages (one card each): each
+ * stage holds 1/PP of the weights and of each block. */
 int64_t cost_num_kv_blocks_pp(const struct cost_model *cm, int32_t block_size, double mem_util,
-			      int32_t pp);
+			      double graph_reserved, int32_t pp);
 /* The model's own context length (vLLM's default max_model_len). */
 int32_t cost_model_max_context(const struct cost_model *cm);
 /* Names for output metadata. */
 const char *cost_model_hardware(const struct cost_model *cm);
 const char *cost_model_name(const struct cost_model *cm);
 
-/* Memory reserve of cost_num_kv_blocks (see cost.c). */
+/* The profiled activation peak of cost_num_kv_blocks, bytes (see cost.c). */
 #define COST_ACTIVATION_RESERVE (2.0 * 1073741824.0)
-#define COST_GRAPH_RESERVED_FRAC 0.1
+/* VLLM_GRAPH_RESERVED_MEM's default in vllm-gaudi (hpu_worker.py, determine_available_memory). */
+#define COST_GRAPH_RESERVED_DEFAULT 0.1
 /* Resident weight bytes on one card. */
 double cost_weight_bytes(const struct cost_model *cm);
 /* The static-batch generate() the published throughput rows measure: prefill of BS x IN

@@ -65,19 +65,32 @@ END_TEST
 
 START_TEST(num_kv_blocks_hand)
 {
-	/* llama-3.1-8b bf16: 8,029,995,008 parameters = 16,059,990,016 bytes.  Gaudi 2: 94.62 GiB.
-	 * (94.62 GiB * 0.9 - 16,059,990,016 - 2 GiB) * 0.9 = 65,907,209,325.8 bytes;
-	 * / (128 * 131072) = 3928.4 -> 3928 blocks. */
+	/* llama-3.1-8b bf16: 8,029,995,008 parameters = 16,059,990,016 bytes.  Gaudi 2: 94.62 GiB
+	 * = 101,597,451,386.88 bytes.  free = 101,597,451,386.88 - 16,059,990,016 - 2 GiB
+	 * = 83,389,977,722.88; * 0.9 (utilisation) * 0.9 (graphs) = 67,545,881,955.53;
+	 * - one block of 128 * 131072 = 16,777,216 bytes, / 16,777,216 = 4025.05 -> 4025. */
 	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
 	ck_assert_double_eq(cost_weight_bytes(cm), 16059990016.0);
-	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9), 3928);
-	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.1), 0);  /* weights do not fit */
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9, 0.1), 4025);
+	/* utilisation 0.1: 83,389,977,722.88 * 0.1 * 0.9 / 16,777,216 = 447.34 -> 446 (the old
+	 * rule, HBM * 0.1 - weights, left nothing) */
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.1, 0.1), 446);
+	/* no graph reserve (eager): 83,389,977,722.88 * 0.9 / 16,777,216 = 4473.39 -> 4472 */
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9, 0), 4472);
+	/* pp 2: free = 101,597,451,386.88 - 8,029,995,008 - 2 GiB = 91,419,972,730.88; * 0.81
+	 * = 74,050,177,912.01; one block is 8,388,608 bytes per stage: 8827.47 - 1 -> 8826 */
+	ck_assert_int_eq(cost_num_kv_blocks_pp(cm, 128, 0.9, 0.1, 2), 8826);
 	cost_model_free(cm);
-	/* llama-3.1-70b fp8 (embeddings bf16) at tp 2: 36,326,866,944 bytes per card, KV fp8 4 heads:
-	 * 81920 bytes per token -> 4545 blocks. */
+	/* llama-3.1-70b fp8 (embeddings bf16) at tp 2: 36,326,866,944 bytes per card, KV fp8 4
+	 * heads: 81920 bytes per token.  free = 63,123,100,794.88; * 0.81 = 51,129,711,643.85;
+	 * / (128 * 81920 = 10,485,760) = 4876.11 - 1 -> 4875 blocks. */
 	cm = make("gaudi2", "llama-3.1-70b", "fp8", 2);
 	ck_assert_double_eq(cost_weight_bytes(cm), 36326866944.0);
-	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9), 4545);
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9, 0.1), 4875);
+	cost_model_free(cm);
+	/* llama-3.1-405b bf16 on one Gaudi 2: the weights alone exceed the HBM */
+	cm = make("gaudi2", "llama-3.1-405b", "bf16", 1);
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9, 0.1), 0);
 	cost_model_free(cm);
 }
 END_TEST
