@@ -404,6 +404,40 @@ static void add_family(struct calib_result *res, const struct calib_eval *ev)
 		f->maxerr = a;
 }
 
+int calib_version_stats(const struct calib_row *rows, const struct calib_result *res,
+			struct family_stat *out, int max)
+{
+	int nv = 0;
+	for (size_t k = 0; k < res->nev; k++) {
+		const struct calib_eval *ev = &res->ev[k];
+		const struct calib_row *r = &rows[ev->row];
+		if (strcmp(r->metric, "throughput_generated_tokens"))
+			continue;
+		const char *v = r->software[0] ? r->software : "unknown";
+		int i;
+		for (i = 0; i < nv; i++)
+			if (!strcmp(out[i].name, v))
+				break;
+		if (i == nv) {
+			if (nv == max)
+				continue;
+			memset(&out[i], 0, sizeof out[i]);
+			snprintf(out[i].name, sizeof out[i].name, "%s", v);
+			out[i].use = USE_CHECK;
+			nv++;
+		}
+		struct family_stat *f = &out[i];
+		double a = fabs(ev->err);
+		f->mape = (f->mape * f->n + a) / (f->n + 1);
+		f->n++;
+		if (a > f->maxerr)
+			f->maxerr = a;
+		if (ev->use == USE_FIT)
+			f->use = USE_FIT;
+	}
+	return nv;
+}
+
 /* ---- the compile fit ---- */
 
 /* A warm-up case: a CSV row (by metric and, for repeated metrics, value) and the bucket set its
@@ -825,6 +859,14 @@ void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
 			100 * res->fam[i].mape, 100 * res->fam[i].maxerr);
 	fprintf(out, "fitted throughput MAPE: single-card %.1f%% (%d rows), tensor-parallel %.1f%% "
 		"(%d rows)\n", 100 * res->single_mape, res->n_single, 100 * res->tp_mape, res->n_tp);
+	struct family_stat vs[16];
+	int nv = calib_version_stats(rows, res, vs, 16);
+	fprintf(out, "\n%-34s %-5s %4s %8s %8s\n", "throughput rows by software version", "use", "n",
+		"MAPE", "max");
+	for (int i = 0; i < nv; i++)
+		fprintf(out, "%-34s %-5s %4d %7.1f%% %7.1f%%\n", vs[i].name,
+			vs[i].use == USE_FIT ? "fit" : "check", vs[i].n, 100 * vs[i].mape,
+			100 * vs[i].maxerr);
 	fprintf(out, "\n%-18s %12s %12s\n", "parameter", "value", "std error");
 	for (int i = 0; i < PP_COUNT; i++)
 		fprintf(out, "%-18s %12.4g %12.3g\n", perf_param_names[i],

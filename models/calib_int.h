@@ -95,7 +95,13 @@ struct calib_opts {
 int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *opts,
 	      struct calib_result *res, struct bs_err *err);
 void calib_result_release(struct calib_result *res);
-/* The fit report (per row, per family, parameters) as text. */
+/* The error of the evaluated static-batch throughput rows grouped by software version (the
+ * source's version, "unknown" when it gives none), in order of first appearance: up to MAX
+ * groups written to OUT, their count returned; use is USE_FIT when the group holds a fitted
+ * row. */
+int calib_version_stats(const struct calib_row *rows, const struct calib_result *res,
+			struct family_stat *out, int max);
+/* The fit report (per row, per family, per software version, parameters) as text. */
 void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
 			const struct calib_result *res);
 /* The prior centre used by calibrate (documented in README.md, "The cost model"). */

@@ -25,12 +25,14 @@ struct shape_cache {
 };
 
 struct cost_model {
-	struct eval_ctx e;
+	struct eval_ctx e;       /* the pass functions' context (t_pass 0 when host_separate) */
+	double t_pass;           /* the profile's t_pass (cost_static_batch always charges it) */
+	struct host_params h;
 	struct compile_params c;
 	double compile_mult;     /* fp8_factor or 1 */
 	double kv_link_bw;       /* bytes/s */
 	int32_t max_num_seqs;
-	struct shape_cache cache[3];
+	struct shape_cache cache[4];  /* prefill, decode, unified, decode through the gather */
 };
 
 static void cache_init(struct shape_cache *c, size_t cap)
@@ -129,6 +131,8 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 	bool kv_fp8 = kvd ? !strcmp(kvd, "fp8") : fp8;  /* auto: follows model.precision */
 	eval_setup(&cm->e, &hw, &m, &p, (int)config_int(cfg, "hardware.tp"), fp8, kv_fp8,
 		   (int)config_int(cfg, "server.block_size"));
+	cm->t_pass = cm->e.p.v[PP_T_PASS];
+	host_params_load(cm->e.hw.name, &cm->h);
 	cm->c = c;
 	const char *rsp = config_env(cfg, "RUNTIME_SCALE_PATCHING");
 	cm->compile_mult = fp8 && !(rsp && !strcmp(rsp, "1")) ? c.fp8_factor : 1;
@@ -136,7 +140,7 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 				 ? config_double(cfg, "hardware.kv_link_gb_s") * 1e9
 				 : hw.scaleout_bw;
 	cm->max_num_seqs = (int32_t)config_int(cfg, "server.max_num_seqs");
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		cache_init(&cm->cache[i], 1024);
 	*out = cm;
 	return 0;
@@ -146,7 +150,7 @@ void cost_model_free(struct cost_model *cm)
 {
 	if (!cm)
 		return;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		free(cm->cache[i].keys);
 		free(cm->cache[i].vals);
 	}
@@ -175,6 +179,51 @@ int64_t cost_decode_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks)
 	int64_t v = to_ns(eval_decode(&cm->e, k.v[0], k.v[1], NULL));
 	cache_put(&cm->cache[1], &k, v);
 	return v;
+}
+
+int64_t cost_decode_gather_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks)
+{
+	struct shape_key k = {{nonneg(bs), nonneg(num_blocks), 0, 0}};
+	bool found;
+	int64_t *slot = cache_slot(&cm->cache[3], &k, &found);
+	if (found)
+		return *slot;
+	int64_t v = to_ns(eval_decode_gather(&cm->e, k.v[0], k.v[1], cm->h.gather_kv, NULL));
+	cache_put(&cm->cache[3], &k, v);
+	return v;
+}
+
+int64_t cost_host_ns(const struct cost_model *cm, const struct host_work *w)
+{
+	if (w->num_decodes < 0 || w->num_prefills < 0)
+		BUG("cost_host_ns: negative request count");
+	return to_ns(cm->h.step_s + cm->h.req_s * ((double)w->num_decodes + w->num_prefills));
+}
+
+void cost_model_set_host_separate(struct cost_model *cm, bool on)
+{
+	cm->e.p.v[PP_T_PASS] = on ? 0 : cm->t_pass;
+	for (int i = 0; i < 4; i++) {
+		size_t cap = cm->cache[i].cap;
+		free(cm->cache[i].keys);
+		free(cm->cache[i].vals);
+		cache_init(&cm->cache[i], cap);
+	}
+}
+
+/* vllm-gaudi HPUModelRunner._use_graphs (vllm_gaudi/v1/worker/hpu_model_runner.py). */
+bool cost_prompt_uses_graphs(int32_t bs, int32_t query, int64_t num_blocks, int32_t block_size,
+			     int64_t max_capture, bool enforce_eager)
+{
+	if (enforce_eager)
+		return false;
+	int64_t total = (int64_t)bs * query + num_blocks * block_size;
+	return total <= max_capture;
+}
+
+int64_t cost_eager_extra_ns(const struct cost_model *cm)
+{
+	return to_ns(cm->e.m.layers * cm->h.eager_layer_s);
 }
 
 int64_t cost_unified_ns(struct cost_model *cm, int32_t query, int32_t shared_blocks,
@@ -235,28 +284,31 @@ double cost_weight_bytes(const struct cost_model *cm)
 }
 
 /*
- * KV blocks that fit on one card, following vllm-gaudi's profile-then-reserve steps:
- *   free  = HBM * mem_util - weights / tp - COST_ACTIVATION_RESERVE (the profiled activation
- *           peak, taken as a fixed 2 GiB: the data gives no per-configuration value);
- *   graph = COST_GRAPH_RESERVED_FRAC (VLLM_GRAPH_RESERVED_MEM, default 0.1) of free, kept for
- *           HPU graphs;
- *   blocks = floor((free - graph) / (block_size * KV bytes per token per card)).
+ * KV blocks that fit, as vllm-gaudi sizes the cache (HPUWorker.determine_available_memory,
+ * vllm_gaudi/v1/worker/hpu_worker.py): after loading the weights and a profiling run,
+ *   free      = HBM - weights / pp - COST_ACTIVATION_RESERVE (the profiled activation peak,
+ *               taken as a fixed 2 GiB: the data gives no per-configuration value);
+ *   available = free * gpu_memory_utilization;
+ *   cache     = available * (1 - VLLM_GRAPH_RESERVED_MEM) - one dummy block;
+ *   blocks    = floor(cache / block bytes).
+ * Each of the pp stages holds 1/pp of the layers: of the weights and of every block's bytes, so
+ * every stage finds the same count.
  */
 int64_t cost_num_kv_blocks_pp(const struct cost_model *cm, int32_t block_size, double mem_util,
-			      int32_t pp)
+			      double graph_reserved, int32_t pp)
 {
-	/* Each of the pp stages holds 1/pp of the layers: of the weights and of every block. */
-	double usable = cm->e.hw.hbm_bytes * mem_util - cm->e.weight_bytes / pp -
-			COST_ACTIVATION_RESERVE;
-	if (usable <= 0)
+	double free_bytes = cm->e.hw.hbm_bytes - cm->e.weight_bytes / pp - COST_ACTIVATION_RESERVE;
+	if (free_bytes <= 0)
 		return 0;
-	usable *= 1 - COST_GRAPH_RESERVED_FRAC;
-	return (int64_t)floor(pp * usable / ((double)block_size * cm->e.kv_bytes_token));
+	double block_bytes = (double)block_size * cm->e.kv_bytes_token / pp;
+	double cache = free_bytes * mem_util * (1 - graph_reserved) - block_bytes;
+	return cache <= 0 ? 0 : (int64_t)floor(cache / block_bytes);
 }
 
-int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util)
+int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util,
+			   double graph_reserved)
 {
-	return cost_num_kv_blocks_pp(cm, block_size, mem_util, 1);
+	return cost_num_kv_blocks_pp(cm, block_size, mem_util, graph_reserved, 1);
 }
 
 int32_t cost_model_max_context(const struct cost_model *cm)
@@ -279,7 +331,9 @@ void cost_static_batch(const struct cost_model *cm, int64_t bs, int64_t in, int6
 		       double *throughput)
 {
 	struct static_batch r;
-	eval_static_batch(&cm->e, (double)bs, (double)in, (double)out, &r);
+	struct eval_ctx e = cm->e;
+	e.p.v[PP_T_PASS] = cm->t_pass;
+	eval_static_batch(&e, (double)bs, (double)in, (double)out, &r);
 	*prefill_s = r.prefill_s;
 	*decode_step_s = r.decode_mean_s;
 	*total_s = r.total_s;

@@ -39,20 +39,72 @@ int64_t cost_kv_transfer_ns(struct cost_model *cm, int64_t tokens);
 
 /* KV-cache bytes per token on one card (all layers, K and V, KV heads / tp). */
 double cost_kv_bytes_per_token(const struct cost_model *cm);
-/* KV blocks of BLOCK_SIZE tokens that fit: (HBM * mem_util - weights - reserve) / block bytes. */
-int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util);
-/* The same for an instance whose layers are split over PP pipeline stages (one card each). */
+/* The decode pass of cost_decode_ns through the non-contiguous paged-attention path: the KV
+ * blocks are gathered by index instead of read as one slice cache[:n] (VLLMKVCache.
+ * fetch_from_cache in vllm-gaudi), and the gathered KV bytes cost pa_gather_kv_factor times as
+ * much (models/data/host.json).  NUM_BLOCKS is the flattened block-list length as for
+ * cost_decode_ns.  Never below cost_decode_ns at the same shape. */
+int64_t cost_decode_gather_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks);
+
+/*
+ * Host time.  What the engine knows of one engine step (one schedule() and execute_model() of
+ * vLLM's EngineCore): the requests it runs.  cost_host_ns() is the host time of that step,
+ * h_step + h_req * (num_decodes + num_prefills), in ns (>= 1): scheduling, input preparation,
+ * sampling bookkeeping and output processing, fitted on measurements that isolate host time
+ * (models/README.md, "Host time").  The evidence has decode-only steps, so a prefill chunk is
+ * charged as one request like a decode; it gives no term per token, per new or per finished
+ * request.
+ *
+ * With async scheduling the step takes max(host, device); without it host + device, where
+ * device is the sum of the step's pass times.  The per-pass fixed cost that the pass functions
+ * include by default (t_pass, fitted on static generate() loops whose host time it absorbs) is
+ * host time too: an engine that charges cost_host_ns() calls cost_model_set_host_separate(cm,
+ * true) once, before any pass is evaluated, so that the pass functions return device time only.
+ */
+struct host_work {
+	int32_t num_decodes;    /* decode requests in the step, >= 0 */
+	int32_t num_prefills;   /* prefill chunks in the step (one per request), >= 0 */
+};
+int64_t cost_host_ns(const struct cost_model *cm, const struct host_work *w);
+/* ON: the pass functions (prefill, decode, decode_gather, unified) leave out t_pass, which
+ * cost_host_ns() charges instead; OFF (the default): they include it.  cost_static_batch()
+ * always includes it (the static rows it was fitted on).  Clears the shape caches. */
+void cost_model_set_host_separate(struct cost_model *cm, bool on);
+/* vllm-gaudi's HPUModelRunner._use_graphs for a prompt pass: false (the pass runs eagerly,
+ * without its HPU graph) when BS * QUERY + NUM_BLOCKS * BLOCK_SIZE > MAX_CAPTURE, NUM_BLOCKS
+ * being the pass's flattened context block list (bs x ctx_blocks for a padded prompt shape) and
+ * MAX_CAPTURE compilation_config.max_cudagraph_capture_size, which vllm-gaudi sets to
+ * max_num_batched_tokens when it is not given (HPUModelRunner.__init__).  Decode passes always
+ * use graphs.  ENFORCE_EAGER: no pass uses graphs. */
+bool cost_prompt_uses_graphs(int32_t bs, int32_t query, int64_t num_blocks, int32_t block_size,
+			     int64_t max_capture, bool enforce_eager);
+/* Extra host time of one pass through all layers run without its HPU graph (ops accumulated
+ * one by one in lazy mode): layers x eager_layer_us (models/data/host.json, an assumption).  It
+ * precedes the pass's device work, so it adds to that pass even with async scheduling; a
+ * pipeline stage holding 1/pp of the layers pays 1/pp of it. */
+int64_t cost_eager_extra_ns(const struct cost_model *cm);
+
+/* KV blocks of BLOCK_SIZE tokens that fit on the instance, as vllm-gaudi's
+ * determine_available_memory sizes them: floor(((HBM - weights - COST_ACTIVATION_RESERVE)
+ * * MEM_UTIL * (1 - GRAPH_RESERVED) - one block) / block bytes); 0 when nothing fits.
+ * MEM_UTIL is server.gpu_memory_utilization, GRAPH_RESERVED the fraction set aside for HPU graphs
+ * (VLLM_GRAPH_RESERVED_MEM: COST_GRAPH_RESERVED_DEFAULT, 0 for an eager engine). */
+int64_t cost_num_kv_blocks(const struct cost_model *cm, int32_t block_size, double mem_util,
+			   double graph_reserved);
+/* The same for an instance whose layers are split over PP pipeline stages (one card each): each
+ * stage holds 1/PP of the weights and of each block. */
 int64_t cost_num_kv_blocks_pp(const struct cost_model *cm, int32_t block_size, double mem_util,
-			      int32_t pp);
+			      double graph_reserved, int32_t pp);
 /* The model's own context length (vLLM's default max_model_len). */
 int32_t cost_model_max_context(const struct cost_model *cm);
 /* Names for output metadata. */
 const char *cost_model_hardware(const struct cost_model *cm);
 const char *cost_model_name(const struct cost_model *cm);
 
-/* Memory reserve of cost_num_kv_blocks (see cost.c). */
+/* The profiled activation peak of cost_num_kv_blocks, bytes (see cost.c). */
 #define COST_ACTIVATION_RESERVE (2.0 * 1073741824.0)
-#define COST_GRAPH_RESERVED_FRAC 0.1
+/* VLLM_GRAPH_RESERVED_MEM's default in vllm-gaudi (hpu_worker.py, determine_available_memory). */
+#define COST_GRAPH_RESERVED_DEFAULT 0.1
 /* Resident weight bytes on one card. */
 double cost_weight_bytes(const struct cost_model *cm);
 /* The static-batch generate() the published throughput rows measure: prefill of BS x IN

@@ -116,6 +116,33 @@ void eval_static_batch(const struct eval_ctx *e, double bs, double in, double ou
 /* Expected distinct experts per layer that TOKENS tokens touch (uniform routing). */
 double eval_experts_touched(const struct model_arch *m, double tokens);
 
+/* The decode pass with the KV bytes read through the block gather scaled by GATHER (>= 1; 1 is
+ * the contiguous slice, which eval_decode charges). */
+double eval_decode_gather(const struct eval_ctx *e, double bs, double num_blocks, double gather,
+			  struct pass_cost *pc);
+
+/* Engine-side costs outside the forward pass (host.c, models/data/host.json). */
+struct host_row {
+	double requests;        /* requests in the step */
+	double host_s;          /* host time of the step (or of the measured part), s */
+	bool fit;               /* use "fit": a total host time that enters the fit */
+};
+struct host_params {
+	double step_s, req_s;   /* host time per engine step and per scheduled request, s */
+	double step_se, req_se; /* standard errors; NAN with no more rows than parameters */
+	int n_fit;              /* rows fitted */
+	double eager_layer_s;   /* extra host time per decoder layer of a pass without HPU graphs */
+	double gather_kv;       /* KV-read factor of the gather paged-attention path (>= 1) */
+};
+/* The rows of models/data/host.json (owned by the caller, free()). */
+size_t host_rows_load(struct host_row **out);
+/* Fits step_s and req_s (GSL weighted linear least squares on the relative error) on the rows
+ * with fit set.  Returns 0, or -1 with fewer than two such rows, a GSL failure or a negative
+ * term. */
+int host_fit(const struct host_row *rows, size_t n, struct host_params *hp);
+/* The fitted host terms, the eager and the gather constants of hardware HW. */
+void host_params_load(const char *hw, struct host_params *hp);
+
 /* Profiles (profile.c).  Names are case-sensitive lower case. */
 int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,
 		    struct compile_params *c, struct bs_err *err);

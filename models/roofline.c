@@ -140,11 +140,17 @@ double eval_prefill(const struct eval_ctx *e, double bs, double q, double ctx_bl
 	return pass(e, bs * q, bs, attn_flops(e, pairs), kv, pc);
 }
 
-double eval_decode(const struct eval_ctx *e, double bs, double num_blocks, struct pass_cost *pc)
+double eval_decode_gather(const struct eval_ctx *e, double bs, double num_blocks, double gather,
+			  struct pass_cost *pc)
 {
 	double kv_tok = num_blocks * e->block_size;
-	double kv = (kv_tok + bs) * e->kv_bytes_token;
+	double kv = (gather * kv_tok + bs) * e->kv_bytes_token;
 	return pass(e, bs, bs, attn_flops(e, kv_tok), kv, pc);
+}
+
+double eval_decode(const struct eval_ctx *e, double bs, double num_blocks, struct pass_cost *pc)
+{
+	return eval_decode_gather(e, bs, num_blocks, 1.0, pc);
 }
 
 double eval_unified(const struct eval_ctx *e, double q, double shared, double unique,

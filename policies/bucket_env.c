@@ -60,6 +60,8 @@ const struct env_var_def env_var_defs[] = {
 	MMX("DECODE", "BLOCK", "decode blocks"),
 	PAD("DECODE", "BLOCK", "decode blocks"),
 	KNOB("DECODE", "BLOCK", "LIMIT", "number of decode block buckets (exponential, docs)"),
+	{"VLLM_GRAPH_RESERVED_MEM", "fraction of the usable free memory kept for HPU graphs, "
+	 "not KV cache (default 0.1; sizes server.num_kv_blocks, models/cost.c)"},
 	{"RUNTIME_SCALE_PATCHING", "1: FP8 graphs compile without the FP8 compile-time factor "
 	 "(models/cost.c)"},
 	{NULL, NULL},

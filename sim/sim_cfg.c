@@ -18,9 +18,10 @@ const struct cfg_def sim_cfg_defs[] = {
 	{"server.block_size", CFG_INT, "128", 1, 1 << 16, NULL, "tokens",
 	 "tokens per KV-cache block (128 on Gaudi)"},
 	{"server.num_kv_blocks", CFG_INT, NULL, 1, 1ll << 40, NULL, "blocks",
-	 "KV-cache blocks; auto = (HBM x server.gpu_memory_utilization - weights) / block bytes"},
+	 "KV-cache blocks; auto = vllm-gaudi's sizing (models/README.md): (HBM - weights - "
+	 "activations) x server.gpu_memory_utilization x (1 - VLLM_GRAPH_RESERVED_MEM) / block bytes"},
 	{"server.gpu_memory_utilization", CFG_DOUBLE, "0.9", 0.01, 1.0, NULL, "fraction",
-	 "fraction of device memory vLLM may use (weights + KV cache)"},
+	 "fraction of the device memory free after weights and activations that vLLM may use"},
 	{"server.prefix_caching", CFG_BOOL, "true", 0, 0, NULL, "",
 	 "automatic prefix caching (on by default in vLLM V1)"},
 	{"server.contiguous_pa", CFG_BOOL, NULL, 0, 0, NULL, "",

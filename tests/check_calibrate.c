@@ -332,6 +332,41 @@ START_TEST(too_few_rows)
 }
 END_TEST
 
+START_TEST(version_stats)
+{
+	/* Worked by hand: 1.18 rows at +10 % and -30 % -> n 2, MAPE 20 %, max 30 %; the 1.20 row
+	 * (fitted) at +5 %; a row without version at -40 %; a latency row stays out. */
+	struct calib_row rows[5];
+	memset(rows, 0, sizeof rows);
+	const char *sw[] = {"1.18", "1.20", "1.18", "", "1.18"};
+	for (int i = 0; i < 5; i++) {
+		snprintf(rows[i].software, sizeof rows[i].software, "%s", sw[i]);
+		snprintf(rows[i].metric, sizeof rows[i].metric, "%s",
+			 i == 4 ? "prefill_forward_latency" : "throughput_generated_tokens");
+	}
+	struct calib_eval ev[5] = {
+		{.row = 0, .use = USE_CHECK, .err = 0.10}, {.row = 1, .use = USE_FIT, .err = 0.05},
+		{.row = 2, .use = USE_CHECK, .err = -0.30}, {.row = 3, .use = USE_CHECK, .err = -0.40},
+		{.row = 4, .use = USE_FIT, .err = 0.90}};
+	struct calib_result res = {.ev = ev, .nev = 5};
+	struct family_stat vs[4];
+	ck_assert_int_eq(calib_version_stats(rows, &res, vs, 4), 3);
+	ck_assert_str_eq(vs[0].name, "1.18");
+	ck_assert_int_eq(vs[0].n, 2);
+	ck_assert_double_eq_tol(vs[0].mape, 0.20, 1e-15);
+	ck_assert_double_eq_tol(vs[0].maxerr, 0.30, 1e-15);
+	ck_assert_int_eq(vs[0].use, USE_CHECK);
+	ck_assert_str_eq(vs[1].name, "1.20");
+	ck_assert_int_eq(vs[1].use, USE_FIT);
+	ck_assert_double_eq_tol(vs[1].mape, 0.05, 1e-15);
+	ck_assert_str_eq(vs[2].name, "unknown");
+	ck_assert_double_eq_tol(vs[2].maxerr, 0.40, 1e-15);
+	/* room for one group only: the first */
+	ck_assert_int_eq(calib_version_stats(rows, &res, vs, 1), 1);
+	ck_assert_int_eq(vs[0].n, 2);
+}
+END_TEST
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -343,6 +378,7 @@ int main(void)
 	tcase_add_test(tc, version_scale_recovery);
 	tcase_add_test(tc, committed_gaudi2);
 	tcase_add_test(tc, committed_gaudi3);
+	tcase_add_test(tc, version_stats);
 	tcase_add_test(tc, too_few_rows);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -65,19 +65,32 @@ END_TEST
 
 START_TEST(num_kv_blocks_hand)
 {
-	/* llama-3.1-8b bf16: 8,029,995,008 parameters = 16,059,990,016 bytes.  Gaudi 2: 94.62 GiB.
-	 * (94.62 GiB * 0.9 - 16,059,990,016 - 2 GiB) * 0.9 = 65,907,209,325.8 bytes;
-	 * / (128 * 131072) = 3928.4 -> 3928 blocks. */
+	/* llama-3.1-8b bf16: 8,029,995,008 parameters = 16,059,990,016 bytes.  Gaudi 2: 94.62 GiB
+	 * = 101,597,451,386.88 bytes.  free = 101,597,451,386.88 - 16,059,990,016 - 2 GiB
+	 * = 83,389,977,722.88; * 0.9 (utilisation) * 0.9 (graphs) = 67,545,881,955.53;
+	 * - one block of 128 * 131072 = 16,777,216 bytes, / 16,777,216 = 4025.05 -> 4025. */
 	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
 	ck_assert_double_eq(cost_weight_bytes(cm), 16059990016.0);
-	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9), 3928);
-	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.1), 0);  /* weights do not fit */
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9, 0.1), 4025);
+	/* utilisation 0.1: 83,389,977,722.88 * 0.1 * 0.9 / 16,777,216 = 447.34 -> 446 (the old
+	 * rule, HBM * 0.1 - weights, left nothing) */
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.1, 0.1), 446);
+	/* no graph reserve (eager): 83,389,977,722.88 * 0.9 / 16,777,216 = 4473.39 -> 4472 */
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9, 0), 4472);
+	/* pp 2: free = 101,597,451,386.88 - 8,029,995,008 - 2 GiB = 91,419,972,730.88; * 0.81
+	 * = 74,050,177,912.01; one block is 8,388,608 bytes per stage: 8827.47 - 1 -> 8826 */
+	ck_assert_int_eq(cost_num_kv_blocks_pp(cm, 128, 0.9, 0.1, 2), 8826);
 	cost_model_free(cm);
-	/* llama-3.1-70b fp8 (embeddings bf16) at tp 2: 36,326,866,944 bytes per card, KV fp8 4 heads:
-	 * 81920 bytes per token -> 4545 blocks. */
+	/* llama-3.1-70b fp8 (embeddings bf16) at tp 2: 36,326,866,944 bytes per card, KV fp8 4
+	 * heads: 81920 bytes per token.  free = 63,123,100,794.88; * 0.81 = 51,129,711,643.85;
+	 * / (128 * 81920 = 10,485,760) = 4876.11 - 1 -> 4875 blocks. */
 	cm = make("gaudi2", "llama-3.1-70b", "fp8", 2);
 	ck_assert_double_eq(cost_weight_bytes(cm), 36326866944.0);
-	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9), 4545);
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9, 0.1), 4875);
+	cost_model_free(cm);
+	/* llama-3.1-405b bf16 on one Gaudi 2: the weights alone exceed the HBM */
+	cm = make("gaudi2", "llama-3.1-405b", "bf16", 1);
+	ck_assert_int_eq(cost_num_kv_blocks(cm, 128, 0.9, 0.1), 0);
 	cost_model_free(cm);
 }
 END_TEST
@@ -298,6 +311,110 @@ START_TEST(static_batch)
 }
 END_TEST
 
+START_TEST(host_fit_rows)
+{
+	/* Synthetic rows on y = 1 ms + 20 us * n, plus a measured part that must stay out. */
+	struct host_row r[] = {{1, 1.02e-3, true}, {10, 1.2e-3, true}, {100, 3.0e-3, true},
+			       {100, 0.1e-3, false}};
+	struct host_params hp;
+	ck_assert_int_eq(host_fit(r, 4, &hp), 0);
+	ck_assert_double_eq_tol(hp.step_s, 1e-3, 1e-12);
+	ck_assert_double_eq_tol(hp.req_s, 20e-6, 1e-14);
+	ck_assert_int_eq(hp.n_fit, 3);
+	ck_assert_double_eq_tol(hp.step_se, 0, 1e-12);  /* the rows are on the line */
+	/* one fitted row: no fit */
+	r[1].fit = r[2].fit = false;
+	ck_assert_int_eq(host_fit(r, 4, &hp), -1);
+	/* the shipped rows: two fitted rows, 5.5 ms at 256 requests and 0.43 ms at 1, so
+	 * h_req = (5.5 - 0.43) / 255 ms = 19.882353 us and h_step = 0.43 ms - h_req = 410.1176 us */
+	struct host_row *rows;
+	size_t n = host_rows_load(&rows);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_int_eq(host_fit(rows, n, &hp), 0);
+	ck_assert_int_eq(hp.n_fit, 2);
+	ck_assert_double_eq_tol(hp.req_s, 5.07e-3 / 255, 1e-15);
+	ck_assert_double_eq_tol(hp.step_s, 0.43e-3 - 5.07e-3 / 255, 1e-15);
+	ck_assert(isnan(hp.step_se) && isnan(hp.req_se));
+	free(rows);
+}
+END_TEST
+
+START_TEST(host_time)
+{
+	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	/* 0.43 ms + 63 * 5.07/255 ms = 1.6825882 ms */
+	ck_assert_int_eq(cost_host_ns(cm, &(struct host_work){64, 0}), 1682588);
+	/* 12 requests: 0.43 + 11 * 0.019882353 = 0.6487059 ms */
+	ck_assert_int_eq(cost_host_ns(cm, &(struct host_work){10, 2}), 648706);
+	/* an empty step: h_step = 0.4101176 ms */
+	ck_assert_int_eq(cost_host_ns(cm, &(struct host_work){0, 0}), 410118);
+	/* eager prompt pass: 32 layers x 100 us */
+	ck_assert_int_eq(cost_eager_extra_ns(cm), 3200000);
+	cost_model_free(cm);
+}
+END_TEST
+
+START_TEST(host_separate_drops_t_pass)
+{
+	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	struct eval_ctx e;
+	make_ctx(&e, "gaudi2", "llama-3.1-8b", false, 1);
+	int64_t tp = llround(e.p.v[PP_T_PASS] * 1e9);
+	ck_assert(tp > 0);
+	int64_t d = cost_decode_ns(cm, 64, 512), p = cost_prefill_ns(cm, 2, 1024, 4);
+	int64_t u = cost_unified_ns(cm, 300, 10, 40, true), g = cost_decode_gather_ns(cm, 64, 512);
+	double pre, dec, tot, thr;
+	cost_static_batch(cm, 64, 128, 256, &pre, &dec, &tot, &thr);
+	cost_model_set_host_separate(cm, true);
+	/* each pass loses exactly t_pass (to the rounding of two nanosecond values) */
+	ck_assert_int_le(llabs(d - cost_decode_ns(cm, 64, 512) - tp), 1);
+	ck_assert_int_le(llabs(p - cost_prefill_ns(cm, 2, 1024, 4) - tp), 1);
+	ck_assert_int_le(llabs(u - cost_unified_ns(cm, 300, 10, 40, true) - tp), 1);
+	ck_assert_int_le(llabs(g - cost_decode_gather_ns(cm, 64, 512) - tp), 1);
+	/* the static batch keeps it: the rows it was fitted on are static generate() loops */
+	double pre2, dec2, tot2, thr2;
+	cost_static_batch(cm, 64, 128, 256, &pre2, &dec2, &tot2, &thr2);
+	ck_assert(tot2 == tot && pre2 == pre);
+	cost_model_set_host_separate(cm, false);
+	ck_assert_int_eq(cost_decode_ns(cm, 64, 512), d);
+	cost_model_free(cm);
+}
+END_TEST
+
+START_TEST(pa_gather)
+{
+	/* Gaudi 3: the gather path reads the KV bytes at 1.1x.  llama-3.1-8b bf16, bs 8, 1024 blocks
+	 * (131072 tokens of 131072 B): the attention is KV-bound (17.2 GB against 69 GFLOP), so the
+	 * pass grows by exactly 0.1 * 1024 * 128 * 131072 B / (HBM bandwidth * eta_kv). */
+	struct cost_model *cm = make("gaudi3", "llama-3.1-8b", "bf16", 1);
+	struct eval_ctx e;
+	make_ctx(&e, "gaudi3", "llama-3.1-8b", false, 1);
+	double extra = 0.1 * 1024 * 128 * 131072.0 / (e.hw.hbm_bw * e.p.v[PP_ETA_KV]);
+	double t1 = eval_decode(&e, 8, 1024, NULL), t2 = eval_decode_gather(&e, 8, 1024, 1.1, NULL);
+	ck_assert_double_eq_tol(t2 - t1, extra, 1e-12);
+	ck_assert_int_eq(cost_decode_gather_ns(cm, 8, 1024), llround(t2 * 1e9));
+	ck_assert_int_eq(cost_decode_ns(cm, 8, 1024), llround(t1 * 1e9));
+	cost_model_free(cm);
+	/* Gaudi 2: no measured difference, factor 1 */
+	cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	for (int32_t nb = 0; nb <= 4096; nb += 512)
+		ck_assert_int_eq(cost_decode_gather_ns(cm, 16, nb), cost_decode_ns(cm, 16, nb));
+	cost_model_free(cm);
+}
+END_TEST
+
+START_TEST(prompt_graphs_rule)
+{
+	/* bs * query + num_blocks * block_size against max_cudagraph_capture_size */
+	ck_assert(cost_prompt_uses_graphs(1, 2048, 0, 128, 2048, false));      /* 2048 <= 2048 */
+	ck_assert(!cost_prompt_uses_graphs(1, 2048, 1, 128, 2048, false));     /* 2176 > 2048 */
+	ck_assert(cost_prompt_uses_graphs(4, 512, 0, 128, 2048, false));       /* 2048 */
+	ck_assert(!cost_prompt_uses_graphs(2, 512, 16, 128, 3071, false));     /* 1024 + 2048 > 3071 */
+	ck_assert(cost_prompt_uses_graphs(2, 512, 16, 128, 3072, false));      /* 3072 <= 3072 */
+	ck_assert(!cost_prompt_uses_graphs(1, 128, 0, 128, 8192, true));       /* enforce_eager */
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -314,6 +431,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, compile_and_transfer);
 	tcase_add_test(tc, unknown_names);
 	tcase_add_test(tc, static_batch);
+	tcase_add_test(tc, host_fit_rows);
+	tcase_add_test(tc, host_time);
+	tcase_add_test(tc, host_separate_drops_t_pass);
+	tcase_add_test(tc, pa_gather);
+	tcase_add_test(tc, prompt_graphs_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

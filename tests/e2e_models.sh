@@ -72,6 +72,19 @@ expect_exit 2 calibrate-usage "$BUCKETSIM" calibrate --data "$CSV"
 if [ ! -e "$E2E_TMP/out.json" ] && ! ls -A "$E2E_TMP" | grep -q 'out\.json'; then ok calibrate-no-partial
 else fail calibrate-no-partial "$(ls "$E2E_TMP")"; fi
 
+# KV-cache size (worked in tests/check_cost.c): llama-3.1-8b bf16 on Gaudi 2 at utilisation 0.9
+# keeps 4025 blocks with the default VLLM_GRAPH_RESERVED_MEM=0.1, 4472 with 0
+kvblocks() { "$BUCKETSIM" run --print-config "$@" 2>/dev/null | awk '$1 == "server.num_kv_blocks" { print $2 }'; }
+for c in "4025" "4472 --env VLLM_GRAPH_RESERVED_MEM=0"; do
+	set -- $c; want=$1; shift
+	got=$(kvblocks "$@")
+	if [ "$got" = "$want" ]; then ok "kv-blocks-$want"; else fail "kv-blocks-$want" "got '$got'"; fi
+done
+for v in 1 -0.1 0.1x; do
+	expect_exit 3 "graph-reserved-bad-$v" "$BUCKETSIM" validate --env "VLLM_GRAPH_RESERVED_MEM=$v"
+	expect_stderr "graph-reserved-bad-$v-msg" "field 'VLLM_GRAPH_RESERVED_MEM': '$v' is not a fraction in \\[0, 1\\)"
+done
+
 # list models
 expect_exit 0 list-models "$BUCKETSIM" list models
 for n in gaudi2 gaudi3 h100 a100 llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b llama-3.1-70b \
