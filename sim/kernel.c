@@ -70,6 +70,7 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->skip_warmup = bp->skip_warmup;
 	p->prefix_caching = bp->prefix_caching;
 	p->stop_ns = INT64_MAX;
+	p->step_by_step = !config_bool(cfg, "sim.decode_jumps");
 	if (config_is_set(cfg, "sim.stop_s"))
 		p->stop_ns = (int64_t)(config_double(cfg, "sim.stop_s") * 1e9 + 0.5);
 	p->monitor_ns = (int64_t)(config_double(cfg, "monitor.interval_s") * 1e9 + 0.5);
@@ -481,6 +482,11 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	s->wpos = xmalloc(nn * sizeof *s->wpos);
 	s->dpos = xmalloc(nn * sizeof *s->dpos);
 	s->xpos = xmalloc(nn * sizeof *s->xpos);
+	if (p->disaggregated) {
+		s->tkey = xmalloc(nn * sizeof *s->tkey);
+		s->tpos = xmalloc(nn * sizeof *s->tpos);
+		ih_init(&s->in_transfer, s->tkey, s->tpos, 64);
+	}
 	for (int k = 0; k < 3; k++) {
 		ih_init(&s->wq[k].h, s->wkey, s->wpos, 1024);
 		s->wq[k].front_key = INT64_MIN / 2;
@@ -559,6 +565,9 @@ void sim_release(struct sim *s)
 	free(s->wpos);
 	free(s->dpos);
 	free(s->xpos);
+	ih_release(&s->in_transfer);
+	free(s->tkey);
+	free(s->tpos);
 	free(s->batch_lens);
 	shapemap_release(&s->lookup);
 	shapemap_release(&s->graphs_by_shape);
@@ -1051,30 +1060,65 @@ static int64_t account_pass(struct sim *s, struct inst *in, int phase, const int
  * when every sequence slot is taken, nor behind a blocked first-come-first-served queue. */
 static bool arrivals_matter(const struct sim *s, const struct inst *in)
 {
-	if (in->role == ROLE_DECODE)
-		return false; /* transfers, not arrivals, feed it: they are events of their own */
 	bool fifo = in->q->order == WO_FCFS && (!s->p.task_aware || s->wq[2].order == WO_FCFS);
 	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->wq[2]) : 0);
 	return has_slot(s, in) && !(fifo && queued > 0);
 }
 
+/* Whether a transfer completing during a run of decode steps could let its request join IN at
+ * the next step: IN has a free slot and the transferred requests' FCFS queue is empty (a
+ * blocked head stays blocked: free blocks change only at completions and block boundaries,
+ * which end a run). */
+static bool transfers_matter(const struct sim *s, const struct inst *in)
+{
+	return has_slot(s, in) && s->wq[1].h.n == 0;
+}
+
+/* The earliest time after which something outside IN's running set could change what IN's
+ * next decode step does (an arrival or a transfer it could admit, the stop time), or
+ * INT64_MAX. */
+static int64_t next_outside_change(const struct sim *s, const struct inst *in)
+{
+	int64_t limit = s->p.stop_ns;
+	if (in->role == ROLE_DECODE) {
+		if (!transfers_matter(s, in))
+			return limit;
+		/* A transfer ends after it started, and it starts at the end of a prefill pass,
+		 * which starts at an arrival at the latest: the earliest of the transfers in
+		 * flight, the prefill passes in flight and the next arrival bounds the next
+		 * transfer's end. */
+		int32_t x = ih_top(&s->in_transfer);
+		if (x >= 0 && s->in_transfer.key[x] < limit)
+			limit = s->in_transfer.key[x];
+		for (int i = 0; i < s->n_inst; i++)
+			if (s->inst[i].role == ROLE_PREFILL && s->inst[i].busy &&
+			    s->inst[i].step_end < limit)
+				limit = s->inst[i].step_end;
+		if (s->next_arrival < s->n && s->spec[s->next_arrival].arrival_ns < limit)
+			limit = s->spec[s->next_arrival].arrival_ns;
+	} else if (s->next_arrival < s->n && arrivals_matter(s, in) &&
+		   s->spec[s->next_arrival].arrival_ns < limit) {
+		limit = s->spec[s->next_arrival].arrival_ns;
+	}
+	return limit;
+}
+
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
  * next completion (included), the next KV-block boundary (excluded), the first step that
- * could admit an arrival or see a bucket adjustment, and the stop time. */
+ * could admit an arrival or a transfer, and the stop time.  1 in the step-by-step reference
+ * mode (sim.decode_jumps = false). */
 static int64_t decode_run_length(const struct sim *s, const struct inst *in, int64_t t,
 				 int64_t dt)
 {
+	if (s->p.step_by_step)
+		return 1;
 	int32_t c = ih_top(&in->done_at), x = ih_top(&in->cross_at);
 	int64_t k = in->done_at.key[c] - in->G + 1;
 	if (x >= 0 && in->cross_at.key[x] - in->G < k)
 		k = in->cross_at.key[x] - in->G;
 	if (k < 1)
 		BUG("decode run of %lld steps", (long long)k);
-	int64_t limit = INT64_MAX;
-	if (arrivals_matter(s, in) && s->next_arrival < s->n)
-		limit = s->spec[s->next_arrival].arrival_ns;
-	if (s->p.stop_ns < limit)
-		limit = s->p.stop_ns;
+	int64_t limit = next_outside_change(s, in);
 	if (limit != INT64_MAX) {
 		int64_t kk = limit <= t ? 1 : (limit - t + dt - 1) / dt;
 		if (kk < k)
@@ -1359,6 +1403,7 @@ static void schedule(struct sim *s, struct inst *in)
 	s->mon_step_ns += t - s->now;
 	s->mon_steps += k;
 	in->busy = true;
+	in->step_end = t;
 	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, in->idx);
 }
 
@@ -1390,6 +1435,7 @@ static void start_transfer(struct sim *s, struct inst *in, int32_t id)
 	r->reserved = 0;
 	r->state = RS_TRANSFER;
 	int64_t dt = s->costs.transfer(s->costs.ctx, r->computed);
+	ih_push(&s->in_transfer, id, s->now + dt);
 	s->transfer_ns_total += dt;
 	s->transfers++;
 	s->transferring++;
@@ -1444,6 +1490,7 @@ static void on_transfer(struct sim *s, int32_t id)
 	r->inst = -1;
 	r->state = RS_XFER_WAIT;
 	s->transferring--;
+	ih_remove(&s->in_transfer, id);
 	/* Decode instances take transferred requests first come, first served. */
 	ih_push(&s->wq[1].h, id, s->now);
 	kick(s, from);

@@ -106,6 +106,8 @@ struct sim_params {
 	enum engine_loop loop;
 	int32_t prefill_instances, decode_instances;
 	int64_t stop_ns;                /* INT64_MAX = run to completion */
+	bool step_by_step;              /* every decode step its own event (sim.decode_jumps =
+					 * false): the reference of the run-length fast path */
 	int64_t monitor_ns;             /* 0 = no monitor samples */
 	double slo_ttft_ms, slo_tpot_ms;
 };
@@ -237,6 +239,7 @@ struct inst {
 	size_t n_items;
 	int32_t step_dec;
 	int64_t step_k, step_dt, last_end;
+	int64_t step_end;               /* when the step in flight ends */
 	bool busy, schedule_pending;
 	int64_t busy_ns;
 };
@@ -257,6 +260,10 @@ struct sim {
 
 	int64_t *wkey, *dkey, *xkey;    /* heap keys by request id */
 	int32_t *wpos, *dpos, *xpos;
+	/* Disaggregated: requests in KV transfer, keyed by the transfer's end. */
+	struct iheap in_transfer;
+	int64_t *tkey;
+	int32_t *tpos;
 	/* 0: new requests (the online ones when task-aware); 1: transferred (disaggregated);
 	 * 2: offline requests (task-aware). */
 	struct waitq wq[3];

@@ -489,6 +489,48 @@ START_TEST(disaggregated_preemption_recomputes)
 }
 END_TEST
 
+static void record_done(void *ctx, const struct sim *s, int32_t id)
+{
+	((int64_t *)ctx)[id] = s->now;
+}
+
+START_TEST(disaggregated_transfer_joins_next_step)
+{
+	/* Request 0 (100 prompt, 500 output) decodes alone on the decode instance from its
+	 * transfer's end; request 1 (50 prompt, 5 output) arrives at 1 s while it does.  Costs:
+	 * prefill 10 ms, decode step 20 ms, transfer 1000 + tokens ns, no compile.
+	 *   request 0: first token at 10 ms, transfer done at 10,001,100; its steps end at
+	 *              10,001,100 + 20 ms x j.
+	 *   request 1: prefill [1 s, 1.01 s] (first token at 1,010,000,000), transfer done at
+	 *              1,010,001,050; the decode step ending at 1,010,001,100 (j = 50) is the
+	 *              first after it, so it joins there and its 4 decode steps end at
+	 *              1,090,001,100: TPOT = 80,001,100 / 4 = 20,000,275 ns. */
+	struct req_spec req[2] = {{0}};
+	req[0].prompt_tokens = 100;
+	req[0].output_tokens = 500;
+	req[0].prefix_group = -1;
+	req[1].arrival_ns = 1000000000;
+	req[1].prompt_tokens = 50;
+	req[1].output_tokens = 5;
+	req[1].prefix_group = -1;
+	struct sim_params p = base_params();
+	p.disaggregated = true;
+	p.prefill_instances = 1;
+	p.decode_instances = 1;
+	struct fixed_cost f = {10000000, 0, 20000000, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	int64_t done[2] = {-1, -1};
+	struct sim_hooks h = {done, record_done, NULL, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	run_all(&s);
+	ck_assert_int_eq(s.r[1].t_first, 1010000000);
+	ck_assert_int_eq(done[1], 1090001100);
+	ck_assert_int_eq(done[0], 10001100 + 499 * 20000000ll);
+	sim_release(&s);
+}
+END_TEST
+
 struct budget_watch {
 	int64_t capacity;
 	int64_t max_reserved;
@@ -821,6 +863,7 @@ int main(void)
 	tcase_add_test(tc, preemption_hand_worked);
 	tcase_add_test(tc, disaggregated_charges_every_transfer);
 	tcase_add_test(tc, disaggregated_preemption_recomputes);
+	tcase_add_test(tc, disaggregated_transfer_joins_next_step);
 	tcase_add_test(tc, memory_safe_never_exceeds_budget);
 	tcase_add_test(tc, sjf_ljf_order);
 	tcase_add_test(tc, unified_conserves);
