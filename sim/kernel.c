@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "models/cost.h"
+#include "policies/grouping.h"
+#include "policies/loop.h"
 
 /* ---- cost adapter ---------------------------------------------------------------------- */
 
@@ -76,42 +78,41 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->monitor_ns = (int64_t)(config_double(cfg, "monitor.interval_s") * 1e9 + 0.5);
 	p->slo_ttft_ms = config_double(cfg, "slo.ttft_ms");
 	p->slo_tpot_ms = config_double(cfg, "slo.tpot_ms");
-	const char *o = config_str(cfg, "scheduler.order");
-	static const char *const names[] = {"fcfs", "sjf", "ljf", "sjf_total", "ljf_total",
-					    "priority", "slo_output"};
-	p->order = WO_FCFS;
-	for (int i = 0; i < 7; i++)
-		if (!strcmp(o, names[i]))
-			p->order = (enum wait_order)i;
-	const char *batching = config_str(cfg, "scheduler.batching");
-	p->memory_safe = !strcmp(batching, "memory_safe");
-	p->unified = !strcmp(batching, "unified") || bp->strategy == BUCKET_UNIFIED;
+	/* The choices were checked against the registry when set. */
+	p->order = order_policy(config_str(cfg, "scheduler.order"));
+	p->grouping = grouping_policy(config_str(cfg, "scheduler.grouping"));
+	p->batching = batch_policy(config_str(cfg, "scheduler.batching"));
+	p->loop = loop_policy(config_str(cfg, "cluster.engine_loop"));
+	if (!p->order || !p->grouping || !p->batching || !p->loop)
+		BUG("a policy choice not in the registry");
+	p->unified = p->batching->unified || bp->strategy == BUCKET_UNIFIED;
 	if (p->unified && bp->strategy != BUCKET_UNIFIED && bp->strategy != BUCKET_NONE)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
 			       "unified batching runs unified buckets: set bucketing.strategy=unified "
 			       "(or none)");
-	p->static_batch = !strcmp(batching, "static");
 	p->static_batch_size = (int32_t)config_int(cfg, "scheduler.static_batch_size");
 	p->static_max_waste = config_double(cfg, "scheduler.static_max_waste");
 	p->task_aware = config_bool(cfg, "scheduler.task_aware");
-	p->grouped = strcmp(config_str(cfg, "scheduler.grouping"), "none") ||
-		     !strcmp(o, "earliest_bucket") || p->memory_safe;
+	p->grouped = p->grouping->buckets || p->order->earliest_bucket || p->batching->buckets;
+	if (p->grouped && !p->order->in_buckets)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.order",
+			       "order '%s' cannot order requests inside buckets, which %s needs; use "
+			       "scheduler.grouping=none with a batch controller that does not draw "
+			       "from buckets", p->order->info.name,
+			       p->grouping->buckets ? "scheduler.grouping" : "scheduler.batching");
 	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
 	p->instances = (int32_t)config_int(cfg, "cluster.instances");
 	p->pp = (int32_t)config_int(cfg, "cluster.pp");
-	const char *loop = config_str(cfg, "cluster.engine_loop");
-	p->loop = !strcmp(loop, "atomic") ? LOOP_ATOMIC : !strcmp(loop, "virtual") ? LOOP_VIRTUAL
-										  : LOOP_ASYNC;
 	p->prefill_instances = (int32_t)config_int(cfg, "cluster.prefill_instances");
 	p->decode_instances = (int32_t)config_int(cfg, "cluster.decode_instances");
 	if (p->pp > 1 && p->disaggregated)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.pp",
 			       "pipeline parallelism is modelled for colocated instances only");
-	if (p->pp > 1 && p->loop == LOOP_VIRTUAL && p->grouped)
+	if (p->pp > 1 && p->loop->virtual_engines && p->grouped)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.engine_loop",
 			       "virtual engines keep one plain queue each: BucketServe grouping "
 			       "needs the async or atomic loop");
-	if (p->pp > 1 && p->loop == LOOP_VIRTUAL && p->num_kv_blocks / p->pp < need_blocks(p))
+	if (p->pp > 1 && p->loop->virtual_engines && p->num_kv_blocks / p->pp < need_blocks(p))
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.num_kv_blocks",
 			       "%lld blocks split over %d virtual engines cannot hold one request of "
 			       "max_model_len %d", (long long)p->num_kv_blocks, p->pp,
@@ -248,24 +249,7 @@ static double wall_now(void)
 
 static int64_t wait_key(const struct sim *s, const struct waitq *wq, int32_t id)
 {
-	const struct req_spec *q = &s->spec[id];
-	switch (wq->order) {
-	case WO_SJF:
-		return q->prompt_tokens;
-	case WO_LJF:
-		return -(int64_t)q->prompt_tokens;
-	case WO_SJF_TOTAL:
-		return (int64_t)q->prompt_tokens + q->output_tokens;
-	case WO_LJF_TOTAL:
-		return -((int64_t)q->prompt_tokens + q->output_tokens);
-	case WO_PRIORITY:
-		return ((int64_t)q->priority << 40) + id;
-	case WO_SLO_OUTPUT:
-		return ((int64_t)q->priority << 40) + q->output_tokens;
-	case WO_FCFS:
-		break;
-	}
-	return id; /* ids are in arrival order */
+	return wq->order->key(&s->spec[id], id);
 }
 
 static size_t wq_len(const struct waitq *q)
@@ -417,7 +401,7 @@ static void build_instances(struct sim *s)
 	int lanes = p->disaggregated || p->pp < 1 ? 1 : p->pp;
 	int ninst = p->disaggregated ? p->prefill_instances + p->decode_instances
 				     : (p->instances > 0 ? p->instances : 1);
-	bool shared_pool = lanes > 1 && p->loop != LOOP_VIRTUAL;
+	bool shared_pool = lanes > 1 && !p->loop->virtual_engines;
 	s->n_groups = ninst;
 	s->groups = xcalloc((size_t)ninst, sizeof *s->groups);
 	s->n_inst = ninst * lanes;
@@ -428,7 +412,7 @@ static void build_instances(struct sim *s)
 	int64_t blocks = p->num_kv_blocks / (shared_pool ? 1 : lanes);
 	for (int k = 0; k < s->n_pools; k++)
 		pool_init(s, &s->pools[k], blocks);
-	if (lanes > 1 && p->loop == LOOP_VIRTUAL) {
+	if (lanes > 1 && p->loop->virtual_engines) {
 		s->lane_q = xcalloc((size_t)s->n_inst, sizeof *s->lane_q);
 		for (int i = 0; i < s->n_inst; i++) {
 			ih_init(&s->lane_q[i].h, s->wkey, s->wpos, 64);
@@ -494,8 +478,8 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	}
 	/* Task-aware: online requests are served first, by earliest arrival (the earliest bucket
 	 * when grouped); offline ones follow scheduler.order. */
-	if (p->task_aware)
-		s->wq[0].order = WO_FCFS;
+	if (p->task_aware && !(s->wq[0].order = order_policy("fcfs")))
+		BUG("no fcfs order registered");
 	if (p->grouped) {
 		if (!bsc)
 			BUG("grouped scheduling without its configuration");
@@ -874,7 +858,7 @@ static void admit(struct sim *s, struct inst *in, int32_t id, enum req_state st)
  * they share one scheduler (async and atomic loops) and per lane for virtual engines. */
 static bool has_slot(const struct sim *s, const struct inst *in)
 {
-	if (in->grp->lanes > 1 && s->p.loop != LOOP_VIRTUAL)
+	if (in->grp->lanes > 1 && !s->p.loop->virtual_engines)
 		return in->grp->running < s->p.max_num_seqs;
 	return in->n_run < (size_t)s->p.max_num_seqs;
 }
@@ -940,7 +924,7 @@ static void kick_queue(struct sim *s, const struct waitq *q)
 				continue;
 			/* The atomic loop schedules only when its oldest microbatch returns (or
 			 * while the whole pipeline is idle): new work waits for that. */
-			if (s->p.loop == LOOP_ATOMIC && in->grp->lanes > 1 && group_busy(s, in->grp))
+			if (s->p.loop->waits_for_oldest && in->grp->lanes > 1 && group_busy(s, in->grp))
 				continue;
 			if (!best || in->n_run < best->n_run)
 				best = in;
@@ -1056,11 +1040,15 @@ static int64_t account_pass(struct sim *s, struct inst *in, int phase, const int
 	return g->cost_ns;
 }
 
-/* Whether an arrival during a run of decode steps could change what the next step does: not
- * when every sequence slot is taken, nor behind a blocked first-come-first-served queue. */
+/* Whether an arrival during a run of decode steps could change what the next step does, as
+ * the policies declare it: not when every sequence slot is taken, nor while a batch
+ * controller that forms batches only on an idle instance runs one, nor behind a blocked queue
+ * whose order serves arrivals after every waiting request. */
 static bool arrivals_matter(const struct sim *s, const struct inst *in)
 {
-	bool fifo = in->q->order == WO_FCFS && (!s->p.task_aware || s->wq[2].order == WO_FCFS);
+	if (s->p.batching->idle_only && in->n_run > 0)
+		return false;
+	bool fifo = in->q->order->fifo && (!s->p.task_aware || s->wq[2].order->fifo);
 	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->wq[2]) : 0);
 	return has_slot(s, in) && !(fifo && queued > 0);
 }
@@ -1127,36 +1115,28 @@ static int64_t decode_run_length(const struct sim *s, const struct inst *in, int
 	return k < 1 ? 1 : k;
 }
 
-/* Memory-safe batching (BucketServe's Dynamic Batching Controller): the KV budget in tokens
- * for the next batch, M_safe = fraction x M_remain (Eq. 5), M_remain being the instance's KV
- * capacity not reserved by the requests it runs.  KV bytes per token (Eq. 1) cancel: the cache
- * size in blocks was derived from memory with the model's exact per-token KV bytes. */
-static int64_t safe_budget(const struct sim *s, const struct inst *in)
-{
-	int64_t remain = s->p.num_kv_blocks * s->p.block_size - in->kv->reserved;
-	return (int64_t)(s->bsc->mem_safe_fraction * (double)(remain > 0 ? remain : 0));
-}
-
-static int32_t charge_of(const struct sim *s, int32_t id)
-{
-	const struct req_spec *q = &s->spec[id];
-	return s->bsc->charge == BSB_CHARGE_TOTAL ? q->prompt_tokens + q->output_tokens
-						  : q->prompt_tokens;
-}
-
-/* Admits waiting requests of queue Q into IN within BUDGET tokens.  Returns the budget left. */
+/* Admits waiting requests of queue Q into IN within BUDGET tokens: each candidate, in the
+ * queue's order, needs a sequence slot, the step's token budget (unless the controller takes
+ * requests beyond it) and the free KV blocks of its chunk, then the batch controller's
+ * consent.  Returns the budget left. */
 static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64_t budget)
 {
+	const struct batch_policy *ctl = s->p.batching;
+	if (ctl->idle_only && in->n_run > 0)
+		return budget; /* its batch runs to completion before the next is formed */
 	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
 		adjust(s, q);
 	int64_t k = wq_pick(s, q);
-	int64_t safe = s->p.memory_safe ? safe_budget(s, in) : 0, charged = 0;
-	int32_t smax = 0;
+	struct batch_draft d = {0};
+	d.lens = s->batch_lens;
+	d.idle = in->n_run == 0;
+	d.kv_tokens = s->p.num_kv_blocks * s->p.block_size;
+	d.kv_reserved = in->kv->reserved;
+	d.max_requests = s->p.static_batch_size;
+	d.max_waste = s->p.static_max_waste;
+	d.bsc = s->bsc;
 	size_t nb = 0;
-	int64_t static_need = 0; /* blocks the static batch's deferred prefills will take */
-	if (s->p.static_batch && in->n_run > 0)
-		return budget; /* a static batch runs to completion before the next is formed */
-	while ((budget > 0 || s->p.static_batch) && has_slot(s, in)) {
+	while ((budget > 0 || ctl->beyond_budget) && has_slot(s, in)) {
 		int32_t id = wq_peek(s, q, k);
 		if (id < 0)
 			break;
@@ -1167,42 +1147,24 @@ static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64
 			hit = in->kv->pc[g].blocks;
 		int64_t computed = (int64_t)hit * s->p.block_size;
 		int64_t remaining = r->target - computed;
-		if (!s->p.chunked_prefill && remaining > budget && !s->p.static_batch)
+		if (!s->p.chunked_prefill && remaining > budget && !ctl->beyond_budget)
 			break;
 		int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
 		if (!s->p.chunked_prefill && remaining > budget)
-			chunk = 0; /* static batch member whose prefill waits for a later step */
+			chunk = 0; /* a member whose prefill waits for a later step */
 		int32_t need = blocks_for(s, computed + chunk) - hit;
 		int32_t revive = hit && in->kv->pc[g].ref == 0 ? in->kv->pc[g].blocks : 0;
 		if (need + revive > in->kv->free)
 			break;
-		if (s->p.static_batch) {
-			/* UELLM-style: at most static_batch_size requests whose prompts all fit in
-			 * the free KV cache, closed before the Eq. 2 waste of the batch's prompt
-			 * lengths would exceed static_max_waste. */
-			if (nb >= (size_t)s->p.static_batch_size)
+		if (ctl->take) {
+			d.n = nb;
+			d.kv_free = in->kv->free;
+			struct batch_cand c = {&s->spec[id], need, blocks_for(s, r->target) - hit,
+					       revive, 0};
+			if (!ctl->take(&d, &c))
 				break;
-			int64_t full = blocks_for(s, r->target) - hit;
-			if (static_need + full + revive > in->kv->free)
-				break;
-			static_need += full - need;
-			s->batch_lens[nb] = (uint32_t)s->spec[id].prompt_tokens;
-			if (nb > 0 && waste_ratio(s->batch_lens, nb + 1) > s->p.static_max_waste)
-				break;
-		}
-		if (s->p.memory_safe) {
-			/* Eq. 6 (sum of lengths) or Eq. 1 (padded to the longest) within M_safe; a
-			 * request that cannot fit even alone runs alone on an idle instance. */
-			int32_t c = charge_of(s, id);
-			int32_t m = c > smax ? c : smax;
-			int64_t use = s->bsc->accounting == BSB_PADDED ? (int64_t)(nb + 1) * m
-								      : charged + c;
-			if (use > safe && !(in->n_run == 0 && nb == 0))
-				break;
-			charged += c;
-			smax = m;
-			r->reserved = c;
-			in->kv->reserved += c;
+			r->reserved = c.reserve;
+			in->kv->reserved += c.reserve;
 		}
 		wq_remove(s, q, id);
 		admit(s, in, id, RS_PREFILL);
@@ -1219,8 +1181,9 @@ static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64
 		budget -= chunk;
 		if (!q->bsm)
 			continue;
-		/* A grouped batch is drawn from one bucket; a plain FCFS-like pick moves on. */
-		if (!s->p.memory_safe && k >= 0 && bsm_peek(q->bsm, (size_t)k) < 0)
+		/* A controller that draws from buckets forms its batch from one bucket; other
+		 * picks move on to the next bucket when one empties. */
+		if (!ctl->buckets && k >= 0 && bsm_peek(q->bsm, (size_t)k) < 0)
 			k = wq_pick(s, q);
 	}
 	if (nb)
@@ -1570,7 +1533,7 @@ bool sim_step(struct sim *s)
 		 * microbatch slots) may take waiting work.  The atomic loop builds the next
 		 * microbatch before it processes the returned one, so the idle lanes go first
 		 * there; the async loop processes the returned microbatch first. */
-		bool atomic = s->p.loop == LOOP_ATOMIC && in->grp->lanes > 1;
+		bool atomic = s->p.loop->waits_for_oldest && in->grp->lanes > 1;
 		if (!atomic)
 			kick(s, in);
 		for (int l = 0; l < in->grp->lanes; l++)

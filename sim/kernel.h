@@ -48,8 +48,10 @@
 
 #include "analysis/metrics.h"
 #include "analysis/waste.h"
+#include "policies/batching.h"
 #include "policies/bucketing.h"
 #include "policies/bucketserve.h"
+#include "policies/order.h"
 #include "sim/config.h"
 #include "sim/evq.h"
 #include "sim/shapemap.h"
@@ -67,11 +69,7 @@ enum ev_kind { EV_ARRIVAL, EV_PASS_DONE, EV_SCHEDULE, EV_TRANSFER, EV_MONITOR, E
 enum req_state { RS_PENDING, RS_WAITING, RS_PREFILL, RS_DECODE, RS_TRANSFER, RS_XFER_WAIT,
 		 RS_DONE };
 
-enum wait_order { WO_FCFS, WO_SJF, WO_LJF, WO_SJF_TOTAL, WO_LJF_TOTAL, WO_PRIORITY,
-		  WO_SLO_OUTPUT };
 enum inst_role { ROLE_MIXED, ROLE_PREFILL, ROLE_DECODE };
-/* Pipeline-parallel engine loops (the vLLM V1 RFC's options). */
-enum engine_loop { LOOP_ASYNC, LOOP_ATOMIC, LOOP_VIRTUAL };
 
 /* The cost of passes, as function pointers so tests can plug in exact service times. */
 struct sim_costs {
@@ -92,10 +90,13 @@ struct sim_params {
 	bool chunked_prefill, contiguous_pa, skip_warmup;
 	bool prefix_caching;            /* requests of a prefix group share its cached blocks */
 	bool unified;                   /* unified attention: one mixed pass per step */
-	enum wait_order order;
-	bool grouped;                   /* waiting requests in BucketServe buckets */
-	bool memory_safe;               /* scheduler.batching = memory_safe */
-	bool static_batch;              /* scheduler.batching = static: admit only when idle */
+	/* The chosen policies (policies/registry.c). */
+	const struct order_policy *order;
+	const struct grouping_policy *grouping;
+	const struct batch_policy *batching;
+	const struct loop_policy *loop;
+	bool grouped;                   /* waiting requests in BucketServe buckets (asked for by
+					 * the grouping, the order or the batch controller) */
 	int32_t static_batch_size;
 	double static_max_waste;
 	bool task_aware;                /* online requests first (earliest arrival), offline ones
@@ -103,7 +104,6 @@ struct sim_params {
 	bool disaggregated;
 	int32_t instances;              /* colocated instances */
 	int32_t pp;                     /* pipeline stages (lanes) per colocated instance */
-	enum engine_loop loop;
 	int32_t prefill_instances, decode_instances;
 	int64_t stop_ns;                /* INT64_MAX = run to completion */
 	bool step_by_step;              /* every decode step its own event (sim.decode_jumps =
@@ -193,7 +193,7 @@ struct waitq {
 	struct iheap h;
 	struct bsm *bsm;                /* NULL = plain heap */
 	struct bucketserve_cfg bc;      /* its bucket choice and adjustment (grouped only) */
-	enum wait_order order;          /* heap only */
+	const struct order_policy *order; /* heap only */
 	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
 };
 

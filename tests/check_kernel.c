@@ -13,6 +13,8 @@
 
 #include "sim/config.h"
 #include "sim/evq.h"
+#include "policies/grouping.h"
+#include "policies/loop.h"
 #include "sim/kernel.h"
 #include "tests/check_main.h"
 
@@ -72,14 +74,16 @@ static struct sim_params base_params(void)
 	p.max_num_seqs = 256;
 	p.instances = 1;
 	p.pp = 1;
-	p.loop = LOOP_ASYNC;
+	p.loop = loop_policy("async");
+	p.grouping = grouping_policy("none");
+	p.batching = batch_policy("continuous");
 	p.max_num_batched_tokens = 2048;
 	p.max_num_prefill_seqs = 1;
 	p.block_size = 128;
 	p.max_model_len = 4096;
 	p.num_kv_blocks = 100000;
 	p.chunked_prefill = true;
-	p.order = WO_FCFS;
+	p.order = order_policy("fcfs");
 	p.stop_ns = INT64_MAX;
 	p.slo_ttft_ms = 1000;
 	p.slo_tpot_ms = 100;
@@ -576,7 +580,8 @@ START_TEST(memory_safe_never_exceeds_budget)
 	struct req_spec *req = random_reqs(n, 13, 1e9);
 	struct sim_params p = base_params();
 	p.num_kv_blocks = 160;
-	p.grouped = p.memory_safe = true;
+	p.grouped = true;
+	p.batching = batch_policy("memory_safe");
 	struct bucketserve_cfg bc = bs_config("adaptive", "earliest_bucket", "total", 4096);
 	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
 	struct sim_costs c = costs_of(&f);
@@ -603,7 +608,7 @@ START_TEST(memory_safe_never_exceeds_budget)
 END_TEST
 
 static void check_service_order(const char *grouping, const char *order, bool grouped,
-				enum wait_order wo, int sign)
+				int sign)
 {
 	/* One sequence slot, every request at t = 0: requests are served strictly in the order
 	 * (prompt length ascending for SJF, descending for LJF). */
@@ -613,7 +618,7 @@ static void check_service_order(const char *grouping, const char *order, bool gr
 		req[i].arrival_ns = 0;
 	struct sim_params p = base_params();
 	p.max_num_seqs = 1;
-	p.order = wo;
+	p.order = order_policy(order);
 	p.grouped = grouped;
 	struct bucketserve_cfg bc = bs_config(grouping, order, "prompt", 4096);
 	struct fixed_cost f = {1000, 1, 100, 1, 0};
@@ -645,10 +650,10 @@ static void check_service_order(const char *grouping, const char *order, bool gr
 
 START_TEST(sjf_ljf_order)
 {
-	check_service_order("none", "sjf", false, WO_SJF, 1);
-	check_service_order("none", "ljf", false, WO_LJF, -1);
-	check_service_order("none", "sjf", true, WO_SJF, 1);
-	check_service_order("adaptive", "ljf", true, WO_LJF, -1);
+	check_service_order("none", "sjf", false, 1);
+	check_service_order("none", "ljf", false, -1);
+	check_service_order("none", "sjf", true, 1);
+	check_service_order("adaptive", "ljf", true, -1);
 }
 END_TEST
 
@@ -665,7 +670,7 @@ START_TEST(task_aware_online_first)
 	for (int grouped = 0; grouped < 2; grouped++) {
 		struct sim_params p = base_params();
 		p.max_num_seqs = 1;
-		p.order = WO_SJF;
+		p.order = order_policy("sjf");
 		p.task_aware = true;
 		p.grouped = grouped;
 		struct bucketserve_cfg bc = bs_config("adaptive", "sjf", "prompt", 4096);
@@ -800,14 +805,14 @@ START_TEST(pipeline_loops_hand_worked)
 	struct sim_costs c = costs_of(&f);
 	struct {
 		int32_t pp;
-		enum engine_loop loop;
+		const char *loop;
 		int64_t b_done;
-	} cases[] = {{2, LOOP_ASYNC, 150}, {2, LOOP_VIRTUAL, 150}, {2, LOOP_ATOMIC, 200},
-		     {1, LOOP_ASYNC, 200}};
+	} cases[] = {{2, "async", 150}, {2, "virtual", 150}, {2, "atomic", 200},
+		     {1, "async", 200}};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct sim_params p = base_params();
 		p.pp = cases[i].pp;
-		p.loop = cases[i].loop;
+		p.loop = loop_policy(cases[i].loop);
 		struct sim s;
 		sim_init(&s, &p, req, 2, NULL, NULL, &c, NULL);
 		run_all(&s);
@@ -825,14 +830,14 @@ START_TEST(pipeline_loops_conserve)
 	 * every request with every token and returns every block. */
 	size_t n = 2000;
 	struct req_spec *req = random_reqs(n, 31, 40.0);
-	enum engine_loop loops[] = {LOOP_ASYNC, LOOP_ATOMIC, LOOP_VIRTUAL};
+	const char *loops[] = {"async", "atomic", "virtual"};
 	int64_t out = 0;
 	for (size_t i = 0; i < n; i++)
 		out += req[i].output_tokens;
 	for (size_t k = 0; k < 3; k++) {
 		struct sim_params p = base_params();
 		p.pp = 4;
-		p.loop = loops[k];
+		p.loop = loop_policy(loops[k]);
 		p.num_kv_blocks = 160;
 		struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
 		int64_t pre;
