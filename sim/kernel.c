@@ -139,6 +139,36 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	return 0;
 }
 
+int sim_check_workload(const struct sim_params *p, const struct bucketserve_cfg *bsc,
+		       const struct req_spec *req, size_t n, const char *file, struct bs_err *err)
+{
+	const struct batch_policy *ctl = p->batching;
+	if (!ctl->take)
+		return 0;
+	uint32_t len;
+	struct batch_draft d = {0};
+	d.lens = &len;
+	d.idle = true;
+	d.kv_free = p->num_kv_blocks;
+	d.kv_tokens = p->num_kv_blocks * p->block_size;
+	d.max_requests = p->static_batch_size;
+	d.max_waste = p->static_max_waste;
+	d.bsc = bsc;
+	for (size_t i = 0; i < n; i++) {
+		int64_t blocks = (req[i].prompt_tokens + p->block_size - 1) / p->block_size;
+		struct batch_cand c = {&req[i], blocks, blocks, 0, 0};
+		struct batch_draft t = d;
+		if (!ctl->take(&t, &c))
+			return bs_errf(err, BS_EXIT_INPUT, file, 0, "scheduler.batching",
+				       "request %zu (%d prompt + %d output tokens) does not fit in a "
+				       "batch of the %s controller even on an idle instance of %lld KV "
+				       "blocks: it could never run", i, req[i].prompt_tokens,
+				       req[i].output_tokens, ctl->info.name,
+				       (long long)p->num_kv_blocks);
+	}
+	return 0;
+}
+
 /* ---- indexed heaps ----------------------------------------------------------------------- */
 
 static void ih_init(struct iheap *h, int64_t *key, int32_t *pos, size_t cap)
@@ -433,8 +463,10 @@ static void build_instances(struct sim *s)
 			struct waitq *q = role == ROLE_DECODE ? &s->wq[1]
 					  : s->lane_q ? &s->lane_q[i] : &s->wq[0];
 			inst_init(s, &s->inst[i], i, role, q, &s->pools[shared_pool ? g : i], grp);
+			q->consumers++;
 		}
 	}
+	s->wq[2].consumers = s->wq[0].consumers; /* task-aware: admitted after wq[0] */
 }
 
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
@@ -466,11 +498,6 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	s->wpos = xmalloc(nn * sizeof *s->wpos);
 	s->dpos = xmalloc(nn * sizeof *s->dpos);
 	s->xpos = xmalloc(nn * sizeof *s->xpos);
-	if (p->disaggregated) {
-		s->tkey = xmalloc(nn * sizeof *s->tkey);
-		s->tpos = xmalloc(nn * sizeof *s->tpos);
-		ih_init(&s->in_transfer, s->tkey, s->tpos, 64);
-	}
 	for (int k = 0; k < 3; k++) {
 		ih_init(&s->wq[k].h, s->wkey, s->wpos, 1024);
 		s->wq[k].front_key = INT64_MIN / 2;
@@ -549,13 +576,11 @@ void sim_release(struct sim *s)
 	free(s->wpos);
 	free(s->dpos);
 	free(s->xpos);
-	ih_release(&s->in_transfer);
-	free(s->tkey);
-	free(s->tpos);
 	free(s->batch_lens);
 	shapemap_release(&s->lookup);
 	shapemap_release(&s->graphs_by_shape);
 	free(s->graphs);
+	free(s->pend);
 	metrics_release(&s->m);
 	memset(s, 0, sizeof *s);
 }
@@ -935,6 +960,8 @@ static void kick_queue(struct sim *s, const struct waitq *q)
 	}
 }
 
+static void cut_consumers(struct sim *s, const struct waitq *q, bool front);
+
 static void preempt(struct sim *s, struct inst *in, int32_t id)
 {
 	struct req *r = &s->r[id];
@@ -957,6 +984,7 @@ static void preempt(struct sim *s, struct inst *in, int32_t id)
 	/* Back to the front of the queue that recomputes it (the prefill instances' queue when
 	 * disaggregated: the KV is lost; a virtual engine's own queue). */
 	struct waitq *back = s->lane_q ? in->q : queue_of(s, id);
+	cut_consumers(s, back, true);
 	wq_push(s, back, id, true);
 	if (in->q != back)
 		kick_queue(s, back);
@@ -998,16 +1026,78 @@ static bool make_room(struct sim *s, struct inst *in, int32_t id, int32_t nb, bo
 
 /* ---- the engine: schedule, submit ----------------------------------------------------------- */
 
-static void emit_pass(struct sim *s, struct inst *in, int phase, const int32_t real[4],
-		      int32_t gi, int64_t start, int64_t compile_ns, int64_t real_tokens,
-		      int64_t padded_tokens)
+/* ---- batches.csv order: passes are reported in (start, instance) order ---------------------
+ *
+ * A step's passes are known when it is submitted, a run of identical decode steps all at once;
+ * the reference (one event per step) submits them one at a time.  So that the pass hook sees
+ * the same passes in the same order either way, submitted passes wait in a heap of pending
+ * runs keyed by (start of the next pass, instance) and are reported once simulated time has
+ * passed their start: nothing submitted later can start earlier (a step starts at the time it
+ * is submitted or later). */
+
+static bool pend_less(const struct pass_pending *a, const struct pass_pending *b)
 {
-	const struct graph *g = &s->graphs[gi];
-	struct pass_rec pr = {s->pass_index, start, start + compile_ns + g->cost_ns, compile_ns,
-			      phase, in->idx, {real[0], real[1], real[2], real[3]},
-			      {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens, padded_tokens};
-	s->pass_index++;
-	s->hooks.pass(s->hooks.ctx, s, &pr);
+	return a->rec.start_ns < b->rec.start_ns ||
+	       (a->rec.start_ns == b->rec.start_ns && a->rec.instance < b->rec.instance);
+}
+
+static void pend_push(struct sim *s, const struct pass_pending *pp)
+{
+	if (s->n_pend == s->cap_pend) {
+		s->cap_pend = s->cap_pend ? 2 * s->cap_pend : 16;
+		s->pend = xrealloc(s->pend, s->cap_pend * sizeof *s->pend);
+	}
+	size_t i = s->n_pend++;
+	while (i > 0 && pend_less(pp, &s->pend[(i - 1) / 2])) {
+		s->pend[i] = s->pend[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->pend[i] = *pp;
+}
+
+static void pend_pop(struct sim *s)
+{
+	struct pass_pending last = s->pend[--s->n_pend];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+		if (l >= s->n_pend)
+			break;
+		if (l + 1 < s->n_pend && pend_less(&s->pend[l + 1], &s->pend[l]))
+			m = l + 1;
+		if (!pend_less(&s->pend[m], &last))
+			break;
+		s->pend[i] = s->pend[m];
+		i = m;
+	}
+	if (s->n_pend)
+		s->pend[i] = last;
+}
+
+/* Reports every pending pass that starts before T. */
+static void pend_flush(struct sim *s, int64_t t)
+{
+	while (s->n_pend && s->pend[0].rec.start_ns < t) {
+		struct pass_pending *top = &s->pend[0];
+		if (top->left == 0) { /* a run cut short before this pass */
+			pend_pop(s);
+			continue;
+		}
+		struct pass_rec pr = top->rec;
+		pr.index = s->pass_index++;
+		s->hooks.pass(s->hooks.ctx, s, &pr);
+		if (--top->left == 0) {
+			pend_pop(s);
+			continue;
+		}
+		/* The next pass of the run: no compile, starts when this one ends. */
+		struct pass_pending next = *top;
+		next.rec.start_ns = pr.end_ns;
+		next.rec.end_ns = pr.end_ns + next.cost_ns;
+		next.rec.compile_ns = 0;
+		pend_pop(s);
+		pend_push(s, &next);
+	}
 }
 
 /* Accounts TIMES identical passes of graph GI starting at START, the first carrying
@@ -1019,6 +1109,8 @@ static int64_t account_pass(struct sim *s, struct inst *in, int phase, const int
 	struct graph *g = &s->graphs[gi];
 	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
 	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
+	in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens, real_blocks,
+				    padded_blocks, s->mon_epoch};
 	g->uses += times;
 	g->real_tokens += real_tokens * times;
 	g->padded_tokens += padded_tokens * times;
@@ -1028,12 +1120,12 @@ static int64_t account_pass(struct sim *s, struct inst *in, int phase, const int
 	s->m.real_blocks += real_blocks * times;
 	s->m.padded_blocks += padded_blocks * times;
 	if (s->hooks.pass) {
-		int64_t t = start;
-		for (int64_t i = 0; i < times; i++) {
-			int64_t c = i ? 0 : compile_ns;
-			emit_pass(s, in, phase, real, gi, t, c, real_tokens, padded_tokens);
-			t += c + g->cost_ns;
-		}
+		struct pass_pending pp = {{0, start, start + compile_ns + g->cost_ns, compile_ns, phase,
+					   in->idx, {real[0], real[1], real[2], real[3]},
+					   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
+					   padded_tokens},
+					  g->cost_ns, times};
+		pend_push(s, &pp);
 	} else {
 		s->pass_index += times;
 	}
@@ -1048,53 +1140,40 @@ static bool arrivals_matter(const struct sim *s, const struct inst *in)
 {
 	if (s->p.batching->idle_only && in->n_run > 0)
 		return false;
-	bool fifo = in->q->order->fifo && (!s->p.task_aware || s->wq[2].order->fifo);
+	/* A blocked head stays blocked while this instance runs identical steps, unless another
+	 * instance drains the queue meanwhile. */
+	bool fifo = in->q->order->fifo && (!s->p.task_aware || s->wq[2].order->fifo) &&
+		    in->q->consumers == 1;
 	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->wq[2]) : 0);
 	return has_slot(s, in) && !(fifo && queued > 0);
 }
 
-/* Whether a transfer completing during a run of decode steps could let its request join IN at
- * the next step: IN has a free slot and the transferred requests' FCFS queue is empty (a
- * blocked head stays blocked: free blocks change only at completions and block boundaries,
- * which end a run). */
+/* Whether a request entering the transferred requests' queue could join IN at its next step:
+ * IN has a free slot and the queue is empty, or other decode instances may have drained it
+ * (a blocked head stays blocked for IN alone: its free blocks change only at completions and
+ * block boundaries, which end a run). */
 static bool transfers_matter(const struct sim *s, const struct inst *in)
 {
-	return has_slot(s, in) && s->wq[1].h.n == 0;
+	return has_slot(s, in) && (s->wq[1].h.n == 0 || s->wq[1].consumers > 1);
 }
 
-/* The earliest time after which something outside IN's running set could change what IN's
- * next decode step does (an arrival or a transfer it could admit, the stop time), or
- * INT64_MAX. */
+/* The earliest time after which an arrival could change what IN's next decode step does, or
+ * the stop time (INT64_MAX: none).  Events that cannot be foreseen when the run starts (a
+ * transfer's end, a request preempted by another instance, a bucket adjustment) cut the run
+ * short when they happen (cut_run). */
 static int64_t next_outside_change(const struct sim *s, const struct inst *in)
 {
 	int64_t limit = s->p.stop_ns;
-	if (in->role == ROLE_DECODE) {
-		if (!transfers_matter(s, in))
-			return limit;
-		/* A transfer ends after it started, and it starts at the end of a prefill pass,
-		 * which starts at an arrival at the latest: the earliest of the transfers in
-		 * flight, the prefill passes in flight and the next arrival bounds the next
-		 * transfer's end. */
-		int32_t x = ih_top(&s->in_transfer);
-		if (x >= 0 && s->in_transfer.key[x] < limit)
-			limit = s->in_transfer.key[x];
-		for (int i = 0; i < s->n_inst; i++)
-			if (s->inst[i].role == ROLE_PREFILL && s->inst[i].busy &&
-			    s->inst[i].step_end < limit)
-				limit = s->inst[i].step_end;
-		if (s->next_arrival < s->n && s->spec[s->next_arrival].arrival_ns < limit)
-			limit = s->spec[s->next_arrival].arrival_ns;
-	} else if (s->next_arrival < s->n && arrivals_matter(s, in) &&
-		   s->spec[s->next_arrival].arrival_ns < limit) {
+	if (in->role != ROLE_DECODE && s->next_arrival < s->n && arrivals_matter(s, in) &&
+	    s->spec[s->next_arrival].arrival_ns < limit)
 		limit = s->spec[s->next_arrival].arrival_ns;
-	}
 	return limit;
 }
 
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
  * next completion (included), the next KV-block boundary (excluded), the first step that
- * could admit an arrival or a transfer, and the stop time.  1 in the step-by-step reference
- * mode (sim.decode_jumps = false). */
+ * could admit an arrival, and the stop time.  1 in the step-by-step reference mode
+ * (sim.decode_jumps = false). */
 static int64_t decode_run_length(const struct sim *s, const struct inst *in, int64_t t,
 				 int64_t dt)
 {
@@ -1167,6 +1246,8 @@ static int64_t admit_from(struct sim *s, struct inst *in, struct waitq *q, int64
 			in->kv->reserved += c.reserve;
 		}
 		wq_remove(s, q, id);
+		if (q->consumers > 1)
+			cut_consumers(s, q, true); /* a new head: it may fit elsewhere */
 		admit(s, in, id, RS_PREFILL);
 		in->pre[in->n_pre++] = id;
 		if (hit) {
@@ -1212,6 +1293,8 @@ static void admit_transferred(struct sim *s, struct inst *in)
 		if (need > in->kv->free)
 			break;
 		ih_remove(&q->h, id);
+		if (q->consumers > 1)
+			cut_consumers(s, q, true); /* a new head: it may fit elsewhere */
 		admit(s, in, id, RS_DECODE);
 		kv_take(s, in, r, need);
 		dec_join(s, in, id);
@@ -1283,6 +1366,12 @@ static int64_t submit(struct sim *s, struct inst *in, int64_t t, bool preempted)
 		in->step_k = k;
 	}
 	return t;
+}
+
+/* The payload of IN's pass-done event: its index and its run generation. */
+static int64_t pass_done_arg(const struct inst *in)
+{
+	return (int64_t)in->idx | in->gen << 20;
 }
 
 static void schedule(struct sim *s, struct inst *in)
@@ -1366,8 +1455,69 @@ static void schedule(struct sim *s, struct inst *in)
 	s->mon_step_ns += t - s->now;
 	s->mon_steps += k;
 	in->busy = true;
-	in->step_end = t;
-	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, in->idx);
+	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
+}
+
+/* Ends IN's run of identical decode steps (if it is in one) at the first step boundary at or
+ * after now, as if it had been submitted one step at a time: something happened that could
+ * change what its next step does.  The steps taken back are unaccounted and the run's
+ * completion event is replaced (the old one is recognised as stale by its generation). */
+static void cut_run(struct sim *s, struct inst *in)
+{
+	const struct step_run *run = &in->last_pass;
+	int64_t k = in->step_k, dt = in->step_dt;
+	if (!in->busy || k <= 1 || s->now <= run->t0)
+		return;
+	int64_t kept = (s->now - run->t0 + dt - 1) / dt;
+	if (kept >= k)
+		return;
+	int64_t d = k - kept;
+	struct graph *g = &s->graphs[run->gi];
+	g->uses -= d;
+	g->real_tokens -= run->real_tokens * d;
+	g->padded_tokens -= run->padded_tokens * d;
+	s->m.passes[run->phase] -= d;
+	s->m.real_tokens -= run->real_tokens * d;
+	s->m.padded_tokens -= run->padded_tokens * d;
+	s->m.real_blocks -= run->real_blocks * d;
+	s->m.padded_blocks -= run->padded_blocks * d;
+	if (s->hooks.pass) {
+		for (size_t i = 0; i < s->n_pend; i++)
+			if (s->pend[i].rec.instance == in->idx)
+				s->pend[i].left -= d;
+	} else {
+		s->pass_index -= d;
+	}
+	in->busy_ns -= d * dt;
+	s->m.busy_ns -= d * dt;
+	s->m.steps -= d;
+	if (run->mon_epoch == s->mon_epoch) {
+		s->mon_step_ns -= d * dt;
+		s->mon_steps -= d;
+	}
+	in->step_k = kept;
+	in->gen++;
+	evq_push(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
+}
+
+/* A request is about to enter queue Q (FRONT: ahead of the others), or Q's buckets are about
+ * to change (FRONT too: any waiting request may become the next): cuts the run of every busy
+ * instance admitting from Q whose next step could take it. */
+static void cut_consumers(struct sim *s, const struct waitq *q, bool front)
+{
+	if (q == &s->wq[2])
+		q = &s->wq[0]; /* task-aware offline requests: admitted after the online ones */
+	for (int i = 0; i < s->n_inst; i++) {
+		struct inst *in = &s->inst[i];
+		if (in->q != q || !in->busy || in->step_k <= 1)
+			continue;
+		bool matters = in->role == ROLE_DECODE ? transfers_matter(s, in)
+			       : front		       ? has_slot(s, in) &&
+						    !(s->p.batching->idle_only && in->n_run > 0)
+						      : arrivals_matter(s, in);
+		if (matters)
+			cut_run(s, in);
+	}
 }
 
 /* ---- the engine: update ------------------------------------------------------------------ */
@@ -1398,7 +1548,6 @@ static void start_transfer(struct sim *s, struct inst *in, int32_t id)
 	r->reserved = 0;
 	r->state = RS_TRANSFER;
 	int64_t dt = s->costs.transfer(s->costs.ctx, r->computed);
-	ih_push(&s->in_transfer, id, s->now + dt);
 	s->transfer_ns_total += dt;
 	s->transfers++;
 	s->transferring++;
@@ -1453,8 +1602,8 @@ static void on_transfer(struct sim *s, int32_t id)
 	r->inst = -1;
 	r->state = RS_XFER_WAIT;
 	s->transferring--;
-	ih_remove(&s->in_transfer, id);
 	/* Decode instances take transferred requests first come, first served. */
+	cut_consumers(s, &s->wq[1], false);
 	ih_push(&s->wq[1].h, id, s->now);
 	kick(s, from);
 	kick_queue(s, &s->wq[1]);
@@ -1481,6 +1630,7 @@ static void on_monitor(struct sim *s)
 		s->hooks.monitor(s->hooks.ctx, s, &m);
 	s->mon_arrivals = 0;
 	s->mon_step_ns = s->mon_steps = 0;
+	s->mon_epoch++;
 }
 
 /* Whether anything is left to happen besides periodic ticks. */
@@ -1498,6 +1648,10 @@ bool sim_step(struct sim *s)
 	evq_pop(&s->q, &e);
 	if (e.t_ns < s->now)
 		BUG("time went backwards");
+	if (e.kind == EV_PASS_DONE && e.arg >> 20 != s->inst[e.arg & 0xfffff].gen)
+		return true; /* the end of a run that was cut short */
+	if (s->n_pend)
+		pend_flush(s, e.t_ns);
 	s->now = e.t_ns;
 	s->events++;
 	switch (e.kind) {
@@ -1515,6 +1669,7 @@ bool sim_step(struct sim *s)
 			wq_push(s, best->q, id, false);
 			kick(s, best);
 		} else {
+			cut_consumers(s, queue_of(s, id), false);
 			wq_push(s, queue_of(s, id), id, false);
 		}
 		s->arrived++;
@@ -1527,7 +1682,7 @@ bool sim_step(struct sim *s)
 		break;
 	}
 	case EV_PASS_DONE: {
-		struct inst *in = &s->inst[e.arg];
+		struct inst *in = &s->inst[e.arg & 0xfffff];
 		update(s, in);
 		/* The lane schedules its returned requests again; its idle sibling lanes (empty
 		 * microbatch slots) may take waiting work.  The atomic loop builds the next
@@ -1558,6 +1713,7 @@ bool sim_step(struct sim *s)
 			evq_push(&s->q, s->now + s->p.monitor_ns, EVC_MONITOR, EV_MONITOR, 0);
 		break;
 	case EV_ADJUST:
+		cut_consumers(s, &s->wq[0], true);
 		adjust(s, &s->wq[0]);
 		if (s->wq[2].bsm)
 			adjust(s, &s->wq[2]);
@@ -1585,6 +1741,11 @@ size_t sim_waiting(const struct sim *s)
 		for (int i = 0; i < s->n_inst; i++)
 			n += s->lane_q[i].h.n;
 	return n;
+}
+
+size_t sim_finished(const struct sim *s)
+{
+	return s->finished;
 }
 
 size_t sim_running(const struct sim *s)
@@ -1615,6 +1776,8 @@ bool sim_check_invariants(const struct sim *s)
 
 void sim_finish(struct sim *s)
 {
+	if (s->n_pend)
+		pend_flush(s, INT64_MAX);
 	s->m.end_ns = s->now;
 	if (s->m.end_ns < s->m.last_finish_ns)
 		s->m.end_ns = s->m.last_finish_ns;

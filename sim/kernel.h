@@ -117,6 +117,13 @@ struct sim_params {
 int sim_params_from_config(const struct config *cfg, const struct bucket_params *bp,
 			   struct sim_params *p, struct bs_err *err);
 
+/* Refuses (code 3, naming scheduler.batching) a workload with a request that the batch
+ * controller would not take even into an empty batch on an idle instance (it would wait
+ * forever), e.g. a request whose memory-safe charge exceeds M_safe of an empty KV cache.
+ * BSC may be NULL unless the controller draws from buckets. */
+int sim_check_workload(const struct sim_params *p, const struct bucketserve_cfg *bsc,
+		       const struct req_spec *req, size_t n, const char *file, struct bs_err *err);
+
 struct req {
 	int64_t t_sched, t_first, t_last_tok, join;
 	int32_t computed, generated, target, blocks, g0, admit;
@@ -153,6 +160,13 @@ struct monitor_rec {
 	double mean_waiting_len;        /* mean prompt length of waiting requests */
 	double batch_latency_ms;        /* mean step duration over the last interval */
 	size_t buckets;
+};
+
+/* A run of TIMES identical passes not yet reported (the first is REC). */
+struct pass_pending {
+	struct pass_rec rec;
+	int64_t cost_ns;                /* one pass without compile */
+	int64_t left;                   /* passes of the run still to report */
 };
 
 struct sim_hooks {
@@ -195,6 +209,7 @@ struct waitq {
 	struct bucketserve_cfg bc;      /* its bucket choice and adjustment (grouped only) */
 	const struct order_policy *order; /* heap only */
 	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
+	int consumers;                  /* instances (lanes) admitting from it */
 };
 
 /* A paged KV-cache block pool, with the prefix cache kept in it.  Each instance has its own;
@@ -220,6 +235,16 @@ struct igroup {
 	size_t compiled_cap;
 };
 
+/* The accounting of the last pass of a step, so that a run of identical decode steps can be
+ * cut short (the kernel's cut_run). */
+struct step_run {
+	int32_t gi;                     /* graph */
+	int phase;
+	int64_t t0;                     /* start of the first pass */
+	int64_t real_tokens, padded_tokens, real_blocks, padded_blocks; /* per pass */
+	int64_t mon_epoch;              /* monitor window it was counted in */
+};
+
 struct inst {
 	int idx;
 	enum inst_role role;
@@ -239,7 +264,9 @@ struct inst {
 	size_t n_items;
 	int32_t step_dec;
 	int64_t step_k, step_dt, last_end;
-	int64_t step_end;               /* when the step in flight ends */
+	struct step_run last_pass;      /* the last pass submitted (a run of step_k when
+					 * decoding only) */
+	int64_t gen;                    /* generation of its pass-done event (cut_run) */
 	bool busy, schedule_pending;
 	int64_t busy_ns;
 };
@@ -260,10 +287,6 @@ struct sim {
 
 	int64_t *wkey, *dkey, *xkey;    /* heap keys by request id */
 	int32_t *wpos, *dpos, *xpos;
-	/* Disaggregated: requests in KV transfer, keyed by the transfer's end. */
-	struct iheap in_transfer;
-	int64_t *tkey;
-	int32_t *tpos;
 	/* 0: new requests (the online ones when task-aware); 1: transferred (disaggregated);
 	 * 2: offline requests (task-aware). */
 	struct waitq wq[3];
@@ -282,6 +305,8 @@ struct sim {
 	size_t n_graphs, cap_graphs;
 
 	int64_t pass_index;
+	struct pass_pending *pend;      /* passes not yet reported, a heap by (start, instance) */
+	size_t n_pend, cap_pend;
 	int64_t events;
 	size_t arrived, finished, transferring;
 	int32_t ngroups;                /* prefix groups (max prefix_group + 1) */
@@ -291,6 +316,7 @@ struct sim {
 	size_t mon_arrivals;
 	int64_t wait_prompt_tokens;     /* prompt tokens of the requests in wq[0] and wq[2] */
 	int64_t mon_step_ns, mon_steps;
+	int64_t mon_epoch;              /* monitor windows closed so far */
 	/* BucketServe. */
 	uint64_t splits, merges;
 	struct waste_acc batch_waste;   /* Eq. 2 over admitted batches */
@@ -319,5 +345,7 @@ bool sim_check_invariants(const struct sim *s);
 /* Requests queued (waiting or waiting for a decode slot) and running, over all instances. */
 size_t sim_waiting(const struct sim *s);
 size_t sim_running(const struct sim *s);
+/* Requests finished so far. */
+size_t sim_finished(const struct sim *s);
 
 #endif

@@ -33,6 +33,9 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 					       "bucket range's L_max %u", i, x->w.req[i].prompt_tokens,
 					       x->bsc.bsm.l_max);
 	}
+	if (load_workload && sim_check_workload(&x->sp, x->have_bsc ? &x->bsc : NULL, x->w.req,
+						x->w.n, x->cc.cfg.file, err))
+		return -1;
 	return 0;
 }
 
