@@ -189,7 +189,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		return rc;
 	}
 	double t0 = now_s();
-	if (run_setup(&x, o.trace, true, &err)) {
+	if (run_setup(&x, o.trace, true, &err) || run_check_unread(&x, &err)) {
 		rc = cli_fail(&err);
 		run_teardown(&x);
 		return rc;
@@ -354,7 +354,7 @@ static int validate(const struct cli_cmd *self, int argc, char **argv)
 		cli_config_release(&x.cc);
 		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
 	}
-	if (run_setup(&x, o.trace, o.trace != NULL, &err))
+	if (run_setup(&x, o.trace, o.trace != NULL, &err) || run_check_unread(&x, &err))
 		rc = cli_fail(&err);
 	run_teardown(&x);
 	return rc;
