@@ -44,18 +44,19 @@ void report_requests_header(FILE *f)
 
 void report_request_row(FILE *f, const struct sim *s, int32_t id)
 {
-	const struct req *r = &s->r[id];
-	const struct req_spec *q = &s->spec[id];
+	const struct req *r = sim_req(s, id);
+	const struct req_spec *q = sim_spec(s, id);
+	int64_t now = sim_now(s);
 	char a[32], b[32], c[32], d[32], ttft[32], e2e[32], tpot[32];
 	fmt_ns_s(a, sizeof a, q->arrival_ns);
 	fmt_ns_s(b, sizeof b, r->t_sched);
 	fmt_ns_s(c, sizeof c, r->t_first);
-	fmt_ns_s(d, sizeof d, s->now);
+	fmt_ns_s(d, sizeof d, now);
 	fmt_ns_ms(ttft, sizeof ttft, r->t_first - q->arrival_ns);
-	fmt_ns_ms(e2e, sizeof e2e, s->now - q->arrival_ns);
+	fmt_ns_ms(e2e, sizeof e2e, now - q->arrival_ns);
 	if (q->output_tokens > 1)
 		snprintf(tpot, sizeof tpot, "%.6f",
-			 (double)(s->now - r->t_first) / 1e6 / (q->output_tokens - 1));
+			 (double)(now - r->t_first) / 1e6 / (q->output_tokens - 1));
 	else
 		tpot[0] = 0;
 	fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s\n", id, a, b, c, d, q->prompt_tokens,
@@ -105,11 +106,13 @@ void report_buckets(FILE *f, const struct sim *s)
 		"phase", "bs", "query", "blocks", "causal", "warmed", "fallback", "compiled_at_runtime", "uses",
 		"real_tokens", "padded_tokens", "padding_ratio", "pass_ms", "compile_s", NULL};
 	header(f, cols);
-	const struct graph **g = xmalloc((s->n_graphs ? s->n_graphs : 1) * sizeof *g);
-	for (size_t i = 0; i < s->n_graphs; i++)
-		g[i] = &s->graphs[i];
-	qsort(g, s->n_graphs, sizeof *g, cmp_graph);
-	for (size_t i = 0; i < s->n_graphs; i++) {
+	size_t ng;
+	const struct graph *graphs = sim_graphs(s, &ng);
+	const struct graph **g = xmalloc((ng ? ng : 1) * sizeof *g);
+	for (size_t i = 0; i < ng; i++)
+		g[i] = &graphs[i];
+	qsort(g, ng, sizeof *g, cmp_graph);
+	for (size_t i = 0; i < ng; i++) {
 		char pass[32], comp[32], ratio[32];
 		fmt_ns_ms(pass, sizeof pass, g[i]->cost_ns);
 		fmt_ns_s(comp, sizeof comp, g[i]->compile_ns);

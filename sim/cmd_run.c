@@ -123,7 +123,7 @@ static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const 
 			    size_t nb, size_t splits, size_t merged)
 {
 	struct sinks *k = ctx;
-	report_boundaries_row(k->bnd, s->now, offline, b, nb, splits, merged);
+	report_boundaries_row(k->bnd, sim_now(s), offline, b, nb, splits, merged);
 }
 
 static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, char **argv,
@@ -248,25 +248,25 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	sim_costs_from_model(&costs, x.cm);
 	struct sim_hooks hooks = {&k, k.req ? sink_request : NULL, k.bat ? sink_pass : NULL,
 				  k.mon ? sink_monitor : NULL, k.bnd ? sink_boundaries : NULL};
-	struct sim s;
-	sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs, &hooks);
-	s.time_bucketing = o.perf;
+	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
+				&hooks);
+	sim_time_bucketing(s, o.perf);
 	double t1 = now_s();
-	sim_warmup(&s);
-	sim_run(&s);
-	sim_finish(&s);
+	sim_warmup(s);
+	sim_run(s);
+	sim_finish(s);
 	double t2 = now_s();
-	cJSON *sum = build_summary(&x, &s, argc, argv, o.trace);
+	cJSON *sum = build_summary(&x, s, argc, argv, o.trace);
 	if (fsum) {
 		char *txt = cJSON_Print(sum);
 		fputs(txt, fsum);
 		fputc('\n', fsum);
 		free(txt);
-		report_buckets(fbuck, &s);
+		report_buckets(fbuck, s);
 	}
 	if (outset_commit(&os, &err)) {
 		cJSON_Delete(sum);
-		sim_release(&s);
+		sim_free(s);
 		rc = cli_fail(&err);
 		run_teardown(&x);
 		return rc;
@@ -282,19 +282,21 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
 		double wall = t2 - t1;
+		struct sim_stats st;
+		sim_stats(s, &st);
 		fprintf(stderr,
 			"perf: setup %.3f s, simulate %.3f s, %zu requests, %.0f requests/s, "
 			"%lld events, %.0f events/s, %lld passes, peak RSS %ld KiB, %.1f bytes/request\n",
-			t1 - t0, wall, s.n, s.n / wall, (long long)s.events, s.events / wall,
-			(long long)s.pass_index, ru.ru_maxrss,
-			s.n ? ru.ru_maxrss * 1024.0 / (double)s.n : 0.0);
+			t1 - t0, wall, st.requests, st.requests / wall, (long long)st.events,
+			st.events / wall, (long long)st.passes, ru.ru_maxrss,
+			st.requests ? ru.ru_maxrss * 1024.0 / (double)st.requests : 0.0);
 		if (x.sp.grouped)
 			fprintf(stderr, "perf: bucketing overhead %.6f s in grouping/ordering code, "
-				"%.3f%% of the simulation's wall time\n", s.bucketing_wall_s,
-				100 * s.bucketing_wall_s / wall);
+				"%.3f%% of the simulation's wall time\n", st.bucketing_wall_s,
+				100 * st.bucketing_wall_s / wall);
 	}
 	cJSON_Delete(sum);
-	sim_release(&s);
+	sim_free(s);
 	run_teardown(&x);
 	return 0;
 fail:

@@ -137,13 +137,13 @@ static int run_point(const struct saved_opt *so, size_t nso, const struct grid *
 	if (!rc) {
 		struct sim_costs costs;
 		sim_costs_from_model(&costs, x.cm);
-		struct sim s;
-		sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs, NULL);
-		sim_warmup(&s);
-		sim_run(&s);
-		sim_finish(&s);
-		*metrics = run_metrics_json(&x, &s);
-		sim_release(&s);
+		struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL,
+					&costs, NULL);
+		sim_warmup(s);
+		sim_run(s);
+		sim_finish(s);
+		*metrics = run_metrics_json(&x, s);
+		sim_free(s);
 	}
 	run_teardown(&x);
 	return rc;

@@ -146,20 +146,17 @@ const char *run_default_trace(const struct config *cfg, const char *given)
 /* BucketServe and topology metrics added to "metrics". */
 static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct sim *s)
 {
-	json_add_int(m, "bucket_splits", s->splits);
-	json_add_int(m, "bucket_merges", s->merges);
-	json_add_num(m, "batch_waste_ratio_mean", waste_acc_mean(&s->batch_waste));
-	json_add_num(m, "batch_waste_ratio_weighted", waste_acc_weighted(&s->batch_waste));
+	struct sim_stats st;
+	sim_stats(s, &st);
+	json_add_int(m, "bucket_splits", st.splits);
+	json_add_int(m, "bucket_merges", st.merges);
+	json_add_num(m, "batch_waste_ratio_mean", waste_acc_mean(st.batch_waste));
+	json_add_num(m, "batch_waste_ratio_weighted", waste_acc_weighted(st.batch_waste));
 	/* Eq. 3 and Eq. 4 over the trace's prompt lengths, for the grouping's boundaries at the
 	 * end of the run (one bucket [0, max_model_len] without grouping). */
 	uint32_t b0[2] = {0, (uint32_t)x->sp.max_model_len}, *b = b0, bb[1024];
 	size_t nb = 2;
-	/* The manager that adjusted most (the offline one when a task-aware run had only
-	 * offline work). */
-	const struct bsm *mgr = s->wq[0].bsm;
-	if (s->wq[2].bsm && bsm_nsplits(s->wq[2].bsm) + bsm_nmerges(s->wq[2].bsm) >
-				    bsm_nsplits(mgr) + bsm_nmerges(mgr))
-		mgr = s->wq[2].bsm;
+	const struct bsm *mgr = st.buckets;
 	if (mgr) {
 		nb = bsm_boundaries(mgr, bb, 1024);
 		b = bb;
@@ -185,18 +182,17 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 	json_add_num(m, "expected_waste_eq3", ew);
 	cJSON_AddItemToObject(m, "bucket_boundaries", bnd);
 	cJSON_AddItemToObject(m, "bucket_mean_prompt_tokens_eq4", cm);
-	json_add_int(m, "kv_transfers", s->transfers);
+	json_add_int(m, "kv_transfers", st.transfers);
 	json_add_num(m, "mean_kv_transfer_ms",
-			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
-				     : NAN);
-	json_add_int(m, "instances", s->n_groups);
-	json_add_int(m, "pipeline_stages", s->groups[0].stages);
-	json_add_int(m, "prefix_cache_hit_tokens", s->prefix_hit_tokens);
+		     st.transfers ? (double)st.transfer_ns_total / 1e6 / (double)st.transfers : NAN);
+	json_add_int(m, "instances", st.instances);
+	json_add_int(m, "pipeline_stages", st.pipeline_stages);
+	json_add_int(m, "prefix_cache_hit_tokens", st.prefix_hit_tokens);
 }
 
 cJSON *run_metrics_json(const struct run_ctx *x, struct sim *s)
 {
-	cJSON *m = metrics_to_json(&s->m);
+	cJSON *m = metrics_to_json(sim_metrics(s));
 	add_policy_metrics(m, x, s);
 	return m;
 }

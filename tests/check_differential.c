@@ -86,13 +86,13 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, struct out
 	struct sim_costs costs;
 	sim_costs_from_model(&costs, x.cm);
 	struct sim_hooks hooks = {&k, sink_request, sink_pass, NULL, NULL};
-	struct sim s;
-	sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs, &hooks);
-	sim_warmup(&s);
-	sim_run(&s);
-	sim_finish(&s);
-	ck_assert_uint_eq(sim_finished(&s), x.w.n);
-	sim_release(&s);
+	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
+				&hooks);
+	sim_warmup(s);
+	sim_run(s);
+	sim_finish(s);
+	ck_assert_uint_eq(sim_finished(s), x.w.n);
+	sim_free(s);
 	fclose(k.req);
 	fclose(k.bat);
 	run_teardown(&x);

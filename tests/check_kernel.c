@@ -15,7 +15,7 @@
 #include "sim/evq.h"
 #include "policies/grouping.h"
 #include "policies/loop.h"
-#include "sim/kernel.h"
+#include "sim/kernel_int.h" /* white-box: the kernel's state */
 #include "tests/check_main.h"
 
 /* ---- exact service times ---- */
@@ -247,8 +247,8 @@ static struct tally run_tally(const struct sim_params *p, struct req_spec *req, 
 	while (sim_step(&s))
 		ck_assert(sim_check_invariants(&s));
 	sim_finish(&s);
-	ck_assert_int_eq(s.inst[0].kv->used, 0);
-	ck_assert_int_eq(s.inst[0].kv->free, s.inst[0].kv->total);
+	ck_assert_int_eq(s.lanes[0].kv->used, 0);
+	ck_assert_int_eq(s.lanes[0].kv->free, s.lanes[0].kv->total);
 	ck_assert_int_eq(s.finished, n);
 	ck_assert_int_eq(s.m.passes[0] + s.m.passes[1] + s.m.passes[2], t.passes);
 	*preemptions = s.m.preemptions;
@@ -460,8 +460,8 @@ START_TEST(disaggregated_charges_every_transfer)
 	ck_assert_int_eq(s.m.output_tokens, out);
 	/* Prefill instances never decode, decode instances never prefill. */
 	ck_assert_int_eq(s.m.passes[PHASE_PROMPT] + s.m.passes[PHASE_DECODE], s.pass_index);
-	for (int i = 0; i < s.n_inst; i++)
-		ck_assert_int_eq(s.inst[i].kv->used, 0);
+	for (int i = 0; i < s.n_lanes; i++)
+		ck_assert_int_eq(s.lanes[i].kv->used, 0);
 	sim_release(&s);
 	free(req);
 }
@@ -544,9 +544,9 @@ static void watch_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
 	struct budget_watch *w = ctx;
 	(void)p;
-	int64_t r = s->inst[0].kv->reserved, sum = 0;
-	for (size_t i = 0; i < s->inst[0].n_run; i++)
-		sum += s->r[s->inst[0].run[i]].reserved;
+	int64_t r = s->lanes[0].kv->reserved, sum = 0;
+	for (size_t i = 0; i < s->lanes[0].n_run; i++)
+		sum += s->r[s->lanes[0].run[i]].reserved;
 	ck_assert_int_eq(r, sum);
 	ck_assert_int_le(r, w->capacity);
 	if (r > w->max_reserved)
@@ -754,9 +754,9 @@ START_TEST(prefix_cache_hand_worked)
 			ck_assert_msg(l.p[i].real[k] == want[i][k], "pass %d dim %d: %d", i, k,
 				      l.p[i].real[k]);
 	ck_assert_int_eq(s.prefix_hit_tokens, 8);
-	ck_assert_int_eq(s.inst[0].kv->used, 0);
+	ck_assert_int_eq(s.lanes[0].kv->used, 0);
 	/* The last prefix is cached again, unreferenced, at the end. */
-	ck_assert_int_eq(s.inst[0].kv->cached_free, 2);
+	ck_assert_int_eq(s.lanes[0].kv->cached_free, 2);
 	sim_release(&s);
 	/* Without prefix caching every request computes its whole prompt. */
 	p.prefix_caching = false;
