@@ -23,6 +23,10 @@ struct batch_draft {
 	size_t n;                       /* requests taken so far */
 	uint32_t *lens;                 /* their prompt lengths, with room for one more */
 	bool idle;                      /* the instance ran nothing when the batch started */
+	int32_t running;                /* requests it ran when the batch started (over its
+					 * lanes when they share one scheduler) */
+	int32_t max_running;            /* server.max_num_seqs */
+	int64_t step_tokens;            /* server.max_num_batched_tokens */
 	int64_t kv_free;                /* free KV blocks of the instance */
 	int64_t kv_tokens;              /* KV capacity of the instance in tokens */
 	int64_t kv_reserved;            /* tokens reserved by the requests it runs */

@@ -2,9 +2,10 @@
  * kernel: the discrete-event simulation of vLLM V1 serving instances as run on Gaudi.
  *
  * Owns: the runtime state of every request (an array parallel to the workload's), the waiting
- * queues, the instances (each with its running set, paged KV-cache block pool and engine), the
- * graph cache (padded shapes, their cost and which instance compiled them) and the event
- * queue.  Borrows: the workload's requests, the bucketer, the BucketServe configuration and
+ * queues, the instances (each with its lanes, running sets, paged KV-cache block pools and
+ * engines), the graph cache (padded shapes, their cost and which instance compiled them) and
+ * the event queue.  struct sim is opaque: read it through the accessors below; its files and
+ * state are described in sim/kernel_int.h.  Borrows: the workload's requests, the bucketer, the BucketServe configuration and
  * the cost functions, which must outlive the simulation.
  *
  * Topologies: one colocated instance (prefill and decode, the default); or prefill/decode
@@ -13,9 +14,9 @@
  * batching on the transferred requests.
  *
  * Request lifecycle (state -> transition -> function):
- *   PENDING --arrival event--> WAITING                          (on_arrival)
- *   WAITING --admitted by schedule()--> PREFILL                 (admit)
- *   PREFILL --last chunk computed--> DECODE | TRANSFER          (update: first token)
+ *   PENDING --arrival event--> WAITING                          (sim_step: EV_ARRIVAL)
+ *   WAITING --admitted by engine_schedule()--> PREFILL          (admit)
+ *   PREFILL --last chunk computed--> DECODE | TRANSFER          (engine_update: first token)
  *   TRANSFER --transfer event--> XFER_WAIT --admitted--> DECODE (disaggregated only)
  *   PREFILL/DECODE --no free KV block--> WAITING (recompute)    (preempt)
  *   PREFILL/DECODE --last token--> DONE                         (finish)
@@ -28,11 +29,18 @@
  * pass-done event), update (tokens, first tokens, completions).  One step is in flight per
  * instance.
  *
- * Speed: decoding requests advance lazily.  Each instance's decode-step counter G and each
+ * Speed: decoding requests advance lazily.  Each lane's decode-step counter G and each
  * request's join step give its token count; two indexed heaps hold the step of each request's
  * next completion and next KV-block boundary.  A decode-only step whose successors would be
- * identical (same padded shape: no completion, block boundary, admissible arrival, monitor or
- * adjustment tick, or stop in between) is submitted as a run of k identical steps in one event.
+ * identical (same padded shape: no completion or block boundary in between) is submitted as a
+ * run of k identical steps in one event, bounded by the stop time and by the next arrival when
+ * the policies say an arrival could join (order fifo, batch controller idle_only), and cut
+ * short at the next step boundary when an unforeseeable event could change the next step (a
+ * transfer completes, another instance preempts into or takes from a shared queue, buckets are
+ * adjusted).  Pipelined lanes (cluster.pp > 1) and the step-by-step reference
+ * (sim.decode_jumps = false) run one step per event; tests/check_differential.c proves the
+ * fast path byte-identical to the reference for every registered policy and topology.
+ * Passes reach the pass hook in (start, lane) order either way.
  *
  * Invariants (sim_check_invariants, asserted in debug builds): arrived = done + queued +
  * running + in transfer; per instance free + used KV blocks = total and used = sum of blocks

@@ -147,6 +147,8 @@ int sim_check_workload(const struct sim_params *p, const struct bucketserve_cfg 
 	struct batch_draft d = {0};
 	d.lens = &len;
 	d.idle = true;
+	d.max_running = p->max_num_seqs;
+	d.step_tokens = p->max_num_batched_tokens;
 	d.kv_free = p->num_kv_blocks;
 	d.kv_tokens = p->num_kv_blocks * p->block_size;
 	d.max_requests = p->static_batch_size;
