@@ -15,51 +15,55 @@
 /* ---- kernel-side families: waiting-queue order, request grouping, batch controller, engine
  * loop ------------------------------------------------------------------------------------- */
 
-extern const struct order_policy order_fcfs, order_sjf, order_ljf, order_sjf_total,
-	order_ljf_total, order_priority, order_earliest_bucket, order_slo_output;
-static const struct policy_info *const orders[] = {
-	&order_fcfs.info,
-	&order_sjf.info,
-	&order_ljf.info,
-	&order_sjf_total.info,
-	&order_ljf_total.info,
-	&order_priority.info,
-	&order_earliest_bucket.info,
-	&order_slo_output.info,
-	NULL,
-};
+/* Each family lists its members in an X-macro, one line per policy: the name of its ops struct
+ * (defined in its own file).  The line declares it and puts it in the family, in this order;
+ * a new policy is one more line before "end of list". */
+#define DECLARE(type, name) extern const struct type name;
+#define MEMBER(type, name) &name.info,
+
+#define ORDERS(X)                                       \
+	X(order_policy, order_fcfs)                     \
+	X(order_policy, order_sjf)                      \
+	X(order_policy, order_ljf)                      \
+	X(order_policy, order_sjf_total)                \
+	X(order_policy, order_ljf_total)                \
+	X(order_policy, order_priority)                 \
+	X(order_policy, order_earliest_bucket)          \
+	X(order_policy, order_slo_output)               \
+	/* end of list */
+ORDERS(DECLARE)
+static const struct policy_info *const orders[] = {ORDERS(MEMBER) NULL};
 const struct policy_family order_family = {"order", "scheduler.order",
 					   "order of waiting requests", orders};
 
-extern const struct grouping_policy grouping_none, grouping_fixed, grouping_adaptive;
-static const struct policy_info *const groupings[] = {
-	&grouping_none.info,
-	&grouping_fixed.info,
-	&grouping_adaptive.info,
-	NULL,
-};
+#define GROUPINGS(X)                                    \
+	X(grouping_policy, grouping_none)               \
+	X(grouping_policy, grouping_fixed)              \
+	X(grouping_policy, grouping_adaptive)           \
+	/* end of list */
+GROUPINGS(DECLARE)
+static const struct policy_info *const groupings[] = {GROUPINGS(MEMBER) NULL};
 const struct policy_family grouping_family = {"grouping", "scheduler.grouping",
 					      "request grouping into length buckets", groupings};
 
-extern const struct batch_policy batching_continuous, batching_static, batching_memory_safe,
-	batching_unified;
-static const struct policy_info *const batchings[] = {
-	&batching_continuous.info,
-	&batching_static.info,
-	&batching_memory_safe.info,
-	&batching_unified.info,
-	NULL,
-};
+#define BATCHINGS(X)                                    \
+	X(batch_policy, batching_continuous)            \
+	X(batch_policy, batching_static)                \
+	X(batch_policy, batching_memory_safe)           \
+	X(batch_policy, batching_unified)               \
+	/* end of list */
+BATCHINGS(DECLARE)
+static const struct policy_info *const batchings[] = {BATCHINGS(MEMBER) NULL};
 const struct policy_family batching_family = {"batching", "scheduler.batching",
 					      "batch controller", batchings};
 
-extern const struct loop_policy loop_async, loop_atomic, loop_virtual;
-static const struct policy_info *const loops[] = {
-	&loop_async.info,
-	&loop_atomic.info,
-	&loop_virtual.info,
-	NULL,
-};
+#define LOOPS(X)                                        \
+	X(loop_policy, loop_async)                      \
+	X(loop_policy, loop_atomic)                     \
+	X(loop_policy, loop_virtual)                    \
+	/* end of list */
+LOOPS(DECLARE)
+static const struct policy_info *const loops[] = {LOOPS(MEMBER) NULL};
 const struct policy_family loop_family = {"loop", "cluster.engine_loop",
 					  "pipeline-parallel engine loop (cluster.pp > 1)", loops};
 
