@@ -607,6 +607,31 @@ START_TEST(memory_safe_never_exceeds_budget)
 }
 END_TEST
 
+START_TEST(memory_safe_refuses_what_never_fits)
+{
+	/* 10 blocks of 128 tokens, M_safe = 0.9 x 1280 = 1152 tokens on an idle instance: a prompt
+	 * of 1152 tokens can be batched, one of 1153 never (it would wait forever). */
+	struct sim_params p = base_params();
+	p.num_kv_blocks = 10;
+	p.max_model_len = 1280;
+	p.grouped = true;
+	p.batching = batch_policy("memory_safe");
+	struct bucketserve_cfg bc = bs_config("none", "fcfs", "prompt", 1280);
+	struct req_spec req[2] = {{0}};
+	req[0].prompt_tokens = 1152;
+	req[0].output_tokens = 1;
+	req[0].prefix_group = -1;
+	req[1] = req[0];
+	struct bs_err e = {0};
+	ck_assert_int_eq(sim_check_workload(&p, &bc, req, 2, NULL, &e), 0);
+	req[1].prompt_tokens = 1153;
+	ck_assert_int_eq(sim_check_workload(&p, &bc, req, 2, NULL, &e), -1);
+	ck_assert_str_eq(e.field, "scheduler.batching");
+	ck_assert(strstr(e.msg, "request 1 (1153 prompt + 1 output tokens)") != NULL);
+	bucketserve_cfg_release(&bc);
+}
+END_TEST
+
 static void check_service_order(const char *grouping, const char *order, bool grouped,
 				int sign)
 {
@@ -870,6 +895,7 @@ int main(void)
 	tcase_add_test(tc, disaggregated_preemption_recomputes);
 	tcase_add_test(tc, disaggregated_transfer_joins_next_step);
 	tcase_add_test(tc, memory_safe_never_exceeds_budget);
+	tcase_add_test(tc, memory_safe_refuses_what_never_fits);
 	tcase_add_test(tc, sjf_ljf_order);
 	tcase_add_test(tc, unified_conserves);
 	tcase_add_test(tc, task_aware_online_first);
