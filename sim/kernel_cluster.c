@@ -209,14 +209,6 @@ void sim_release(struct sim *s)
 	memset(s, 0, sizeof *s);
 }
 
-void lane_kick(struct sim *s, struct lane *in)
-{
-	if (!in->schedule_pending && !in->busy) {
-		in->schedule_pending = true;
-		evq_push(&s->q, s->now, EVC_SCHEDULE, EV_SCHEDULE, in->idx);
-	}
-}
-
 /* Kicks every idle instance that admits from Q, the least loaded first (fewest running
  * requests, then lowest index), so that simultaneous work spreads over the instances. */
 static bool group_busy(const struct sim *s, const struct instance *g)

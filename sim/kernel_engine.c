@@ -145,18 +145,22 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
 		wq_adjust(s, q);
 	int64_t k = wq_pick(s, q);
-	struct batch_draft d = {0};
-	d.lens = s->batch_lens;
-	d.idle = in->n_run == 0;
-	d.running = in->owner->lanes > 1 && !s->p.loop->virtual_engines ? in->owner->running
-									   : (int32_t)in->n_run;
-	d.max_running = s->p.max_num_seqs;
-	d.step_tokens = s->p.max_num_batched_tokens;
-	d.kv_tokens = s->p.num_kv_blocks * s->p.block_size;
-	d.kv_reserved = in->kv->reserved;
-	d.max_requests = s->p.static_batch_size;
-	d.max_waste = s->p.static_max_waste;
-	d.bsc = s->bsc;
+	struct batch_draft d;
+	if (ctl->take) {
+		memset(&d, 0, sizeof d);
+		d.lens = s->batch_lens;
+		d.idle = in->n_run == 0;
+		d.running = in->owner->lanes > 1 && !s->p.loop->virtual_engines
+				    ? in->owner->running
+				    : (int32_t)in->n_run;
+		d.max_running = s->p.max_num_seqs;
+		d.step_tokens = s->p.max_num_batched_tokens;
+		d.kv_tokens = s->p.num_kv_blocks * s->p.block_size;
+		d.kv_reserved = in->kv->reserved;
+		d.max_requests = s->p.static_batch_size;
+		d.max_waste = s->p.static_max_waste;
+		d.bsc = s->bsc;
+	}
 	size_t nb = 0;
 	while ((budget > 0 || ctl->beyond_budget) && lane_has_slot(s, in)) {
 		int32_t id = wq_peek(s, q, k);

@@ -206,14 +206,11 @@ void ih_update(struct iheap *h, int32_t id, int64_t key);
 
 /* kernel_queue.c */
 void wq_adjust(struct sim *s, struct waitq *q);
-struct waitq *wq_for(struct sim *s, int32_t id);
-int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k);
 int64_t wq_pick(struct sim *s, struct waitq *q);
 void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front);
-void wq_remove(struct sim *s, struct waitq *q, int32_t id);
+void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id);
 
 /* kernel_cluster.c */
-void lane_kick(struct sim *s, struct lane *in);
 void wq_kick(struct sim *s, const struct waitq *q);
 
 /* kernel_graph.c */
@@ -226,7 +223,6 @@ void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb);
 void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id);
 void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share);
 void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta);
-int32_t prefix_blocks(const struct sim *s, int32_t id);
 
 /* kernel_engine.c */
 void engine_schedule(struct sim *s, struct lane *in);
@@ -239,7 +235,7 @@ void engine_update(struct sim *s, struct lane *in);
 int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
 		     int64_t compile_ns, int64_t real_tokens, int64_t real_blocks, int64_t start,
 		     int64_t times);
-void cut_consumers(struct sim *s, const struct waitq *q, bool front);
+void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt);
 void pend_flush(struct sim *s, int64_t t);
 
@@ -267,6 +263,68 @@ static inline bool lane_has_slot(const struct sim *s, const struct lane *in)
 	if (in->owner->lanes > 1 && !s->p.loop->virtual_engines)
 		return in->owner->running < s->p.max_num_seqs;
 	return in->n_run < (size_t)s->p.max_num_seqs;
+}
+
+/* The request admission draws from next in Q (bucket K when grouped), or -1. */
+static inline int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
+{
+	(void)s;
+	if (k < 0)
+		return -1;
+	if (!q->bsm)
+		return ih_top(&q->h);
+	return (int32_t)bsm_peek(q->bsm, (size_t)k);
+}
+
+/* Takes request ID out of Q. */
+static inline void wq_remove(struct sim *s, struct waitq *q, int32_t id)
+{
+	if (q != &s->queue[Q_TRANSFERRED])
+		s->wait_prompt_tokens -= s->spec[id].prompt_tokens;
+	if (!q->bsm)
+		ih_remove(&q->h, id);
+	else
+		wq_remove_bucketed(s, q, id);
+}
+
+/* Whole blocks of request ID's prompt that its prefix group can share. */
+static inline int32_t prefix_blocks(const struct sim *s, int32_t id)
+{
+	const struct req_spec *q = &s->spec[id];
+	if (!s->p.prefix_caching || q->prefix_group < 0 || q->prefix_tokens <= 0)
+		return 0;
+	int32_t p = q->prefix_tokens < q->prompt_tokens ? q->prefix_tokens : q->prompt_tokens - 1;
+	return p / s->p.block_size;
+}
+
+/* The queue a new (or preempted) request waits in. */
+static inline struct waitq *wq_for(struct sim *s, int32_t id)
+{
+	return s->p.task_aware && s->spec[id].task == TASK_OFFLINE ? &s->queue[Q_OFFLINE]
+								     : &s->queue[Q_NEW];
+}
+
+/* Asks IN to schedule now, unless it is busy or already asked. */
+static inline void lane_kick(struct sim *s, struct lane *in)
+{
+	if (!in->schedule_pending && !in->busy) {
+		in->schedule_pending = true;
+		evq_push(&s->q, s->now, EVC_SCHEDULE, EV_SCHEDULE, in->idx);
+	}
+}
+
+/* A request is about to enter queue Q (FRONT: ahead of the others), or Q's buckets are about
+ * to change (FRONT too: any waiting request may become the next): cuts the run of every busy
+ * lane admitting from Q whose next step could take it.  An arrival into the queue of a single
+ * lane was foreseen when its run started (next_outside_change): nothing else changes that
+ * queue during the run. */
+static inline void cut_consumers(struct sim *s, const struct waitq *q, bool front)
+{
+	if (q == &s->queue[Q_OFFLINE])
+		q = &s->queue[Q_NEW]; /* task-aware offline requests: admitted after the online ones */
+	if (!front && q->consumers == 1 && q != &s->queue[Q_TRANSFERRED])
+		return;
+	cut_consumers_of(s, q, front);
 }
 
 /* The payload of IN's pass-done event: its index and its run generation. */

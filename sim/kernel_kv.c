@@ -67,16 +67,6 @@ static void pc_evict_for(struct lane *in, int64_t nb)
 	}
 }
 
-/* Whole blocks of request ID's prompt that its prefix group can share. */
-int32_t prefix_blocks(const struct sim *s, int32_t id)
-{
-	const struct req_spec *q = &s->spec[id];
-	if (!s->p.prefix_caching || q->prefix_group < 0 || q->prefix_tokens <= 0)
-		return 0;
-	int32_t p = q->prefix_tokens < q->prompt_tokens ? q->prefix_tokens : q->prompt_tokens - 1;
-	return p / s->p.block_size;
-}
-
 /* References group G's cached blocks for request R (its first SHARE blocks). */
 void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share)
 {

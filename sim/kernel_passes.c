@@ -92,8 +92,9 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 	struct graph *g = &s->graphs[gi];
 	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
 	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
-	in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens, real_blocks,
-				    padded_blocks, s->mon_epoch};
+	if (times > 1) /* a run that cut_run may shorten */
+		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
+						  real_blocks, padded_blocks, s->mon_epoch};
 	g->uses += times;
 	g->real_tokens += real_tokens * times;
 	g->padded_tokens += padded_tokens * times;
@@ -119,7 +120,7 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
  * the policies declare it: not when every sequence slot is taken, nor while a batch
  * controller that forms batches only on an idle instance runs one, nor behind a blocked queue
  * whose order serves arrivals after every waiting request. */
-static bool arrivals_matter(const struct sim *s, const struct lane *in)
+static inline bool arrivals_matter(const struct sim *s, const struct lane *in)
 {
 	if (s->p.batching->idle_only && in->n_run > 0)
 		return false;
@@ -218,13 +219,9 @@ static void cut_run(struct sim *s, struct lane *in)
 	evq_push(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
 }
 
-/* A request is about to enter queue Q (FRONT: ahead of the others), or Q's buckets are about
- * to change (FRONT too: any waiting request may become the next): cuts the run of every busy
- * instance admitting from Q whose next step could take it. */
-void cut_consumers(struct sim *s, const struct waitq *q, bool front)
+/* cut_consumers() (kernel_int.h) for the lanes admitting from Q. */
+void cut_consumers_of(struct sim *s, const struct waitq *q, bool front)
 {
-	if (q == &s->queue[Q_OFFLINE])
-		q = &s->queue[Q_NEW]; /* task-aware offline requests: admitted after the online ones */
 	for (int i = 0; i < s->n_lanes; i++) {
 		struct lane *in = &s->lanes[i];
 		if (in->q != q || !in->busy || in->step_k <= 1)

@@ -20,12 +20,6 @@ static int64_t wait_key(const struct sim *s, const struct waitq *wq, int32_t id)
 	return wq->order->key(&s->spec[id], id);
 }
 
-/* The queue a new (or preempted) request waits in. */
-struct waitq *wq_for(struct sim *s, int32_t id)
-{
-	return s->p.task_aware && s->spec[id].task == TASK_OFFLINE ? &s->queue[Q_OFFLINE] : &s->queue[Q_NEW];
-}
-
 static bool is_new_queue(const struct sim *s, const struct waitq *q)
 {
 	return q != &s->queue[Q_TRANSFERRED];
@@ -98,23 +92,9 @@ int64_t wq_pick(struct sim *s, struct waitq *q)
 	return k;
 }
 
-int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
+/* wq_remove() (kernel_int.h) from a bucketed queue. */
+void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id)
 {
-	if (k < 0)
-		return -1;
-	if (!q->bsm)
-		return ih_top(&q->h);
-	return (int32_t)bsm_peek(q->bsm, (size_t)k);
-}
-
-void wq_remove(struct sim *s, struct waitq *q, int32_t id)
-{
-	if (is_new_queue(s, q))
-		s->wait_prompt_tokens -= s->spec[id].prompt_tokens;
-	if (!q->bsm) {
-		ih_remove(&q->h, id);
-		return;
-	}
 	double t0 = s->time_bucketing ? wall_now() : 0;
 	bsm_remove(q->bsm, (uint32_t)id);
 	if (s->time_bucketing)
