@@ -14,9 +14,9 @@
 static void on_transfer(struct sim *s, int32_t id)
 {
 	struct req *r = &s->r[id];
-	struct lane *from = &s->lanes[r->inst];
+	struct lane *from = &s->lanes[r->lane];
 	kv_release(s, from, r, id);
-	r->inst = -1;
+	r->lane = -1;
 	r->state = RS_XFER_WAIT;
 	s->transferring--;
 	/* Decode instances take transferred requests first come, first served. */

@@ -130,7 +130,8 @@ struct req {
 	int32_t computed, generated, target, blocks, g0, admit;
 	int32_t reserved;               /* memory-safe batching: tokens charged to the budget */
 	int32_t shared;                 /* blocks referenced from its prefix group's cache */
-	int16_t preemptions, inst;
+	int16_t preemptions;
+	int16_t lane;                   /* the lane running it, or -1 */
 	uint8_t state, pad_[3];
 };
 

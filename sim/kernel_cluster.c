@@ -12,7 +12,7 @@
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
-static void inst_init(struct sim *s, struct lane *in, int idx, enum inst_role role,
+static void lane_init(struct sim *s, struct lane *in, int idx, enum lane_role role,
 		      struct waitq *q, struct kvpool *kv, struct instance *grp)
 {
 	memset(in, 0, sizeof *in);
@@ -29,7 +29,7 @@ static void inst_init(struct sim *s, struct lane *in, int idx, enum inst_role ro
 	ih_init(&in->cross_at, s->xkey, s->xpos, mns);
 }
 
-static void inst_release(struct lane *in)
+static void lane_release(struct lane *in)
 {
 	free(in->run);
 	free(in->pre);
@@ -80,11 +80,11 @@ static void build_instances(struct sim *s)
 		grp->stage_free = xcalloc((size_t)lanes, sizeof *grp->stage_free);
 		for (int l = 0; l < lanes; l++) {
 			int i = g * lanes + l;
-			enum inst_role role = !p->disaggregated ? ROLE_MIXED
+			enum lane_role role = !p->disaggregated ? ROLE_MIXED
 					      : g < p->prefill_instances ? ROLE_PREFILL : ROLE_DECODE;
 			struct waitq *q = role == ROLE_DECODE ? &s->queue[Q_TRANSFERRED]
 					  : s->lane_q ? &s->lane_q[i] : &s->queue[Q_NEW];
-			inst_init(s, &s->lanes[i], i, role, q, &s->pools[shared_pool ? g : i], grp);
+			lane_init(s, &s->lanes[i], i, role, q, &s->pools[shared_pool ? g : i], grp);
 			q->consumers++;
 		}
 	}
@@ -104,7 +104,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	for (size_t i = 0; i < n; i++) {
 		s->r[i].t_sched = s->r[i].t_first = s->r[i].t_last_tok = -1;
 		s->r[i].target = req[i].prompt_tokens;
-		s->r[i].inst = -1;
+		s->r[i].lane = -1;
 		if (req[i].prefix_group >= s->ngroups && req[i].prefix_tokens > 0)
 			s->ngroups = req[i].prefix_group + 1;
 	}
@@ -178,7 +178,7 @@ void sim_release(struct sim *s)
 		}
 	}
 	for (int i = 0; i < s->n_lanes; i++)
-		inst_release(&s->lanes[i]);
+		lane_release(&s->lanes[i]);
 	free(s->lanes);
 	for (int k = 0; k < s->n_pools; k++)
 		free(s->pools[k].pc);

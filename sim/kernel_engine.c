@@ -36,7 +36,7 @@ static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
 	struct req *r = &s->r[id];
 	r->state = st;
 	r->admit = s->next_admit++;
-	r->inst = (int16_t)in->idx;
+	r->lane = (int16_t)in->idx;
 	in->run[in->n_run++] = id;
 	in->owner->running++;
 	if ((int64_t)in->owner->running > s->m.running_peak)
@@ -87,7 +87,7 @@ static void preempt(struct sim *s, struct lane *in, int32_t id)
 	r->computed = 0;
 	r->target = s->spec[id].prompt_tokens + r->generated;
 	r->state = RS_WAITING;
-	r->inst = -1;
+	r->lane = -1;
 	r->preemptions++;
 	s->m.preemptions++;
 	/* Back to the front of the queue that recomputes it (the prefill instances' queue when
@@ -125,7 +125,7 @@ static bool make_room(struct sim *s, struct lane *in, int32_t id, int32_t nb, bo
 		int32_t v = victim(s, in);
 		if (v < 0)
 			BUG("no victim for %d blocks", nb);
-		preempt(s, &s->lanes[s->r[v].inst], v);
+		preempt(s, &s->lanes[s->r[v].lane], v);
 		*preempted = true;
 		if (v == id)
 			return false;

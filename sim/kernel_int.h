@@ -31,7 +31,7 @@
 enum ev_class { EVC_ARRIVAL = 0, EVC_PASS_DONE = 1, EVC_SCHEDULE = 2, EVC_MONITOR = 3 };
 enum ev_kind { EV_ARRIVAL, EV_PASS_DONE, EV_SCHEDULE, EV_TRANSFER, EV_MONITOR, EV_ADJUST };
 
-enum inst_role { ROLE_MIXED, ROLE_PREFILL, ROLE_DECODE };
+enum lane_role { ROLE_MIXED, ROLE_PREFILL, ROLE_DECODE };
 /* The waiting queues by role: new requests (the online ones when task-aware), requests whose
  * KV cache was transferred (disaggregated), offline requests (task-aware). */
 enum queue_role { Q_NEW, Q_TRANSFERRED, Q_OFFLINE, Q_ROLES };
@@ -109,9 +109,12 @@ struct step_run {
 	int64_t mon_epoch;              /* monitor window it was counted in */
 };
 
+/* One lane of a serving instance: a scheduler with its running set and one step in flight
+ * (the instance itself without pipeline parallelism; a microbatch slot or a virtual engine
+ * with it).  Its role is the instance's: mixed (colocated), prefill or decode. */
 struct lane {
 	int idx;
-	enum inst_role role;
+	enum lane_role role;
 	struct waitq *q;                /* where it admits from */
 	struct kvpool *kv;
 	struct instance *owner;         /* the serving instance it is a lane of */
