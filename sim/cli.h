@@ -63,8 +63,8 @@ enum {
 	{"seed", CLI_OPT_SEED, 1, "N", "master random seed (default 1); recorded in outputs",  \
 	 "Configuration"},                                                                  \
 	{"preset", CLI_OPT_PRESET, 1, "NAME",                                                   \
-	 "apply a named policy preset (vllm, distserve, uellm, bucketserve, "                    \
-	 "bucketserve-offline); --set wins over it", "Configuration"},                           \
+	 "apply a named policy preset (bucketsim list policies); --set wins over it",           \
+	 "Configuration"},                                                                  \
 	{"strict", CLI_OPT_STRICT, 0, NULL,                                                     \
 	 "make the warnings about explicitly set keys the chosen policies and topology never "  \
 	 "read errors (sets sim.strict)", "Configuration"},                                     \

@@ -368,8 +368,10 @@ const struct cli_cmd cmd_validate = {
 	"check a configuration (and a trace) without simulating",
 	"Loads the configuration as `run` would (every key, the bucket file, the hardware and\n"
 	"model profiles, vLLM's own configuration rules) and, with --trace, the trace.  Silent\n"
-	"with exit status 0 when everything is valid, so it can be scripted; otherwise one error\n"
-	"line naming the file, line and field, and exit status 3 (2 for a usage error).",
+	"with exit status 0 when everything is valid, so it can be scripted (apart from one\n"
+	"warning per key set but never read by the chosen policies; --strict makes those\n"
+	"errors); otherwise one error line naming the file, line and field, and exit status 3\n"
+	"(2 for a usage error).",
 	"  bucketsim validate -c exp.json\n"
 	"  bucketsim validate -c exp.json --trace my_trace.csv\n",
 	validate_opts, validate,
