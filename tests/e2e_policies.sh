@@ -58,7 +58,10 @@ expect_exit 0 adaptive "$B" run --trace alpaca --set workload.mix=alpaca:0.8,lon
 	--set workload.arrival=poisson --set workload.rate=30 --set server.max_num_seqs=16 \
 	--set scheduler.n_max=8 --set scheduler.grouping=adaptive \
 	--set scheduler.order=earliest_bucket --set monitor.interval_s=5 -o "$T/a"
-[ -s "$T/a/boundaries.csv" ] && ok boundaries-file || fail boundaries-file "missing"
+# every row: the bucket count matches the boundaries, which run from 0 to L_max (4096) upwards
+bad=$(awk -F, 'NR>1 {n = split($6, b, " "); up = 1; for (i = 2; i <= n; i++) if (b[i] <= b[i-1]) up = 0;
+	if (n != $5 + 1 || b[1] != 0 || b[n] != 4096 || !up) c++} END {print c + 0}' "$T/a/boundaries.csv")
+[ "$(wc -l < "$T/a/boundaries.csv")" -gt 1 ] && [ "$bad" = 0 ] && ok boundaries-file || fail boundaries-file "$bad malformed rows"
 sp=$(val "$T/a" bucket_splits)
 rows=$(awk -F, 'NR>1 {s += $3} END {print s + 0}' "$T/a/boundaries.csv")
 [ "$sp" -gt 0 ] && [ "$sp" = "$rows" ] && ok boundaries-splits || fail boundaries-splits "summary $sp, log $rows"
@@ -109,6 +112,7 @@ ov=$(awk -F, 'NR>1 {if ($14 != lane && $2 + 0 < end) o = 1; lane = $14; end = $3
 expect_exit 3 pp-disagg "$B" run --set cluster.pp=2 --set cluster.mode=disaggregated
 expect_stderr pp-disagg-msg "field 'cluster\.pp'"
 expect_exit 3 pp-virtual-grouped "$B" run --set cluster.pp=2 --set cluster.engine_loop=virtual --set scheduler.grouping=adaptive
+expect_stderr pp-virtual-grouped-msg "field 'cluster\.engine_loop': virtual engines keep one plain queue each"
 
 # --- the decode-jump fast path equals the step-by-step reference (sim.decode_jumps=false) ---
 expect_exit 0 disagg-reference "$B" run "${LB[@]}" --set cluster.mode=disaggregated \
@@ -155,6 +159,8 @@ expect_stderr fixed-needs-boundaries-msg "field 'scheduler\.boundaries'"
 expect_exit 3 lmax-too-small "$B" run --set scheduler.grouping=adaptive --set scheduler.l_max=100
 expect_stderr lmax-too-small-msg "field 'scheduler\.l_max'"
 expect_exit 3 unified-disagg "$B" run --set bucketing.strategy=unified --set cluster.mode=disaggregated
+expect_stderr unified-disagg-msg "field 'cluster\.mode': unified attention runs prefill and decode together"
 expect_exit 2 instances-zero "$B" run --set cluster.instances=0
+expect_stderr instances-zero-msg "field 'cluster\.instances': expected an integer in \[1, 1024\], got '0'"
 
 e2e_done
