@@ -45,25 +45,26 @@ void report_requests_header(FILE *f)
 
 void report_request_row(FILE *f, const struct sim *s, int32_t id)
 {
-	const struct req *r = &s->r[id];
-	const struct req_spec *q = &s->spec[id];
+	const struct req *r = sim_req(s, id);
+	const struct req_spec *q = sim_spec(s, id);
+	int64_t now = sim_now(s);
 	char a[32], b[32], c[32], d[32], ttft[32], e2e[32], tpot[32];
 	fmt_ns_s(a, sizeof a, q->arrival_ns);
 	fmt_ns_s(b, sizeof b, r->t_sched);
 	fmt_ns_s(c, sizeof c, r->t_first);
-	fmt_ns_s(d, sizeof d, s->now);
+	fmt_ns_s(d, sizeof d, now);
 	fmt_ns_ms(ttft, sizeof ttft, r->t_first - q->arrival_ns);
-	fmt_ns_ms(e2e, sizeof e2e, s->now - q->arrival_ns);
+	fmt_ns_ms(e2e, sizeof e2e, now - q->arrival_ns);
 	if (q->output_tokens > 1)
 		snprintf(tpot, sizeof tpot, "%.6f",
-			 (double)(s->now - r->t_first) / 1e6 / (q->output_tokens - 1));
+			 (double)(now - r->t_first) / 1e6 / (q->output_tokens - 1));
 	else
 		tpot[0] = 0;
 	char pin[16] = "";
 	if (r->prefill_inst >= 0)
 		snprintf(pin, sizeof pin, "%d", r->prefill_inst);
 	fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%d,%s,%.6f\n", id, a, b, c, d,
-		q->prompt_tokens, q->output_tokens, r->preemptions, ttft, tpot, e2e, r->inst, pin,
+		q->prompt_tokens, q->output_tokens, r->preemptions, ttft, tpot, e2e, r->lane, pin,
 		(double)r->transfer_ns / 1e6);
 }
 
@@ -93,66 +94,6 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 		(long long)p->padded_tokens, c, p->instance, causal, bcausal);
 }
 
-static bool pass_before(const struct pass_rec *a, const struct pass_rec *b)
-{
-	if (a->start_ns != b->start_ns)
-		return a->start_ns < b->start_ns;
-	if (a->instance != b->instance)
-		return a->instance < b->instance;
-	return a->index < b->index;
-}
-
-void batch_order_init(struct batch_order *o, FILE *f)
-{
-	memset(o, 0, sizeof *o);
-	o->f = f;
-}
-
-static void bo_pop(struct batch_order *o)
-{
-	report_batch_row(o->f, &o->h[0]);
-	o->h[0] = o->h[--o->n];
-	for (size_t i = 0;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < o->n && pass_before(&o->h[l], &o->h[m]))
-			m = l;
-		if (r < o->n && pass_before(&o->h[r], &o->h[m]))
-			m = r;
-		if (m == i)
-			break;
-		struct pass_rec t = o->h[i];
-		o->h[i] = o->h[m];
-		o->h[m] = t;
-		i = m;
-	}
-}
-
-void batch_order_add(struct batch_order *o, const struct pass_rec *p, int64_t now_ns)
-{
-	while (o->n && o->h[0].start_ns < now_ns)
-		bo_pop(o);
-	if (o->n == o->cap) {
-		o->cap = o->cap ? 2 * o->cap : 64;
-		o->h = xrealloc(o->h, o->cap * sizeof *o->h);
-	}
-	size_t i = o->n++;
-	o->h[i] = *p;
-	while (i && pass_before(&o->h[i], &o->h[(i - 1) / 2])) {
-		struct pass_rec t = o->h[i];
-		o->h[i] = o->h[(i - 1) / 2];
-		o->h[(i - 1) / 2] = t;
-		i = (i - 1) / 2;
-	}
-}
-
-void batch_order_finish(struct batch_order *o)
-{
-	while (o->n)
-		bo_pop(o);
-	free(o->h);
-	memset(o, 0, sizeof *o);
-}
-
 static int cmp_graph(const void *a, const void *b)
 {
 	const struct graph *x = *(const struct graph *const *)a, *y = *(const struct graph *const *)b;
@@ -170,11 +111,13 @@ void report_buckets(FILE *f, const struct sim *s)
 		"phase", "bs", "query", "blocks", "causal", "warmed", "fallback", "compiled_at_runtime", "uses",
 		"real_tokens", "padded_tokens", "padding_ratio", "pass_ms", "compile_s", NULL};
 	header(f, cols);
-	const struct graph **g = xmalloc((s->n_graphs ? s->n_graphs : 1) * sizeof *g);
-	for (size_t i = 0; i < s->n_graphs; i++)
-		g[i] = &s->graphs[i];
-	qsort(g, s->n_graphs, sizeof *g, cmp_graph);
-	for (size_t i = 0; i < s->n_graphs; i++) {
+	size_t ng;
+	const struct graph *graphs = sim_graphs(s, &ng);
+	const struct graph **g = xmalloc((ng ? ng : 1) * sizeof *g);
+	for (size_t i = 0; i < ng; i++)
+		g[i] = &graphs[i];
+	qsort(g, ng, sizeof *g, cmp_graph);
+	for (size_t i = 0; i < ng; i++) {
 		char pass[32], comp[32], ratio[32];
 		fmt_ns_ms(pass, sizeof pass, g[i]->cost_ns);
 		fmt_ns_s(comp, sizeof comp, g[i]->compile_ns);

@@ -27,18 +27,6 @@ void report_requests_header(FILE *f);
 void report_request_row(FILE *f, const struct sim *s, int32_t id);
 void report_batches_header(FILE *f);
 void report_batch_row(FILE *f, const struct pass_rec *p);
-/* batches.csv in time order: the kernel reports a run of passes when it starts (every pass it
- * reports has start >= the simulated time of the report), so instances' rows interleave out of
- * order.  A batch_order holds rows in a heap on (start, instance, pass) and writes those that
- * start before the current simulated time; batch_order_finish() writes the rest. */
-struct batch_order {
-	FILE *f;
-	struct pass_rec *h;
-	size_t n, cap;
-};
-void batch_order_init(struct batch_order *o, FILE *f);
-void batch_order_add(struct batch_order *o, const struct pass_rec *p, int64_t now_ns);
-void batch_order_finish(struct batch_order *o);
 void report_buckets(FILE *f, const struct sim *s);
 /* monitor.csv (monitor.interval_s > 0) and boundaries.csv (adaptive grouping). */
 void report_monitor_header(FILE *f);

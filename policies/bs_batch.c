@@ -28,10 +28,8 @@ uint64_t bsb_budget_tokens(uint64_t m_safe, uint64_t bytes_per_token)
 	return m_safe / bytes_per_token;
 }
 
-/* True when adding a sequence of LEN to a prefix of N sequences (sum SUM, longest SMAX)
- * still fits. */
-static int fits(uint64_t n, uint64_t sum, uint64_t smax, uint64_t len, uint64_t budget,
-		enum bsb_accounting acc)
+bool bsb_fits(uint64_t n, uint64_t sum, uint64_t smax, uint64_t len, uint64_t budget,
+	      enum bsb_accounting acc)
 {
 	if (acc == BSB_SUM)
 		return sum + len <= budget;
@@ -45,7 +43,7 @@ size_t bsb_fit(const uint32_t *lens, size_t n, uint64_t budget, enum bsb_account
 	uint64_t sum = 0, smax = 0;
 	size_t i = 0;
 	for (; i < n && (max_n == 0 || i < max_n); i++) {
-		if (!fits(i, sum, smax, lens[i], budget, acc))
+		if (!bsb_fits(i, sum, smax, lens[i], budget, acc))
 			break;
 		sum += lens[i];
 		if (lens[i] > smax)
@@ -70,7 +68,7 @@ size_t bsb_take(struct bsm *m, size_t k, uint64_t budget, enum bsb_accounting ac
 			break;
 		uint64_t len = charge == BSB_CHARGE_TOTAL ? bsm_total_len(m, (uint32_t)id)
 							  : bsm_len(m, (uint32_t)id);
-		if (!fits(i, sum, smax, len, budget, acc))
+		if (!bsb_fits(i, sum, smax, len, budget, acc))
 			break;
 		bsm_remove(m, (uint32_t)id);
 		out[i++] = (uint32_t)id;

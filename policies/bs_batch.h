@@ -16,6 +16,7 @@
 #ifndef BS_BS_BATCH_H
 #define BS_BS_BATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,13 @@ uint64_t bsb_kv_bytes(const struct bsb_model *md, uint64_t s_max, uint64_t n);
 uint64_t bsb_safe_bytes(double fraction, uint64_t m_remain);
 /* floor(M_SAFE / BYTES_PER_TOKEN): the right-hand side of Eq. 6 in whole tokens. */
 uint64_t bsb_budget_tokens(uint64_t m_safe, uint64_t bytes_per_token);
+
+/* The batch test of Eq. 6 / Eq. 1: whether a sequence charged LEN still fits after N
+ * sequences of total SUM and longest SMAX within BUDGET tokens under ACC.  The one rule of
+ * memory-safe batching: bsb_fit(), bsb_take() and the simulator's memory_safe controller
+ * (policies/batching_memory_safe.c) all apply it. */
+bool bsb_fits(uint64_t n, uint64_t sum, uint64_t smax, uint64_t len, uint64_t budget,
+	      enum bsb_accounting acc);
 
 /* Eq. 6: the largest N <= n with lens[0] + ... + lens[N-1] <= BUDGET (lens in the order the
  * batch is formed). */

@@ -263,25 +263,7 @@ static void bucket_fill(struct bsm *m, uint32_t b, const uint32_t *ids, size_t n
 	}
 }
 
-/* ---------- names and parsing ---------- */
-
-static const char *const order_names[] = {"fcfs", "sjf", "ljf", "sjf_total", "ljf_total",
-					   "priority"};
-
-int bsm_order_parse(const char *name, enum bsm_order *out)
-{
-	for (size_t i = 0; i < sizeof order_names / sizeof order_names[0]; i++)
-		if (strcmp(name, order_names[i]) == 0) {
-			*out = (enum bsm_order)i;
-			return 0;
-		}
-	return -1;
-}
-
-const char *bsm_order_name(enum bsm_order o)
-{
-	return (size_t)o < sizeof order_names / sizeof order_names[0] ? order_names[o] : "?";
-}
+/* ---------- parsing ---------- */
 
 int bsm_parse_bounds(const char *text, uint32_t l_max, const char *field, uint32_t **out,
 		     size_t *n, struct bs_err *err)

@@ -164,9 +164,6 @@ uint64_t bsm_nmax_auto(const struct bsm *m, uint64_t budget_tokens);
  * array.  Must start at 0, increase strictly and end at L_max.  ERR names FIELD. */
 int bsm_parse_bounds(const char *text, uint32_t l_max, const char *field, uint32_t **out,
 		     size_t *n, struct bs_err *err);
-/* Parses "fcfs|sjf|ljf|sjf_total|ljf_total|priority"; -1 for another name. */
-int bsm_order_parse(const char *name, enum bsm_order *out);
-const char *bsm_order_name(enum bsm_order o);
 
 /* Checks every invariant listed at the top of this file (O(n + k + L_max)). */
 bool bsm_check(const struct bsm *m);

@@ -4,6 +4,9 @@
  */
 #include "policies/bucketserve.h"
 
+#include "policies/grouping.h"
+#include "policies/order.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +15,17 @@ int bucketserve_cfg_resolve(const struct config *c, struct bucketserve_cfg *out,
 			    struct bs_err *err)
 {
 	memset(out, 0, sizeof *out);
-	const char *order = config_str(c, "scheduler.order");
-	if (strcmp(order, "earliest_bucket") == 0) {
-		out->bsm.order = BSM_FCFS;
-		out->pick = BUCKETSERVE_PICK_EARLIEST;
-	} else {
-		if (bsm_order_parse(order, &out->bsm.order) < 0)
-			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.order",
-				       "unknown order '%s'", order);
-		out->pick = BUCKETSERVE_PICK_ORDER;
-	}
-	const char *g = config_str(c, "scheduler.grouping");
-	out->bsm.grouping = strcmp(g, "fixed") == 0      ? BSM_GROUP_FIXED
-			    : strcmp(g, "adaptive") == 0 ? BSM_GROUP_ADAPTIVE
-							 : BSM_GROUP_NONE;
+	const struct order_policy *order = order_policy(config_str(c, "scheduler.order"));
+	if (!order || !order->in_buckets)
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.order",
+			       "order '%s' cannot order requests inside buckets",
+			       config_str(c, "scheduler.order"));
+	out->bsm.order = order->bucket_order;
+	out->pick = order->earliest_bucket ? BUCKETSERVE_PICK_EARLIEST : BUCKETSERVE_PICK_ORDER;
+	const struct grouping_policy *g = grouping_policy(config_str(c, "scheduler.grouping"));
+	if (!g)
+		BUG("a grouping not in the registry");
+	out->bsm.grouping = g->bsm;
 	int64_t lmax;
 	if (config_is_set(c, "scheduler.l_max"))
 		lmax = config_int(c, "scheduler.l_max");

@@ -4,36 +4,114 @@
  */
 #include <string.h>
 
+#include "policies/batching.h"
 #include "policies/bucketing.h"
+#include "policies/grouping.h"
+#include "policies/loop.h"
+#include "policies/order.h"
 #include "policies/policy.h"
 
 /* ---- families (each section lists its members, then defines the family) ------------------ */
 
-/* bucketing: shape-bucketing strategies (struct bucket_strategy, policies/bucketing.h), one
- * file each.  One line per strategy: X(the strategy's object name). */
-#define BUCKETING_STRATEGIES(X)   \
-	X(bucket_exponential)     \
-	X(bucket_linear)          \
-	X(bucket_padding_aware)   \
-	X(bucket_unified)         \
-	X(bucket_file)            \
-	X(bucket_none)            \
-	X(bucket_pow2)
+/* ---- families: waiting-queue order, request grouping, batch controller, engine loop, shape
+ * bucketing ------------------------------------------------------------------------------- */
 
-#define BUCKETING_DECLARE(s) extern const struct bucket_strategy s;
-#define BUCKETING_MEMBER(s) &s.info,
-BUCKETING_STRATEGIES(BUCKETING_DECLARE)
-static const struct policy_info *const bucketing_members[] = {
-	BUCKETING_STRATEGIES(BUCKETING_MEMBER) NULL,
-};
-static const struct policy_family bucketing_family = {
+/* Each family lists its members in an X-macro, one line per policy: the name of its ops struct
+ * (defined in its own file).  The line declares it and puts it in the family, in this order;
+ * a new policy is one more line before "end of list". */
+#define DECLARE(type, name) extern const struct type name;
+#define MEMBER(type, name) &name.info,
+
+#define ORDERS(X)                                       \
+	X(order_policy, order_fcfs)                     \
+	X(order_policy, order_sjf)                      \
+	X(order_policy, order_ljf)                      \
+	X(order_policy, order_sjf_total)                \
+	X(order_policy, order_ljf_total)                \
+	X(order_policy, order_priority)                 \
+	X(order_policy, order_earliest_bucket)          \
+	X(order_policy, order_slo_output)               \
+	/* end of list */
+ORDERS(DECLARE)
+static const struct policy_info *const orders[] = {ORDERS(MEMBER) NULL};
+const struct policy_family order_family = {"order", "scheduler.order",
+					   "order of waiting requests", orders};
+
+#define GROUPINGS(X)                                    \
+	X(grouping_policy, grouping_none)               \
+	X(grouping_policy, grouping_fixed)              \
+	X(grouping_policy, grouping_adaptive)           \
+	/* end of list */
+GROUPINGS(DECLARE)
+static const struct policy_info *const groupings[] = {GROUPINGS(MEMBER) NULL};
+const struct policy_family grouping_family = {"grouping", "scheduler.grouping",
+					      "request grouping into length buckets", groupings};
+
+#define BATCHINGS(X)                                    \
+	X(batch_policy, batching_continuous)            \
+	X(batch_policy, batching_static)                \
+	X(batch_policy, batching_memory_safe)           \
+	X(batch_policy, batching_unified)               \
+	X(batch_policy, batching_token_budget)          \
+	/* end of list */
+BATCHINGS(DECLARE)
+static const struct policy_info *const batchings[] = {BATCHINGS(MEMBER) NULL};
+const struct policy_family batching_family = {"batching", "scheduler.batching",
+					      "batch controller", batchings};
+
+#define LOOPS(X)                                        \
+	X(loop_policy, loop_async)                      \
+	X(loop_policy, loop_atomic)                     \
+	X(loop_policy, loop_virtual)                    \
+	/* end of list */
+LOOPS(DECLARE)
+static const struct policy_info *const loops[] = {LOOPS(MEMBER) NULL};
+const struct policy_family loop_family = {"loop", "cluster.engine_loop",
+					  "pipeline-parallel engine loop (cluster.pp > 1)", loops};
+
+#define BUCKETINGS(X)                                   \
+	X(bucket_strategy, bucket_exponential)          \
+	X(bucket_strategy, bucket_linear)               \
+	X(bucket_strategy, bucket_padding_aware)        \
+	X(bucket_strategy, bucket_unified)              \
+	X(bucket_strategy, bucket_file)                 \
+	X(bucket_strategy, bucket_none)                 \
+	X(bucket_strategy, bucket_pow2)                 \
+	/* end of list */
+BUCKETINGS(DECLARE)
+static const struct policy_info *const bucketings[] = {BUCKETINGS(MEMBER) NULL};
+const struct policy_family bucketing_family = {
 	"bucketing", "bucketing.strategy", "shape-bucketing strategy: the warm-up bucket lists",
-	bucketing_members,
-};
+	bucketings};
+
+const struct order_policy *order_policy(const char *name)
+{
+	return (const struct order_policy *)policy_find(&order_family, name);
+}
+
+const struct grouping_policy *grouping_policy(const char *name)
+{
+	return (const struct grouping_policy *)policy_find(&grouping_family, name);
+}
+
+const struct batch_policy *batch_policy(const char *name)
+{
+	return (const struct batch_policy *)policy_find(&batching_family, name);
+}
+
+const struct loop_policy *loop_policy(const char *name)
+{
+	return (const struct loop_policy *)policy_find(&loop_family, name);
+}
+
 
 /* ---- the registry ----------------------------------------------------------------------- */
 
 const struct policy_family *const policy_families[] = {
+	&order_family,
+	&grouping_family,
+	&batching_family,
+	&loop_family,
 	&bucketing_family,
 	NULL,
 };

@@ -150,6 +150,9 @@ int cli_config_opt(struct cli_config *cc, int key, const char *arg, struct bs_er
 		return 1;
 	case CLI_OPT_PRESET:
 		return preset_apply(&cc->cfg, arg, err) ? -1 : 1;
+	case CLI_OPT_STRICT:
+		return config_set(&cc->cfg, "sim.strict", "true", CFG_ORIGIN_CMDLINE, NULL, 0, err)
+			       ? -1 : 1;
 	case CLI_OPT_PRINT_CONFIG:
 		cc->print_config = true;
 		return 1;

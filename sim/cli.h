@@ -7,7 +7,7 @@
  * "see 'bucketsim CMD --help'" to stderr and exits 2.
  *
  * Options shared by every command that takes a configuration (CLI_CONFIG_OPTS): -c/--config,
- * --set key=value, --env NAME=VALUE, --seed N, --print-config.  cli_config_opt() applies them in
+ * --set key=value, --env NAME=VALUE, --seed N, --preset NAME, --strict, --print-config.  cli_config_opt() applies them in
  * the order given; a config file is loaded when seen, and --set/--env always win over it because
  * they carry the command-line origin.
  */
@@ -47,6 +47,7 @@ enum {
 	CLI_OPT_SEED,
 	CLI_OPT_PRINT_CONFIG,
 	CLI_OPT_PRESET,
+	CLI_OPT_STRICT,
 	CLI_OPT_HELP = 'h',
 	CLI_OPT_FIRST_FREE = 300,  /* commands number their own long-only options from here */
 };
@@ -62,8 +63,11 @@ enum {
 	{"seed", CLI_OPT_SEED, 1, "N", "master random seed (default 1); recorded in outputs",  \
 	 "Configuration"},                                                                  \
 	{"preset", CLI_OPT_PRESET, 1, "NAME",                                                   \
-	 "apply a named policy preset (vllm, distserve, uellm, bucketserve, "                    \
-	 "bucketserve-offline); --set wins over it", "Configuration"},                           \
+	 "apply a named policy preset (bucketsim list policies); --set wins over it",           \
+	 "Configuration"},                                                                  \
+	{"strict", CLI_OPT_STRICT, 0, NULL,                                                     \
+	 "make the warnings about explicitly set keys the chosen policies and topology never "  \
+	 "read errors (sets sim.strict)", "Configuration"},                                     \
 	{"print-config", CLI_OPT_PRINT_CONFIG, 0, NULL,                                         \
 	 "print every key's effective value and origin, then exit", "Configuration"}
 

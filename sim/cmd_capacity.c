@@ -118,13 +118,13 @@ static int attainment(void *ctx, double rate, double *a, struct bs_err *err)
 	if (!rc) {
 		struct sim_costs costs;
 		sim_costs_from_model(&costs, x.cm);
-		struct sim s;
-		sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs, NULL);
-		sim_warmup(&s);
-		sim_run(&s);
-		sim_finish(&s);
-		*a = metrics_slo_attainment(&s.m);
-		sim_release(&s);
+		struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL,
+					&costs, NULL);
+		sim_warmup(s);
+		sim_run(s);
+		sim_finish(s);
+		*a = metrics_slo_attainment(sim_metrics(s));
+		sim_free(s);
 	}
 	run_teardown(&x);
 	return rc;

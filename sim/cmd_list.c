@@ -4,25 +4,50 @@
 #include <string.h>
 
 #include "models/cost.h"
+#include "policies/policy.h"
 #include "policies/presets.h"
 #include "sim/commands.h"
 #include "workloads/workload.h"
 
-static void list_keys(FILE *out, bool choices_only)
+/* Every key (module tables and policies' own keys) with its type, default and meaning. */
+static void list_keys(FILE *out)
 {
-	for (size_t t = 0; config_tables[t]; t++)
-		for (const struct cfg_def *d = config_tables[t]; d->key; d++) {
-			if (choices_only && d->type != CFG_CHOICE)
-				continue;
-			if (choices_only)
-				fprintf(out, "%-24s %s\n", d->key, d->choices);
-			else
-				fprintf(out, "%-36s %-8s %-14s %s%s%s%s\n", d->key,
-					d->type == CFG_INT ? "int" : d->type == CFG_DOUBLE ? "number" :
-					d->type == CFG_BOOL ? "bool" : d->type == CFG_CHOICE ? "choice" : "string",
-					d->def ? d->def : "auto", d->doc, d->unit && d->unit[0] ? " [" : "",
-					d->unit ? d->unit : "", d->unit && d->unit[0] ? "]" : "");
+	struct config c;
+	config_init(&c);
+	for (size_t i = 0; i < c.n; i++) {
+		const struct cfg_def *d = c.e[i].def;
+		fprintf(out, "%-36s %-8s %-14s %s%s%s%s\n", d->key,
+			d->type == CFG_INT ? "int" : d->type == CFG_DOUBLE ? "number" :
+			d->type == CFG_BOOL ? "bool" : d->type == CFG_CHOICE ? "choice" : "string",
+			d->def ? d->def : "auto", d->doc, d->unit && d->unit[0] ? " [" : "",
+			d->unit ? d->unit : "", d->unit && d->unit[0] ? "]" : "");
+	}
+	config_release(&c);
+}
+
+/* Every policy family with its members (policies/registry.c), then the other choice keys. */
+static void list_policies(FILE *out)
+{
+	for (size_t f = 0; policy_families[f]; f++) {
+		const struct policy_family *fam = policy_families[f];
+		fprintf(out, "%s (%s): %s\n", fam->name, fam->key, fam->doc);
+		for (size_t m = 0; fam->members[m]; m++) {
+			const struct policy_info *pi = fam->members[m];
+			fprintf(out, "  %-20s %s", pi->name, pi->doc);
+			for (const struct cfg_def *d = pi->keys; d && d->key; d++)
+				fprintf(out, "%s%s", d == pi->keys ? " [reads " : ", ", d->key);
+			fprintf(out, "%s\n", pi->keys && pi->keys->key ? "]" : "");
 		}
+	}
+	struct config c;
+	config_init(&c);
+	char buf[1024];
+	for (size_t i = 0; i < c.n; i++) {
+		const struct cfg_def *d = c.e[i].def;
+		if (d->type == CFG_CHOICE && !policy_family_by_key(d->key))
+			fprintf(out, "%-24s %s\n", d->key, config_choices(d, "|", buf, sizeof buf));
+	}
+	config_release(&c);
 }
 
 static int run(const struct cli_cmd *self, int argc, char **argv)
@@ -38,7 +63,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		return cli_usage(self, "list takes one of: policies, models, workloads, keys");
 	const char *what = argv[st.optind];
 	if (!strcmp(what, "policies")) {
-		list_keys(stdout, true);
+		list_policies(stdout);
 		preset_list_print(stdout);
 	}
 	else if (!strcmp(what, "models"))
@@ -46,7 +71,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	else if (!strcmp(what, "workloads"))
 		workload_list_print(stdout);
 	else if (!strcmp(what, "keys"))
-		list_keys(stdout, false);
+		list_keys(stdout);
 	else
 		return cli_usage(self, "unknown list '%s' (policies, models, workloads, keys)", what);
 	return 0;

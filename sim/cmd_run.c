@@ -97,7 +97,6 @@ static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_c
 
 struct sinks {
 	FILE *req, *bat, *mon, *bnd;
-	struct batch_order bo;
 };
 
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
@@ -109,7 +108,8 @@ static void sink_request(void *ctx, const struct sim *s, int32_t id)
 static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
 	struct sinks *k = ctx;
-	batch_order_add(&k->bo, p, s->now);
+	(void)s;
+	report_batch_row(k->bat, p);
 }
 
 static void sink_monitor(void *ctx, const struct sim *s, const struct monitor_rec *m)
@@ -123,7 +123,7 @@ static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const 
 			    size_t nb, size_t splits, size_t merged)
 {
 	struct sinks *k = ctx;
-	report_boundaries_row(k->bnd, s->now, offline, b, nb, splits, merged);
+	report_boundaries_row(k->bnd, sim_now(s), offline, b, nb, splits, merged);
 }
 
 static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, char **argv,
@@ -189,14 +189,14 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		return rc;
 	}
 	double t0 = now_s();
-	if (run_setup(&x, o.trace, true, &err)) {
+	if (run_setup(&x, o.trace, true, &err) || run_check_unread(&x, &err)) {
 		rc = cli_fail(&err);
 		run_teardown(&x);
 		return rc;
 	}
 	struct outset os;
 	outset_init(&os);
-	struct sinks k = {NULL, NULL, NULL, NULL, {0}};
+	struct sinks k = {NULL, NULL, NULL, NULL};
 	FILE *fsum = NULL, *fbuck = NULL;
 	if (o.out) {
 		if (mkdir_p(o.out, &err))
@@ -221,7 +221,6 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 			if (!k.bat)
 				goto fail;
 			report_batches_header(k.bat);
-			batch_order_init(&k.bo, k.bat);
 		}
 		if (x.sp.monitor_ns > 0) {
 			p = xasprintf("%s/monitor.csv", o.out);
@@ -249,26 +248,25 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	sim_costs_from_model(&costs, x.cm);
 	struct sim_hooks hooks = {&k, k.req ? sink_request : NULL, k.bat ? sink_pass : NULL,
 				  k.mon ? sink_monitor : NULL, k.bnd ? sink_boundaries : NULL};
-	struct sim s;
-	sim_init(&s, &x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs, &hooks);
-	s.time_bucketing = o.perf;
+	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
+				&hooks);
+	sim_time_bucketing(s, o.perf);
 	double t1 = now_s();
-	sim_warmup(&s);
-	sim_run(&s);
-	sim_finish(&s);
-	batch_order_finish(&k.bo);
+	sim_warmup(s);
+	sim_run(s);
+	sim_finish(s);
 	double t2 = now_s();
-	cJSON *sum = build_summary(&x, &s, argc, argv, o.trace);
+	cJSON *sum = build_summary(&x, s, argc, argv, o.trace);
 	if (fsum) {
 		char *txt = cJSON_Print(sum);
 		fputs(txt, fsum);
 		fputc('\n', fsum);
 		free(txt);
-		report_buckets(fbuck, &s);
+		report_buckets(fbuck, s);
 	}
 	if (outset_commit(&os, &err)) {
 		cJSON_Delete(sum);
-		sim_release(&s);
+		sim_free(s);
 		rc = cli_fail(&err);
 		run_teardown(&x);
 		return rc;
@@ -284,19 +282,21 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
 		double wall = t2 - t1;
+		struct sim_stats st;
+		sim_stats(s, &st);
 		fprintf(stderr,
 			"perf: setup %.3f s, simulate %.3f s, %zu requests, %.0f requests/s, "
 			"%lld events, %.0f events/s, %lld passes, peak RSS %ld KiB, %.1f bytes/request\n",
-			t1 - t0, wall, s.n, s.n / wall, (long long)s.events, s.events / wall,
-			(long long)s.pass_index, ru.ru_maxrss,
-			s.n ? ru.ru_maxrss * 1024.0 / (double)s.n : 0.0);
+			t1 - t0, wall, st.requests, st.requests / wall, (long long)st.events,
+			st.events / wall, (long long)st.passes, ru.ru_maxrss,
+			st.requests ? ru.ru_maxrss * 1024.0 / (double)st.requests : 0.0);
 		if (x.sp.grouped)
 			fprintf(stderr, "perf: bucketing overhead %.6f s in grouping/ordering code, "
-				"%.3f%% of the simulation's wall time\n", s.bucketing_wall_s,
-				100 * s.bucketing_wall_s / wall);
+				"%.3f%% of the simulation's wall time\n", st.bucketing_wall_s,
+				100 * st.bucketing_wall_s / wall);
 	}
 	cJSON_Delete(sum);
-	sim_release(&s);
+	sim_free(s);
 	run_teardown(&x);
 	return 0;
 fail:
@@ -356,7 +356,7 @@ static int validate(const struct cli_cmd *self, int argc, char **argv)
 		cli_config_release(&x.cc);
 		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
 	}
-	if (run_setup(&x, o.trace, o.trace != NULL, &err))
+	if (run_setup(&x, o.trace, o.trace != NULL, &err) || run_check_unread(&x, &err))
 		rc = cli_fail(&err);
 	run_teardown(&x);
 	return rc;
@@ -368,8 +368,10 @@ const struct cli_cmd cmd_validate = {
 	"check a configuration (and a trace) without simulating",
 	"Loads the configuration as `run` would (every key, the bucket file, the hardware and\n"
 	"model profiles, vLLM's own configuration rules) and, with --trace, the trace.  Silent\n"
-	"with exit status 0 when everything is valid, so it can be scripted; otherwise one error\n"
-	"line naming the file, line and field, and exit status 3 (2 for a usage error).",
+	"with exit status 0 when everything is valid, so it can be scripted (apart from one\n"
+	"warning per key set but never read by the chosen policies; --strict makes those\n"
+	"errors); otherwise one error line naming the file, line and field, and exit status 3\n"
+	"(2 for a usage error).",
 	"  bucketsim validate -c exp.json\n"
 	"  bucketsim validate -c exp.json --trace my_trace.csv\n",
 	validate_opts, validate,

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/policy.h"
+
 static const char *const origin_names[] = {"default", "preset", "file", "command line",
 					   "derived"};
 
@@ -15,28 +17,61 @@ const char *config_origin_name(enum cfg_origin o)
 	return origin_names[o];
 }
 
+/* Every key definition in print order: the module tables, then each policy's own keys in
+ * registry order.  Returns how many; fills OUT when not NULL. */
+static size_t all_defs(const struct cfg_def **out)
+{
+	size_t n = 0;
+	for (size_t t = 0; config_tables[t]; t++)
+		for (const struct cfg_def *d = config_tables[t]; d->key; d++, n++)
+			if (out)
+				out[n] = d;
+	for (size_t f = 0; policy_families[f]; f++)
+		for (size_t m = 0; policy_families[f]->members[m]; m++) {
+			const struct cfg_def *d = policy_families[f]->members[m]->keys;
+			for (; d && d->key; d++, n++)
+				if (out)
+					out[n] = d;
+		}
+	return n;
+}
+
 void config_init(struct config *c)
 {
 	memset(c, 0, sizeof *c);
-	size_t n = 0;
-	for (size_t t = 0; config_tables[t]; t++)
-		for (const struct cfg_def *d = config_tables[t]; d->key; d++)
-			n++;
+	size_t n = all_defs(NULL);
+	const struct cfg_def **defs = xmalloc(n * sizeof *defs);
+	all_defs(defs);
 	c->e = xcalloc(n, sizeof *c->e);
-	for (size_t t = 0; config_tables[t]; t++) {
-		for (const struct cfg_def *d = config_tables[t]; d->key; d++) {
-			for (size_t k = 0; k < c->n; k++)
-				if (!strcmp(c->e[k].def->key, d->key))
-					BUG("config key '%s' defined twice", d->key);
-			struct cfg_entry *e = &c->e[c->n++];
-			e->def = d;
-			if (d->def) {
-				struct bs_err err = {0};
-				if (config_set(c, d->key, d->def, CFG_ORIGIN_DEFAULT, NULL, 0, &err))
-					BUG("bad default for '%s': %s", d->key, err.msg);
-			}
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_def *d = defs[i];
+		for (size_t k = 0; k < c->n; k++)
+			if (!strcmp(c->e[k].def->key, d->key))
+				BUG("config key '%s' defined twice", d->key);
+		struct cfg_entry *e = &c->e[c->n++];
+		e->def = d;
+		if (d->def) {
+			struct bs_err err = {0};
+			if (config_set(c, d->key, d->def, CFG_ORIGIN_DEFAULT, NULL, 0, &err))
+				BUG("bad default for '%s': %s", d->key, err.msg);
 		}
 	}
+	free(defs);
+}
+
+const char *config_choices(const struct cfg_def *d, const char *sep, char *buf, size_t size)
+{
+	const struct policy_family *f = policy_family_by_key(d->key);
+	if (!f) {
+		snprintf(buf, size, "%s", d->choices ? d->choices : "");
+		return buf;
+	}
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t m = 0; f->members[m] && len < size; m++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", m ? sep : "",
+					f->members[m]->name);
+	return buf;
 }
 
 void config_release(struct config *c)
@@ -109,11 +144,19 @@ int config_set(struct config *c, const char *key, const char *value, enum cfg_or
 			return bs_errf(err, code, file, line, key, "%s", why);
 		value = v.b ? "true" : "false";
 		break;
-	case CFG_CHOICE:
-		if (!choice_ok(d->choices, value))
+	case CFG_CHOICE: {
+		/* A policy family's key: its members are the choices (policies/registry.c). */
+		const struct policy_family *f = policy_family_by_key(key);
+		if (f && !policy_find(f, value)) {
+			char valid[1024];
+			return bs_errf(err, code, file, line, key, "unknown %s '%s'; valid: %s",
+				       f->name, value, config_choices(d, ", ", valid, sizeof valid));
+		}
+		if (!f && !choice_ok(d->choices, value))
 			return bs_errf(err, code, file, line, key, "expected one of %s, got '%s'",
 				       d->choices, value);
 		break;
+	}
 	case CFG_STRING:
 		break;
 	}

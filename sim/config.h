@@ -3,7 +3,8 @@
  *
  * Every key is a row `struct cfg_def` in a module's own table (sim_cfg_defs in sim/sim_cfg.c,
  * bucketing_cfg_defs, scheduler_cfg_defs, workload_cfg_defs, model_cfg_defs, ...), listed in
- * config_tables[] (sim/config_tables.c).  A JSON config file and `--set key=value` call the same
+ * config_tables[] (sim/config_tables.c), or in the policy_info of the one policy that reads it
+ * (policies/policy.h); the choices of a policy family's key are its registered members.  A JSON config file and `--set key=value` call the same
  * setter, config_set(); precedence is default < preset < file < command line (a later set of
  * the same or higher origin wins; a file never overrides the command line).  Unknown keys are
  * errors.
@@ -39,7 +40,8 @@ struct cfg_def {
 	enum cfg_type type;
 	const char *def;      /* default written as text; NULL = auto (derived when unset) */
 	double min, max;      /* numeric range, inclusive */
-	const char *choices;  /* CFG_CHOICE only */
+	const char *choices;  /* CFG_CHOICE only; ignored (NULL by convention) for the key of a
+			       * policy family, whose members are the choices */
 	const char *unit;     /* "", "tokens", "ms", ... for the README and --print-config */
 	const char *doc;      /* one line */
 };
@@ -102,6 +104,9 @@ const char *config_str(const struct config *c, const char *key);
 const char *config_env(const struct config *c, const char *name);
 
 const char *config_origin_name(enum cfg_origin o);
+/* The choices of choice key D written into BUF, separated by SEP: its policy family's members
+ * (policies/registry.c) when a family is chosen by D, else D->choices.  Returns BUF. */
+const char *config_choices(const struct cfg_def *d, const char *sep, char *buf, size_t size);
 /* Prints every key with its effective value and origin (for --print-config). */
 void config_print(const struct config *c, FILE *out);
 /* FNV-1a hash of the effective key=value list: the config_hash of output metadata. */

@@ -2,9 +2,10 @@
  * kernel: the discrete-event simulation of vLLM V1 serving instances as run on Gaudi.
  *
  * Owns: the runtime state of every request (an array parallel to the workload's), the waiting
- * queues, the instances (each with its running set, paged KV-cache block pool and engine), the
- * graph cache (padded shapes, their cost and which instance compiled them) and the event
- * queue.  Borrows: the workload's requests, the bucketer, the BucketServe configuration and
+ * queues, the instances (each with its lanes, running sets, paged KV-cache block pools and
+ * engines), the graph cache (padded shapes, their cost and which instance compiled them) and
+ * the event queue.  struct sim is opaque: read it through the accessors below; its files and
+ * state are described in sim/kernel_int.h.  Borrows: the workload's requests, the bucketer, the BucketServe configuration and
  * the cost functions, which must outlive the simulation.
  *
  * Topologies: one colocated instance (prefill and decode, the default); or prefill/decode
@@ -13,9 +14,9 @@
  * batching on the transferred requests.
  *
  * Request lifecycle (state -> transition -> function):
- *   PENDING --arrival event--> WAITING                          (on_arrival)
- *   WAITING --admitted by schedule()--> PREFILL                 (admit)
- *   PREFILL --last chunk computed--> DECODE | TRANSFER          (update: first token)
+ *   PENDING --arrival event--> WAITING                          (sim_step: EV_ARRIVAL)
+ *   WAITING --admitted by engine_schedule()--> PREFILL          (admit)
+ *   PREFILL --last chunk computed--> DECODE | TRANSFER          (engine_update: first token)
  *   TRANSFER --transfer event--> XFER_WAIT --admitted--> DECODE (disaggregated only)
  *   PREFILL/DECODE --no free KV block--> WAITING (recompute)    (preempt)
  *   PREFILL/DECODE --last token--> DONE                         (finish)
@@ -28,11 +29,18 @@
  * pass-done event), update (tokens, first tokens, completions).  One step is in flight per
  * instance.
  *
- * Speed: decoding requests advance lazily.  Each instance's decode-step counter G and each
+ * Speed: decoding requests advance lazily.  Each lane's decode-step counter G and each
  * request's join step give its token count; two indexed heaps hold the step of each request's
  * next completion and next KV-block boundary.  A decode-only step whose successors would be
- * identical (same padded shape: no completion, block boundary, admissible arrival, monitor or
- * adjustment tick, or stop in between) is submitted as a run of k identical steps in one event.
+ * identical (same padded shape: no completion or block boundary in between) is submitted as a
+ * run of k identical steps in one event, bounded by the stop time and by the next arrival when
+ * the policies say an arrival could join (order fifo, batch controller idle_only), and cut
+ * short at the next step boundary when an unforeseeable event could change the next step (a
+ * transfer completes, another instance preempts into or takes from a shared queue, buckets are
+ * adjusted).  Pipelined lanes (cluster.pp > 1) and the step-by-step reference
+ * (sim.decode_jumps = false) run one step per event; tests/check_differential.c proves the
+ * fast path byte-identical to the reference for every registered policy and topology.
+ * Passes reach the pass hook in (start, lane) order either way.
  *
  * Invariants (sim_check_invariants, asserted in debug builds): arrived = done + queued +
  * running + in transfer; per instance free + used KV blocks = total and used = sum of blocks
@@ -48,30 +56,20 @@
 
 #include "analysis/metrics.h"
 #include "analysis/waste.h"
+#include "policies/batching.h"
 #include "policies/bucketing.h"
 #include "policies/bucketserve.h"
+#include "policies/order.h"
 #include "sim/config.h"
-#include "sim/evq.h"
-#include "sim/shapemap.h"
 #include "workloads/workload.h"
 
 struct cost_model;
 struct sim;
 
-/* Event classes: at equal times, arrivals and transfers are seen before pass completions,
- * those before the engines schedule (so requests arriving together are scheduled together),
- * and monitor samples last. */
-enum ev_class { EVC_ARRIVAL = 0, EVC_PASS_DONE = 1, EVC_SCHEDULE = 2, EVC_MONITOR = 3 };
-enum ev_kind { EV_ARRIVAL, EV_PASS_DONE, EV_SCHEDULE, EV_TRANSFER, EV_MONITOR, EV_ADJUST };
 
 enum req_state { RS_PENDING, RS_WAITING, RS_PREFILL, RS_DECODE, RS_TRANSFER, RS_XFER_WAIT,
 		 RS_DONE };
 
-enum wait_order { WO_FCFS, WO_SJF, WO_LJF, WO_SJF_TOTAL, WO_LJF_TOTAL, WO_PRIORITY,
-		  WO_SLO_OUTPUT };
-enum inst_role { ROLE_MIXED, ROLE_PREFILL, ROLE_DECODE };
-/* Pipeline-parallel engine loops (the vLLM V1 RFC's options). */
-enum engine_loop { LOOP_ASYNC, LOOP_ATOMIC, LOOP_VIRTUAL };
 
 /* The cost of passes, as function pointers so tests can plug in exact service times. */
 struct sim_costs {
@@ -92,10 +90,13 @@ struct sim_params {
 	bool chunked_prefill, contiguous_pa, skip_warmup;
 	bool prefix_caching;            /* requests of a prefix group share its cached blocks */
 	bool unified;                   /* unified attention: one mixed pass per step */
-	enum wait_order order;
-	bool grouped;                   /* waiting requests in BucketServe buckets */
-	bool memory_safe;               /* scheduler.batching = memory_safe */
-	bool static_batch;              /* scheduler.batching = static: admit only when idle */
+	/* The chosen policies (policies/registry.c). */
+	const struct order_policy *order;
+	const struct grouping_policy *grouping;
+	const struct batch_policy *batching;
+	const struct loop_policy *loop;
+	bool grouped;                   /* waiting requests in BucketServe buckets (asked for by
+					 * the grouping, the order or the batch controller) */
 	int32_t static_batch_size;
 	double static_max_waste;
 	bool task_aware;                /* online requests first (earliest arrival), offline ones
@@ -103,9 +104,10 @@ struct sim_params {
 	bool disaggregated;
 	int32_t instances;              /* colocated instances */
 	int32_t pp;                     /* pipeline stages (lanes) per colocated instance */
-	enum engine_loop loop;
 	int32_t prefill_instances, decode_instances;
 	int64_t stop_ns;                /* INT64_MAX = run to completion */
+	bool step_by_step;              /* every decode step its own event (sim.decode_jumps =
+					 * false): the reference of the run-length fast path */
 	int64_t monitor_ns;             /* 0 = no monitor samples */
 	double slo_ttft_ms, slo_tpot_ms;
 	double slo_e2e_ms;              /* 0 = no end-to-end objective */
@@ -116,24 +118,27 @@ struct sim_params {
 int sim_params_from_config(const struct config *cfg, const struct bucket_params *bp,
 			   struct sim_params *p, struct bs_err *err);
 
+/* Refuses (code 3, naming scheduler.batching) a workload with a request that the batch
+ * controller would not take even into an empty batch on an idle instance (it would wait
+ * forever), e.g. a request whose memory-safe charge exceeds M_safe of an empty KV cache.
+ * BSC may be NULL unless the controller draws from buckets. */
+int sim_check_workload(const struct sim_params *p, const struct bucketserve_cfg *bsc,
+		       const struct req_spec *req, size_t n, const char *file, struct bs_err *err);
+
+
 struct req {
 	int64_t t_sched, t_first, t_last_tok, join;
 	int32_t computed, generated, target, blocks, g0, admit;
 	int32_t reserved;               /* memory-safe batching: tokens charged to the budget */
 	int32_t shared;                 /* blocks referenced from its prefix group's cache */
-	int16_t preemptions, inst;
+	int16_t preemptions;
+	int16_t lane;                   /* the lane running it, or -1 */
 	uint8_t state, pad_;
 	int16_t prefill_inst;           /* disaggregated: the prefill instance that last handed
 					 * its KV cache over (-1 = none) */
 	int64_t transfer_ns;            /* disaggregated: total KV-transfer time */
 };
 
-/* The cached prefix of one prefix group on one instance (automatic prefix caching). */
-struct pcache {
-	int32_t blocks;                 /* cached blocks of the group's prefix (0 = none) */
-	int32_t ref;                    /* running requests referencing them */
-	int32_t prev, next;             /* LRU list of unreferenced cached groups (-1 = none) */
-};
 
 /* One forward pass, as written to batches.csv. */
 struct pass_rec {
@@ -157,6 +162,7 @@ struct monitor_rec {
 	size_t buckets;
 };
 
+
 struct sim_hooks {
 	void *ctx;
 	void (*request_done)(void *ctx, const struct sim *s, int32_t id);
@@ -168,6 +174,7 @@ struct sim_hooks {
 			   size_t nb, size_t splits, size_t merged);
 };
 
+
 /* A compiled graph (a padded shape) and how it was used. */
 struct graph {
 	int phase;
@@ -177,133 +184,13 @@ struct graph {
 	int64_t uses, real_tokens, padded_tokens;
 };
 
-struct pre_item {
-	int32_t id, chunk;
-};
 
-/* Indexed binary min-heap of request ids keyed by (key, id); key and pos arrays are shared
- * by every heap of one kind, since a request is in at most one of them. */
-struct iheap {
-	int32_t *ids;
-	size_t n, cap;
-	int64_t *key;                   /* by request id (borrowed) */
-	int32_t *pos;                   /* by request id (borrowed); -1 = absent */
-};
-
-/* A waiting queue: an ordered heap, or BucketServe buckets when grouped. */
-struct waitq {
-	struct iheap h;
-	struct bsm *bsm;                /* NULL = plain heap */
-	struct bucketserve_cfg bc;      /* its bucket choice and adjustment (grouped only) */
-	enum wait_order order;          /* heap only */
-	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
-};
-
-/* A paged KV-cache block pool, with the prefix cache kept in it.  Each instance has its own;
- * the lanes of a pipeline-parallel instance with the async or atomic loop share one. */
-struct kvpool {
-	int64_t total, free, used;
-	int64_t t_used;                 /* when `used` last changed */
-	int64_t cached_free;            /* free blocks still holding an unreferenced prefix */
-	int64_t reserved;               /* memory-safe batching: tokens reserved by its requests */
-	struct pcache *pc;              /* by prefix group */
-	int32_t lru_head, lru_tail;     /* unreferenced cached groups, least recently used first */
-};
-
-/* One serving instance: its lanes (1, or cluster.pp with pipeline parallelism) share the
- * pipeline stages, the compiled graphs and, with the async and atomic loops, the KV pool and
- * the max_num_seqs limit. */
-struct igroup {
-	int first, lanes;
-	int stages;
-	int64_t *stage_free;            /* when each pipeline stage is next free */
-	int32_t running;                /* running requests over its lanes */
-	uint8_t *compiled;              /* by graph index */
-	size_t compiled_cap;
-};
-
-struct inst {
-	int idx;
-	enum inst_role role;
-	struct waitq *q;                /* where it admits from */
-	struct kvpool *kv;
-	struct igroup *grp;
-	int32_t *run;                   /* running ids (unordered; admit order in req.admit) */
-	size_t n_run;
-	int32_t *pre;                   /* running requests still in prefill, admission order */
-	size_t n_pre;
-	struct iheap done_at, cross_at; /* decoding requests: step of completion / next block */
-	int32_t n_dec;
-	int64_t dec_blocks;             /* blocks held by decoding requests */
-	int64_t G;                      /* decode steps executed */
-	/* The step in flight. */
-	struct pre_item *items;
-	size_t n_items;
-	int32_t step_dec;
-	int64_t step_k, step_dt, last_end;
-	bool busy, schedule_pending;
-	int64_t busy_ns;
-};
-
-struct sim {
-	struct sim_params p;
-	const struct req_spec *spec;
-	size_t n;
-	struct req *r;
-	struct bucketer *bucketer;      /* NULL = no bucketing */
-	const struct bucketserve_cfg *bsc; /* NULL unless grouped or memory-safe */
-	struct sim_costs costs;
-	struct sim_hooks hooks;
-
-	struct evq q;
-	int64_t now;
-	size_t next_arrival;
-
-	int64_t *wkey, *dkey, *xkey;    /* heap keys by request id */
-	int32_t *wpos, *dpos, *xpos;
-	/* 0: new requests (the online ones when task-aware); 1: transferred (disaggregated);
-	 * 2: offline requests (task-aware). */
-	struct waitq wq[3];
-	struct inst *inst;
-	int n_inst;
-	struct kvpool *pools;
-	int n_pools;
-	struct igroup *groups;
-	int n_groups;
-	struct waitq *lane_q;           /* virtual engines: one queue per lane */
-	int32_t next_admit;
-
-	struct shapemap lookup;         /* (phase, real shape) -> graph */
-	struct shapemap graphs_by_shape;
-	struct graph *graphs;
-	size_t n_graphs, cap_graphs;
-
-	int64_t pass_index;
-	int64_t events;
-	size_t arrived, finished, transferring;
-	int32_t ngroups;                /* prefix groups (max prefix_group + 1) */
-	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
-	int64_t kv_used_all;            /* KV blocks in use over every pool */
-	/* Monitor window. */
-	size_t mon_arrivals;
-	int64_t wait_prompt_tokens;     /* prompt tokens of the requests in wq[0] and wq[2] */
-	int64_t mon_step_ns, mon_steps;
-	/* BucketServe. */
-	uint64_t splits, merges;
-	struct waste_acc batch_waste;   /* Eq. 2 over admitted batches */
-	uint32_t *batch_lens;
-	double bucketing_wall_s;        /* wall time in grouping/ordering code (--perf) */
-	bool time_bucketing;
-	int64_t transfer_ns_total;
-	int64_t transfers;
-	struct metrics m;
-};
-
-/* Builds the simulation; REQ must be sorted by arrival.  BUCKETER and BSC may be NULL. */
-void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
-	      struct bucketer *bucketer, const struct bucketserve_cfg *bsc,
-	      const struct sim_costs *costs, const struct sim_hooks *hooks);
-void sim_release(struct sim *s);
+/* Builds the simulation; REQ must be sorted by arrival.  BUCKETER and BSC may be NULL.  Every
+ * argument must outlive it (the parameters and hooks are copied). */
+struct sim *sim_new(const struct sim_params *p, const struct req_spec *req, size_t n,
+		    struct bucketer *bucketer, const struct bucketserve_cfg *bsc,
+		    const struct sim_costs *costs, const struct sim_hooks *hooks);
+void sim_free(struct sim *s);
 /* Compiles the warm-up buckets of every instance (before time 0; counted in compiles_warmup
  * and warmup_s). */
 void sim_warmup(struct sim *s);
@@ -313,8 +200,39 @@ void sim_run(struct sim *s);
 /* Closes the run: final metrics and the conservation checks (a failure is a BUG). */
 void sim_finish(struct sim *s);
 bool sim_check_invariants(const struct sim *s);
+/* Times the grouping and ordering code in wall-clock seconds (--perf). */
+void sim_time_bucketing(struct sim *s, bool on);
+
+/* ---- read access (reports, run.c) ---- */
 /* Requests queued (waiting or waiting for a decode slot) and running, over all instances. */
 size_t sim_waiting(const struct sim *s);
 size_t sim_running(const struct sim *s);
+/* Requests finished so far. */
+size_t sim_finished(const struct sim *s);
+/* The simulated time now, ns. */
+int64_t sim_now(const struct sim *s);
+/* The runtime state and the input of request ID. */
+const struct req *sim_req(const struct sim *s, int32_t id);
+const struct req_spec *sim_spec(const struct sim *s, int32_t id);
+/* The compiled graphs (padded shapes) used or warmed; *N is their count. */
+const struct graph *sim_graphs(const struct sim *s, size_t *n);
+/* The run's metrics (final after sim_finish; metrics_to_json() sorts its samples). */
+struct metrics *sim_metrics(struct sim *s);
+
+/* Counters of the policies and the topology, for the summary. */
+struct sim_stats {
+	size_t requests;                /* requests simulated */
+	int64_t events, passes;         /* events processed, forward passes */
+	uint64_t splits, merges;        /* BucketServe bucket splits and merges */
+	const struct waste_acc *batch_waste; /* Eq. 2 over admitted batches */
+	/* The bucket manager that adjusted most (the offline one when a task-aware run had only
+	 * offline work), or NULL without grouping. */
+	const struct bsm *buckets;
+	int64_t transfers, transfer_ns_total; /* KV transfers (disaggregated) */
+	int instances, pipeline_stages;
+	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
+	double bucketing_wall_s;        /* wall time in grouping/ordering code (--perf) */
+};
+void sim_stats(const struct sim *s, struct sim_stats *out);
 
 #endif

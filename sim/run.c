@@ -4,10 +4,14 @@
 #include "sim/run_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policies/presets.h"
+#include "policies/grouping.h"
+#include "policies/policy.h"
+
 #include "sim/resolve.h"
 
 /* Everything up to a built workload and bucketer. */
@@ -34,6 +38,84 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 					       "bucket range's L_max %u", i, x->w.req[i].prompt_tokens,
 					       x->bsc.bsm.l_max);
 	}
+	if (load_workload && sim_check_workload(&x->sp, x->have_bsc ? &x->bsc : NULL, x->w.req,
+						x->w.n, x->cc.cfg.file, err))
+		return -1;
+	return 0;
+}
+
+/* Set by the user: in a config file or on the command line (not a default, preset or derived
+ * value). */
+static bool user_set(const struct config *c, const char *key)
+{
+	const struct cfg_entry *e = config_find(c, key);
+	return e && e->text && (e->origin == CFG_ORIGIN_FILE || e->origin == CFG_ORIGIN_CMDLINE);
+}
+
+/* Reports KEY, set by the user but not read: a warning, or an error under sim.strict. */
+static int unread(const struct config *c, const char *key, struct bs_err *err, const char *fmt,
+		  ...) __attribute__((format(printf, 4, 5)));
+static int unread(const struct config *c, const char *key, struct bs_err *err, const char *fmt,
+		  ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (config_bool(c, "sim.strict"))
+		return bs_errf(err, BS_EXIT_INPUT, c->file, 0, key, "set but never read: %s (--strict)",
+			       why);
+	fprintf(stderr, "bucketsim: warning: field '%s': set but never read: %s\n", key, why);
+	return 0;
+}
+
+int run_check_unread(const struct run_ctx *x, struct bs_err *err)
+{
+	const struct config *c = &x->cc.cfg;
+	const struct sim_params *p = &x->sp;
+	/* A policy's own keys are read only when it is chosen. */
+	for (size_t f = 0; policy_families[f]; f++) {
+		const struct policy_family *fam = policy_families[f];
+		const char *chosen = config_str(c, fam->key);
+		for (size_t m = 0; fam->members[m]; m++) {
+			const struct policy_info *pi = fam->members[m];
+			if (!strcmp(pi->name, chosen))
+				continue;
+			for (const struct cfg_def *d = pi->keys; d && d->key; d++)
+				if (user_set(c, d->key) &&
+				    unread(c, d->key, err, "only %s '%s' reads it, and %s is '%s'",
+					   fam->name, pi->name, fam->key, chosen))
+					return -1;
+		}
+	}
+	/* Keys of the topology and of the bucket machinery. */
+	bool nmax_auto = p->grouping->adjusts && !config_is_set(c, "scheduler.n_max");
+	const struct {
+		const char *key;
+		bool unread;
+		const char *why;
+	} rules[] = {
+		{"cluster.instances", p->disaggregated,
+		 "cluster.mode is disaggregated: cluster.prefill_instances and "
+		 "cluster.decode_instances count its instances"},
+		{"cluster.prefill_instances", !p->disaggregated,
+		 "only cluster.mode=disaggregated reads it"},
+		{"cluster.decode_instances", !p->disaggregated,
+		 "only cluster.mode=disaggregated reads it"},
+		{"cluster.engine_loop", p->pp == 1, "only pipeline parallelism (cluster.pp > 1) reads it"},
+		{"scheduler.l_max", !p->grouped,
+		 "no policy groups requests into buckets (scheduler.grouping none, no "
+		 "earliest_bucket order, no memory_safe batching)"},
+		{"scheduler.mem_safe_fraction",
+		 !(p->grouped && (p->batching->buckets || nmax_auto)),
+		 "only memory_safe batching and adaptive grouping with an automatic "
+		 "scheduler.n_max read it"},
+	};
+	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+		if (rules[i].unread && user_set(c, rules[i].key) &&
+		    unread(c, rules[i].key, err, "%s", rules[i].why))
+			return -1;
 	return 0;
 }
 
@@ -65,20 +147,17 @@ const char *run_default_trace(const struct config *cfg, const char *given)
 /* BucketServe and topology metrics added to "metrics". */
 static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct sim *s)
 {
-	json_add_int(m, "bucket_splits", s->splits);
-	json_add_int(m, "bucket_merges", s->merges);
-	json_add_num(m, "batch_waste_ratio_mean", waste_acc_mean(&s->batch_waste));
-	json_add_num(m, "batch_waste_ratio_weighted", waste_acc_weighted(&s->batch_waste));
+	struct sim_stats st;
+	sim_stats(s, &st);
+	json_add_int(m, "bucket_splits", st.splits);
+	json_add_int(m, "bucket_merges", st.merges);
+	json_add_num(m, "batch_waste_ratio_mean", waste_acc_mean(st.batch_waste));
+	json_add_num(m, "batch_waste_ratio_weighted", waste_acc_weighted(st.batch_waste));
 	/* Eq. 3 and Eq. 4 over the trace's prompt lengths, for the grouping's boundaries at the
 	 * end of the run (one bucket [0, max_model_len] without grouping). */
 	uint32_t b0[2] = {0, (uint32_t)x->sp.max_model_len}, *b = b0, bb[1024];
 	size_t nb = 2;
-	/* The manager that adjusted most (the offline one when a task-aware run had only
-	 * offline work). */
-	const struct bsm *mgr = s->wq[0].bsm;
-	if (s->wq[2].bsm && bsm_nsplits(s->wq[2].bsm) + bsm_nmerges(s->wq[2].bsm) >
-				    bsm_nsplits(mgr) + bsm_nmerges(mgr))
-		mgr = s->wq[2].bsm;
+	const struct bsm *mgr = st.buckets;
 	if (mgr) {
 		nb = bsm_boundaries(mgr, bb, 1024);
 		b = bb;
@@ -104,19 +183,18 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 	json_add_num(m, "expected_waste_eq3", ew);
 	cJSON_AddItemToObject(m, "bucket_boundaries", bnd);
 	cJSON_AddItemToObject(m, "bucket_mean_prompt_tokens_eq4", cm);
-	json_add_int(m, "kv_transfers", s->transfers);
+	json_add_int(m, "kv_transfers", st.transfers);
 	json_add_num(m, "mean_kv_transfer_ms",
-			s->transfers ? (double)s->transfer_ns_total / 1e6 / (double)s->transfers
-				     : NAN);
-	json_add_int(m, "instances", s->n_groups);
+		     st.transfers ? (double)st.transfer_ns_total / 1e6 / (double)st.transfers : NAN);
+	json_add_int(m, "instances", st.instances);
 	json_add_int(m, "cards", cluster_cards(&x->cc.cfg));
-	json_add_int(m, "pipeline_stages", s->groups[0].stages);
-	json_add_int(m, "prefix_cache_hit_tokens", s->prefix_hit_tokens);
+	json_add_int(m, "pipeline_stages", st.pipeline_stages);
+	json_add_int(m, "prefix_cache_hit_tokens", st.prefix_hit_tokens);
 }
 
 cJSON *run_metrics_json(const struct run_ctx *x, struct sim *s)
 {
-	cJSON *m = metrics_to_json(&s->m);
+	cJSON *m = metrics_to_json(sim_metrics(s));
 	add_policy_metrics(m, x, s);
 	return m;
 }

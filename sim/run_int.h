@@ -33,6 +33,10 @@ struct run_ctx {
  * generated when TRACE is NULL) only when LOAD_WORKLOAD. */
 int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct bs_err *err);
 void run_teardown(struct run_ctx *x);
+/* After run_setup(): one warning on stderr per key the user set (config file or command line)
+ * that the chosen policies and topology never read, naming it and why; with sim.strict
+ * (--strict) the first such key is an error instead (-1, ERR filled). */
+int run_check_unread(const struct run_ctx *x, struct bs_err *err);
 /* The trace a run replays: GIVEN, else the bundled Alpaca trace, else NULL when the workload
  * is entirely generated (a mix, or lengths from a distribution). */
 const char *run_default_trace(const struct config *cfg, const char *given);

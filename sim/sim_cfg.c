@@ -39,6 +39,10 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "end-to-end latency objective of slo_attainment and goodput; auto = none"},
 	{"sim.stop_s", CFG_DOUBLE, NULL, 0, 1e12, NULL, "s",
 	 "stop the simulation at this simulated time; auto = run until every request finished"},
+	{"sim.decode_jumps", CFG_BOOL, "true", 0, 0, NULL, "",
+	 "run identical decode-only steps as one event (the fast path); false = every decode step "
+	 "its own event, the step-by-step reference the fast path is tested against (same "
+	 "results, slower)"},
 	{"sim.strict", CFG_BOOL, "false", 0, 0, NULL, "",
 	 "make the warnings about explicitly set keys and --env variables that the chosen "
 	 "policies and topology never read errors (--strict)"},

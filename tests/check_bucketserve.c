@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/batching.h"
 #include "policies/bucketserve.h"
+#include "policies/order.h"
 #include "tests/check_main.h"
 
 /* ---------- helpers ---------- */
@@ -268,11 +270,11 @@ START_TEST(parse_bounds)
 		ck_assert_str_eq(e.field, "k");
 		ck_assert_ptr_null(b);
 	}
-	enum bsm_order o;
-	ck_assert_int_eq(bsm_order_parse("ljf_total", &o), 0);
-	ck_assert_int_eq(o, BSM_LJF_TOTAL);
-	ck_assert_str_eq(bsm_order_name(o), "ljf_total");
-	ck_assert_int_eq(bsm_order_parse("earliest_bucket", &o), -1);
+	/* The order inside buckets is the order policy's (policies/registry.c). */
+	ck_assert_int_eq(order_policy("ljf_total")->bucket_order, BSM_LJF_TOTAL);
+	ck_assert(order_policy("earliest_bucket")->earliest_bucket);
+	ck_assert(!order_policy("slo_output")->in_buckets);
+	ck_assert_ptr_null(order_policy("lfw"));
 }
 END_TEST
 
@@ -496,6 +498,53 @@ START_TEST(take_batch)
 }
 END_TEST
 
+/* The simulator's memory_safe controller (policies/batching_memory_safe.c) forms the batches of
+ * take_batch's worked example: offered 10, 20, 30, 40 in the bucket's order with M_safe = 60
+ * tokens (fraction 0.5 of an idle instance of 120 tokens), it takes 3 (sum), 2 (padded) and 2
+ * (charge total), reserving what it charged; with 9 tokens it takes none (the first request
+ * waits). */
+static size_t controller_batch(double fraction, enum bsb_accounting acc, enum bsb_charge ch,
+			       int64_t *reserved)
+{
+	const struct batch_policy *ctl = batch_policy("memory_safe");
+	struct bucketserve_cfg bc = {0};
+	bc.mem_safe_fraction = fraction;
+	bc.accounting = acc;
+	bc.charge = ch;
+	uint32_t lens[8];
+	struct batch_draft d = {0};
+	d.lens = lens;
+	d.idle = true;
+	d.kv_free = 1000;
+	d.kv_tokens = 120;
+	d.bsc = &bc;
+	const int32_t order[] = {10, 20, 30, 40};
+	*reserved = 0;
+	for (size_t i = 0; i < 4; i++) {
+		struct req_spec q = {0};
+		q.prompt_tokens = order[i];
+		q.output_tokens = 5;
+		struct batch_cand c = {&q, 1, 1, 0, 0};
+		if (!ctl->take(&d, &c))
+			break;
+		*reserved += c.reserve;
+		lens[d.n++] = (uint32_t)order[i];
+	}
+	return d.n;
+}
+
+START_TEST(controller_is_bsb_rule)
+{
+	int64_t r;
+	ck_assert_uint_eq(controller_batch(0.5, BSB_SUM, BSB_CHARGE_KEY, &r), 3);
+	ck_assert_int_eq(r, 60);
+	ck_assert_uint_eq(controller_batch(0.5, BSB_PADDED, BSB_CHARGE_KEY, &r), 2);
+	ck_assert_uint_eq(controller_batch(0.5, BSB_SUM, BSB_CHARGE_TOTAL, &r), 2);
+	ck_assert_int_eq(r, 15 + 25);
+	ck_assert_uint_eq(controller_batch(0.075, BSB_SUM, BSB_CHARGE_KEY, &r), 0); /* 9 tokens */
+}
+END_TEST
+
 /* ---------- Eq. 2, 3, 4 ---------- */
 
 START_TEST(eq2_waste_ratio)
@@ -656,6 +705,7 @@ int main(void)
 	tcase_add_test(tc, eq6_nmax);
 	tcase_add_test(tc, nmax_auto);
 	tcase_add_test(tc, take_batch);
+	tcase_add_test(tc, controller_is_bsb_rule);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("waste");
 	tcase_add_test(tc, eq2_waste_ratio);

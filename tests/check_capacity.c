@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/batching.h"
+#include "policies/grouping.h"
+#include "policies/loop.h"
+#include "policies/order.h"
 #include "sim/capacity.h"
 #include "sim/kernel.h"
 #include "tests/check_main.h"
@@ -159,25 +163,26 @@ static int mm1_attainment(void *ctx, double rate, double *a, struct bs_err *err)
 	p.max_num_seqs = 1;
 	p.instances = 1;
 	p.pp = 1;
-	p.loop = LOOP_ASYNC;
+	p.loop = loop_policy("async");
+	p.grouping = grouping_policy("none");
+	p.batching = batch_policy("continuous");
 	p.max_num_batched_tokens = 2048;
 	p.max_num_prefill_seqs = 1;
 	p.block_size = 128;
 	p.max_model_len = 1 << 20;
 	p.num_kv_blocks = 1 << 20;
 	p.chunked_prefill = true;
-	p.order = WO_FCFS;
+	p.order = order_policy("fcfs");
 	p.stop_ns = INT64_MAX;
 	p.slo_ttft_ms = 1e12;
 	p.slo_tpot_ms = 1e12;
 	p.slo_e2e_ms = m->slo_ms;
 	struct sim_costs c = {NULL, c_prefill, c_decode, c_unified, c_compile, c_transfer};
-	struct sim s;
-	sim_init(&s, &p, req, m->n, NULL, NULL, &c, NULL);
-	sim_run(&s);
-	sim_finish(&s);
-	*a = metrics_slo_attainment(&s.m);
-	sim_release(&s);
+	struct sim *s = sim_new(&p, req, m->n, NULL, NULL, &c, NULL);
+	sim_run(s);
+	sim_finish(s);
+	*a = metrics_slo_attainment(sim_metrics(s));
+	sim_free(s);
 	free(req);
 	return 0;
 }

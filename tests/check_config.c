@@ -1,7 +1,8 @@
 /*
  * check_config: the configuration store (sim/config.h): defaults, precedence (default < preset
  * < file < command line, whatever the order of calls), JSON flattening and its errors with
- * line numbers, strict typed values, the env list, derived values, the effective-config JSON.
+ * line numbers, strict typed values, the env list, derived values, the effective-config JSON,
+ * choices from the policy registry.
  */
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "policies/policy.h"
 #include "policies/presets.h"
 #include "sim/config.h"
 #include "tests/check_main.h"
@@ -130,6 +132,40 @@ START_TEST(json_errors_name_the_line)
 }
 END_TEST
 
+START_TEST(registry_choices)
+{
+	/* A policy family's key takes exactly its registered members, in registry order, and a
+	 * policy's own keys are keys like any other. */
+	struct config c;
+	config_init(&c);
+	struct bs_err e = {0};
+	for (size_t f = 0; policy_families[f]; f++) {
+		const struct policy_family *fam = policy_families[f];
+		const struct cfg_entry *ent = config_find(&c, fam->key);
+		ck_assert_ptr_nonnull(ent);
+		ck_assert_int_eq(ent->def->type, CFG_CHOICE);
+		for (size_t m = 0; fam->members[m]; m++) {
+			ck_assert_int_eq(config_set(&c, fam->key, fam->members[m]->name,
+						    CFG_ORIGIN_CMDLINE, NULL, 0, &e), 0);
+			for (const struct cfg_def *d = fam->members[m]->keys; d && d->key; d++)
+				ck_assert_ptr_eq(config_find(&c, d->key)->def, d);
+		}
+	}
+	ck_assert_int_eq(config_set(&c, "scheduler.order", "lfw", CFG_ORIGIN_CMDLINE, NULL, 0, &e),
+			 -1);
+	ck_assert_int_eq(e.code, BS_EXIT_USAGE);
+	ck_assert_str_eq(e.field, "scheduler.order");
+	ck_assert_str_eq(e.msg, "unknown order 'lfw'; valid: fcfs, sjf, ljf, sjf_total, ljf_total, "
+				"priority, earliest_bucket, slo_output");
+	char buf[256];
+	ck_assert_str_eq(config_choices(config_find(&c, "scheduler.grouping")->def, "|", buf,
+					sizeof buf), "none|fixed|adaptive");
+	ck_assert_str_eq(config_choices(config_find(&c, "cluster.mode")->def, "|", buf, sizeof buf),
+			 "colocated|disaggregated");
+	config_release(&c);
+}
+END_TEST
+
 START_TEST(hash_is_stable)
 {
 	struct config a, b;
@@ -154,6 +190,7 @@ int main(void)
 	tcase_add_test(tc, precedence);
 	tcase_add_test(tc, json_errors_name_the_line);
 	tcase_add_test(tc, hash_is_stable);
+	tcase_add_test(tc, registry_choices);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

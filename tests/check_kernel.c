@@ -13,7 +13,9 @@
 
 #include "sim/config.h"
 #include "sim/evq.h"
-#include "sim/kernel.h"
+#include "policies/grouping.h"
+#include "policies/loop.h"
+#include "sim/kernel_int.h" /* white-box: the kernel's state */
 #include "tests/check_main.h"
 
 /* ---- exact service times ---- */
@@ -72,14 +74,16 @@ static struct sim_params base_params(void)
 	p.max_num_seqs = 256;
 	p.instances = 1;
 	p.pp = 1;
-	p.loop = LOOP_ASYNC;
+	p.loop = loop_policy("async");
+	p.grouping = grouping_policy("none");
+	p.batching = batch_policy("continuous");
 	p.max_num_batched_tokens = 2048;
 	p.max_num_prefill_seqs = 1;
 	p.block_size = 128;
 	p.max_model_len = 4096;
 	p.num_kv_blocks = 100000;
 	p.chunked_prefill = true;
-	p.order = WO_FCFS;
+	p.order = order_policy("fcfs");
 	p.stop_ns = INT64_MAX;
 	p.slo_ttft_ms = 1000;
 	p.slo_tpot_ms = 100;
@@ -243,8 +247,8 @@ static struct tally run_tally(const struct sim_params *p, struct req_spec *req, 
 	while (sim_step(&s))
 		ck_assert(sim_check_invariants(&s));
 	sim_finish(&s);
-	ck_assert_int_eq(s.inst[0].kv->used, 0);
-	ck_assert_int_eq(s.inst[0].kv->free, s.inst[0].kv->total);
+	ck_assert_int_eq(s.lanes[0].kv->used, 0);
+	ck_assert_int_eq(s.lanes[0].kv->free, s.lanes[0].kv->total);
 	ck_assert_int_eq(s.finished, n);
 	ck_assert_int_eq(s.m.passes[0] + s.m.passes[1] + s.m.passes[2], t.passes);
 	*preemptions = s.m.preemptions;
@@ -456,8 +460,8 @@ START_TEST(disaggregated_charges_every_transfer)
 	ck_assert_int_eq(s.m.output_tokens, out);
 	/* Prefill instances never decode, decode instances never prefill. */
 	ck_assert_int_eq(s.m.passes[PHASE_PROMPT] + s.m.passes[PHASE_DECODE], s.pass_index);
-	for (int i = 0; i < s.n_inst; i++)
-		ck_assert_int_eq(s.inst[i].kv->used, 0);
+	for (int i = 0; i < s.n_lanes; i++)
+		ck_assert_int_eq(s.lanes[i].kv->used, 0);
 	sim_release(&s);
 	free(req);
 }
@@ -489,6 +493,48 @@ START_TEST(disaggregated_preemption_recomputes)
 }
 END_TEST
 
+static void record_done(void *ctx, const struct sim *s, int32_t id)
+{
+	((int64_t *)ctx)[id] = s->now;
+}
+
+START_TEST(disaggregated_transfer_joins_next_step)
+{
+	/* Request 0 (100 prompt, 500 output) decodes alone on the decode instance from its
+	 * transfer's end; request 1 (50 prompt, 5 output) arrives at 1 s while it does.  Costs:
+	 * prefill 10 ms, decode step 20 ms, transfer 1000 + tokens ns, no compile.
+	 *   request 0: first token at 10 ms, transfer done at 10,001,100; its steps end at
+	 *              10,001,100 + 20 ms x j.
+	 *   request 1: prefill [1 s, 1.01 s] (first token at 1,010,000,000), transfer done at
+	 *              1,010,001,050; the decode step ending at 1,010,001,100 (j = 50) is the
+	 *              first after it, so it joins there and its 4 decode steps end at
+	 *              1,090,001,100: TPOT = 80,001,100 / 4 = 20,000,275 ns. */
+	struct req_spec req[2] = {{0}};
+	req[0].prompt_tokens = 100;
+	req[0].output_tokens = 500;
+	req[0].prefix_group = -1;
+	req[1].arrival_ns = 1000000000;
+	req[1].prompt_tokens = 50;
+	req[1].output_tokens = 5;
+	req[1].prefix_group = -1;
+	struct sim_params p = base_params();
+	p.disaggregated = true;
+	p.prefill_instances = 1;
+	p.decode_instances = 1;
+	struct fixed_cost f = {10000000, 0, 20000000, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	int64_t done[2] = {-1, -1};
+	struct sim_hooks h = {done, record_done, NULL, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	run_all(&s);
+	ck_assert_int_eq(s.r[1].t_first, 1010000000);
+	ck_assert_int_eq(done[1], 1090001100);
+	ck_assert_int_eq(done[0], 10001100 + 499 * 20000000ll);
+	sim_release(&s);
+}
+END_TEST
+
 struct budget_watch {
 	int64_t capacity;
 	int64_t max_reserved;
@@ -498,9 +544,9 @@ static void watch_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
 	struct budget_watch *w = ctx;
 	(void)p;
-	int64_t r = s->inst[0].kv->reserved, sum = 0;
-	for (size_t i = 0; i < s->inst[0].n_run; i++)
-		sum += s->r[s->inst[0].run[i]].reserved;
+	int64_t r = s->lanes[0].kv->reserved, sum = 0;
+	for (size_t i = 0; i < s->lanes[0].n_run; i++)
+		sum += s->r[s->lanes[0].run[i]].reserved;
 	ck_assert_int_eq(r, sum);
 	ck_assert_int_le(r, w->capacity);
 	if (r > w->max_reserved)
@@ -534,7 +580,8 @@ START_TEST(memory_safe_never_exceeds_budget)
 	struct req_spec *req = random_reqs(n, 13, 1e9);
 	struct sim_params p = base_params();
 	p.num_kv_blocks = 160;
-	p.grouped = p.memory_safe = true;
+	p.grouped = true;
+	p.batching = batch_policy("memory_safe");
 	struct bucketserve_cfg bc = bs_config("adaptive", "earliest_bucket", "total", 4096);
 	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
 	struct sim_costs c = costs_of(&f);
@@ -560,8 +607,33 @@ START_TEST(memory_safe_never_exceeds_budget)
 }
 END_TEST
 
+START_TEST(memory_safe_refuses_what_never_fits)
+{
+	/* 10 blocks of 128 tokens, M_safe = 0.9 x 1280 = 1152 tokens on an idle instance: a prompt
+	 * of 1152 tokens can be batched, one of 1153 never (it would wait forever). */
+	struct sim_params p = base_params();
+	p.num_kv_blocks = 10;
+	p.max_model_len = 1280;
+	p.grouped = true;
+	p.batching = batch_policy("memory_safe");
+	struct bucketserve_cfg bc = bs_config("none", "fcfs", "prompt", 1280);
+	struct req_spec req[2] = {{0}};
+	req[0].prompt_tokens = 1152;
+	req[0].output_tokens = 1;
+	req[0].prefix_group = -1;
+	req[1] = req[0];
+	struct bs_err e = {0};
+	ck_assert_int_eq(sim_check_workload(&p, &bc, req, 2, NULL, &e), 0);
+	req[1].prompt_tokens = 1153;
+	ck_assert_int_eq(sim_check_workload(&p, &bc, req, 2, NULL, &e), -1);
+	ck_assert_str_eq(e.field, "scheduler.batching");
+	ck_assert(strstr(e.msg, "request 1 (1153 prompt + 1 output tokens)") != NULL);
+	bucketserve_cfg_release(&bc);
+}
+END_TEST
+
 static void check_service_order(const char *grouping, const char *order, bool grouped,
-				enum wait_order wo, int sign)
+				int sign)
 {
 	/* One sequence slot, every request at t = 0: requests are served strictly in the order
 	 * (prompt length ascending for SJF, descending for LJF). */
@@ -571,7 +643,7 @@ static void check_service_order(const char *grouping, const char *order, bool gr
 		req[i].arrival_ns = 0;
 	struct sim_params p = base_params();
 	p.max_num_seqs = 1;
-	p.order = wo;
+	p.order = order_policy(order);
 	p.grouped = grouped;
 	struct bucketserve_cfg bc = bs_config(grouping, order, "prompt", 4096);
 	struct fixed_cost f = {1000, 1, 100, 1, 0};
@@ -603,10 +675,10 @@ static void check_service_order(const char *grouping, const char *order, bool gr
 
 START_TEST(sjf_ljf_order)
 {
-	check_service_order("none", "sjf", false, WO_SJF, 1);
-	check_service_order("none", "ljf", false, WO_LJF, -1);
-	check_service_order("none", "sjf", true, WO_SJF, 1);
-	check_service_order("adaptive", "ljf", true, WO_LJF, -1);
+	check_service_order("none", "sjf", false, 1);
+	check_service_order("none", "ljf", false, -1);
+	check_service_order("none", "sjf", true, 1);
+	check_service_order("adaptive", "ljf", true, -1);
 }
 END_TEST
 
@@ -623,7 +695,7 @@ START_TEST(task_aware_online_first)
 	for (int grouped = 0; grouped < 2; grouped++) {
 		struct sim_params p = base_params();
 		p.max_num_seqs = 1;
-		p.order = WO_SJF;
+		p.order = order_policy("sjf");
 		p.task_aware = true;
 		p.grouped = grouped;
 		struct bucketserve_cfg bc = bs_config("adaptive", "sjf", "prompt", 4096);
@@ -707,9 +779,9 @@ START_TEST(prefix_cache_hand_worked)
 			ck_assert_msg(l.p[i].real[k] == want[i][k], "pass %d dim %d: %d", i, k,
 				      l.p[i].real[k]);
 	ck_assert_int_eq(s.prefix_hit_tokens, 8);
-	ck_assert_int_eq(s.inst[0].kv->used, 0);
+	ck_assert_int_eq(s.lanes[0].kv->used, 0);
 	/* The last prefix is cached again, unreferenced, at the end. */
-	ck_assert_int_eq(s.inst[0].kv->cached_free, 2);
+	ck_assert_int_eq(s.lanes[0].kv->cached_free, 2);
 	sim_release(&s);
 	/* Without prefix caching every request computes its whole prompt. */
 	p.prefix_caching = false;
@@ -758,14 +830,14 @@ START_TEST(pipeline_loops_hand_worked)
 	struct sim_costs c = costs_of(&f);
 	struct {
 		int32_t pp;
-		enum engine_loop loop;
+		const char *loop;
 		int64_t b_done;
-	} cases[] = {{2, LOOP_ASYNC, 150}, {2, LOOP_VIRTUAL, 150}, {2, LOOP_ATOMIC, 200},
-		     {1, LOOP_ASYNC, 200}};
+	} cases[] = {{2, "async", 150}, {2, "virtual", 150}, {2, "atomic", 200},
+		     {1, "async", 200}};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct sim_params p = base_params();
 		p.pp = cases[i].pp;
-		p.loop = cases[i].loop;
+		p.loop = loop_policy(cases[i].loop);
 		struct sim s;
 		sim_init(&s, &p, req, 2, NULL, NULL, &c, NULL);
 		run_all(&s);
@@ -783,14 +855,14 @@ START_TEST(pipeline_loops_conserve)
 	 * every request with every token and returns every block. */
 	size_t n = 2000;
 	struct req_spec *req = random_reqs(n, 31, 40.0);
-	enum engine_loop loops[] = {LOOP_ASYNC, LOOP_ATOMIC, LOOP_VIRTUAL};
+	const char *loops[] = {"async", "atomic", "virtual"};
 	int64_t out = 0;
 	for (size_t i = 0; i < n; i++)
 		out += req[i].output_tokens;
 	for (size_t k = 0; k < 3; k++) {
 		struct sim_params p = base_params();
 		p.pp = 4;
-		p.loop = loops[k];
+		p.loop = loop_policy(loops[k]);
 		p.num_kv_blocks = 160;
 		struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
 		int64_t pre;
@@ -821,7 +893,9 @@ int main(void)
 	tcase_add_test(tc, preemption_hand_worked);
 	tcase_add_test(tc, disaggregated_charges_every_transfer);
 	tcase_add_test(tc, disaggregated_preemption_recomputes);
+	tcase_add_test(tc, disaggregated_transfer_joins_next_step);
 	tcase_add_test(tc, memory_safe_never_exceeds_budget);
+	tcase_add_test(tc, memory_safe_refuses_what_never_fits);
 	tcase_add_test(tc, sjf_ljf_order);
 	tcase_add_test(tc, unified_conserves);
 	tcase_add_test(tc, task_aware_online_first);

@@ -58,7 +58,10 @@ expect_exit 0 adaptive "$B" run --trace alpaca --set workload.mix=alpaca:0.8,lon
 	--set workload.arrival=poisson --set workload.rate=30 --set server.max_num_seqs=16 \
 	--set scheduler.n_max=8 --set scheduler.grouping=adaptive \
 	--set scheduler.order=earliest_bucket --set monitor.interval_s=5 -o "$T/a"
-[ -s "$T/a/boundaries.csv" ] && ok boundaries-file || fail boundaries-file "missing"
+# every row: the bucket count matches the boundaries, which run from 0 to L_max (4096) upwards
+bad=$(awk -F, 'NR>1 {n = split($6, b, " "); up = 1; for (i = 2; i <= n; i++) if (b[i] <= b[i-1]) up = 0;
+	if (n != $5 + 1 || b[1] != 0 || b[n] != 4096 || !up) c++} END {print c + 0}' "$T/a/boundaries.csv")
+[ "$(wc -l < "$T/a/boundaries.csv")" -gt 1 ] && [ "$bad" = 0 ] && ok boundaries-file || fail boundaries-file "$bad malformed rows"
 sp=$(val "$T/a" bucket_splits)
 rows=$(awk -F, 'NR>1 {s += $3} END {print s + 0}' "$T/a/boundaries.csv")
 [ "$sp" -gt 0 ] && [ "$sp" = "$rows" ] && ok boundaries-splits || fail boundaries-splits "summary $sp, log $rows"
@@ -84,7 +87,7 @@ expect_exit 0 static "$B" run --trace alpaca --preset uellm --set workload.arriv
 # --- unified attention ---
 expect_exit 0 unified "$B" run --trace alpaca --set bucketing.strategy=unified --set workload.num_requests=500 -o "$T/u"
 [ "$(val "$T/u" unified_passes)" -gt 0 ] && [ "$(val "$T/u" prefill_passes)" = 0 ] && ok unified-passes || fail unified-passes "$(val "$T/u" unified_passes)"
-grep -q ',unified,' "$T/u/batches.csv" && ok unified-rows || fail unified-rows "no unified rows"
+[ "$(grep -c ',unified,' "$T/u/batches.csv")" = "$(val "$T/u" unified_passes)" ] && ok unified-rows || fail unified-rows "$(grep -c ',unified,' "$T/u/batches.csv") rows for $(val "$T/u" unified_passes) passes"
 
 # --- automatic prefix caching: a shared prefix is computed once while cached ---
 { echo "arrival_time_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens"
@@ -109,6 +112,44 @@ ov=$(awk -F, 'NR>1 {if ($14 != lane && $2 + 0 < end) o = 1; lane = $14; end = $3
 expect_exit 3 pp-disagg "$B" run --set cluster.pp=2 --set cluster.mode=disaggregated
 expect_stderr pp-disagg-msg "field 'cluster\.pp'"
 expect_exit 3 pp-virtual-grouped "$B" run --set cluster.pp=2 --set cluster.engine_loop=virtual --set scheduler.grouping=adaptive
+expect_stderr pp-virtual-grouped-msg "field 'cluster\.engine_loop': virtual engines keep one plain queue each"
+
+# --- the decode-jump fast path equals the step-by-step reference (sim.decode_jumps=false) ---
+expect_exit 0 disagg-reference "$B" run "${LB[@]}" --set cluster.mode=disaggregated \
+	--set cluster.prefill_instances=2 --set cluster.decode_instances=2 --set sim.decode_jumps=false -o "$T/dr" -q
+for f in requests.csv batches.csv; do
+	cmp -s "$T/d/$f" "$T/dr/$f" && ok "disagg-reference-$f" || fail "disagg-reference-$f" "differs from the fast path"
+done
+expect_exit 0 pp-reference "$B" run --trace alpaca --set workload.num_requests=600 --set workload.rate=10 \
+	--set cluster.pp=4 --set cluster.engine_loop=async --set sim.decode_jumps=false -o "$T/ppr" -q
+cmp -s "$T/pp-async/requests.csv" "$T/ppr/requests.csv" && ok pp-reference || fail pp-reference "differs from the fast path"
+# A transfer that completes while the decode instance runs identical steps joins at the next
+# step: request 1 (1 s, 50 prompt, 5 output) decodes with request 0 (500 output), so its TPOT
+# is about one two-sequence decode step, as colocated (it was ~560 ms: it waited for request
+# 0's next KV-block boundary).
+printf 'arrival_time_s,prompt_tokens,output_tokens\n0,100,500\n1,50,5\n' > "$T/two.csv"
+expect_exit 0 two-vllm "$B" run --preset vllm --trace "$T/two.csv" --set model=llama-2-13b -o "$T/two-v" -q
+expect_exit 0 two-distserve "$B" run --preset distserve --trace "$T/two.csv" --set model=llama-2-13b -o "$T/two-d" -q
+tv=$(awk -F, '$1 == 1 {print $10}' "$T/two-v/requests.csv")
+td=$(awk -F, '$1 == 1 {print $10}' "$T/two-d/requests.csv")
+awk -v v="$tv" -v d="$td" 'BEGIN {exit !(d > 0.9 * v && d < 1.25 * v)}' && ok two-tpot || fail two-tpot "request 1 TPOT $td ms disaggregated, $tv ms colocated"
+
+# --- the policy registry: one list of names ---
+expect_exit 2 order-unknown "$B" run --set scheduler.order=lfw
+valid=$("$B" list policies | awk '/^order /{f = 1; next} /^[a-z]/{f = 0} f {printf "%s%s", sep, $1; sep = ", "}')
+expect_stderr order-unknown-msg "unknown order 'lfw'; valid: $valid\$"
+[ "$valid" = "fcfs, sjf, ljf, sjf_total, ljf_total, priority, earliest_bucket, slo_output" ] && ok order-members || fail order-members "$valid"
+expect_exit 3 slo-output-grouped "$B" run --set scheduler.order=slo_output --set scheduler.grouping=adaptive
+expect_stderr slo-output-grouped-msg "field 'scheduler\.order': order 'slo_output' cannot order requests inside buckets"
+# keys set but never read: one warning per key; --strict makes the first an error
+expect_exit 0 unread-warn "$B" validate --set scheduler.theta=0.3 --set cluster.mode=disaggregated --set cluster.instances=2
+[ "$(grep -c 'warning' "$T/stderr")" = 2 ] && ok unread-warn-count || fail unread-warn-count "$(cat "$T/stderr")"
+expect_stderr unread-warn-theta "warning: field 'scheduler\.theta': set but never read: only grouping 'adaptive' reads it, and scheduler\.grouping is 'none'"
+expect_stderr unread-warn-instances "warning: field 'cluster\.instances': set but never read: cluster\.mode is disaggregated"
+expect_exit 3 unread-strict "$B" validate --strict --set scheduler.theta=0.3
+expect_stderr unread-strict-msg "error: field 'scheduler\.theta': set but never read"
+expect_exit 0 unread-preset-silent "$B" validate --preset uellm --set scheduler.batching=continuous
+[ ! -s "$T/stderr" ] && ok unread-preset-silent-msg || fail unread-preset-silent-msg "$(cat "$T/stderr")"
 
 # --- errors ---
 expect_exit 3 unified-needs-buckets "$B" run --set scheduler.batching=unified
@@ -118,6 +159,8 @@ expect_stderr fixed-needs-boundaries-msg "field 'scheduler\.boundaries'"
 expect_exit 3 lmax-too-small "$B" run --set scheduler.grouping=adaptive --set scheduler.l_max=100
 expect_stderr lmax-too-small-msg "field 'scheduler\.l_max'"
 expect_exit 3 unified-disagg "$B" run --set bucketing.strategy=unified --set cluster.mode=disaggregated
+expect_stderr unified-disagg-msg "field 'cluster\.mode': unified attention runs prefill and decode together"
 expect_exit 2 instances-zero "$B" run --set cluster.instances=0
+expect_stderr instances-zero-msg "field 'cluster\.instances': expected an integer in \[1, 1024\], got '0'"
 
 e2e_done

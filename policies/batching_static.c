@@ -1,0 +1,32 @@
+/*
+ * batching_static: static batching (UELLM): a batch of at most static_batch_size requests whose prompts fit in the free KV cache, closed before its Eq. 2 padding waste exceeds static_max_waste, runs to completion before the next is formed.
+ */
+#include "policies/batching.h"
+#include "analysis/waste.h"
+
+static const struct cfg_def keys[] = {
+	{"scheduler.static_batch_size", CFG_INT, "10", 1, 1 << 20, NULL, "requests",
+	 "static batching: most requests in one batch (UELLM packs at most 10)"},
+	{"scheduler.static_max_waste", CFG_DOUBLE, "0.25", 0, 1, NULL, "fraction",
+	 "static batching: a batch is closed before its Eq. 2 padding waste of prompt lengths "
+	 "would exceed this"},
+	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
+static bool take(struct batch_draft *d, struct batch_cand *c)
+{
+	if (d->n >= (size_t)d->max_requests)
+		return false;
+	if (d->deferred_blocks + c->full_blocks + c->revive_blocks > d->kv_free)
+		return false;
+	d->lens[d->n] = (uint32_t)c->q->prompt_tokens;
+	if (d->n > 0 && waste_ratio(d->lens, d->n + 1) > d->max_waste)
+		return false;
+	d->deferred_blocks += c->full_blocks - c->need_blocks;
+	return true;
+}
+
+const struct batch_policy batching_static = {
+	{"static", "static batching (UELLM): bounded batches of requests whose prompts fit in the free KV cache, each run to completion before the next is formed", keys},
+	false, false, true, true, take,
+};

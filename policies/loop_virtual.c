@@ -1,0 +1,9 @@
+/*
+ * loop_virtual: pp virtual engines, each with its own scheduler, queue and share of the KV cache (vLLM V0).
+ */
+#include "policies/loop.h"
+
+const struct loop_policy loop_virtual = {
+	{"virtual", "pp virtual engines, each with its own scheduler, queue and share of the KV cache (vLLM V0)", NULL},
+	true, false,
+};

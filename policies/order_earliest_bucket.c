@@ -1,0 +1,15 @@
+/*
+ * order_earliest_bucket: BucketServe buckets served by their oldest request (groups requests into buckets).
+ */
+#include "policies/order.h"
+
+static int64_t key(const struct req_spec *q, int32_t id)
+{
+	(void)q;
+	return id;
+}
+
+const struct order_policy order_earliest_bucket = {
+	{"earliest_bucket", "BucketServe buckets served by their oldest request (groups requests into buckets)", NULL},
+	key, BSM_FCFS, true, true, false,
+};

@@ -1,0 +1,15 @@
+/*
+ * order_fcfs: first come, first served (arrival order).
+ */
+#include "policies/order.h"
+
+static int64_t key(const struct req_spec *q, int32_t id)
+{
+	(void)q;
+	return id;
+}
+
+const struct order_policy order_fcfs = {
+	{"fcfs", "first come, first served (arrival order)", NULL},
+	key, BSM_FCFS, true, false, true,
+};

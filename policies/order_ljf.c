@@ -1,0 +1,15 @@
+/*
+ * order_ljf: longest prompt first.
+ */
+#include "policies/order.h"
+
+static int64_t key(const struct req_spec *q, int32_t id)
+{
+	(void)id;
+	return -(int64_t)q->prompt_tokens;
+}
+
+const struct order_policy order_ljf = {
+	{"ljf", "longest prompt first", NULL},
+	key, BSM_LJF, true, false, false,
+};

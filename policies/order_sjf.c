@@ -1,0 +1,15 @@
+/*
+ * order_sjf: shortest prompt first.
+ */
+#include "policies/order.h"
+
+static int64_t key(const struct req_spec *q, int32_t id)
+{
+	(void)id;
+	return q->prompt_tokens;
+}
+
+const struct order_policy order_sjf = {
+	{"sjf", "shortest prompt first", NULL},
+	key, BSM_SJF, true, false, false,
+};

@@ -1,0 +1,476 @@
+/*
+ * kernel_engine: the engine step of a lane: schedule (decodes, running prefills, admission
+ * through the batch controller, preemption), submit (the passes of the step) and update
+ * (tokens, first tokens, completions, transfers).
+ */
+#include "sim/kernel_int.h"
+
+#include <string.h>
+
+#include "policies/loop.h"
+
+static void run_remove(struct lane *in, int32_t id)
+{
+	for (size_t i = 0; i < in->n_run; i++)
+		if (in->run[i] == id) {
+			in->run[i] = in->run[--in->n_run];
+			in->owner->running--;
+			return;
+		}
+	BUG("request %d not running", id);
+}
+
+static void pre_remove(struct lane *in, int32_t id)
+{
+	for (size_t i = 0; i < in->n_pre; i++)
+		if (in->pre[i] == id) {
+			memmove(&in->pre[i], &in->pre[i + 1], (in->n_pre - i - 1) * sizeof *in->pre);
+			in->n_pre--;
+			return;
+		}
+	BUG("request %d not in prefill", id);
+}
+
+static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
+{
+	struct req *r = &s->r[id];
+	r->state = st;
+	r->admit = s->next_admit++;
+	r->lane = (int16_t)in->idx;
+	in->run[in->n_run++] = id;
+	in->owner->running++;
+	if ((int64_t)in->owner->running > s->m.running_peak)
+		s->m.running_peak = (int64_t)in->owner->running;
+}
+
+static void dec_join(struct sim *s, struct lane *in, int32_t id)
+{
+	struct req *r = &s->r[id];
+	const struct req_spec *q = &s->spec[id];
+	r->state = RS_DECODE;
+	r->join = in->G;
+	r->g0 = r->generated;
+	/* At step G the request writes KV slot P + g(G) - 1, with g(G) = g0 + G - join.
+	 * Completion: after the step that brings generated to output_tokens. */
+	ih_push(&in->done_at, id, r->join + (q->output_tokens - r->g0) - 1);
+	/* Next block: the step writing the first slot past the blocks held. */
+	int64_t slot = (int64_t)(r->shared + r->blocks) * s->p.block_size;
+	if (slot < (int64_t)q->prompt_tokens + r->generated - 1)
+		BUG("request %d holds too few blocks", id);
+	ih_push(&in->cross_at, id, slot - q->prompt_tokens + 1 - r->g0 + r->join);
+	in->n_dec++;
+	in->dec_blocks += r->shared + r->blocks;
+}
+
+static void dec_leave(struct lane *in, struct req *r, int32_t id)
+{
+	r->generated = r->g0 + (int32_t)(in->G - r->join);
+	ih_remove(&in->done_at, id);
+	ih_remove(&in->cross_at, id);
+	in->n_dec--;
+	in->dec_blocks -= r->shared + r->blocks;
+}
+
+static void preempt(struct sim *s, struct lane *in, int32_t id)
+{
+	struct req *r = &s->r[id];
+	if (r->state == RS_DECODE) {
+		dec_leave(in, r, id);
+		r->t_last_tok = in->last_end;
+	} else {
+		pre_remove(in, id);
+	}
+	run_remove(in, id);
+	kv_release(s, in, r, id);
+	in->kv->reserved -= r->reserved;
+	r->reserved = 0;
+	r->computed = 0;
+	r->target = s->spec[id].prompt_tokens + r->generated;
+	r->state = RS_WAITING;
+	r->lane = -1;
+	r->preemptions++;
+	s->m.preemptions++;
+	/* Back to the front of the queue that recomputes it (the prefill instances' queue when
+	 * disaggregated: the KV is lost; a virtual engine's own queue). */
+	struct waitq *back = s->lane_q ? in->q : wq_for(s, id);
+	cut_consumers(s, back, true);
+	wq_push(s, back, id, true);
+	if (in->q != back)
+		wq_kick(s, back);
+}
+
+/* The most recently admitted running request: vLLM preempts from the end of its running
+ * list. */
+static int32_t victim(const struct sim *s, const struct lane *in)
+{
+	int32_t best = -1;
+	const struct instance *g = in->owner;
+	for (int l = 0; l < g->lanes; l++) {
+		const struct lane *o = &s->lanes[g->first + l];
+		/* Lanes sharing the pool, but not a microbatch in flight. */
+		if (o->kv != in->kv || (o != in && o->busy))
+			continue;
+		for (size_t i = 0; i < o->n_run; i++)
+			if (best < 0 || s->r[o->run[i]].admit > s->r[best].admit)
+				best = o->run[i];
+	}
+	return best;
+}
+
+/* Frees blocks by preemption until NB are free or ID itself was preempted.  Returns true when
+ * ID still runs. */
+static bool make_room(struct sim *s, struct lane *in, int32_t id, int32_t nb, bool *preempted)
+{
+	while (in->kv->free < nb) {
+		int32_t v = victim(s, in);
+		if (v < 0)
+			BUG("no victim for %d blocks", nb);
+		preempt(s, &s->lanes[s->r[v].lane], v);
+		*preempted = true;
+		if (v == id)
+			return false;
+	}
+	return true;
+}
+
+/* Admits waiting requests of queue Q into IN within BUDGET tokens: each candidate, in the
+ * queue's order, needs a sequence slot, the step's token budget (unless the controller takes
+ * requests beyond it) and the free KV blocks of its chunk, then the batch controller's
+ * consent.  Returns the budget left. */
+static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64_t budget)
+{
+	const struct batch_policy *ctl = s->p.batching;
+	if (ctl->idle_only && in->n_run > 0)
+		return budget; /* its batch runs to completion before the next is formed */
+	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
+		wq_adjust(s, q);
+	int64_t k = wq_pick(s, q);
+	struct batch_draft d;
+	if (ctl->take) {
+		memset(&d, 0, sizeof d);
+		d.lens = s->batch_lens;
+		d.idle = in->n_run == 0;
+		d.running = in->owner->lanes > 1 && !s->p.loop->virtual_engines
+				    ? in->owner->running
+				    : (int32_t)in->n_run;
+		d.max_running = s->p.max_num_seqs;
+		d.step_tokens = s->p.max_num_batched_tokens;
+		d.kv_tokens = s->p.num_kv_blocks * s->p.block_size;
+		d.kv_reserved = in->kv->reserved;
+		d.max_requests = s->p.static_batch_size;
+		d.max_waste = s->p.static_max_waste;
+		d.bsc = s->bsc;
+	}
+	size_t nb = 0;
+	while ((budget > 0 || ctl->beyond_budget) && lane_has_slot(s, in)) {
+		int32_t id = wq_peek(s, q, k);
+		if (id < 0)
+			break;
+		struct req *r = &s->r[id];
+		/* A cached prefix of its group is not computed again. */
+		int32_t hit = prefix_blocks(s, id), g = s->spec[id].prefix_group;
+		if (hit && hit > in->kv->pc[g].blocks)
+			hit = in->kv->pc[g].blocks;
+		int64_t computed = (int64_t)hit * s->p.block_size;
+		int64_t remaining = r->target - computed;
+		if (!s->p.chunked_prefill && remaining > budget && !ctl->beyond_budget)
+			break;
+		int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
+		if (!s->p.chunked_prefill && remaining > budget)
+			chunk = 0; /* a member whose prefill waits for a later step */
+		int32_t need = blocks_for(s, computed + chunk) - hit;
+		int32_t revive = hit && in->kv->pc[g].ref == 0 ? in->kv->pc[g].blocks : 0;
+		if (need + revive > in->kv->free)
+			break;
+		if (ctl->take) {
+			d.n = nb;
+			d.kv_free = in->kv->free;
+			struct batch_cand c = {&s->spec[id], need, blocks_for(s, r->target) - hit,
+					       revive, 0};
+			if (!ctl->take(&d, &c))
+				break;
+			r->reserved = c.reserve;
+			in->kv->reserved += c.reserve;
+		}
+		wq_remove(s, q, id);
+		if (q->consumers > 1)
+			cut_consumers(s, q, true); /* a new head: it may fit elsewhere */
+		admit(s, in, id, RS_PREFILL);
+		in->pre[in->n_pre++] = id;
+		if (hit) {
+			pc_ref(s, in, r, g, hit);
+			r->computed = (int32_t)computed;
+			s->prefix_hit_tokens += computed;
+		}
+		kv_take(s, in, r, need);
+		if (chunk > 0)
+			in->items[in->n_items++] = (struct pre_item){id, chunk};
+		s->batch_lens[nb++] = (uint32_t)s->spec[id].prompt_tokens;
+		budget -= chunk;
+		if (!q->bsm)
+			continue;
+		/* A controller that draws from buckets forms its batch from one bucket; other
+		 * picks move on to the next bucket when one empties. */
+		if (!ctl->buckets && k >= 0 && bsm_peek(q->bsm, (size_t)k) < 0)
+			k = wq_pick(s, q);
+	}
+	if (nb)
+		waste_acc_add_lens(&s->batch_waste, s->batch_lens, nb);
+	return budget;
+}
+
+/* Admits from IN's queue, then, when task-aware, offline requests into what is left. */
+static void admit_waiting(struct sim *s, struct lane *in, int64_t budget)
+{
+	budget = admit_from(s, in, in->q, budget);
+	if (s->p.task_aware && in->q == &s->queue[Q_NEW])
+		admit_from(s, in, &s->queue[Q_OFFLINE], budget);
+}
+
+/* Admits transferred requests into a decode instance. */
+static void admit_transferred(struct sim *s, struct lane *in)
+{
+	struct waitq *q = in->q;
+	while (lane_has_slot(s, in) && q->h.n) {
+		int32_t id = ih_top(&q->h);
+		struct req *r = &s->r[id];
+		/* Its KV cache plus the slot its first decode step writes (allocated when the step
+		 * is scheduled, as for every decode). */
+		int32_t need = blocks_for(s, (int64_t)r->computed + 1);
+		if (need > in->kv->free)
+			break;
+		ih_remove(&q->h, id);
+		if (q->consumers > 1)
+			cut_consumers(s, q, true); /* a new head: it may fit elsewhere */
+		admit(s, in, id, RS_DECODE);
+		kv_take(s, in, r, need);
+		dec_join(s, in, id);
+	}
+}
+
+/* Submits the step's passes starting at T; returns the end time. */
+static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
+{
+	in->step_dec = in->n_dec;
+	in->step_k = 0;
+	if (s->p.unified) {
+		/* One pass of every token: (query, shared blocks, unique blocks, causal).  Context
+		 * of a prefill chunk is read by all its query tokens (shared); a decode's blocks by
+		 * one token (unique). */
+		int32_t real[4] = {in->n_dec, 0, 0, in->n_items > 0};
+		int64_t tokens = in->n_dec;
+		for (size_t j = 0; j < in->n_items; j++) {
+			struct req *r = &s->r[in->items[j].id];
+			real[0] += in->items[j].chunk;
+			tokens += in->items[j].chunk;
+			real[1] += blocks_for(s, r->computed);
+			if (r->t_sched < 0)
+				r->t_sched = t;
+		}
+		real[2] = (int32_t)(s->p.contiguous_pa ? in->kv->used : in->dec_blocks);
+		int64_t compile_ns;
+		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
+		int64_t k = 1;
+		if (!in->n_items && !preempted && !compile_ns && in->n_dec && in->owner->stages == 1)
+			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		t += compile_ns +
+		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
+		in->step_k = in->n_dec ? k : 0;
+		return t;
+	}
+	for (size_t i = 0; i < in->n_items; i += (size_t)s->p.max_num_prefill_seqs) {
+		size_t end = i + (size_t)s->p.max_num_prefill_seqs;
+		if (end > in->n_items)
+			end = in->n_items;
+		int32_t real[4] = {(int32_t)(end - i), 0, 0, 0};
+		int64_t tokens = 0;
+		for (size_t j = i; j < end; j++) {
+			struct req *r = &s->r[in->items[j].id];
+			if (in->items[j].chunk > real[1])
+				real[1] = in->items[j].chunk;
+			int32_t ctx = blocks_for(s, r->computed);
+			if (ctx > real[2])
+				real[2] = ctx;
+			tokens += in->items[j].chunk;
+			if (r->t_sched < 0)
+				r->t_sched = t;
+		}
+		int64_t compile_ns;
+		int32_t gi = pad_shape(s, in, PHASE_PROMPT, real, &compile_ns);
+		t += compile_ns +
+		     account_pass(s, in, PHASE_PROMPT, real, gi, compile_ns, tokens, 0, t, 1);
+	}
+	if (in->n_dec) {
+		int32_t nb = (int32_t)(s->p.contiguous_pa ? in->kv->used : in->dec_blocks);
+		int32_t real[4] = {in->n_dec, 1, nb, 0};
+		int64_t compile_ns;
+		int32_t gi = pad_shape(s, in, PHASE_DECODE, real, &compile_ns);
+		int64_t k = 1;
+		if (!in->n_items && !preempted && !compile_ns && in->owner->stages == 1)
+			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
+						   in->n_dec, nb, t, k);
+		in->step_k = k;
+	}
+	return t;
+}
+
+void engine_schedule(struct sim *s, struct lane *in)
+{
+	bool preempted = false;
+	const int32_t B = s->p.block_size;
+
+	/* 1. Decodes: each writes one KV slot; a request starting a new block allocates it. */
+	for (int32_t id = ih_top(&in->cross_at); id >= 0 && in->cross_at.key[id] <= in->G;
+	     id = ih_top(&in->cross_at)) {
+		if (!make_room(s, in, id, 1, &preempted))
+			continue;
+		kv_take(s, in, &s->r[id], 1);
+		in->dec_blocks++;
+		ih_update(&in->cross_at, id, in->cross_at.key[id] + B);
+	}
+
+	/* 2. Running prefills continue, in admission order. */
+	in->n_items = 0;
+	int64_t budget = s->p.max_num_batched_tokens - in->n_dec;
+	for (size_t i = 0; i < in->n_pre && budget > 0;) {
+		int32_t id = in->pre[i];
+		struct req *r = &s->r[id];
+		int32_t chunk = r->target - r->computed;
+		if (chunk > budget)
+			chunk = (int32_t)budget;
+		int32_t need = blocks_for(s, (int64_t)r->computed + chunk) - r->shared - r->blocks;
+		if (need > 0 && !make_room(s, in, id, need, &preempted))
+			continue; /* it was preempted: pre[i] is now the next one */
+		if (need > 0)
+			kv_take(s, in, r, need);
+		in->items[in->n_items++] = (struct pre_item){id, chunk};
+		budget -= chunk;
+		i++;
+	}
+	budget = s->p.max_num_batched_tokens - in->n_dec;
+	for (size_t i = 0; i < in->n_items; i++)
+		budget -= in->items[i].chunk;
+
+	/* 3. Queued requests, unless this step preempted (as vLLM V1). */
+	if (!preempted) {
+		if (in->role == ROLE_DECODE)
+			admit_transferred(s, in);
+		else
+			admit_waiting(s, in, budget);
+	}
+
+	if (!in->n_items && !in->n_dec) {
+		in->busy = false;
+		return;
+	}
+	int64_t t0 = s->now;
+	struct instance *grp = in->owner;
+	if (grp->stages > 1 && grp->stage_free[0] > t0)
+		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
+	int64_t t = submit(s, in, t0, preempted);
+	int64_t work = t - t0;
+	if (grp->stages > 1) {
+		/* Pipeline parallelism: the pass's layers are split evenly over the stages; the
+		 * microbatch goes through them in order, each stage working on one microbatch at
+		 * a time. */
+		int64_t at = t0;
+		for (int j = 0; j < grp->stages; j++) {
+			int64_t part = work / grp->stages + (j == grp->stages - 1 ? work % grp->stages : 0);
+			if (grp->stage_free[j] > at)
+				at = grp->stage_free[j];
+			at += part;
+			grp->stage_free[j] = at;
+		}
+		t = at;
+	}
+	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
+	int64_t k = in->step_k ? in->step_k : 1;
+	in->step_dt = (t - s->now) / k;
+	if (in->step_dt * k != t - s->now)
+		BUG("uneven decode run");
+	/* Busy time is the compute of the step (summed over stages, it is card time / stages). */
+	in->busy_ns += work;
+	s->m.busy_ns += work;
+	s->m.steps += k;
+	s->mon_step_ns += t - s->now;
+	s->mon_steps += k;
+	in->busy = true;
+	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
+}
+
+/* ---- the engine: update ------------------------------------------------------------------ */
+
+static void finish(struct sim *s, struct lane *in, int32_t id)
+{
+	struct req *r = &s->r[id];
+	const struct req_spec *q = &s->spec[id];
+	r->generated = q->output_tokens;
+	r->state = RS_DONE;
+	run_remove(in, id);
+	kv_release(s, in, r, id);
+	in->kv->reserved -= r->reserved;
+	r->reserved = 0;
+	s->finished++;
+	metrics_request(&s->m, q->arrival_ns, r->t_first, s->now, q->prompt_tokens,
+			q->output_tokens);
+	if (s->hooks.request_done)
+		s->hooks.request_done(s->hooks.ctx, s, id);
+}
+
+/* A prefill instance hands the request's KV cache to the decode instances. */
+static void start_transfer(struct sim *s, struct lane *in, int32_t id)
+{
+	struct req *r = &s->r[id];
+	run_remove(in, id);
+	in->kv->reserved -= r->reserved;
+	r->reserved = 0;
+	r->state = RS_TRANSFER;
+	int64_t dt = s->costs.transfer(s->costs.ctx, r->computed);
+	s->transfer_ns_total += dt;
+	r->transfer_ns += dt;
+	r->prefill_inst = (int16_t)in->idx;
+	s->transfers++;
+	s->transferring++;
+	evq_push(&s->q, s->now + dt, EVC_ARRIVAL, EV_TRANSFER, id);
+}
+
+void engine_update(struct sim *s, struct lane *in)
+{
+	int64_t k = in->step_k;
+	in->last_end = s->now;
+	/* Decoders: k tokens each; each token's gap is one step. */
+	if (k) {
+		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);
+		in->G += k;
+		for (int32_t id = ih_top(&in->done_at); id >= 0 && in->done_at.key[id] < in->G;
+		     id = ih_top(&in->done_at)) {
+			dec_leave(in, &s->r[id], id);
+			finish(s, in, id);
+		}
+	}
+	/* Prefills: computed chunks; a completed prefill samples a token. */
+	for (size_t i = 0; i < in->n_items; i++) {
+		int32_t id = in->items[i].id;
+		struct req *r = &s->r[id];
+		r->computed += in->items[i].chunk;
+		pc_donate(s, in, r, id);
+		if (r->computed < r->target)
+			continue;
+		pre_remove(in, id);
+		r->generated++;
+		if (r->t_first < 0)
+			r->t_first = s->now;
+		else
+			metrics_itl(&s->m, s->now - r->t_last_tok, 1);
+		r->t_last_tok = s->now;
+		if (r->generated >= s->spec[id].output_tokens)
+			finish(s, in, id);
+		else if (in->role == ROLE_PREFILL)
+			start_transfer(s, in, id);
+		else
+			dec_join(s, in, id);
+	}
+	in->n_items = 0;
+	in->busy = false;
+}

@@ -1,0 +1,128 @@
+/*
+ * kernel_graph: the compiled-graph set: padded shapes, their cost, warm-up and runtime
+ * compiles per instance.
+ */
+#include "sim/kernel_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- graphs: padded shapes, their cost and their compile state ---------------------------- */
+
+static int64_t shape_cost(struct sim *s, int phase, const int32_t v[4])
+{
+	if (phase == PHASE_PROMPT)
+		return s->costs.prefill(s->costs.ctx, v[0], v[1], v[2]);
+	if (phase == PHASE_DECODE)
+		return s->costs.decode(s->costs.ctx, v[0], v[2]);
+	return s->costs.unified(s->costs.ctx, v[0], v[1], v[2], v[3] != 0);
+}
+
+static int32_t graph_get(struct sim *s, int phase, const int32_t v[4])
+{
+	struct shape_key k = {phase, {v[0], v[1], v[2], v[3]}};
+	int32_t gi = shapemap_get(&s->graphs_by_shape, &k);
+	if (gi >= 0)
+		return gi;
+	if (s->n_graphs == s->cap_graphs) {
+		s->cap_graphs = s->cap_graphs ? 2 * s->cap_graphs : 64;
+		s->graphs = xrealloc(s->graphs, s->cap_graphs * sizeof *s->graphs);
+	}
+	gi = (int32_t)s->n_graphs++;
+	struct graph *g = &s->graphs[gi];
+	memset(g, 0, sizeof *g);
+	g->phase = phase;
+	memcpy(g->v, v, sizeof g->v);
+	g->cost_ns = shape_cost(s, phase, v);
+	if (g->cost_ns < 1)
+		BUG("cost of a pass must be positive");
+	shapemap_put(&s->graphs_by_shape, &k, gi);
+	return gi;
+}
+
+/* Compile state of graph GI on IN's serving instance (grown on demand). */
+static uint8_t *compiled_flag(struct lane *in, int32_t gi)
+{
+	struct instance *g = in->owner;
+	if ((size_t)gi >= g->compiled_cap) {
+		size_t cap = g->compiled_cap ? g->compiled_cap : 64;
+		while (cap <= (size_t)gi)
+			cap *= 2;
+		g->compiled = xrealloc(g->compiled, cap);
+		memset(g->compiled + g->compiled_cap, 0, cap - g->compiled_cap);
+		g->compiled_cap = cap;
+	}
+	return &g->compiled[gi];
+}
+
+static void warm_phase(struct sim *s, struct lane *in, enum phase ph)
+{
+	struct bshape *w;
+	size_t n = bucketer_warmup(s->bucketer, ph, &w);
+	for (size_t i = 0; i < n; i++) {
+		int32_t gi = graph_get(s, ph, w[i].v);
+		uint8_t *c = compiled_flag(in, gi);
+		if (*c)
+			continue;
+		*c = 1;
+		struct graph *g = &s->graphs[gi];
+		g->warm = true;
+		g->compile_ns = s->costs.compile(s->costs.ctx, ph, g->v, false);
+		s->m.warmup_ns += g->compile_ns;
+		s->m.compiles_warmup++;
+	}
+	free(w);
+}
+
+void sim_warmup(struct sim *s)
+{
+	if (!s->bucketer || s->p.skip_warmup)
+		return;
+	for (int g = 0; g < s->n_instances; g++) {
+		struct lane *in = &s->lanes[s->instances[g].first];
+		if (s->p.unified) {
+			warm_phase(s, in, PHASE_UNIFIED);
+			continue;
+		}
+		if (in->role != ROLE_DECODE)
+			warm_phase(s, in, PHASE_PROMPT);
+		if (in->role != ROLE_PREFILL)
+			warm_phase(s, in, PHASE_DECODE);
+	}
+}
+
+/* Pads a real shape to its bucket.  Returns the graph; *compile_ns is the runtime compile
+ * charged now on IN (0 when the graph is warm there). */
+int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+		  int64_t *compile_ns)
+{
+	struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
+	int32_t gi = shapemap_get(&s->lookup, &k);
+	if (gi < 0) {
+		struct bshape bin = {{real[0], real[1], real[2], real[3]}}, out = bin;
+		bool created = false;
+		if (s->bucketer)
+			created = bucketer_lookup(s->bucketer, (enum phase)phase, &bin, &out);
+		if (created) {
+			/* The bucket list changed: cached look-ups may no longer be the server's. */
+			shapemap_clear(&s->lookup);
+			s->m.fallback_buckets++;
+		}
+		gi = graph_get(s, phase, out.v);
+		if (created)
+			s->graphs[gi].fallback = true;
+		shapemap_put(&s->lookup, &k, gi);
+	}
+	struct graph *g = &s->graphs[gi];
+	uint8_t *c = compiled_flag(in, gi);
+	*compile_ns = 0;
+	if (!*c) {
+		*c = 1;
+		g->runtime = true;
+		g->compile_ns = s->costs.compile(s->costs.ctx, phase, g->v, true);
+		*compile_ns = g->compile_ns;
+		s->m.compiles_runtime++;
+		s->m.runtime_compile_ns += g->compile_ns;
+	}
+	return gi;
+}

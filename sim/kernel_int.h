@@ -1,0 +1,339 @@
+/*
+ * kernel_int: the kernel's own state and the functions its files share; nothing outside
+ * sim/kernel*.c includes it except the kernel's white-box unit test (tests/check_kernel.c).
+ *
+ * The kernel's files, one job each:
+ *   kernel.c          the event loop: events, transfers, monitor samples, invariants, accessors
+ *   kernel_cluster.c  the topology: instances, their lanes, KV pools and queues; kicking lanes
+ *   kernel_engine.c   the engine step: schedule (admission, preemption), submit, update
+ *   kernel_passes.c   passes: accounting, batches.csv order, the decode-run fast path
+ *   kernel_queue.c    the waiting queues (an ordered heap or BucketServe buckets)
+ *   kernel_kv.c       the paged KV block pool and the automatic prefix cache
+ *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
+ *   kernel_heap.c     indexed binary heaps of request ids
+ *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
+ *
+ * Names: a serving instance (struct instance) has one lane (struct lane), or cluster.pp lanes
+ * with pipeline parallelism (its microbatch slots, or its virtual engines); the waiting
+ * queues are named by role (enum queue_role).
+ */
+#ifndef BS_KERNEL_INT_H
+#define BS_KERNEL_INT_H
+
+#include "policies/loop.h"
+#include "sim/evq.h"
+#include "sim/kernel.h"
+#include "sim/shapemap.h"
+
+/* Event classes: at equal times, arrivals and transfers are seen before pass completions,
+ * those before the engines schedule (so requests arriving together are scheduled together),
+ * and monitor samples last. */
+enum ev_class { EVC_ARRIVAL = 0, EVC_PASS_DONE = 1, EVC_SCHEDULE = 2, EVC_MONITOR = 3 };
+enum ev_kind { EV_ARRIVAL, EV_PASS_DONE, EV_SCHEDULE, EV_TRANSFER, EV_MONITOR, EV_ADJUST };
+
+enum lane_role { ROLE_MIXED, ROLE_PREFILL, ROLE_DECODE };
+/* The waiting queues by role: new requests (the online ones when task-aware), requests whose
+ * KV cache was transferred (disaggregated), offline requests (task-aware). */
+enum queue_role { Q_NEW, Q_TRANSFERRED, Q_OFFLINE, Q_ROLES };
+
+
+/* The cached prefix of one prefix group on one instance (automatic prefix caching). */
+struct pcache {
+	int32_t blocks;                 /* cached blocks of the group's prefix (0 = none) */
+	int32_t ref;                    /* running requests referencing them */
+	int32_t prev, next;             /* LRU list of unreferenced cached groups (-1 = none) */
+};
+
+
+/* A run of TIMES identical passes not yet reported (the first is REC). */
+struct pass_pending {
+	struct pass_rec rec;
+	int64_t cost_ns;                /* one pass without compile */
+	int64_t left;                   /* passes of the run still to report */
+};
+
+
+struct pre_item {
+	int32_t id, chunk;
+};
+
+/* Indexed binary min-heap of request ids keyed by (key, id); key and pos arrays are shared
+ * by every heap of one kind, since a request is in at most one of them. */
+struct iheap {
+	int32_t *ids;
+	size_t n, cap;
+	int64_t *key;                   /* by request id (borrowed) */
+	int32_t *pos;                   /* by request id (borrowed); -1 = absent */
+};
+
+/* A waiting queue: an ordered heap, or BucketServe buckets when grouped. */
+struct waitq {
+	struct iheap h;
+	struct bsm *bsm;                /* NULL = plain heap */
+	struct bucketserve_cfg bc;      /* its bucket choice and adjustment (grouped only) */
+	const struct order_policy *order; /* heap only */
+	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
+	int consumers;                  /* instances (lanes) admitting from it */
+};
+
+/* A paged KV-cache block pool, with the prefix cache kept in it.  Each instance has its own;
+ * the lanes of a pipeline-parallel instance with the async or atomic loop share one. */
+struct kvpool {
+	int64_t total, free, used;
+	int64_t t_used;                 /* when `used` last changed */
+	int64_t cached_free;            /* free blocks still holding an unreferenced prefix */
+	int64_t reserved;               /* memory-safe batching: tokens reserved by its requests */
+	struct pcache *pc;              /* by prefix group */
+	int32_t lru_head, lru_tail;     /* unreferenced cached groups, least recently used first */
+};
+
+/* One serving instance: its lanes (1, or cluster.pp with pipeline parallelism) share the
+ * pipeline stages, the compiled graphs and, with the async and atomic loops, the KV pool and
+ * the max_num_seqs limit. */
+struct instance {
+	int first, lanes;
+	int stages;
+	int64_t *stage_free;            /* when each pipeline stage is next free */
+	int32_t running;                /* running requests over its lanes */
+	uint8_t *compiled;              /* by graph index */
+	size_t compiled_cap;
+};
+
+/* The accounting of the last pass of a step, so that a run of identical decode steps can be
+ * cut short (the kernel's cut_run). */
+struct step_run {
+	int32_t gi;                     /* graph */
+	int phase;
+	int64_t t0;                     /* start of the first pass */
+	int64_t real_tokens, padded_tokens, real_blocks, padded_blocks; /* per pass */
+	int64_t mon_epoch;              /* monitor window it was counted in */
+};
+
+/* One lane of a serving instance: a scheduler with its running set and one step in flight
+ * (the instance itself without pipeline parallelism; a microbatch slot or a virtual engine
+ * with it).  Its role is the instance's: mixed (colocated), prefill or decode. */
+struct lane {
+	int idx;
+	enum lane_role role;
+	struct waitq *q;                /* where it admits from */
+	struct kvpool *kv;
+	struct instance *owner;         /* the serving instance it is a lane of */
+	int32_t *run;                   /* running ids (unordered; admit order in req.admit) */
+	size_t n_run;
+	int32_t *pre;                   /* running requests still in prefill, admission order */
+	size_t n_pre;
+	struct iheap done_at, cross_at; /* decoding requests: step of completion / next block */
+	int32_t n_dec;
+	int64_t dec_blocks;             /* blocks held by decoding requests */
+	int64_t G;                      /* decode steps executed */
+	/* The step in flight. */
+	struct pre_item *items;
+	size_t n_items;
+	int32_t step_dec;
+	int64_t step_k, step_dt, last_end;
+	struct step_run last_pass;      /* the last pass submitted (a run of step_k when
+					 * decoding only) */
+	int64_t gen;                    /* generation of its pass-done event (cut_run) */
+	bool busy, schedule_pending;
+	int64_t busy_ns;
+};
+
+struct sim {
+	struct sim_params p;
+	const struct req_spec *spec;
+	size_t n;
+	struct req *r;
+	struct bucketer *bucketer;      /* NULL = no bucketing */
+	const struct bucketserve_cfg *bsc; /* NULL unless grouped or memory-safe */
+	struct sim_costs costs;
+	struct sim_hooks hooks;
+
+	struct evq q;
+	int64_t now;
+	size_t next_arrival;
+
+	int64_t *wkey, *dkey, *xkey;    /* heap keys by request id */
+	int32_t *wpos, *dpos, *xpos;
+	struct waitq queue[Q_ROLES];    /* by role */
+	struct lane *lanes;             /* every lane of every instance, instance by instance */
+	int n_lanes;
+	struct kvpool *pools;
+	int n_pools;
+	struct instance *instances;     /* serving instances */
+	int n_instances;
+	struct waitq *lane_q;           /* virtual engines: one queue per lane */
+	int32_t next_admit;
+
+	struct shapemap lookup;         /* (phase, real shape) -> graph */
+	struct shapemap graphs_by_shape;
+	struct graph *graphs;
+	size_t n_graphs, cap_graphs;
+
+	int64_t pass_index;
+	struct pass_pending *pend;      /* passes not yet reported, a heap by (start, instance) */
+	size_t n_pend, cap_pend;
+	int64_t events;
+	size_t arrived, finished, transferring;
+	int32_t ngroups;                /* prefix groups (max prefix_group + 1) */
+	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
+	int64_t kv_used_all;            /* KV blocks in use over every pool */
+	/* Monitor window. */
+	size_t mon_arrivals;
+	int64_t wait_prompt_tokens;     /* prompt tokens of the requests in queue[Q_NEW] and queue[Q_OFFLINE] */
+	int64_t mon_step_ns, mon_steps;
+	int64_t mon_epoch;              /* monitor windows closed so far */
+	/* BucketServe. */
+	uint64_t splits, merges;
+	struct waste_acc batch_waste;   /* Eq. 2 over admitted batches */
+	uint32_t *batch_lens;
+	double bucketing_wall_s;        /* wall time in grouping/ordering code (--perf) */
+	bool time_bucketing;
+	int64_t transfer_ns_total;
+	int64_t transfers;
+	struct metrics m;
+};
+
+
+/* For the white-box test: a simulation in caller-owned storage (sim_new() allocates it). */
+void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
+	      struct bucketer *bucketer, const struct bucketserve_cfg *bsc,
+	      const struct sim_costs *costs, const struct sim_hooks *hooks);
+void sim_release(struct sim *s);
+
+/* kernel_heap.c */
+void ih_init(struct iheap *h, int64_t *key, int32_t *pos, size_t cap);
+void ih_push(struct iheap *h, int32_t id, int64_t key);
+void ih_release(struct iheap *h);
+void ih_remove(struct iheap *h, int32_t id);
+void ih_update(struct iheap *h, int32_t id, int64_t key);
+
+/* kernel_queue.c */
+void wq_adjust(struct sim *s, struct waitq *q);
+int64_t wq_pick(struct sim *s, struct waitq *q);
+void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front);
+void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id);
+
+/* kernel_cluster.c */
+void wq_kick(struct sim *s, const struct waitq *q);
+
+/* kernel_graph.c */
+int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+		  int64_t *compile_ns);
+
+/* kernel_kv.c */
+void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);
+void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb);
+void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id);
+void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share);
+void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta);
+
+/* kernel_engine.c */
+void engine_schedule(struct sim *s, struct lane *in);
+void engine_update(struct sim *s, struct lane *in);
+
+/* kernel_passes.c */
+/* Accounts TIMES identical passes of graph GI starting at START, the first carrying
+ * COMPILE_NS, and queues them for the pass hook.  Returns one pass's duration without the
+ * compile. */
+int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
+		     int64_t compile_ns, int64_t real_tokens, int64_t real_blocks, int64_t start,
+		     int64_t times);
+void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
+int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt);
+void pend_flush(struct sim *s, int64_t t);
+
+/* Small helpers used by several files. */
+
+static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
+{
+	return (int32_t)((tokens + s->p.block_size - 1) / s->p.block_size);
+}
+
+static inline int32_t ih_top(const struct iheap *h)
+{
+	return h->n ? h->ids[0] : -1;
+}
+
+static inline size_t wq_len(const struct waitq *q)
+{
+	return q->bsm ? bsm_total(q->bsm) : q->h.n;
+}
+
+/* Whether IN may run one more request: max_num_seqs bounds an instance, over its lanes when
+ * they share one scheduler (async and atomic loops) and per lane for virtual engines. */
+static inline bool lane_has_slot(const struct sim *s, const struct lane *in)
+{
+	if (in->owner->lanes > 1 && !s->p.loop->virtual_engines)
+		return in->owner->running < s->p.max_num_seqs;
+	return in->n_run < (size_t)s->p.max_num_seqs;
+}
+
+/* The request admission draws from next in Q (bucket K when grouped), or -1. */
+static inline int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
+{
+	(void)s;
+	if (k < 0)
+		return -1;
+	if (!q->bsm)
+		return ih_top(&q->h);
+	return (int32_t)bsm_peek(q->bsm, (size_t)k);
+}
+
+/* Takes request ID out of Q. */
+static inline void wq_remove(struct sim *s, struct waitq *q, int32_t id)
+{
+	if (q != &s->queue[Q_TRANSFERRED])
+		s->wait_prompt_tokens -= s->spec[id].prompt_tokens;
+	if (!q->bsm)
+		ih_remove(&q->h, id);
+	else
+		wq_remove_bucketed(s, q, id);
+}
+
+/* Whole blocks of request ID's prompt that its prefix group can share. */
+static inline int32_t prefix_blocks(const struct sim *s, int32_t id)
+{
+	const struct req_spec *q = &s->spec[id];
+	if (!s->p.prefix_caching || q->prefix_group < 0 || q->prefix_tokens <= 0)
+		return 0;
+	int32_t p = q->prefix_tokens < q->prompt_tokens ? q->prefix_tokens : q->prompt_tokens - 1;
+	return p / s->p.block_size;
+}
+
+/* The queue a new (or preempted) request waits in. */
+static inline struct waitq *wq_for(struct sim *s, int32_t id)
+{
+	return s->p.task_aware && s->spec[id].task == TASK_OFFLINE ? &s->queue[Q_OFFLINE]
+								     : &s->queue[Q_NEW];
+}
+
+/* Asks IN to schedule now, unless it is busy or already asked. */
+static inline void lane_kick(struct sim *s, struct lane *in)
+{
+	if (!in->schedule_pending && !in->busy) {
+		in->schedule_pending = true;
+		evq_push(&s->q, s->now, EVC_SCHEDULE, EV_SCHEDULE, in->idx);
+	}
+}
+
+/* A request is about to enter queue Q (FRONT: ahead of the others), or Q's buckets are about
+ * to change (FRONT too: any waiting request may become the next): cuts the run of every busy
+ * lane admitting from Q whose next step could take it.  An arrival into the queue of a single
+ * lane was foreseen when its run started (next_outside_change): nothing else changes that
+ * queue during the run. */
+static inline void cut_consumers(struct sim *s, const struct waitq *q, bool front)
+{
+	if (q == &s->queue[Q_OFFLINE])
+		q = &s->queue[Q_NEW]; /* task-aware offline requests: admitted after the online ones */
+	if (!front && q->consumers == 1 && q != &s->queue[Q_TRANSFERRED])
+		return;
+	cut_consumers_of(s, q, front);
+}
+
+/* The payload of IN's pass-done event: its index and its run generation. */
+static inline int64_t pass_done_arg(const struct lane *in)
+{
+	return (int64_t)in->idx | in->gen << 20;
+}
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * kernel_params: the kernel parameters from the configuration (and the checks vLLM and the
+ * policies make of them) and the adapter from the cost model to struct sim_costs.
+ */
+#include "sim/kernel_int.h"
+
+#include <string.h>
+
+#include "models/cost.h"
+#include "policies/grouping.h"
+#include "policies/loop.h"
+
+/* ---- cost adapter ---------------------------------------------------------------------- */
+
+static int64_t model_prefill(void *ctx, int32_t bs, int32_t q, int32_t c)
+{
+	return cost_prefill_ns(ctx, bs, q, c);
+}
+
+static int64_t model_decode(void *ctx, int32_t bs, int32_t nb)
+{
+	return cost_decode_ns(ctx, bs, nb);
+}
+
+static int64_t model_unified(void *ctx, int32_t q, int32_t sh, int32_t un, bool causal)
+{
+	return cost_unified_ns(ctx, q, sh, un, causal);
+}
+
+static int64_t model_compile(void *ctx, int phase, const int32_t v[4], bool runtime)
+{
+	return cost_compile_ns(ctx, phase, v, runtime);
+}
+
+static int64_t model_transfer(void *ctx, int64_t tokens)
+{
+	return cost_kv_transfer_ns(ctx, tokens);
+}
+
+void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
+{
+	c->ctx = cm;
+	c->prefill = model_prefill;
+	c->decode = model_decode;
+	c->unified = model_unified;
+	c->compile = model_compile;
+	c->transfer = model_transfer;
+}
+
+/* ---- parameters -------------------------------------------------------------------------- */
+
+/* KV blocks one request of max_model_len tokens needs. */
+static int64_t need_blocks(const struct sim_params *p)
+{
+	return (p->max_model_len + p->block_size - 1) / p->block_size;
+}
+
+int sim_params_from_config(const struct config *cfg, const struct bucket_params *bp,
+			   struct sim_params *p, struct bs_err *err)
+{
+	memset(p, 0, sizeof *p);
+	p->max_num_seqs = (int32_t)config_int(cfg, "server.max_num_seqs");
+	p->max_num_batched_tokens = (int32_t)config_int(cfg, "server.max_num_batched_tokens");
+	p->max_num_prefill_seqs = bp->max_num_prefill_seqs;
+	p->block_size = (int32_t)config_int(cfg, "server.block_size");
+	p->max_model_len = (int32_t)config_int(cfg, "server.max_model_len");
+	p->num_kv_blocks = config_int(cfg, "server.num_kv_blocks");
+	p->chunked_prefill = config_bool(cfg, "server.chunked_prefill");
+	p->contiguous_pa = bp->contiguous_pa;
+	p->skip_warmup = bp->skip_warmup;
+	p->prefix_caching = bp->prefix_caching;
+	p->stop_ns = INT64_MAX;
+	p->step_by_step = !config_bool(cfg, "sim.decode_jumps");
+	if (config_is_set(cfg, "sim.stop_s"))
+		p->stop_ns = (int64_t)(config_double(cfg, "sim.stop_s") * 1e9 + 0.5);
+	p->monitor_ns = (int64_t)(config_double(cfg, "monitor.interval_s") * 1e9 + 0.5);
+	p->slo_ttft_ms = config_double(cfg, "slo.ttft_ms");
+	p->slo_tpot_ms = config_double(cfg, "slo.tpot_ms");
+	p->slo_e2e_ms = config_is_set(cfg, "slo.e2e_ms") ? config_double(cfg, "slo.e2e_ms") : 0;
+	/* The choices were checked against the registry when set. */
+	p->order = order_policy(config_str(cfg, "scheduler.order"));
+	p->grouping = grouping_policy(config_str(cfg, "scheduler.grouping"));
+	p->batching = batch_policy(config_str(cfg, "scheduler.batching"));
+	p->loop = loop_policy(config_str(cfg, "cluster.engine_loop"));
+	if (!p->order || !p->grouping || !p->batching || !p->loop)
+		BUG("a policy choice not in the registry");
+	p->unified = p->batching->unified || bucket_params_unified(bp);
+	if (p->unified && bucket_params_prompt_decode(bp))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
+			       "unified batching runs unified buckets: set bucketing.strategy=unified "
+			       "(or none)");
+	p->static_batch_size = (int32_t)config_int(cfg, "scheduler.static_batch_size");
+	p->static_max_waste = config_double(cfg, "scheduler.static_max_waste");
+	p->task_aware = config_bool(cfg, "scheduler.task_aware");
+	p->grouped = p->grouping->buckets || p->order->earliest_bucket || p->batching->buckets;
+	if (p->grouped && !p->order->in_buckets)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.order",
+			       "order '%s' cannot order requests inside buckets, which %s needs; use "
+			       "scheduler.grouping=none with a batch controller that does not draw "
+			       "from buckets", p->order->info.name,
+			       p->grouping->buckets ? "scheduler.grouping" : "scheduler.batching");
+	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
+	p->instances = (int32_t)config_int(cfg, "cluster.instances");
+	p->pp = (int32_t)config_int(cfg, "cluster.pp");
+	p->prefill_instances = (int32_t)config_int(cfg, "cluster.prefill_instances");
+	p->decode_instances = (int32_t)config_int(cfg, "cluster.decode_instances");
+	if (p->pp > 1 && p->disaggregated)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.pp",
+			       "pipeline parallelism is modelled for colocated instances only");
+	if (p->pp > 1 && p->loop->virtual_engines && p->grouped)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.engine_loop",
+			       "virtual engines keep one plain queue each: BucketServe grouping "
+			       "needs the async or atomic loop");
+	if (p->pp > 1 && p->loop->virtual_engines && p->num_kv_blocks / p->pp < need_blocks(p))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.num_kv_blocks",
+			       "%lld blocks split over %d virtual engines cannot hold one request of "
+			       "max_model_len %d", (long long)p->num_kv_blocks, p->pp,
+			       p->max_model_len);
+	if (p->disaggregated && p->unified)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.mode",
+			       "unified attention runs prefill and decode together: it cannot be "
+			       "disaggregated");
+	/* vLLM's own configuration checks (SchedulerConfig, the KV-cache check at start-up). */
+	if (p->max_num_batched_tokens < p->max_num_seqs)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.max_num_batched_tokens",
+			       "%d is smaller than server.max_num_seqs (%d), which vLLM rejects",
+			       p->max_num_batched_tokens, p->max_num_seqs);
+	if (!p->chunked_prefill && p->max_num_batched_tokens < p->max_model_len)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.max_num_batched_tokens",
+			       "%d is smaller than server.max_model_len (%d) with chunked prefill "
+			       "off, which vLLM rejects", p->max_num_batched_tokens, p->max_model_len);
+	int64_t need = (p->max_model_len + p->block_size - 1) / p->block_size;
+	if (need > p->num_kv_blocks)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.num_kv_blocks",
+			       "%lld blocks of %d tokens cannot hold one request of max_model_len %d "
+			       "(vLLM refuses to start)", (long long)p->num_kv_blocks, p->block_size,
+			       p->max_model_len);
+	return 0;
+}
+
+int sim_check_workload(const struct sim_params *p, const struct bucketserve_cfg *bsc,
+		       const struct req_spec *req, size_t n, const char *file, struct bs_err *err)
+{
+	const struct batch_policy *ctl = p->batching;
+	if (!ctl->take)
+		return 0;
+	uint32_t len;
+	struct batch_draft d = {0};
+	d.lens = &len;
+	d.idle = true;
+	d.max_running = p->max_num_seqs;
+	d.step_tokens = p->max_num_batched_tokens;
+	d.kv_free = p->num_kv_blocks;
+	d.kv_tokens = p->num_kv_blocks * p->block_size;
+	d.max_requests = p->static_batch_size;
+	d.max_waste = p->static_max_waste;
+	d.bsc = bsc;
+	for (size_t i = 0; i < n; i++) {
+		int64_t blocks = (req[i].prompt_tokens + p->block_size - 1) / p->block_size;
+		struct batch_cand c = {&req[i], blocks, blocks, 0, 0};
+		struct batch_draft t = d;
+		if (!ctl->take(&t, &c))
+			return bs_errf(err, BS_EXIT_INPUT, file, 0, "scheduler.batching",
+				       "request %zu (%d prompt + %d output tokens) does not fit in a "
+				       "batch of the %s controller even on an idle instance of %lld KV "
+				       "blocks: it could never run", i, req[i].prompt_tokens,
+				       req[i].output_tokens, ctl->info.name,
+				       (long long)p->num_kv_blocks);
+	}
+	return 0;
+}

@@ -1,0 +1,236 @@
+/*
+ * kernel_passes: forward passes: their accounting, the order batches.csv sees them in, and
+ * the decode-run fast path (how many identical decode steps one event may cover, and cutting a
+ * run short when an event could change its next step).
+ */
+#include "sim/kernel_int.h"
+
+#include <stdlib.h>
+
+/* ---- the engine: schedule, submit ----------------------------------------------------------- */
+
+/* ---- batches.csv order: passes are reported in (start, instance) order ---------------------
+ *
+ * A step's passes are known when it is submitted, a run of identical decode steps all at once;
+ * the reference (one event per step) submits them one at a time.  So that the pass hook sees
+ * the same passes in the same order either way, submitted passes wait in a heap of pending
+ * runs keyed by (start of the next pass, instance) and are reported once simulated time has
+ * passed their start: nothing submitted later can start earlier (a step starts at the time it
+ * is submitted or later). */
+
+static bool pend_less(const struct pass_pending *a, const struct pass_pending *b)
+{
+	return a->rec.start_ns < b->rec.start_ns ||
+	       (a->rec.start_ns == b->rec.start_ns && a->rec.instance < b->rec.instance);
+}
+
+static void pend_push(struct sim *s, const struct pass_pending *pp)
+{
+	if (s->n_pend == s->cap_pend) {
+		s->cap_pend = s->cap_pend ? 2 * s->cap_pend : 16;
+		s->pend = xrealloc(s->pend, s->cap_pend * sizeof *s->pend);
+	}
+	size_t i = s->n_pend++;
+	while (i > 0 && pend_less(pp, &s->pend[(i - 1) / 2])) {
+		s->pend[i] = s->pend[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->pend[i] = *pp;
+}
+
+static void pend_pop(struct sim *s)
+{
+	struct pass_pending last = s->pend[--s->n_pend];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+		if (l >= s->n_pend)
+			break;
+		if (l + 1 < s->n_pend && pend_less(&s->pend[l + 1], &s->pend[l]))
+			m = l + 1;
+		if (!pend_less(&s->pend[m], &last))
+			break;
+		s->pend[i] = s->pend[m];
+		i = m;
+	}
+	if (s->n_pend)
+		s->pend[i] = last;
+}
+
+/* Reports every pending pass that starts before T. */
+void pend_flush(struct sim *s, int64_t t)
+{
+	while (s->n_pend && s->pend[0].rec.start_ns < t) {
+		struct pass_pending *top = &s->pend[0];
+		if (top->left == 0) { /* a run cut short before this pass */
+			pend_pop(s);
+			continue;
+		}
+		struct pass_rec pr = top->rec;
+		pr.index = s->pass_index++;
+		s->hooks.pass(s->hooks.ctx, s, &pr);
+		if (--top->left == 0) {
+			pend_pop(s);
+			continue;
+		}
+		/* The next pass of the run: no compile, starts when this one ends. */
+		struct pass_pending next = *top;
+		next.rec.start_ns = pr.end_ns;
+		next.rec.end_ns = pr.end_ns + next.cost_ns;
+		next.rec.compile_ns = 0;
+		pend_pop(s);
+		pend_push(s, &next);
+	}
+}
+
+/* Accounts TIMES identical passes of graph GI starting at START, the first carrying
+ * COMPILE_NS.  Returns the duration of one pass without the compile. */
+int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
+		     int64_t compile_ns, int64_t real_tokens, int64_t real_blocks, int64_t start,
+		     int64_t times)
+{
+	struct graph *g = &s->graphs[gi];
+	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
+	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
+	if (times > 1) /* a run that cut_run may shorten */
+		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
+						  real_blocks, padded_blocks, s->mon_epoch};
+	g->uses += times;
+	g->real_tokens += real_tokens * times;
+	g->padded_tokens += padded_tokens * times;
+	s->m.passes[phase] += times;
+	s->m.real_tokens += real_tokens * times;
+	s->m.padded_tokens += padded_tokens * times;
+	s->m.real_blocks += real_blocks * times;
+	s->m.padded_blocks += padded_blocks * times;
+	if (s->hooks.pass) {
+		struct pass_pending pp = {{0, start, start + compile_ns + g->cost_ns, compile_ns, phase,
+					   in->idx, {real[0], real[1], real[2], real[3]},
+					   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
+					   padded_tokens},
+					  g->cost_ns, times};
+		pend_push(s, &pp);
+	} else {
+		s->pass_index += times;
+	}
+	return g->cost_ns;
+}
+
+/* Whether an arrival during a run of decode steps could change what the next step does, as
+ * the policies declare it: not when every sequence slot is taken, nor while a batch
+ * controller that forms batches only on an idle instance runs one, nor behind a blocked queue
+ * whose order serves arrivals after every waiting request. */
+static inline bool arrivals_matter(const struct sim *s, const struct lane *in)
+{
+	if (s->p.batching->idle_only && in->n_run > 0)
+		return false;
+	/* A blocked head stays blocked while this instance runs identical steps, unless another
+	 * instance drains the queue meanwhile. */
+	bool fifo = in->q->order->fifo && (!s->p.task_aware || s->queue[Q_OFFLINE].order->fifo) &&
+		    in->q->consumers == 1;
+	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->queue[Q_OFFLINE]) : 0);
+	return lane_has_slot(s, in) && !(fifo && queued > 0);
+}
+
+/* Whether a request entering the transferred requests' queue could join IN at its next step:
+ * IN has a free slot and the queue is empty, or other decode instances may have drained it
+ * (a blocked head stays blocked for IN alone: its free blocks change only at completions and
+ * block boundaries, which end a run). */
+static bool transfers_matter(const struct sim *s, const struct lane *in)
+{
+	return lane_has_slot(s, in) && (s->queue[Q_TRANSFERRED].h.n == 0 || s->queue[Q_TRANSFERRED].consumers > 1);
+}
+
+/* The earliest time after which an arrival could change what IN's next decode step does, or
+ * the stop time (INT64_MAX: none).  Events that cannot be foreseen when the run starts (a
+ * transfer's end, a request preempted by another instance, a bucket adjustment) cut the run
+ * short when they happen (cut_run). */
+static int64_t next_outside_change(const struct sim *s, const struct lane *in)
+{
+	int64_t limit = s->p.stop_ns;
+	if (in->role != ROLE_DECODE && s->next_arrival < s->n && arrivals_matter(s, in) &&
+	    s->spec[s->next_arrival].arrival_ns < limit)
+		limit = s->spec[s->next_arrival].arrival_ns;
+	return limit;
+}
+
+/* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
+ * next completion (included), the next KV-block boundary (excluded), the first step that
+ * could admit an arrival, and the stop time.  1 in the step-by-step reference mode
+ * (sim.decode_jumps = false). */
+int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt)
+{
+	if (s->p.step_by_step)
+		return 1;
+	int32_t c = ih_top(&in->done_at), x = ih_top(&in->cross_at);
+	int64_t k = in->done_at.key[c] - in->G + 1;
+	if (x >= 0 && in->cross_at.key[x] - in->G < k)
+		k = in->cross_at.key[x] - in->G;
+	if (k < 1)
+		BUG("decode run of %lld steps", (long long)k);
+	int64_t limit = next_outside_change(s, in);
+	if (limit != INT64_MAX) {
+		int64_t kk = limit <= t ? 1 : (limit - t + dt - 1) / dt;
+		if (kk < k)
+			k = kk;
+	}
+	return k < 1 ? 1 : k;
+}
+
+/* Ends IN's run of identical decode steps (if it is in one) at the first step boundary at or
+ * after now, as if it had been submitted one step at a time: something happened that could
+ * change what its next step does.  The steps taken back are unaccounted and the run's
+ * completion event is replaced (the old one is recognised as stale by its generation). */
+static void cut_run(struct sim *s, struct lane *in)
+{
+	const struct step_run *run = &in->last_pass;
+	int64_t k = in->step_k, dt = in->step_dt;
+	if (!in->busy || k <= 1 || s->now <= run->t0)
+		return;
+	int64_t kept = (s->now - run->t0 + dt - 1) / dt;
+	if (kept >= k)
+		return;
+	int64_t d = k - kept;
+	struct graph *g = &s->graphs[run->gi];
+	g->uses -= d;
+	g->real_tokens -= run->real_tokens * d;
+	g->padded_tokens -= run->padded_tokens * d;
+	s->m.passes[run->phase] -= d;
+	s->m.real_tokens -= run->real_tokens * d;
+	s->m.padded_tokens -= run->padded_tokens * d;
+	s->m.real_blocks -= run->real_blocks * d;
+	s->m.padded_blocks -= run->padded_blocks * d;
+	if (s->hooks.pass) {
+		for (size_t i = 0; i < s->n_pend; i++)
+			if (s->pend[i].rec.instance == in->idx)
+				s->pend[i].left -= d;
+	} else {
+		s->pass_index -= d;
+	}
+	in->busy_ns -= d * dt;
+	s->m.busy_ns -= d * dt;
+	s->m.steps -= d;
+	if (run->mon_epoch == s->mon_epoch) {
+		s->mon_step_ns -= d * dt;
+		s->mon_steps -= d;
+	}
+	in->step_k = kept;
+	in->gen++;
+	evq_push(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
+}
+
+/* cut_consumers() (kernel_int.h) for the lanes admitting from Q. */
+void cut_consumers_of(struct sim *s, const struct waitq *q, bool front)
+{
+	for (int i = 0; i < s->n_lanes; i++) {
+		struct lane *in = &s->lanes[i];
+		if (in->q != q || !in->busy || in->step_k <= 1)
+			continue;
+		bool matters = in->role == ROLE_DECODE ? transfers_matter(s, in)
+			       : front		       ? lane_has_slot(s, in) &&
+						    !(s->p.batching->idle_only && in->n_run > 0)
+						      : arrivals_matter(s, in);
+		if (matters)
+			cut_run(s, in);
+	}
+}

@@ -1,0 +1,102 @@
+/*
+ * kernel_queue: the waiting queues: an ordered heap (the order policy's key) or BucketServe
+ * buckets (the bucket manager), with the adjustment of the buckets.
+ */
+#include "sim/kernel_int.h"
+
+#include <time.h>
+
+/* ---- waiting queues ---------------------------------------------------------------------- */
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int64_t wait_key(const struct sim *s, const struct waitq *wq, int32_t id)
+{
+	return wq->order->key(&s->spec[id], id);
+}
+
+static bool is_new_queue(const struct sim *s, const struct waitq *q)
+{
+	return q != &s->queue[Q_TRANSFERRED];
+}
+
+/* The KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): the safe fraction of the free
+ * KV memory of the instances that draw from the grouped queue. */
+static uint64_t nmax_budget(const struct sim *s)
+{
+	int64_t free_blocks = 0;
+	for (int k = 0; k < s->n_pools; k++)
+		for (int i = 0; i < s->n_lanes; i++)
+			if (s->lanes[i].kv == &s->pools[k] && s->lanes[i].q == &s->queue[Q_NEW]) {
+				free_blocks += s->pools[k].free;
+				break;
+			}
+	return (uint64_t)(s->bsc->mem_safe_fraction * (double)(free_blocks * s->p.block_size));
+}
+
+void wq_adjust(struct sim *s, struct waitq *q)
+{
+	struct bsm_adjust_result res = {0, false};
+	double t0 = s->time_bucketing ? wall_now() : 0;
+	bucketserve_adjust(&q->bc, q->bsm, nmax_budget(s), &res);
+	if (s->time_bucketing)
+		s->bucketing_wall_s += wall_now() - t0;
+	if (res.splits || res.merged) {
+		s->splits += res.splits;
+		s->merges += res.merged;
+		if (s->hooks.boundaries) {
+			uint32_t b[1024];
+			size_t nb = bsm_boundaries(q->bsm, b, 1024);
+			s->hooks.boundaries(s->hooks.ctx, s, q == &s->queue[Q_OFFLINE], b, nb < 1024 ? nb : 1024,
+					    res.splits, res.merged);
+		}
+	}
+}
+
+/* Queues ID; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
+void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
+{
+	if (is_new_queue(s, q))
+		s->wait_prompt_tokens += s->spec[id].prompt_tokens;
+	if (!q->bsm) {
+		ih_push(&q->h, id, front ? q->front_key-- : wait_key(s, q, id));
+		return;
+	}
+	const struct req_spec *r = &s->spec[id];
+	struct bsm_req br = {r->arrival_ns, (uint32_t)r->prompt_tokens,
+			     (uint32_t)(r->prompt_tokens + r->output_tokens), r->priority};
+	struct bs_err err = {0};
+	double t0 = s->time_bucketing ? wall_now() : 0;
+	if (bsm_insert(q->bsm, (uint32_t)id, &br, &err))
+		BUG("bucket insert: %s", err.msg); /* lengths are checked at set-up */
+	if (s->time_bucketing)
+		s->bucketing_wall_s += wall_now() - t0;
+	if (q->bc.adjust == BUCKETSERVE_ADJUST_ARRIVAL && is_new_queue(s, q))
+		wq_adjust(s, q);
+}
+
+/* The bucket admission draws from next, or -1 (plain heap: 0). */
+int64_t wq_pick(struct sim *s, struct waitq *q)
+{
+	if (!q->bsm)
+		return q->h.n ? 0 : -1;
+	double t0 = s->time_bucketing ? wall_now() : 0;
+	int64_t k = bucketserve_pick(&q->bc, q->bsm);
+	if (s->time_bucketing)
+		s->bucketing_wall_s += wall_now() - t0;
+	return k;
+}
+
+/* wq_remove() (kernel_int.h) from a bucketed queue. */
+void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id)
+{
+	double t0 = s->time_bucketing ? wall_now() : 0;
+	bsm_remove(q->bsm, (uint32_t)id);
+	if (s->time_bucketing)
+		s->bucketing_wall_s += wall_now() - t0;
+}

@@ -1,0 +1,277 @@
+/*
+ * check_differential: the decode-jump fast path against the step-by-step reference
+ * (sim.decode_jumps = false).  For every registered policy of every family (policies/
+ * registry.c, walked here, so a new policy is covered without a test edit), on every topology
+ * (colocated with 1 and 3 instances, disaggregated, pipeline-parallel with each registered
+ * engine loop, unified batching), at a low load, near saturation and in overload, with several
+ * seeds on small random traces, requests.csv and batches.csv must be byte-identical.  A
+ * combination the configuration check refuses is skipped, but every policy must run in at
+ * least one.  Then a property test: random configurations for a bounded wall time.
+ *
+ * Both runs go through run_setup() (the code `bucketsim run` uses) and the report writers.
+ */
+#include <check.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/report.h"
+#include "policies/policy.h"
+#include "sim/run_int.h"
+#include "tests/check_main.h"
+
+/* A small random workload on a server small enough to queue and preempt. */
+static const char *const base_keys[] = {
+	"workload.lengths=uniform", "workload.prompt_max=600", "workload.output_max=200",
+	"workload.num_requests=40", "workload.arrival=poisson", "server.max_num_seqs=8",
+	"server.num_kv_blocks=24", "server.max_model_len=1024",
+	/* grouping=fixed needs boundaries; unread (and harmless) elsewhere */
+	"scheduler.boundaries=0,128,384,max", NULL,
+};
+
+/* The topologies; "loop" stands for each registered engine loop with cluster.pp = 2. */
+static const char *const topologies[][4] = {
+	{NULL},
+	{"cluster.instances=3", NULL},
+	{"cluster.mode=disaggregated", "cluster.prefill_instances=2", "cluster.decode_instances=2",
+	 NULL},
+	{"cluster.pp=2", "loop", NULL},
+	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
+};
+
+/* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */
+static const char *const loads[] = {"workload.rate=1", "workload.rate=8", "workload.rate=100"};
+
+struct output {
+	char *req, *bat;
+	size_t nreq, nbat;
+};
+
+struct sinks {
+	FILE *req, *bat;
+};
+
+static void sink_request(void *ctx, const struct sim *s, int32_t id)
+{
+	report_request_row(((struct sinks *)ctx)->req, s, id);
+}
+
+static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
+{
+	(void)s;
+	report_batch_row(((struct sinks *)ctx)->bat, p);
+}
+
+/* Runs the configuration KV (NULL-terminated "key=value" list) with SEED; false when the
+ * configuration check refuses it. */
+static bool run_one(const char *const *kv, uint64_t seed, bool jumps, struct output *o)
+{
+	struct run_ctx x;
+	memset(&x, 0, sizeof x);
+	cli_config_init(&x.cc);
+	x.cc.seed = seed;
+	struct bs_err err = {0};
+	for (size_t i = 0; kv[i]; i++)
+		ck_assert_msg(!config_set_arg(&x.cc.cfg, kv[i], &err), "%s: %s", kv[i], err.msg);
+	ck_assert(!config_set(&x.cc.cfg, "sim.decode_jumps", jumps ? "true" : "false",
+			      CFG_ORIGIN_CMDLINE, NULL, 0, &err));
+	if (run_setup(&x, run_default_trace(&x.cc.cfg, NULL), true, &err)) {
+		run_teardown(&x);
+		return false;
+	}
+	struct sinks k = {open_memstream(&o->req, &o->nreq), open_memstream(&o->bat, &o->nbat)};
+	report_requests_header(k.req);
+	report_batches_header(k.bat);
+	struct sim_costs costs;
+	sim_costs_from_model(&costs, x.cm);
+	struct sim_hooks hooks = {&k, sink_request, sink_pass, NULL, NULL};
+	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
+				&hooks);
+	sim_warmup(s);
+	sim_run(s);
+	sim_finish(s);
+	ck_assert_uint_eq(sim_finished(s), x.w.n);
+	sim_free(s);
+	fclose(k.req);
+	fclose(k.bat);
+	run_teardown(&x);
+	return true;
+}
+
+static void output_free(struct output *o)
+{
+	free(o->req);
+	free(o->bat);
+}
+
+/* Runs KV both ways; returns false when refused.  Fails on the first differing byte. */
+static bool fast_equals_reference(const char *const *kv, uint64_t seed, const char *label)
+{
+	struct output a = {0}, b = {0};
+	bool ok = run_one(kv, seed, true, &a);
+	if (!ok)
+		return false;
+	ck_assert_msg(run_one(kv, seed, false, &b), "%s: reference refused", label);
+	ck_assert_msg(a.nreq == b.nreq && !memcmp(a.req, b.req, a.nreq),
+		      "%s: requests.csv differs between the fast path and the reference", label);
+	ck_assert_msg(a.nbat == b.nbat && !memcmp(a.bat, b.bat, a.nbat),
+		      "%s: batches.csv differs between the fast path and the reference", label);
+	output_free(&a);
+	output_free(&b);
+	return true;
+}
+
+/* Appends "key=value" for the key of family F and its member M. */
+static char *member_arg(const struct policy_family *f, const struct policy_info *m)
+{
+	return xasprintf("%s=%s", f->key, m->name);
+}
+
+START_TEST(every_policy_every_topology)
+{
+	const struct policy_family *loops = policy_family_by_key("cluster.engine_loop");
+	ck_assert_ptr_nonnull(loops);
+	size_t cases = 0, refused = 0;
+	for (size_t f = 0; policy_families[f]; f++) {
+		const struct policy_family *fam = policy_families[f];
+		for (size_t m = 0; fam->members[m]; m++) {
+			size_t served = 0;
+			char *marg = member_arg(fam, fam->members[m]);
+			for (size_t t = 0; t < sizeof topologies / sizeof *topologies; t++) {
+				bool has_loop = false;
+				for (size_t j = 0; topologies[t][j]; j++)
+					has_loop |= !strcmp(topologies[t][j], "loop");
+				for (size_t l = 0; has_loop ? loops->members[l] != NULL : l == 0; l++) {
+					const char *kv[32];
+					size_t n = 0;
+					for (size_t j = 0; base_keys[j]; j++)
+						kv[n++] = base_keys[j];
+					char *larg = has_loop ? member_arg(loops, loops->members[l]) : NULL;
+					for (size_t j = 0; topologies[t][j]; j++)
+						kv[n++] = strcmp(topologies[t][j], "loop") ? topologies[t][j]
+											   : larg;
+					size_t at_load = n++;
+					kv[n++] = marg; /* the member under test wins */
+					kv[n] = NULL;
+					for (size_t ld = 0; ld < sizeof loads / sizeof *loads; ld++) {
+						kv[at_load] = loads[ld];
+						for (uint64_t seed = 1; seed <= 3; seed++) {
+							char label[256];
+							snprintf(label, sizeof label,
+								 "%s topology %zu loop %zu load %zu seed %llu",
+								 marg, t, l, ld, (unsigned long long)seed);
+							if (fast_equals_reference(kv, seed, label)) {
+								cases++;
+								served++;
+							} else {
+								refused++;
+							}
+						}
+					}
+					free(larg);
+				}
+			}
+			ck_assert_msg(served > 0, "%s runs in no topology of this test", marg);
+			free(marg);
+		}
+	}
+	fprintf(stderr, "differential: %zu cases identical, %zu refused by the config check\n",
+		cases, refused);
+}
+END_TEST
+
+static const char *pick(gsl_rng *r, const char *const *v, size_t n)
+{
+	return v[gsl_rng_uniform_int(r, n)];
+}
+
+START_TEST(random_configurations)
+{
+	/* Random policies, topology and server limits, for at most 4 s of wall time. */
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 7);
+	static const char *const modes[] = {"cluster.mode=colocated", "cluster.mode=disaggregated"};
+	static const char *const inst[] = {"cluster.instances=1", "cluster.instances=2"};
+	static const char *const pp[] = {"cluster.pp=1", "cluster.pp=1", "cluster.pp=3"};
+	static const char *const seqs[] = {"server.max_num_seqs=2", "server.max_num_seqs=8",
+					   "server.max_num_seqs=64"};
+	static const char *const tokens[] = {"server.max_num_batched_tokens=256",
+					     "server.max_num_batched_tokens=2048"};
+	static const char *const blocks[] = {"server.num_kv_blocks=12", "server.num_kv_blocks=40",
+					     "server.num_kv_blocks=4000"};
+	static const char *const chunked[] = {"server.chunked_prefill=true",
+					      "server.chunked_prefill=false"};
+	static const char *const prefill[] = {"server.max_num_prefill_seqs=1",
+					      "server.max_num_prefill_seqs=4"};
+	static const char *const task[] = {"scheduler.task_aware=false", "scheduler.task_aware=true"};
+	static const char *const adjust[] = {"scheduler.adjust=arrival", "scheduler.adjust=batch",
+					     "scheduler.adjust=period"};
+	static const char *const rates[] = {"workload.rate=0.5", "workload.rate=5",
+					    "workload.rate=50"};
+	static const char *const strat[] = {"bucketing.strategy=exponential",
+					    "bucketing.strategy=linear", "bucketing.strategy=none"};
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	size_t runs = 0, refused = 0;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 > 4.0)
+			break;
+		const char *kv[48];
+		char *own[8];
+		size_t n = 0, no = 0;
+		for (size_t j = 0; base_keys[j]; j++)
+			kv[n++] = base_keys[j];
+		kv[n - 2] = "server.max_model_len=1536"; /* 12 blocks of 128 */
+		const char *mode = pick(r, modes, 2);
+		kv[n++] = mode;
+		kv[n++] = pick(r, inst, 2);
+		/* pipeline parallelism is modelled for colocated instances */
+		kv[n++] = strstr(mode, "disagg") ? pp[0] : pick(r, pp, 3);
+		kv[n++] = pick(r, seqs, 3);
+		const char *tok = pick(r, tokens, 2);
+		kv[n++] = tok;
+		kv[n++] = pick(r, blocks, 3);
+		/* without chunked prefill vLLM needs a token budget of max_model_len */
+		kv[n++] = strstr(tok, "=256") ? chunked[0] : pick(r, chunked, 2);
+		kv[n++] = pick(r, prefill, 2);
+		kv[n++] = pick(r, task, 2);
+		kv[n++] = pick(r, adjust, 3);
+		kv[n++] = pick(r, rates, 3);
+		kv[n++] = pick(r, strat, 3);
+		for (size_t f = 0; policy_families[f]; f++) {
+			const struct policy_family *fam = policy_families[f];
+			size_t nm = 0;
+			while (fam->members[nm])
+				nm++;
+			kv[n++] = own[no++] = member_arg(fam, fam->members[gsl_rng_uniform_int(r, nm)]);
+		}
+		kv[n] = NULL;
+		uint64_t seed = 1 + gsl_rng_uniform_int(r, 1000);
+		char label[64];
+		snprintf(label, sizeof label, "random configuration %zu", runs + refused);
+		if (fast_equals_reference(kv, seed, label))
+			runs++;
+		else
+			refused++;
+		for (size_t j = 0; j < no; j++)
+			free(own[j]);
+	}
+	gsl_rng_free(r);
+	fprintf(stderr, "differential: %zu random configurations identical, %zu refused\n", runs,
+		refused);
+	ck_assert_uint_gt(runs, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("differential");
+	TCase *tc = tcase_create("fast_vs_reference");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, every_policy_every_topology);
+	tcase_add_test(tc, random_configurations);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
