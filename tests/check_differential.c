@@ -15,14 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/report.h"
 #include "policies/policy.h"
 #include "sim/run_int.h"
 #include "tests/check_main.h"
 
+/* A bucket file for bucketing.strategy=file (written by main; unread elsewhere). */
+static char bucket_file_arg[64] = "bucketing.file=";
+static const char bucket_file_text[] =
+	"(1, [128, 256, 512, 1024], [0, 2, 4, 8])\n"
+	"([1, 2, 4, 8], 1, [8, 16, 24, 32, 64])\n";
+
 /* A small random workload on a server small enough to queue and preempt. */
 static const char *const base_keys[] = {
+	bucket_file_arg,
 	"workload.lengths=uniform", "workload.prompt_max=600", "workload.output_max=200",
 	"workload.num_requests=40", "workload.arrival=poisson", "server.max_num_seqs=8",
 	"server.num_kv_blocks=24", "server.max_model_len=1024",
@@ -38,6 +46,7 @@ static const char *const topologies[][4] = {
 	 NULL},
 	{"cluster.pp=2", "loop", NULL},
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
+	{"bucketing.version=current", NULL},
 };
 
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */
@@ -249,8 +258,11 @@ START_TEST(random_configurations)
 		}
 		kv[n] = NULL;
 		uint64_t seed = 1 + gsl_rng_uniform_int(r, 1000);
-		char label[64];
-		snprintf(label, sizeof label, "random configuration %zu", runs + refused);
+		char label[2048];
+		int at = snprintf(label, sizeof label, "random configuration %zu (seed %llu):",
+				  runs + refused, (unsigned long long)seed);
+		for (size_t j = 0; kv[j] && at > 0 && (size_t)at < sizeof label; j++)
+			at += snprintf(label + at, sizeof label - (size_t)at, " --set %s", kv[j]);
 		if (fast_equals_reference(kv, seed, label))
 			runs++;
 		else
@@ -267,11 +279,18 @@ END_TEST
 
 int main(void)
 {
+	char path[] = "/tmp/bucketsim-diff-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || write(fd, bucket_file_text, sizeof bucket_file_text - 1) < 0 || close(fd))
+		return 1;
+	strncat(bucket_file_arg, path, sizeof bucket_file_arg - strlen(bucket_file_arg) - 1);
 	Suite *s = suite_create("differential");
 	TCase *tc = tcase_create("fast_vs_reference");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, every_policy_every_topology);
 	tcase_add_test(tc, random_configurations);
 	suite_add_tcase(s, tc);
-	return check_run(s);
+	int rc = check_run(s);
+	unlink(path);
+	return rc;
 }
