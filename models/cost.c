@@ -132,7 +132,10 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 	eval_setup(&cm->e, &hw, &m, &p, (int)config_int(cfg, "hardware.tp"), fp8, kv_fp8,
 		   (int)config_int(cfg, "server.block_size"));
 	cm->t_pass = cm->e.p.v[PP_T_PASS];
-	host_params_load(cm->e.hw.name, &cm->h);
+	if (host_params_load(hw.chip, hwname, &cm->h, err)) {
+		free(cm);
+		return -1;
+	}
 	cm->c = c;
 	const char *rsp = config_env(cfg, "RUNTIME_SCALE_PATCHING");
 	cm->compile_mult = fp8 && !(rsp && !strcmp(rsp, "1")) ? c.fp8_factor : 1;

@@ -20,7 +20,9 @@ struct cJSON;
 
 /* A hardware profile's specification (one card). */
 struct hw_spec {
-	char name[32];
+	char name[32];       /* the profile's name (a file's base name for a profile read at run
+			      * time) */
+	char chip[32];       /* the chip it describes: its "name" member (gaudi2, gaudi3, ...) */
 	char desc[160];
 	bool calibrated;
 	double peak_bf16;    /* FLOP/s, dense matrix */
@@ -140,8 +142,10 @@ size_t host_rows_load(struct host_row **out);
  * with fit set.  Returns 0, or -1 with fewer than two such rows, a GSL failure or a negative
  * term. */
 int host_fit(const struct host_row *rows, size_t n, struct host_params *hp);
-/* The fitted host terms, the eager and the gather constants of hardware HW. */
-void host_params_load(const char *hw, struct host_params *hp);
+/* The fitted host terms, the eager and the gather constants of chip CHIP (a hardware profile's
+ * "name" member).  A chip without a gather factor is an input error naming PROFILE. */
+int host_params_load(const char *chip, const char *profile, struct host_params *hp,
+		     struct bs_err *err);
 
 /* Profiles (profile.c).  Names are case-sensitive lower case. */
 int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,

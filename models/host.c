@@ -89,7 +89,8 @@ size_t host_rows_load(struct host_row **out)
 	return n;
 }
 
-void host_params_load(const char *hw, struct host_params *hp)
+int host_params_load(const char *chip, const char *profile, struct host_params *hp,
+		     struct bs_err *err)
 {
 	struct host_row *rows;
 	size_t n = host_rows_load(&rows);
@@ -101,9 +102,14 @@ void host_params_load(const char *hw, struct host_params *hp)
 	cJSON *j = cJSON_ParseWithLength(f->data, f->size);
 	hp->eager_layer_s = num(j, "eager_layer_us") * 1e-6;
 	const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "pa_gather_kv_factor");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, hw);
-	if (!cJSON_IsNumber(v) || v->valuedouble < 1)
-		BUG("models/data/host.json: pa_gather_kv_factor of '%s' missing or below 1", hw);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, chip);
+	if (!cJSON_IsNumber(v) || v->valuedouble < 1) {
+		cJSON_Delete(j);
+		return bs_errf(err, BS_EXIT_INPUT, profile, 0, "name",
+			       "chip '%s' has no paged-attention gather factor in "
+			       "models/data/host.json (known: gaudi2, gaudi3, h100, a100)", chip);
+	}
 	hp->gather_kv = v->valuedouble;
 	cJSON_Delete(j);
+	return 0;
 }

@@ -194,6 +194,8 @@ int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,
 	if (is_profile_path(name) && bl > 5 && !strcmp(base + bl - 5, ".json"))
 		bl -= 5;
 	snprintf(hw->name, sizeof hw->name, "%.*s", (int)bl, base);
+	const cJSON *chip = cJSON_GetObjectItemCaseSensitive(j, "name");
+	snprintf(hw->chip, sizeof hw->chip, "%s", cJSON_IsString(chip) ? chip->valuestring : hw->name);
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "description");
 	if (cJSON_IsString(d))
 		snprintf(hw->desc, sizeof hw->desc, "%s", d->valuestring);

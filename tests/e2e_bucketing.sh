@@ -202,7 +202,8 @@ P
 #     current's prompt queries above the token budget), and look-ups that return the smallest
 #     listed bucket >= the shape in every dimension (version current first clamps a decode
 #     ctx to the largest listed), else the fallback, flagged when it was not listed yet.
-STRATEGIES=$("$BUCKETSIM" list policies | awk '$1 == "bucketing.strategy" { gsub(/\|/, " ", $2); print $2 }')
+# The family's members: the indented lines under its "bucketing (bucketing.strategy)" heading.
+STRATEGIES=$("$BUCKETSIM" list policies | awk '/^[^ ]/ { in_f = ($2 == "(bucketing.strategy):") } in_f && /^  [a-z]/ { printf "%s ", $1 }')
 case " $STRATEGIES " in *" exponential "*" none "*) ok strategies_listed ;;
 *) fail strategies_listed "cannot read the strategies from 'bucketsim list policies': '$STRATEGIES'" ;; esac
 LONG=(--set server.max_model_len=8192 --set server.max_num_seqs=32 --set server.num_kv_blocks=3000
