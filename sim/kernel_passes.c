@@ -5,6 +5,8 @@
  */
 #include "sim/kernel_int.h"
 
+#include "policies/grouping.h"
+
 #include <stdlib.h>
 
 /* ---- the engine: schedule, submit ----------------------------------------------------------- */
@@ -154,13 +156,23 @@ static int64_t next_outside_change(const struct sim *s, const struct lane *in)
 	return limit;
 }
 
+/* Whether every step of IN adjusts the buckets it admits from, so that no two of its steps
+ * are identical: a grouping that adjusts (its `adjusts` declaration) before each batch, on a
+ * lane that attempts a batch at every step (not a controller that forms batches only on an
+ * idle instance; not a decode instance, which admits transferred requests unadjusted). */
+static bool adjusts_every_step(const struct sim *s, const struct lane *in)
+{
+	return s->p.grouping->adjusts && in->q->bsm && in->q->bc.adjust == BUCKETSERVE_ADJUST_BATCH &&
+	       !s->p.batching->idle_only && in->role != ROLE_DECODE;
+}
+
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
  * next completion (included), the next KV-block boundary (excluded), the first step that
  * could admit an arrival, and the stop time.  1 in the step-by-step reference mode
- * (sim.decode_jumps = false). */
+ * (sim.decode_jumps = false) and when every step adjusts the buckets. */
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt)
 {
-	if (s->p.step_by_step)
+	if (s->p.step_by_step || adjusts_every_step(s, in))
 		return 1;
 	int32_t c = ih_top(&in->done_at), x = ih_top(&in->cross_at);
 	int64_t k = in->done_at.key[c] - in->G + 1;

@@ -190,6 +190,25 @@ START_TEST(every_policy_every_topology)
 }
 END_TEST
 
+/* Configurations the random test once found diverging, pinned with their seed. */
+START_TEST(pinned_configurations)
+{
+	/* Overload on a 12-block KV cache with AdjustBuckets before each batch: the queue's
+	 * head cannot fit while 4 decodes hold every block, and each step's adjustment splits
+	 * the buckets once more, so the bucket picked when blocks free depends on how many
+	 * steps ran in between. */
+	static const char *const adjust_per_batch[] = {
+		"workload.lengths=uniform", "workload.prompt_max=600", "workload.output_max=200",
+		"workload.num_requests=40", "workload.arrival=poisson", "workload.rate=50",
+		"server.max_num_seqs=8", "server.max_model_len=1536",
+		"server.max_num_batched_tokens=2048", "server.num_kv_blocks=12",
+		"scheduler.grouping=adaptive", "scheduler.adjust=batch",
+		"scheduler.batching=continuous", NULL,
+	};
+	ck_assert(fast_equals_reference(adjust_per_batch, 369, "adaptive grouping, adjust=batch"));
+}
+END_TEST
+
 static const char *pick(gsl_rng *r, const char *const *v, size_t n)
 {
 	return v[gsl_rng_uniform_int(r, n)];
@@ -287,6 +306,7 @@ int main(void)
 	Suite *s = suite_create("differential");
 	TCase *tc = tcase_create("fast_vs_reference");
 	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, pinned_configurations);
 	tcase_add_test(tc, every_policy_every_topology);
 	tcase_add_test(tc, random_configurations);
 	suite_add_tcase(s, tc);
