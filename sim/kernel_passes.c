@@ -96,7 +96,7 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
 	if (times > 1) /* a run that cut_run may shorten */
 		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
-						  real_blocks, padded_blocks, s->mon_epoch};
+						  real_blocks, padded_blocks};
 	g->uses += times;
 	g->real_tokens += real_tokens * times;
 	g->padded_tokens += padded_tokens * times;
@@ -222,13 +222,23 @@ static void cut_run(struct sim *s, struct lane *in)
 	in->busy_ns -= d * dt;
 	s->m.busy_ns -= d * dt;
 	s->m.steps -= d;
-	if (run->mon_epoch == s->mon_epoch) {
-		s->mon_step_ns -= d * dt;
-		s->mon_steps -= d;
-	}
 	in->step_k = kept;
 	in->gen++;
 	evq_push(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
+}
+
+/* Counts in the monitor window the steps of IN's run in flight up to STARTED of them (capped
+ * at the run's length) not counted yet. */
+void mon_count_steps(struct sim *s, struct lane *in, int64_t started)
+{
+	if (started > in->step_k)
+		started = in->step_k;
+	int64_t d = started - in->mon_counted;
+	if (d <= 0)
+		return;
+	s->mon_step_ns += d * in->step_dt;
+	s->mon_steps += d;
+	in->mon_counted = started;
 }
 
 /* cut_consumers() (kernel_int.h) for the lanes admitting from Q. */
