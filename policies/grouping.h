@@ -17,7 +17,10 @@ struct grouping_policy {
 	bool buckets;               /* waiting requests in buckets (also forced on by an order
 				     * or batch controller that needs them) */
 	/* Fast-path hook: AdjustBuckets runs (on arrivals, batches or a timer): bucket
-	 * boundaries can change what the next batch draws between two events. */
+	 * boundaries can change what the next batch draws between two events.  One call splits
+	 * a bucket at most once, so the next call may change the buckets again with nothing
+	 * else changed: run before each batch (scheduler.adjust=batch), it makes every step
+	 * different from the last, and such a lane runs one step per event (no decode jumps). */
 	bool adjusts;
 };
 

@@ -37,9 +37,11 @@
  * the policies say an arrival could join (order fifo, batch controller idle_only), and cut
  * short at the next step boundary when an unforeseeable event could change the next step (a
  * transfer completes, another instance preempts into or takes from a shared queue, buckets are
- * adjusted).  Pipelined lanes (cluster.pp > 1) and the step-by-step reference
- * (sim.decode_jumps = false) run one step per event; tests/check_differential.c proves the
- * fast path byte-identical to the reference for every registered policy and topology.
+ * adjusted).  Pipelined lanes (cluster.pp > 1), lanes whose every step adjusts the buckets
+ * (a grouping that declares `adjusts`, with scheduler.adjust=batch) and the step-by-step
+ * reference (sim.decode_jumps = false) run one step per event; tests/check_differential.c
+ * proves the fast path byte-identical to the reference (requests.csv, batches.csv,
+ * monitor.csv, boundaries.csv) for every registered policy and topology.
  * Passes reach the pass hook in (start, lane) order either way.
  *
  * Invariants (sim_check_invariants, asserted in debug builds): arrived = done + queued +

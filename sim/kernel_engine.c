@@ -393,8 +393,12 @@ void engine_schedule(struct sim *s, struct lane *in)
 	in->busy_ns += work;
 	s->m.busy_ns += work;
 	s->m.steps += k;
-	s->mon_step_ns += t - s->now;
-	s->mon_steps += k;
+	/* The monitor window counts the first step now, the others of a run as they start
+	 * (on_monitor, engine_update). */
+	s->mon_step_ns += in->step_dt;
+	s->mon_steps++;
+	in->step_t0 = s->now;
+	in->mon_counted = 1;
 	in->busy = true;
 	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
 }
@@ -439,6 +443,8 @@ void engine_update(struct sim *s, struct lane *in)
 {
 	int64_t k = in->step_k;
 	in->last_end = s->now;
+	if (k > in->mon_counted)
+		mon_count_steps(s, in, k);
 	/* Decoders: k tokens each; each token's gap is one step. */
 	if (k) {
 		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);

@@ -106,7 +106,6 @@ struct step_run {
 	int phase;
 	int64_t t0;                     /* start of the first pass */
 	int64_t real_tokens, padded_tokens, real_blocks, padded_blocks; /* per pass */
-	int64_t mon_epoch;              /* monitor window it was counted in */
 };
 
 /* One lane of a serving instance: a scheduler with its running set and one step in flight
@@ -131,6 +130,9 @@ struct lane {
 	size_t n_items;
 	int32_t step_dec;
 	int64_t step_k, step_dt, last_end;
+	int64_t step_t0;                /* when the step in flight (its run) started */
+	int64_t mon_counted;            /* steps of the run counted in the monitor window: a
+					 * step counts in the window where it starts */
 	struct step_run last_pass;      /* the last pass submitted (a run of step_k when
 					 * decoding only) */
 	int64_t gen;                    /* generation of its pass-done event (cut_run) */
@@ -180,8 +182,7 @@ struct sim {
 	/* Monitor window. */
 	size_t mon_arrivals;
 	int64_t wait_prompt_tokens;     /* prompt tokens of the requests in queue[Q_NEW] and queue[Q_OFFLINE] */
-	int64_t mon_step_ns, mon_steps;
-	int64_t mon_epoch;              /* monitor windows closed so far */
+	int64_t mon_step_ns, mon_steps; /* steps started in the window and their duration */
 	/* BucketServe. */
 	uint64_t splits, merges;
 	struct waste_acc batch_waste;   /* Eq. 2 over admitted batches */
@@ -241,6 +242,7 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt);
 void pend_flush(struct sim *s, int64_t t);
+void mon_count_steps(struct sim *s, struct lane *in, int64_t started);
 
 /* Small helpers used by several files. */
 

@@ -5,6 +5,8 @@
  */
 #include "sim/kernel_int.h"
 
+#include "policies/grouping.h"
+
 #include <stdlib.h>
 
 /* ---- the engine: schedule, submit ----------------------------------------------------------- */
@@ -94,7 +96,7 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
 	if (times > 1) /* a run that cut_run may shorten */
 		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
-						  real_blocks, padded_blocks, s->mon_epoch};
+						  real_blocks, padded_blocks};
 	g->uses += times;
 	g->real_tokens += real_tokens * times;
 	g->padded_tokens += padded_tokens * times;
@@ -154,13 +156,23 @@ static int64_t next_outside_change(const struct sim *s, const struct lane *in)
 	return limit;
 }
 
+/* Whether every step of IN adjusts the buckets it admits from, so that no two of its steps
+ * are identical: a grouping that adjusts (its `adjusts` declaration) before each batch, on a
+ * lane that attempts a batch at every step (not a controller that forms batches only on an
+ * idle instance; not a decode instance, which admits transferred requests unadjusted). */
+static bool adjusts_every_step(const struct sim *s, const struct lane *in)
+{
+	return s->p.grouping->adjusts && in->q->bsm && in->q->bc.adjust == BUCKETSERVE_ADJUST_BATCH &&
+	       !s->p.batching->idle_only && in->role != ROLE_DECODE;
+}
+
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
  * next completion (included), the next KV-block boundary (excluded), the first step that
  * could admit an arrival, and the stop time.  1 in the step-by-step reference mode
- * (sim.decode_jumps = false). */
+ * (sim.decode_jumps = false) and when every step adjusts the buckets. */
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt)
 {
-	if (s->p.step_by_step)
+	if (s->p.step_by_step || adjusts_every_step(s, in))
 		return 1;
 	int32_t c = ih_top(&in->done_at), x = ih_top(&in->cross_at);
 	int64_t k = in->done_at.key[c] - in->G + 1;
@@ -210,13 +222,23 @@ static void cut_run(struct sim *s, struct lane *in)
 	in->busy_ns -= d * dt;
 	s->m.busy_ns -= d * dt;
 	s->m.steps -= d;
-	if (run->mon_epoch == s->mon_epoch) {
-		s->mon_step_ns -= d * dt;
-		s->mon_steps -= d;
-	}
 	in->step_k = kept;
 	in->gen++;
 	evq_push(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
+}
+
+/* Counts in the monitor window the steps of IN's run in flight up to STARTED of them (capped
+ * at the run's length) not counted yet. */
+void mon_count_steps(struct sim *s, struct lane *in, int64_t started)
+{
+	if (started > in->step_k)
+		started = in->step_k;
+	int64_t d = started - in->mon_counted;
+	if (d <= 0)
+		return;
+	s->mon_step_ns += d * in->step_dt;
+	s->mon_steps += d;
+	in->mon_counted = started;
 }
 
 /* cut_consumers() (kernel_int.h) for the lanes admitting from Q. */

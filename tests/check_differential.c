@@ -4,9 +4,10 @@
  * registry.c, walked here, so a new policy is covered without a test edit), on every topology
  * (colocated with 1 and 3 instances, disaggregated, pipeline-parallel with each registered
  * engine loop, unified batching), at a low load, near saturation and in overload, with several
- * seeds on small random traces, requests.csv and batches.csv must be byte-identical.  A
- * combination the configuration check refuses is skipped, but every policy must run in at
- * least one.  Then a property test: random configurations for a bounded wall time.
+ * seeds on small random traces, requests.csv, batches.csv, monitor.csv and boundaries.csv
+ * must be byte-identical.  A combination the configuration check refuses is skipped, but
+ * every policy must run in at least one.  Pinned configurations the random test once found
+ * diverging, then a property test: random configurations for a bounded wall time.
  *
  * Both runs go through run_setup() (the code `bucketsim run` uses) and the report writers.
  */
@@ -35,7 +36,9 @@ static const char *const base_keys[] = {
 	"workload.num_requests=40", "workload.arrival=poisson", "server.max_num_seqs=8",
 	"server.num_kv_blocks=24", "server.max_model_len=1024",
 	/* grouping=fixed needs boundaries; unread (and harmless) elsewhere */
-	"scheduler.boundaries=0,128,384,max", NULL,
+	"scheduler.boundaries=0,128,384,max",
+	/* monitor.csv: windows shorter than most decode runs */
+	"monitor.interval_s=0.05", NULL,
 };
 
 /* The topologies; "loop" stands for each registered engine loop with cluster.pp = 2. */
@@ -52,24 +55,42 @@ static const char *const topologies[][4] = {
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */
 static const char *const loads[] = {"workload.rate=1", "workload.rate=8", "workload.rate=100"};
 
+/* The outputs compared: requests.csv, batches.csv, monitor.csv, boundaries.csv. */
+enum { OUT_REQ, OUT_BAT, OUT_MON, OUT_BND, OUTS };
+static const char *const out_names[OUTS] = {"requests.csv", "batches.csv", "monitor.csv",
+					    "boundaries.csv"};
+
 struct output {
-	char *req, *bat;
-	size_t nreq, nbat;
+	char *buf[OUTS];
+	size_t len[OUTS];
 };
 
 struct sinks {
-	FILE *req, *bat;
+	FILE *f[OUTS];
 };
 
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
 {
-	report_request_row(((struct sinks *)ctx)->req, s, id);
+	report_request_row(((struct sinks *)ctx)->f[OUT_REQ], s, id);
 }
 
 static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
 	(void)s;
-	report_batch_row(((struct sinks *)ctx)->bat, p);
+	report_batch_row(((struct sinks *)ctx)->f[OUT_BAT], p);
+}
+
+static void sink_monitor(void *ctx, const struct sim *s, const struct monitor_rec *m)
+{
+	(void)s;
+	report_monitor_row(((struct sinks *)ctx)->f[OUT_MON], m);
+}
+
+static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const uint32_t *b,
+			    size_t nb, size_t splits, size_t merged)
+{
+	report_boundaries_row(((struct sinks *)ctx)->f[OUT_BND], sim_now(s), offline, b, nb, splits,
+			      merged);
 }
 
 /* Runs the configuration KV (NULL-terminated "key=value" list) with SEED; false when the
@@ -89,12 +110,16 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, struct out
 		run_teardown(&x);
 		return false;
 	}
-	struct sinks k = {open_memstream(&o->req, &o->nreq), open_memstream(&o->bat, &o->nbat)};
-	report_requests_header(k.req);
-	report_batches_header(k.bat);
+	struct sinks k;
+	for (int i = 0; i < OUTS; i++)
+		k.f[i] = open_memstream(&o->buf[i], &o->len[i]);
+	report_requests_header(k.f[OUT_REQ]);
+	report_batches_header(k.f[OUT_BAT]);
+	report_monitor_header(k.f[OUT_MON]);
+	report_boundaries_header(k.f[OUT_BND]);
 	struct sim_costs costs;
 	sim_costs_from_model(&costs, x.cm);
-	struct sim_hooks hooks = {&k, sink_request, sink_pass, NULL, NULL};
+	struct sim_hooks hooks = {&k, sink_request, sink_pass, sink_monitor, sink_boundaries};
 	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
 				&hooks);
 	sim_warmup(s);
@@ -102,16 +127,16 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, struct out
 	sim_finish(s);
 	ck_assert_uint_eq(sim_finished(s), x.w.n);
 	sim_free(s);
-	fclose(k.req);
-	fclose(k.bat);
+	for (int i = 0; i < OUTS; i++)
+		fclose(k.f[i]);
 	run_teardown(&x);
 	return true;
 }
 
 static void output_free(struct output *o)
 {
-	free(o->req);
-	free(o->bat);
+	for (int i = 0; i < OUTS; i++)
+		free(o->buf[i]);
 }
 
 /* Runs KV both ways; returns false when refused.  Fails on the first differing byte. */
@@ -122,10 +147,10 @@ static bool fast_equals_reference(const char *const *kv, uint64_t seed, const ch
 	if (!ok)
 		return false;
 	ck_assert_msg(run_one(kv, seed, false, &b), "%s: reference refused", label);
-	ck_assert_msg(a.nreq == b.nreq && !memcmp(a.req, b.req, a.nreq),
-		      "%s: requests.csv differs between the fast path and the reference", label);
-	ck_assert_msg(a.nbat == b.nbat && !memcmp(a.bat, b.bat, a.nbat),
-		      "%s: batches.csv differs between the fast path and the reference", label);
+	for (int i = 0; i < OUTS; i++)
+		ck_assert_msg(a.len[i] == b.len[i] && !memcmp(a.buf[i], b.buf[i], a.len[i]),
+			      "%s: %s differs between the fast path and the reference", label,
+			      out_names[i]);
 	output_free(&a);
 	output_free(&b);
 	return true;
@@ -187,6 +212,25 @@ START_TEST(every_policy_every_topology)
 	}
 	fprintf(stderr, "differential: %zu cases identical, %zu refused by the config check\n",
 		cases, refused);
+}
+END_TEST
+
+/* Configurations the random test once found diverging, pinned with their seed. */
+START_TEST(pinned_configurations)
+{
+	/* Overload on a 12-block KV cache with AdjustBuckets before each batch: the queue's
+	 * head cannot fit while 4 decodes hold every block, and each step's adjustment splits
+	 * the buckets once more, so the bucket picked when blocks free depends on how many
+	 * steps ran in between. */
+	static const char *const adjust_per_batch[] = {
+		"workload.lengths=uniform", "workload.prompt_max=600", "workload.output_max=200",
+		"workload.num_requests=40", "workload.arrival=poisson", "workload.rate=50",
+		"server.max_num_seqs=8", "server.max_model_len=1536",
+		"server.max_num_batched_tokens=2048", "server.num_kv_blocks=12",
+		"scheduler.grouping=adaptive", "scheduler.adjust=batch",
+		"scheduler.batching=continuous", NULL,
+	};
+	ck_assert(fast_equals_reference(adjust_per_batch, 369, "adaptive grouping, adjust=batch"));
 }
 END_TEST
 
@@ -287,6 +331,7 @@ int main(void)
 	Suite *s = suite_create("differential");
 	TCase *tc = tcase_create("fast_vs_reference");
 	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, pinned_configurations);
 	tcase_add_test(tc, every_policy_every_topology);
 	tcase_add_test(tc, random_configurations);
 	suite_add_tcase(s, tc);

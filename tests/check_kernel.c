@@ -2,7 +2,7 @@
  * check_kernel: the simulation kernel against queueing theory (M/D/1, M/G/1 by
  * Pollaczek-Khinchine, and exactly against Lindley's recursion on the same arrivals), token
  * and KV-block conservation under preemption, chunked prefill shapes, the run-length jump
- * against step-by-step execution, and determinism.
+ * against step-by-step execution (monitor windows included), and determinism.
  */
 #include <check.h>
 #include <gsl/gsl_randist.h>
@@ -360,6 +360,62 @@ START_TEST(chunked_prefill_shapes)
 	ck_assert_int_eq(s.m.last_finish_ns, 3048 + 3048 + 1904 + 2 * 140);
 	ck_assert_int_eq(s.m.real_tokens, 5000 + 2);
 	sim_release(&s);
+}
+END_TEST
+
+struct monlog {
+	double latency_ms[16];
+	int64_t t_ns[16];
+	int n;
+};
+
+static void log_monitor(void *ctx, const struct sim *s, const struct monitor_rec *m)
+{
+	struct monlog *l = ctx;
+	(void)s;
+	if (l->n < 16) {
+		l->latency_ms[l->n] = m->batch_latency_ms;
+		l->t_ns[l->n] = m->t_ns;
+	}
+	l->n++;
+}
+
+START_TEST(monitor_counts_steps_where_they_start)
+{
+	/* One request (prompt 100, 11 output tokens) arriving at 0, monitor every 10 ms: a
+	 * prefill step of 1 ms at 0, then 10 decode steps of 3 ms (one block, no boundary: one
+	 * run when jumping) starting at 1, 4, ..., 28 ms.  A sample at T counts the steps that
+	 * started in (T - 10 ms, T] (a step starting at T is scheduled before the sample):
+	 * t=0: the prefill (1 ms); t=10: 1, 4, 7, 10; t=20: 13, 16, 19; t=30: 22, 25, 28 (3 ms
+	 * each); t=40: none (finished at 31 ms, the last sample). */
+	struct req_spec req = {0};
+	req.prompt_tokens = 100;
+	req.output_tokens = 11;
+	req.prefix_group = -1;
+	struct fixed_cost f = {1000000, 0, 3000000, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	const double want[] = {1.0, 3.0, 3.0, 3.0, 0.0};
+	for (int jumps = 0; jumps < 2; jumps++) {
+		struct sim_params p = base_params();
+		p.monitor_ns = 10000000;
+		p.step_by_step = !jumps;
+		struct monlog l = {0};
+		struct sim_hooks h = {&l, NULL, NULL, log_monitor, NULL};
+		struct sim s;
+		sim_init(&s, &p, &req, 1, NULL, NULL, &c, &h);
+		sim_run(&s);
+		sim_finish(&s);
+		ck_assert_int_eq(s.r[0].t_first, 1000000);
+		ck_assert_int_eq(s.now, 40000000);
+		ck_assert_int_eq(l.n, 5);
+		for (int i = 0; i < 5; i++) {
+			ck_assert_int_eq(l.t_ns[i], (int64_t)i * 10000000);
+			ck_assert_msg(fabs(l.latency_ms[i] - want[i]) < 1e-9,
+				      "jumps %d sample %d: %.9f ms, want %.9f", jumps, i,
+				      l.latency_ms[i], want[i]);
+		}
+		sim_release(&s);
+	}
 }
 END_TEST
 
@@ -891,6 +947,7 @@ int main(void)
 	tcase_add_test(tc, jump_equals_single_steps);
 	tcase_add_test(tc, chunked_prefill_shapes);
 	tcase_add_test(tc, preemption_hand_worked);
+	tcase_add_test(tc, monitor_counts_steps_where_they_start);
 	tcase_add_test(tc, disaggregated_charges_every_transfer);
 	tcase_add_test(tc, disaggregated_preemption_recomputes);
 	tcase_add_test(tc, disaggregated_transfer_joins_next_step);
