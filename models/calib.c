@@ -20,6 +20,8 @@
  * Compile fit: weighted linear least squares (relative error) of t = c0 + c1 * tokens on the
  * warm-up rows whose bucket sets the sources describe (see warm[] below).
  */
+#define CALIB_MAX_CARDS 65536
+
 #include <csv.h>
 #include <ctype.h>
 #include <gsl/gsl_blas.h>
@@ -193,8 +195,9 @@ static void on_record(int c, void *data)
 	w->doubtful = strstr(notes, "caution") || strstr(notes, "approximate") ||
 		      strstr(notes, "doubt");
 	w->no_reuse_cache = strstr(notes, "reuse_cache=false") != NULL;
+	/* Range first: casting a double beyond int is undefined.  0 = not a card count. */
 	double cards = num_or_nan(f[2]);
-	w->tp = isnan(cards) ? 0 : (int)cards;
+	w->tp = cards >= 1 && cards <= CALIB_MAX_CARDS ? (int)cards : 0;
 	w->in = num_or_nan(f[6]);
 	w->out = num_or_nan(f[7]);
 	w->bs = num_or_nan(f[8]);
@@ -226,7 +229,9 @@ static void on_record(int c, void *data)
 		}
 		if (w->value <= 0 || w->tp < 1) {
 			bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, w->value <= 0 ? "value" : "cards",
-				"expected a positive number, got '%s'", w->value <= 0 ? f[10] : f[2]);
+				w->value <= 0 ? "expected a positive number, got '%s'"
+					      : "expected a card count in [1, 65536], got '%s'",
+				w->value <= 0 ? f[10] : f[2]);
 			r->failed = true;
 			clear_fields(r);
 			return;

@@ -51,6 +51,7 @@ struct cfg_entry {
 	const struct cfg_def *def;
 	char *text;           /* NULL when unset (auto) */
 	enum cfg_origin origin;
+	long line;            /* line in the config file when origin is FILE, else 0 */
 	int64_t i;
 	double d;
 	bool b;
@@ -59,6 +60,7 @@ struct cfg_entry {
 struct cfg_env {
 	char *name, *value;
 	enum cfg_origin origin;
+	long line;            /* line in the config file when origin is FILE, else 0 */
 };
 
 struct config {
@@ -102,9 +104,16 @@ const char *config_str(const struct config *c, const char *key);
 const char *config_env(const struct config *c, const char *name);
 
 const char *config_origin_name(enum cfg_origin o);
+/* Places an error about a key or --env variable found after loading: when ERR's field names one
+ * and ERR carries no line (or names the config file without a line), its file and line become
+ * where the value was given (the config file and line; no file for the command line). */
+void config_locate(const struct config *c, struct bs_err *err);
 /* Prints every key with its effective value and origin (for --print-config). */
 void config_print(const struct config *c, FILE *out);
-/* FNV-1a hash of the effective key=value list: the config_hash of output metadata. */
+/* FNV-1a hash of the effective configuration in canonical form: every key in table order with
+ * its value as parsed (integers in decimal, doubles as %.17g, booleans true/false, text as
+ * given; unset autos as a distinct mark), then the --env variables sorted by name, name and
+ * value.  So 100 and 1e2 hash alike.  The config_hash of output metadata. */
 uint64_t config_hash(const struct config *c);
 /* A JSON object of every key (set or derived; unset autos are null) in table order, plus "env"
  * when any variable was given.  Integers print as integers, booleans as booleans. */

@@ -34,14 +34,14 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "time-to-first-token objective of slo_attainment"},
 	{"slo.tpot_ms", CFG_DOUBLE, "100", 0, 1e12, NULL, "ms",
 	 "time-per-output-token objective of slo_attainment"},
-	{"sim.stop_s", CFG_DOUBLE, NULL, 0, 1e12, NULL, "s",
+	{"sim.stop_s", CFG_DOUBLE, NULL, 0, BS_MAX_SECONDS, NULL, "s",
 	 "stop the simulation at this simulated time; auto = run until every request finished"},
 	{"sim.strict", CFG_BOOL, "false", 0, 0, NULL, "",
 	 "make the warnings about explicitly set keys and --env variables that the chosen "
 	 "policies and topology never read errors (--strict)"},
 	{"monitor.interval_s", CFG_DOUBLE, "0", 0, 1e9, NULL, "s",
 	 "global monitor: sample queues, memory, arrival rate, sequence length and batch latency "
-	 "every this many seconds into monitor.csv; 0 = off"},
+	 "every this many seconds into monitor.csv; 0 = off, else at least 0.001"},
 	{"output.batches", CFG_BOOL, "true", 0, 0, NULL, "",
 	 "write batches.csv (one row per forward pass); --no-batches sets false"},
 	{"output.requests", CFG_BOOL, "true", 0, 0, NULL, "",
