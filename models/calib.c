@@ -20,8 +20,6 @@
  * Compile fit: weighted linear least squares (relative error) of t = c0 + c1 * tokens on the
  * warm-up rows whose bucket sets the sources describe (see warm[] below).
  */
-#define CALIB_MAX_CARDS 65536
-
 #include <csv.h>
 #include <ctype.h>
 #include <gsl/gsl_blas.h>
@@ -38,6 +36,7 @@
 #define CALIB_PRIOR_SIGMA 1.5
 #define CALIB_PRIOR_WEIGHT 0.1
 #define NCOL 13
+#define CALIB_MAX_CARDS 65536
 
 static const char *const columns[NCOL] = {
 	"source", "hardware", "cards", "model", "precision", "framework", "input_len",
@@ -50,7 +49,9 @@ struct reader {
 	const char *path;
 	char *field[NCOL];
 	int nf;
-	long record;
+	long record;       /* line on which the record being read began */
+	long nrec;         /* records completed (the header is the first) */
+	struct csv_lines ln;
 	struct calib_row *rows;
 	size_t n, cap;
 	struct bs_err *err;
@@ -130,6 +131,12 @@ static bool needs_shape(const char *metric)
 static void on_field(void *s, size_t len, void *data)
 {
 	struct reader *r = data;
+	if (!r->failed && memchr(s, 0, len)) {
+		r->record = r->ln.rec_line;
+		bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, r->nf < NCOL ? columns[r->nf] : NULL,
+			"NUL byte in the value");
+		r->failed = true;
+	}
 	if (r->nf < NCOL) {
 		char *f = xmalloc(len + 1);
 		memcpy(f, s, len);
@@ -152,7 +159,8 @@ static void on_record(int c, void *data)
 {
 	(void)c;
 	struct reader *r = data;
-	r->record++;
+	r->record = r->ln.rec_line;
+	r->nrec++;
 	if (r->failed) {
 		clear_fields(r);
 		return;
@@ -164,10 +172,10 @@ static void on_record(int c, void *data)
 		clear_fields(r);
 		return;
 	}
-	if (r->record == 1) {
+	if (r->nrec == 1) {
 		for (int i = 0; i < NCOL; i++)
 			if (strcmp(r->field[i], columns[i])) {
-				bs_errf(r->err, BS_EXIT_INPUT, r->path, 1, columns[i],
+				bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, columns[i],
 					"header: expected column '%s', got '%s'", columns[i], r->field[i]);
 				r->failed = true;
 				break;
@@ -251,20 +259,21 @@ int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct 
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
 		BUG("csv_init failed");
 	struct reader r = {.path = path, .err = err};
-	if (csv_parse(&p, buf, len, on_field, on_record, &r) != len && !r.failed) {
-		bs_errf(err, BS_EXIT_INPUT, path, r.record + 1, NULL, "%s",
+	csv_lines_init(&r.ln, on_field, on_record, &r);
+	if (csv_parse_lines(&p, buf, len, &r.ln) != len && !r.failed) {
+		bs_errf(err, BS_EXIT_INPUT, path, r.ln.line, NULL, "%s",
 			csv_strerror(csv_error(&p)));
 		r.failed = true;
 	}
-	if (!r.failed && csv_fini(&p, on_field, on_record, &r) != 0 && !r.failed) {
-		bs_errf(err, BS_EXIT_INPUT, path, r.record + 1, NULL, "%s",
+	if (!r.failed && csv_fini_lines(&p, &r.ln) != 0 && !r.failed) {
+		bs_errf(err, BS_EXIT_INPUT, path, r.ln.rec_line, NULL, "%s",
 			csv_strerror(csv_error(&p)));
 		r.failed = true;
 	}
 	clear_fields(&r);
 	csv_free(&p);
 	free(buf);
-	if (!r.failed && r.record < 2) {
+	if (!r.failed && r.nrec < 2) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "no data records");
 		r.failed = true;
 	}

@@ -11,7 +11,7 @@
 #include "models/cost_int.h"
 
 struct calib_row {
-	long record;            /* CSV record number, the header being record 1 */
+	long record;            /* CSV line on which the row begins (blank lines counted) */
 	char hw[16];            /* "gaudi2", "gaudi3", "h100", "a100" or "" */
 	int tp;                 /* cards; 0 when not a number */
 	char model[32];         /* profile name or "" when not one of ours */
