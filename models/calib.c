@@ -255,6 +255,14 @@ int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct 
 	char *buf = read_file(path, &len, err);
 	if (!buf)
 		return -1;
+	int rc = calib_read_csv_text(path, buf, len, rows, n, err);
+	free(buf);
+	return rc;
+}
+
+int calib_read_csv_text(const char *path, const char *buf, size_t len, struct calib_row **rows,
+			size_t *n, struct bs_err *err)
+{
 	struct csv_parser p;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
 		BUG("csv_init failed");
@@ -272,7 +280,6 @@ int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct 
 	}
 	clear_fields(&r);
 	csv_free(&p);
-	free(buf);
 	if (!r.failed && r.nrec < 2) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "no data records");
 		r.failed = true;

@@ -317,13 +317,23 @@ int config_load_json(struct config *c, const char *path, struct bs_err *err)
 	char *text = read_file(path, &len, err);
 	if (!text)
 		return -1;
+	int rc = strlen(text) != len
+			 ? bs_errf(err, BS_EXIT_INPUT, path, line_of(text, strlen(text)), NULL,
+				   "NUL byte in the file")
+			 : config_load_json_text(c, path, text, err);
+	free(text);
+	return rc;
+}
+
+int config_load_json_text(struct config *c, const char *path, const char *text,
+			  struct bs_err *err)
+{
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!root) {
 		size_t off = end ? (size_t)(end - text) : 0;
 		bs_errf(err, BS_EXIT_INPUT, path, line_of(text, off), NULL, "invalid JSON near '%.20s'",
 			end ? end : "");
-		free(text);
 		return -1;
 	}
 	int rc = 0;
@@ -334,7 +344,6 @@ int config_load_json(struct config *c, const char *path, struct bs_err *err)
 		rc = load_obj(c, root, NULL, path, text, &pos, err);
 	}
 	cJSON_Delete(root);
-	free(text);
 	if (!rc) {
 		free(c->file);
 		c->file = xstrdup(path);

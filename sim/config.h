@@ -89,6 +89,9 @@ int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin
 /* Loads a JSON config: nested objects flatten to dotted keys ({"server": {"block_size": 64}} is
  * server.block_size); dotted keys may also be written flat; "env" is an object of strings. */
 int config_load_json(struct config *c, const char *path, struct bs_err *err);
+/* The same from TEXT (NUL-terminated; PATH names it in errors and becomes the config's file). */
+int config_load_json_text(struct config *c, const char *path, const char *text,
+			  struct bs_err *err);
 /* Records a value derived by a module for an auto key (origin "derived"), so the effective
  * config written to outputs is complete. */
 void config_set_derived(struct config *c, const char *key, const char *value);

@@ -340,13 +340,16 @@ static void on_signal(int sig)
 static int slot_add(const char *path, int kind, struct bs_err *err)
 {
 	if (!handlers_installed) {
-		struct sigaction sa;
+		/* A signal the process was started with ignored (nohup, a background job of a
+		 * script) stays ignored. */
+		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+		struct sigaction sa, old;
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = on_signal;
 		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+			if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+				sigaction(sigs[i], &sa, NULL);
 		handlers_installed = 1;
 	}
 	if (strlen(path) >= CLEAN_PATH)

@@ -169,12 +169,15 @@ expect_exit 0 reuse-2 "$B" run --trace "$T/long.csv" --set server.max_model_len=
 [ ! -e "$T/re/batches.csv" ] && ok reuse-stale-removed || fail reuse-stale-removed "batches.csv of the earlier run left"
 [ "$(ls -A "$T/re" | tr '\n' ' ')" = ".bucketsim.done buckets.csv requests.csv summary.json " ] && ok reuse-only-this-run || fail reuse-only-this-run "$(ls -A "$T/re")"
 # Interrupted runs leave no temporaries: SIGTERM and SIGINT clean up; SIGKILL's are swept by the
-# next run.  (A 10^6-request run lasts well over the 0.5 s waited.)
+# next run.  (A 10^6-request run simulates for well over a second after its temporaries appear.)
 big=(run --trace alpaca --set workload.lengths=empirical --set workload.num_requests=1000000 --set workload.arrival=poisson --set workload.rate=20 -q)
 for sig in TERM INT KILL; do
 	rm -rf "$T/int"
-	"$B" "${big[@]}" -o "$T/int" & pid=$!
-	sleep 0.5; kill -s $sig $pid; wait $pid 2>/dev/null
+	# A script's background job starts with SIGINT ignored (and keeps it so): restore it.
+	python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+		"$B" "${big[@]}" -o "$T/int" & pid=$!
+	for _ in $(seq 200); do [ -d "$T/int/.bucketsim.tmp.$pid" ] && break; sleep 0.05; done
+	kill -s $sig $pid; wait $pid 2>/dev/null
 	left=$(ls -A "$T/int" 2>/dev/null | tr '\n' ' ')
 	if [ $sig = KILL ]; then
 		echo "$left" | grep -q "^\.bucketsim\.tmp\.$pid $" && ok "sigkill-leaves-tmp" || fail sigkill-leaves-tmp "left '$left'"
