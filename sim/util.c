@@ -128,9 +128,57 @@ static bool decimal_chars(const char *s)
 	return true;
 }
 
+bool util_reference_parse;
+
+/* Fast paths of the two parsers, for the plain forms traces are made of: up to 15 digits with
+ * an optional fraction of up to 15 digits (Clinger's fast path: an integer below 2^53 divided
+ * by an exact power of ten is the correctly rounded value, the same as strtod's).  0 when S is
+ * not such a form (the general path then decides). */
+static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+				     1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+static bool fast_decimal(const char *s, double *out, bool *integral, int64_t *ival)
+{
+	if (util_reference_parse)
+		return false;
+	int64_t m = 0;
+	int digits = 0, frac = -1;
+	for (const char *p = s;; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (++digits > 15)
+				return false;
+			m = m * 10 + (*p - '0');
+			if (frac >= 0)
+				frac++;
+		} else if (*p == '.' && frac < 0 && digits) {
+			frac = 0;
+		} else if (!*p && digits && frac != 0) {
+			break;
+		} else {
+			return false;
+		}
+	}
+	*integral = frac < 0;
+	*ival = m;
+	*out = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
+	return true;
+}
+
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, size_t whylen)
 {
 	char *end;
+	double fd;
+	bool integral;
+	int64_t fv;
+	if (s && fast_decimal(s, &fd, &integral, &fv) && integral) {
+		if (fv < min || fv > max) {
+			snprintf(why, whylen, "expected an integer in [%lld, %lld], got '%s'",
+				 (long long)min, (long long)max, s);
+			return -1;
+		}
+		*out = fv;
+		return 0;
+	}
 	if (!s || !*s || !decimal_chars(s)) {
 		snprintf(why, whylen, "expected an integer, got '%s'", s ? s : "");
 		return -1;
@@ -166,6 +214,17 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, 
 int parse_f64(const char *s, double min, double max, double *out, char *why, size_t whylen)
 {
 	char *end;
+	double fd;
+	bool integral;
+	int64_t fv;
+	if (s && fast_decimal(s, &fd, &integral, &fv)) {
+		if (fd < min || fd > max) {
+			snprintf(why, whylen, "expected a number in [%g, %g], got '%s'", min, max, s);
+			return -1;
+		}
+		*out = fd;
+		return 0;
+	}
 	if (!s || !*s || !decimal_chars(s)) {
 		snprintf(why, whylen, "expected a number, got '%s'", s ? s : "");
 		return -1;

@@ -56,6 +56,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * -1 and fill `why` (a short phrase such as "expected an integer, got 'x'").  Never clamps. */
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, size_t whylen);
 int parse_f64(const char *s, double min, double max, double *out, char *why, size_t whylen);
+/* true: both parsers take their general path (strtoll/strtod) for every input, the slow
+ * reference of the fast path for plain decimals (the tests compare them). */
+extern bool util_reference_parse;
 
 /* Largest number of seconds whose nanosecond count fits an int64 with margin (about 292 years):
  * every key or trace value converted to int64 nanoseconds is range-checked against it first. */

@@ -345,6 +345,35 @@ START_TEST(oom_is_an_error_exit)
 }
 END_TEST
 
+/* The parsers' fast path for plain decimals against their general path (strtoll/strtod). */
+START_TEST(fast_parse_equals_reference)
+{
+	char s[64], why[128];
+	unsigned long long x = 88172645463325252ULL;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int ip = (int)(x % 17), fp = (int)((x >> 8) % 19);
+		unsigned long long a = (x >> 12) % 1000000000000000000ULL;
+		int n = snprintf(s, sizeof s, "%.*llu", ip ? ip : 1, a % 10000000000000000ULL);
+		if (fp && (x >> 40) % 3)
+			snprintf(s + n, sizeof s - (size_t)n, ".%0*llu", fp, (x >> 20) % 1000000000000ULL);
+		double d1 = -1, d2 = -1;
+		int64_t v1 = -1, v2 = -1;
+		util_reference_parse = false;
+		int r1 = parse_f64(s, 0, 1e300, &d1, why, sizeof why);
+		int q1 = parse_i64(s, 0, INT64_MAX, &v1, why, sizeof why);
+		util_reference_parse = true;
+		int r2 = parse_f64(s, 0, 1e300, &d2, why, sizeof why);
+		int q2 = parse_i64(s, 0, INT64_MAX, &v2, why, sizeof why);
+		util_reference_parse = false;
+		ck_assert_msg(r1 == r2 && d1 == d2, "%s: %.17g vs %.17g", s, d1, d2);
+		ck_assert_msg(q1 == q2 && v1 == v2, "%s: %lld vs %lld", s, (long long)v1, (long long)v2);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -358,6 +387,7 @@ int main(void)
 	tcase_add_test(tc, outset_directory);
 	tcase_add_test(tc, outset_signal_cleanup);
 	tcase_add_test(tc, oom_is_an_error_exit);
+	tcase_add_test(tc, fast_parse_equals_reference);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -240,7 +240,7 @@ static int set_field(struct loader *L, enum col c, const char *s)
 	char why[160], sb[64];
 	int64_t v;
 	double d;
-	const char *shown = short_text(s, sb, sizeof sb);
+#define shown short_text(s, sb, sizeof sb) /* only on the error paths */
 	if (c == COL_IGNORE)
 		return 0;
 	if (!*s && c != COL_PROMPT && c != COL_OUTPUT && c != COL_ARRIVAL)
@@ -299,6 +299,7 @@ static int set_field(struct loader *L, enum col c, const char *s)
 	L->v[c] = v;
 	return 0;
 }
+#undef shown
 
 static void begin_row(struct loader *L)
 {
