@@ -120,7 +120,7 @@ fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%)
 
 # Debian packages this project needs; installed only when missing.
 DEB_PKGS := libgsl-dev libcjson-dev libcsv-dev check libsubunit-dev pkg-config gcc make \
-	    clang libclang-rt-14-dev
+	    clang libclang-rt-14-dev bc
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \

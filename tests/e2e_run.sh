@@ -153,6 +153,10 @@ expect_exit 3 run-lengths "$B" run -q --set workload.lengths=uniform --set workl
 # -o "": an error before any work, naming the problem.
 expect_exit 2 empty-out "$B" run -o "" -q
 expect_stderr empty-out-msg "^bucketsim: error: empty output directory name$"
+expect_exit 2 empty-out-synth "$B" trace synth --trace alpaca -o ""
+expect_stderr empty-out-synth-msg "empty -o FILE"
+expect_exit 2 empty-out-calibrate "$B" calibrate --data models/data/gaudi_measurements.csv --hardware gaudi2 -o ""
+expect_stderr empty-out-calibrate-msg "empty -o FILE"
 
 # config_hash: the effective configuration (100 = 1e2), env values and not their order.
 h() { "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 --json "$@" | sed -n 's/.*"config_hash":[[:space:]]*"\([0-9a-f]*\)".*/\1/p'; }
