@@ -168,17 +168,23 @@ void metrics_sort(double *x, size_t n)
 	 * identical bits (no NaN; -0 never occurs in a latency), so the result is the same array
 	 * as the comparison sort's. */
 	enum { BITS = 11, RADIX = 1 << BITS, PASSES = 6 };
-	uint64_t *a = xmalloc(n * sizeof *a), *b = xmalloc(n * sizeof *b);
+	/* The keys live in X's own storage and one buffer (8 bytes a value, not 16: this runs at
+	 * the end of a run, when memory peaks); memcpy moves the bits between the two types. */
+	uint64_t *b = xmalloc(n * sizeof *b);
 	size_t *cnt = xcalloc((size_t)PASSES * RADIX, sizeof *cnt);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t k = a[i] = dkey(x[i]);
+		uint64_t k = dkey(x[i]);
+		memcpy(&x[i], &k, sizeof k);
 		for (int p = 0; p < PASSES; p++)
 			cnt[p * RADIX + ((k >> (p * BITS)) & (RADIX - 1))]++;
 	}
+	bool in_x = true;
 	for (int p = 0; p < PASSES; p++) {
 		size_t *c = cnt + p * RADIX;
 		int shift = p * BITS;
-		if (c[(a[0] >> shift) & (RADIX - 1)] == n)
+		uint64_t k0;
+		memcpy(&k0, in_x ? (void *)&x[0] : (void *)&b[0], sizeof k0);
+		if (c[(k0 >> shift) & (RADIX - 1)] == n)
 			continue;
 		size_t sum = 0;
 		for (size_t d = 0; d < RADIX; d++) {
@@ -186,15 +192,26 @@ void metrics_sort(double *x, size_t n)
 			c[d] = sum;
 			sum += v;
 		}
-		for (size_t i = 0; i < n; i++)
-			b[c[(a[i] >> shift) & (RADIX - 1)]++] = a[i];
-		uint64_t *t = a;
-		a = b;
-		b = t;
+		if (in_x) {
+			for (size_t i = 0; i < n; i++) {
+				uint64_t k;
+				memcpy(&k, &x[i], sizeof k);
+				b[c[(k >> shift) & (RADIX - 1)]++] = k;
+			}
+		} else {
+			for (size_t i = 0; i < n; i++)
+				memcpy(&x[c[(b[i] >> shift) & (RADIX - 1)]++], &b[i], sizeof b[i]);
+		}
+		in_x = !in_x;
 	}
-	for (size_t i = 0; i < n; i++)
-		x[i] = dval(a[i]);
-	free(a);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+		if (in_x)
+			memcpy(&k, &x[i], sizeof k);
+		else
+			k = b[i];
+		x[i] = dval(k);
+	}
 	free(b);
 	free(cnt);
 }
