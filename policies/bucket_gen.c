@@ -110,8 +110,12 @@ static int lin_range(struct ivec *r, const int64_t *c, bool head, const char *wh
 
 static int pad_range(struct ivec *r, const int64_t *c, const char *what, struct bs_err *err)
 {
+	char kn[96];
 	if (c[3] < 0 || c[4] < 0 || c[4] > 50 || brange_pad(r, c[0], c[1], c[2], c[3], c[4]))
-		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0,
+			       knob_name(kn, sizeof kn, what, c[3] < 0 ? "PAD_MAX"
+							 : c[4] < 0 || c[4] > 50 ? "PAD_PERCENT"
+							 : c[1] < 1 ? "STEP" : c[0] < 0 ? "MIN" : "MAX"),
 			       "%s padding-aware bucket config (min, step, max, pad_max, pad_percent) "
 			       "= (%lld, %lld, %lld, %lld, %lld) is invalid: need 0 <= min <= max, "
 			       "step >= 1, pad_max >= 0 and 0 <= pad_percent <= 50", what, (long long)c[0],
@@ -121,8 +125,11 @@ static int pad_range(struct ivec *r, const int64_t *c, const char *what, struct 
 
 static int exp_cfg_ok(const int64_t *c, const char *what, struct bs_err *err)
 {
+	char kn[96];
 	if (c[1] < 1 || c[2] < 0 || c[3] < 1 || (c[0] > 1 && c[2] < 1))
-		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0,
+			       c[3] < 1 && c[1] >= 1 && c[2] >= 0 ? NULL /* the limit is derived */
+			       : knob_name(kn, sizeof kn, what, c[1] < 1 ? "STEP" : "MAX"),
 			       "%s exponential bucket config (min, step, max, limit) = (%lld, %lld, "
 			       "%lld, %lld) is invalid", what, (long long)c[0], (long long)c[1],
 			       (long long)c[2], (long long)c[3]);

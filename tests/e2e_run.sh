@@ -106,6 +106,8 @@ expect_exit 3 late-env "$B" validate -c "$T/envstep.json"
 expect_stderr late-env-msg "envstep\.json:5: field 'VLLM_DECODE_BLOCK_BUCKET_STEP': decode block linear bucket config"
 expect_exit 3 env-named "$B" validate --env VLLM_EXPONENTIAL_BUCKETING=false --env VLLM_DECODE_BLOCK_BUCKET_STEP=0
 expect_stderr env-named-msg "^bucketsim: error: field 'VLLM_DECODE_BLOCK_BUCKET_STEP': "
+expect_exit 3 env-named-pad "$B" validate --set bucketing.version=current --set bucketing.strategy=padding_aware --env VLLM_DECODE_BLOCK_BUCKET_PAD_PERCENT=70
+expect_stderr env-named-pad-msg "^bucketsim: error: field 'VLLM_DECODE_BLOCK_BUCKET_PAD_PERCENT': decode block padding-aware"
 printf '{\n "env": {\n  "VLLM_SKIP_WARMUP": "perhaps"\n }\n}\n' > "$T/envbool.json"
 expect_exit 3 late-env-bool "$B" validate -c "$T/envbool.json"
 expect_stderr late-env-bool-msg "envbool\.json:3: field 'VLLM_SKIP_WARMUP'"
