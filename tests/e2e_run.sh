@@ -118,6 +118,9 @@ expect_stderr stop-overflow-msg "field 'sim\.stop_s': expected a number in \[0, 
 printf '{"server.max_num_seqs": 1e300}\n' > "$T/huge.json"
 expect_exit 3 int-overflow "$B" validate -c "$T/huge.json"
 expect_stderr int-overflow-msg "huge\.json:1: field 'server\.max_num_seqs': integer '1\.0000000000000001e\+300' is out of range"
+printf '{"server": {"max_num_seqs": 8}}\n\000{"x": 1}\n' > "$T/nul.json"
+expect_exit 3 config-nul "$B" validate -c "$T/nul.json"
+expect_stderr config-nul-msg "nul\.json:2: NUL byte in the file"
 expect_exit 2 hex-key "$B" validate --set server.max_num_seqs=0x10
 expect_stderr hex-key-msg "expected an integer, got '0x10'"
 # Bounded outputs: a monitor interval below 1 ms, absurd request counts.
