@@ -4,16 +4,23 @@
 #   make deps      install missing Debian packages (GSL, cJSON, libcsv, Check, pkg-config)
 #   make           build build/bucketsim and build/libbucketsim.a
 #   make demo      deps + build + a default simulation on the bundled Alpaca trace
-#   make check     deps + build + every unit suite and end-to-end test, then the same again
-#                  under AddressSanitizer and UndefinedBehaviorSanitizer (build-san/)
+#   make check     deps + build + every unit suite and end-to-end test (the fuzz corpora and
+#                  past crash inputs replayed included), then the same again built with clang
+#                  under AddressSanitizer and UndefinedBehaviorSanitizer with
+#                  float-cast-overflow (build-san/)
 #   make bench     deps + build + the benchmarks (figures, not timed tests)
 #   make check-cluster  a single-node Slurm cluster (installs slurm-wlm and munge) runs a sweep's
 #                  job array; its merged CSV must equal `sweep -j`'s (needs root)
+#   make fuzz      deps + the libFuzzer harnesses of tests/fuzz/ (clang, ASan+UBSan incl.
+#                  float-cast-overflow, build-fuzz/), each run for FUZZ_TIME seconds
 #   make update-golden   regenerate tests/golden/ from the current binary
 #
 # Knobs:
 #   V=1            echo every command
 #   SANITIZE=...   extra -fsanitize= list (used by the build-san pass)
+#   SAN_CC=clang   compiler of the sanitizer and fuzzing builds (gcc has no float-cast-overflow)
+#   FUZZ_TIME=60   seconds per harness for make fuzz; FUZZ_RUNS=N runs N inputs instead
+#   FUZZ=name      make fuzz runs only this harness (trace_csv trace_jsonl config bucket_file calib)
 #   BUILD=dir      build directory (default build)
 #   OPT=...        optimisation flags (default -O2 -g -DNDEBUG: the kernel's invariant
 #                  asserts run in the sanitizer build, which uses -O1 -g)
@@ -22,6 +29,12 @@ BUILD    ?= build
 OPT      ?= -O2 -g -DNDEBUG
 CC       ?= cc
 SANITIZE ?=
+SAN_CC   ?= clang
+SAN_LIST := address,undefined,float-cast-overflow
+FUZZ_TIME ?= 60
+FUZZ_RUNS ?=
+FUZZ_NAMES := trace_csv trace_jsonl config bucket_file calib
+FUZZ     ?= $(FUZZ_NAMES)
 
 ifeq ($(V),1)
 Q :=
@@ -50,8 +63,9 @@ TEST_SRC := $(sort $(wildcard tests/check_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
 BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay_%)
 
-all: $(BUILD)/bucketsim $(TEST_BIN) $(BENCH_BIN)
+all: $(BUILD)/bucketsim $(TEST_BIN) $(BENCH_BIN) $(REPLAY_BIN)
 
 # A stamp of the flags: changed flags force a rebuild.
 FLAGS_STAMP := $(BUILD)/.flags
@@ -91,11 +105,24 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libbucketsim.a
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+# Fuzz harnesses: replay_NAME (any compiler, a plain main over files) and, in make fuzz,
+# fuzz_NAME linked with libFuzzer.
+$(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/libbucketsim.a
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tests/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/libbucketsim.a
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
+
+fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%)
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d) \
+	$(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.d) $(BUILD)/tests/fuzz/replay.d
 
 # Debian packages this project needs; installed only when missing.
 DEB_PKGS := libgsl-dev libcjson-dev libcsv-dev check libsubunit-dev pkg-config gcc make \
-            parallel gnuplot-nox
+            parallel gnuplot-nox clang libclang-rt-14-dev bc
 # Only for check-cluster.
 CLUSTER_PKGS := slurm-wlm munge
 deps:
@@ -120,7 +147,7 @@ demo: deps
 check: deps
 	@$(MAKE) --no-print-directory all
 	@BUCKETSIM=$(BUILD)/bucketsim BUILD=$(BUILD) tests/run-tests.sh
-	@$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -g" SANITIZE=address,undefined all
+	@$(MAKE) --no-print-directory BUILD=build-san CC=$(SAN_CC) OPT="-O1 -g" SANITIZE=$(SAN_LIST) all
 	@ASAN_OPTIONS=detect_leaks=1 BUCKETSIM=build-san/bucketsim BUILD=build-san tests/run-tests.sh
 
 check-cluster: deps deps-cluster
@@ -131,12 +158,28 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@BUCKETSIM=$(BUILD)/bucketsim BUILD=$(BUILD) tests/run-bench.sh
 
+# Each harness: new inputs go to build-fuzz/corpus/NAME (the seeds of tests/fuzz/corpus/NAME
+# are read only), a crash to build-fuzz/crashes/NAME/ (add it to tests/fuzz/crashes/NAME/ so
+# make check replays it from then on).  Limits: 2 GB RSS, 512 MB per allocation, 10 s per input.
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(SAN_CC) OPT="-O1 -g" \
+		SANITIZE=$(SAN_LIST),fuzzer-no-link fuzz-bins
+	@for n in $(FUZZ); do \
+	  mkdir -p build-fuzz/corpus/$$n build-fuzz/crashes/$$n; \
+	  echo "fuzz: $$n"; \
+	  build-fuzz/tests/fuzz/fuzz_$$n -dict=tests/fuzz/$$n.dict -rss_limit_mb=2048 \
+	    -malloc_limit_mb=512 -timeout=10 -print_final_stats=1 \
+	    $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) \
+	    -artifact_prefix=build-fuzz/crashes/$$n/ build-fuzz/corpus/$$n tests/fuzz/corpus/$$n \
+	    || exit 1; \
+	done
+
 update-golden: all
 	@BUCKETSIM=$(BUILD)/bucketsim tests/update-golden.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 FORCE:
-.PHONY: all deps deps-cluster install-pkgs demo check check-cluster bench update-golden clean FORCE
+.PHONY: all deps deps-cluster install-pkgs demo check check-cluster bench fuzz fuzz-bins update-golden clean FORCE
 .SECONDARY:

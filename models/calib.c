@@ -36,6 +36,7 @@
 #define CALIB_PRIOR_SIGMA 1.5
 #define CALIB_PRIOR_WEIGHT 0.1
 #define NCOL 13
+#define CALIB_MAX_CARDS 65536
 
 static const char *const columns[NCOL] = {
 	"source", "hardware", "cards", "model", "precision", "framework", "input_len",
@@ -48,7 +49,9 @@ struct reader {
 	const char *path;
 	char *field[NCOL];
 	int nf;
-	long record;
+	long record;       /* line on which the record being read began */
+	long nrec;         /* records completed (the header is the first) */
+	struct csv_lines ln;
 	struct calib_row *rows;
 	size_t n, cap;
 	struct bs_err *err;
@@ -128,6 +131,12 @@ static bool needs_shape(const char *metric)
 static void on_field(void *s, size_t len, void *data)
 {
 	struct reader *r = data;
+	if (!r->failed && memchr(s, 0, len)) {
+		r->record = r->ln.rec_line;
+		bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, r->nf < NCOL ? columns[r->nf] : NULL,
+			"NUL byte in the value");
+		r->failed = true;
+	}
 	if (r->nf < NCOL) {
 		char *f = xmalloc(len + 1);
 		memcpy(f, s, len);
@@ -150,7 +159,8 @@ static void on_record(int c, void *data)
 {
 	(void)c;
 	struct reader *r = data;
-	r->record++;
+	r->record = r->ln.rec_line;
+	r->nrec++;
 	if (r->failed) {
 		clear_fields(r);
 		return;
@@ -162,10 +172,10 @@ static void on_record(int c, void *data)
 		clear_fields(r);
 		return;
 	}
-	if (r->record == 1) {
+	if (r->nrec == 1) {
 		for (int i = 0; i < NCOL; i++)
 			if (strcmp(r->field[i], columns[i])) {
-				bs_errf(r->err, BS_EXIT_INPUT, r->path, 1, columns[i],
+				bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, columns[i],
 					"header: expected column '%s', got '%s'", columns[i], r->field[i]);
 				r->failed = true;
 				break;
@@ -193,8 +203,9 @@ static void on_record(int c, void *data)
 	w->doubtful = strstr(notes, "caution") || strstr(notes, "approximate") ||
 		      strstr(notes, "doubt");
 	w->no_reuse_cache = strstr(notes, "reuse_cache=false") != NULL;
+	/* Range first: casting a double beyond int is undefined.  0 = not a card count. */
 	double cards = num_or_nan(f[2]);
-	w->tp = isnan(cards) ? 0 : (int)cards;
+	w->tp = cards >= 1 && cards <= CALIB_MAX_CARDS ? (int)cards : 0;
 	w->in = num_or_nan(f[6]);
 	w->out = num_or_nan(f[7]);
 	w->bs = num_or_nan(f[8]);
@@ -226,7 +237,9 @@ static void on_record(int c, void *data)
 		}
 		if (w->value <= 0 || w->tp < 1) {
 			bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, w->value <= 0 ? "value" : "cards",
-				"expected a positive number, got '%s'", w->value <= 0 ? f[10] : f[2]);
+				w->value <= 0 ? "expected a positive number, got '%s'"
+					      : "expected a card count in [1, 65536], got '%s'",
+				w->value <= 0 ? f[10] : f[2]);
 			r->failed = true;
 			clear_fields(r);
 			return;
@@ -242,24 +255,32 @@ int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct 
 	char *buf = read_file(path, &len, err);
 	if (!buf)
 		return -1;
+	int rc = calib_read_csv_text(path, buf, len, rows, n, err);
+	free(buf);
+	return rc;
+}
+
+int calib_read_csv_text(const char *path, const char *buf, size_t len, struct calib_row **rows,
+			size_t *n, struct bs_err *err)
+{
 	struct csv_parser p;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
 		BUG("csv_init failed");
 	struct reader r = {.path = path, .err = err};
-	if (csv_parse(&p, buf, len, on_field, on_record, &r) != len && !r.failed) {
-		bs_errf(err, BS_EXIT_INPUT, path, r.record + 1, NULL, "%s",
+	csv_lines_init(&r.ln, on_field, on_record, &r);
+	if (csv_parse_lines(&p, buf, len, &r.ln) != len && !r.failed) {
+		bs_errf(err, BS_EXIT_INPUT, path, r.ln.line, NULL, "%s",
 			csv_strerror(csv_error(&p)));
 		r.failed = true;
 	}
-	if (!r.failed && csv_fini(&p, on_field, on_record, &r) != 0 && !r.failed) {
-		bs_errf(err, BS_EXIT_INPUT, path, r.record + 1, NULL, "%s",
+	if (!r.failed && csv_fini_lines(&p, &r.ln) != 0 && !r.failed) {
+		bs_errf(err, BS_EXIT_INPUT, path, r.ln.rec_line, NULL, "%s",
 			csv_strerror(csv_error(&p)));
 		r.failed = true;
 	}
 	clear_fields(&r);
 	csv_free(&p);
-	free(buf);
-	if (!r.failed && r.record < 2) {
+	if (!r.failed && r.nrec < 2) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "no data records");
 		r.failed = true;
 	}

@@ -11,7 +11,7 @@
 #include "models/cost_int.h"
 
 struct calib_row {
-	long record;            /* CSV record number, the header being record 1 */
+	long record;            /* CSV line on which the row begins (blank lines counted) */
 	char hw[16];            /* "gaudi2", "gaudi3", "h100", "a100" or "" */
 	int tp;                 /* cards; 0 when not a number */
 	char model[32];         /* profile name or "" when not one of ours */
@@ -32,6 +32,9 @@ struct calib_row {
 #define CALIB_SHORT_PROMPT_TOKENS 8
 
 int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct bs_err *err);
+/* The same from LEN bytes of BUF (PATH names it in errors). */
+int calib_read_csv_text(const char *path, const char *buf, size_t len, struct calib_row **rows,
+			size_t *n, struct bs_err *err);
 
 enum calib_use { USE_NONE, USE_FIT, USE_CHECK };
 

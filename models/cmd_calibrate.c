@@ -163,6 +163,8 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
 	if (!data || !hw || !out)
 		return cli_usage(self, "--data, --hardware and -o are required");
+	if (!*out)
+		return cli_usage(self, "empty -o FILE");
 	struct bs_err err = {0};
 	struct calib_row *rows = NULL;
 	size_t n = 0;

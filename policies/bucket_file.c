@@ -9,8 +9,9 @@
  *     range(a, b[, c])         Python's range: stop excluded, step may be negative, at most
  *                              10000 elements (upstream leaves a longer range unexpanded and
  *                              then fails to parse it)
- * and expands to the cartesian product of the three.  A tuple whose second member is 1 is a
- * decode bucket, anything else a prompt bucket.  Bucket values must be 0..2^31-1.  Any other
+ * and expands to the cartesian product of the three, at most BUCKET_FILE_MAX (100,000) buckets
+ * per line and per file (a server could never warm up more; checked before expanding).  A tuple
+ * whose second member is 1 is a decode bucket, anything else a prompt bucket.  Bucket values must be 0..2^31-1.  Any other
  * text is an error "FILE:LINE: ..." with exit code 3.
  */
 #include <ctype.h>
@@ -18,6 +19,8 @@
 #include <string.h>
 
 #include "policies/bucket_int.h"
+
+#define BUCKET_FILE_MAX 100000
 
 struct lx {
 	const char *s;    /* line start */
@@ -217,6 +220,16 @@ static int parse_line(struct lx *x, struct blist *prompt, struct blist *decode)
 					(long long)el[i].v[k], INT32_MAX);
 				goto out;
 			}
+	/* Each count is at most the line's length (or 10000 for a range): no overflow. */
+	uint64_t prod = (uint64_t)el[0].n * el[1].n * el[2].n;
+	if (prod > BUCKET_FILE_MAX || prompt->n + decode->n + prod > BUCKET_FILE_MAX) {
+		bs_errf(x->err, BS_EXIT_INPUT, x->name, x->line, NULL,
+			"this line expands to %zu x %zu x %zu = %llu buckets, %s more than %d (no "
+			"server warms up that many)", el[0].n, el[1].n, el[2].n,
+			(unsigned long long)prod, prod > BUCKET_FILE_MAX ? "alone" : "with the lines "
+			"before it", BUCKET_FILE_MAX);
+		goto out;
+	}
 	for (size_t a = 0; a < el[0].n; a++)
 		for (size_t b = 0; b < el[1].n; b++)
 			for (size_t c = 0; c < el[2].n; c++)

@@ -11,6 +11,7 @@
  *
  * Every list is sorted lexicographically and deduplicated, as Python's sorted(set(...)).
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,11 +80,25 @@ int bucket_check_range(const struct ivec *r, const char *what, struct bs_err *er
 	return 0;
 }
 
+/* The variable VLLM_{WHAT}_BUCKET_{PARAM} ("decode block" -> VLLM_DECODE_BLOCK_BUCKET_STEP), so
+ * an error about a bucket config names the setting to change. */
+static const char *knob_name(char *buf, size_t len, const char *what, const char *param)
+{
+	size_t o = (size_t)snprintf(buf, len, "VLLM_");
+	for (const char *p = what; *p && o + 1 < len; p++)
+		buf[o++] = *p == ' ' ? '_' : (char)toupper((unsigned char)*p);
+	snprintf(buf + o, len - o, "_BUCKET_%s", param);
+	return buf;
+}
+
 int bucket_lin_range(struct ivec *r, const int64_t *c, bool head, const char *what,
 		     struct bs_err *err)
 {
+	char kn[96];
 	if (brange_lin(r, c[0], c[1], c[2], head))
-		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0,
+			       knob_name(kn, sizeof kn, what, c[1] < 1 ? "STEP"
+							 : c[0] < (head ? 0 : 1) ? "MIN" : "MAX"),
 			       "%s linear bucket config (min, step, max) = (%lld, %lld, %lld) is "
 			       "invalid: need %s, step >= 1 and min <= max", what, (long long)c[0],
 			       (long long)c[1], (long long)c[2], head ? "min >= 0" : "min >= 1");
@@ -92,8 +107,12 @@ int bucket_lin_range(struct ivec *r, const int64_t *c, bool head, const char *wh
 
 int bucket_pad_range(struct ivec *r, const int64_t *c, const char *what, struct bs_err *err)
 {
+	char kn[96];
 	if (c[3] < 0 || c[4] < 0 || c[4] > 50 || brange_pad(r, c[0], c[1], c[2], c[3], c[4]))
-		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0,
+			       knob_name(kn, sizeof kn, what, c[3] < 0 ? "PAD_MAX"
+							 : c[4] < 0 || c[4] > 50 ? "PAD_PERCENT"
+							 : c[1] < 1 ? "STEP" : c[0] < 0 ? "MIN" : "MAX"),
 			       "%s padding-aware bucket config (min, step, max, pad_max, pad_percent) "
 			       "= (%lld, %lld, %lld, %lld, %lld) is invalid: need 0 <= min <= max, "
 			       "step >= 1, pad_max >= 0 and 0 <= pad_percent <= 50", what, (long long)c[0],
@@ -103,8 +122,11 @@ int bucket_pad_range(struct ivec *r, const int64_t *c, const char *what, struct 
 
 int bucket_exp_cfg_ok(const int64_t *c, const char *what, struct bs_err *err)
 {
+	char kn[96];
 	if (c[1] < 1 || c[2] < 0 || c[3] < 1 || (c[0] > 1 && c[2] < 1))
-		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0,
+			       c[3] < 1 && c[1] >= 1 && c[2] >= 0 ? NULL /* the limit is derived */
+			       : knob_name(kn, sizeof kn, what, c[1] < 1 ? "STEP" : "MAX"),
 			       "%s exponential bucket config (min, step, max, limit) = (%lld, %lld, "
 			       "%lld, %lld) is invalid", what, (long long)c[0], (long long)c[1],
 			       (long long)c[2], (long long)c[3]);

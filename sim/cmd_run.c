@@ -95,9 +95,44 @@ static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_c
 	return 0;
 }
 
+/* Every file `run -o DIR` may write: a rerun removes those it did not write this time, so DIR
+ * always describes one run (sim/util.h, directory mode). */
+static const char *const run_outputs[] = {"summary.json", "requests.csv", "batches.csv",
+					  "monitor.csv", "boundaries.csv", "buckets.csv", NULL};
+
 struct sinks {
 	FILE *req, *bat, *mon, *bnd;
+	uint64_t mon_rows, mon_cap;   /* monitor.csv rows written, and the most allowed */
 };
+
+/* Every output is bounded by the work: requests.csv by the requests, batches.csv by the passes
+ * (each serves at least one token), buckets.csv by the bucket lists (capped where they are
+ * built), monitor.csv by this: at most 10^6 + 1000 rows per request. */
+static uint64_t monitor_cap(const struct workload *w)
+{
+	return 1000000 + 1000 * (uint64_t)w->n;
+}
+
+/* The rows monitor.csv needs until the last arrival must fit monitor_cap(): checked before the
+ * run (run and validate alike); the rows of the drain after the last arrival are checked while
+ * writing. */
+static int check_monitor_rows(const struct run_ctx *x, struct bs_err *err)
+{
+	if (x->sp.monitor_ns <= 0)
+		return 0;
+	int64_t last = 0;
+	for (size_t i = 0; i < x->w.n; i++)
+		if (x->w.req[i].arrival_ns > last)
+			last = x->w.req[i].arrival_ns;
+	uint64_t rows = (uint64_t)(last / x->sp.monitor_ns);
+	if (rows > monitor_cap(&x->w))
+		return bs_errf(err, BS_EXIT_INPUT, x->cc.cfg.file, 0, "monitor.interval_s",
+			       "%llu monitor rows for %zu requests arriving over %.9g s, more than "
+			       "the %llu allowed (10^6 + 1000 per request): raise the interval",
+			       (unsigned long long)rows, x->w.n, (double)last / 1e9,
+			       (unsigned long long)monitor_cap(&x->w));
+	return 0;
+}
 
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
 {
@@ -116,7 +151,8 @@ static void sink_monitor(void *ctx, const struct sim *s, const struct monitor_re
 {
 	struct sinks *k = ctx;
 	(void)s;
-	report_monitor_row(k->mon, m);
+	if (++k->mon_rows <= k->mon_cap)
+		report_monitor_row(k->mon, m);
 }
 
 static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const uint32_t *b,
@@ -184,64 +220,50 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	if (x.cc.print_config) {
 		if (!sim_resolve_config(&x.cc.cfg, &x.cm, &err))
 			config_print(&x.cc.cfg, stdout);
+		config_locate(&x.cc.cfg, &err);
 		rc = err.code ? cli_fail(&err) : 0;
 		run_teardown(&x);
 		return rc;
 	}
 	double t0 = now_s();
-	if (run_setup(&x, o.trace, true, &err) || run_check_unread(&x, &err)) {
+	if (run_setup(&x, o.trace, true, &err) || check_monitor_rows(&x, &err) ||
+	    run_check_unread(&x, &err)) {
+		config_locate(&x.cc.cfg, &err);
 		rc = cli_fail(&err);
 		run_teardown(&x);
 		return rc;
 	}
 	struct outset os;
 	outset_init(&os);
-	struct sinks k = {NULL, NULL, NULL, NULL};
+	struct sinks k = {NULL, NULL, NULL, NULL, 0, monitor_cap(&x.w)};
 	FILE *fsum = NULL, *fbuck = NULL;
 	if (o.out) {
-		if (mkdir_p(o.out, &err))
+		if (outset_init_dir(&os, o.out, run_outputs, &err))
 			goto fail;
-		char *p = xasprintf("%s/summary.json", o.out);
-		fsum = outset_open(&os, p, &err);
-		free(p);
+		fsum = outset_open_in(&os, "summary.json", &err);
 		if (!fsum)
 			goto fail;
 		if (config_bool(&x.cc.cfg, "output.requests")) {
-			p = xasprintf("%s/requests.csv", o.out);
-			k.req = outset_open(&os, p, &err);
-			free(p);
-			if (!k.req)
+			if (!(k.req = outset_open_in(&os, "requests.csv", &err)))
 				goto fail;
 			report_requests_header(k.req);
 		}
 		if (config_bool(&x.cc.cfg, "output.batches")) {
-			p = xasprintf("%s/batches.csv", o.out);
-			k.bat = outset_open(&os, p, &err);
-			free(p);
-			if (!k.bat)
+			if (!(k.bat = outset_open_in(&os, "batches.csv", &err)))
 				goto fail;
 			report_batches_header(k.bat);
 		}
 		if (x.sp.monitor_ns > 0) {
-			p = xasprintf("%s/monitor.csv", o.out);
-			k.mon = outset_open(&os, p, &err);
-			free(p);
-			if (!k.mon)
+			if (!(k.mon = outset_open_in(&os, "monitor.csv", &err)))
 				goto fail;
 			report_monitor_header(k.mon);
 		}
 		if (x.sp.grouped && x.bsc.bsm.grouping == BSM_GROUP_ADAPTIVE) {
-			p = xasprintf("%s/boundaries.csv", o.out);
-			k.bnd = outset_open(&os, p, &err);
-			free(p);
-			if (!k.bnd)
+			if (!(k.bnd = outset_open_in(&os, "boundaries.csv", &err)))
 				goto fail;
 			report_boundaries_header(k.bnd);
 		}
-		p = xasprintf("%s/buckets.csv", o.out);
-		fbuck = outset_open(&os, p, &err);
-		free(p);
-		if (!fbuck)
+		if (!(fbuck = outset_open_in(&os, "buckets.csv", &err)))
 			goto fail;
 	}
 	struct sim_costs costs;
@@ -263,6 +285,19 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		fputc('\n', fsum);
 		free(txt);
 		report_buckets(fbuck, s);
+	}
+	if (k.mon_rows > k.mon_cap) {
+		bs_errf(&err, BS_EXIT_INPUT, x.cc.cfg.file, 0, "monitor.interval_s",
+			"the run needed %llu monitor rows, more than the %llu allowed (10^6 + 1000 "
+			"per request): raise the interval", (unsigned long long)k.mon_rows,
+			(unsigned long long)k.mon_cap);
+		config_locate(&x.cc.cfg, &err);
+		outset_abort(&os);
+		cJSON_Delete(sum);
+		sim_free(s);
+		rc = cli_fail(&err);
+		run_teardown(&x);
+		return rc;
 	}
 	if (outset_commit(&os, &err)) {
 		cJSON_Delete(sum);
@@ -323,7 +358,7 @@ const struct cli_cmd cmd_run = {
 };
 
 static const struct cli_opt validate_opts[] = {
-	{"trace", OPT_TRACE, 1, "FILE|NAME", "also load and check this trace", "Input"},
+	{"trace", OPT_TRACE, 1, "FILE|NAME", "the trace to check (default: the one run would use)", "Input"},
 	CLI_CONFIG_OPTS,
 	CLI_HELP_OPT,
 	{0},
@@ -356,8 +391,13 @@ static int validate(const struct cli_cmd *self, int argc, char **argv)
 		cli_config_release(&x.cc);
 		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
 	}
-	if (run_setup(&x, o.trace, o.trace != NULL, &err) || run_check_unread(&x, &err))
+	/* Exactly what `run` does, the default trace and the workload included. */
+	o.trace = run_default_trace(&x.cc.cfg, o.trace);
+	if (run_setup(&x, o.trace, true, &err) || check_monitor_rows(&x, &err) ||
+	    run_check_unread(&x, &err)) {
+		config_locate(&x.cc.cfg, &err);
 		rc = cli_fail(&err);
+	}
 	run_teardown(&x);
 	return rc;
 }
@@ -367,7 +407,8 @@ const struct cli_cmd cmd_validate = {
 	"bucketsim validate -c CONFIG.json [--set KEY=VALUE ...] [--trace FILE|NAME]",
 	"check a configuration (and a trace) without simulating",
 	"Loads the configuration as `run` would (every key, the bucket file, the hardware and\n"
-	"model profiles, vLLM's own configuration rules) and, with --trace, the trace.  Silent\n"
+	"model profiles, vLLM's own configuration rules, the workload) and the trace (--trace, or\n"
+	"the default trace `run` would use); it accepts exactly what `run` accepts.  Silent\n"
 	"with exit status 0 when everything is valid, so it can be scripted (apart from one\n"
 	"warning per key set but never read by the chosen policies; --strict makes those\n"
 	"errors); otherwise one error line naming the file, line and field, and exit status 3\n"

@@ -4,6 +4,7 @@
 #include "sim/config.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +165,7 @@ int config_set(struct config *c, const char *key, const char *value, enum cfg_or
 	*e = v;
 	e->text = xstrdup(value);
 	e->origin = origin;
+	e->line = origin == CFG_ORIGIN_FILE ? line : 0;
 	return 0;
 }
 
@@ -194,7 +196,8 @@ int config_set_arg(struct config *c, const char *arg, struct bs_err *err)
 	return rc;
 }
 
-static int set_env(struct config *c, const char *name, const char *value, enum cfg_origin origin)
+static int set_env(struct config *c, const char *name, const char *value, enum cfg_origin origin,
+		   long line)
 {
 	for (size_t i = 0; i < c->nenv; i++) {
 		if (!strcmp(c->env[i].name, name)) {
@@ -203,6 +206,7 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 			free(c->env[i].value);
 			c->env[i].value = xstrdup(value);
 			c->env[i].origin = origin;
+			c->env[i].line = line;
 			return 0;
 		}
 	}
@@ -210,6 +214,7 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 	c->env[c->nenv].name = xstrdup(name);
 	c->env[c->nenv].value = xstrdup(value);
 	c->env[c->nenv].origin = origin;
+	c->env[c->nenv].line = line;
 	c->nenv++;
 	return 0;
 }
@@ -223,7 +228,7 @@ int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin
 			       "--env takes NAME=VALUE, got '%s'", arg);
 	char *name = xstrdup(arg);
 	name[eq - arg] = 0;
-	set_env(c, name, eq + 1, origin);
+	set_env(c, name, eq + 1, origin, 0);
 	free(name);
 	return 0;
 }
@@ -268,8 +273,9 @@ static char *leaf_text(const cJSON *v)
 	if (cJSON_IsBool(v))
 		return xstrdup(cJSON_IsTrue(v) ? "true" : "false");
 	if (cJSON_IsNumber(v)) {
+		/* Range first: the cast of a double beyond int64 is undefined. */
 		double d = v->valuedouble;
-		if (d == (double)(int64_t)d && d > -9e18 && d < 9e18)
+		if (d > -9e18 && d < 9e18 && d == floor(d))
 			return xasprintf("%lld", (long long)d);
 		return xasprintf("%.17g", d);
 	}
@@ -320,7 +326,8 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 							     "expected a string, number or boolean");
 						break;
 					}
-					set_env(c, ev->string, t, CFG_ORIGIN_FILE);
+					set_env(c, ev->string, t, CFG_ORIGIN_FILE,
+						key_line(text, ev->string, pos));
 					free(t);
 				}
 			}
@@ -353,13 +360,23 @@ int config_load_json(struct config *c, const char *path, struct bs_err *err)
 	char *text = read_file(path, &len, err);
 	if (!text)
 		return -1;
+	int rc = strlen(text) != len
+			 ? bs_errf(err, BS_EXIT_INPUT, path, line_of(text, strlen(text)), NULL,
+				   "NUL byte in the file")
+			 : config_load_json_text(c, path, text, err);
+	free(text);
+	return rc;
+}
+
+int config_load_json_text(struct config *c, const char *path, const char *text,
+			  struct bs_err *err)
+{
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!root) {
 		size_t off = end ? (size_t)(end - text) : 0;
 		bs_errf(err, BS_EXIT_INPUT, path, line_of(text, off), NULL, "invalid JSON near '%.20s'",
 			end ? end : "");
-		free(text);
 		return -1;
 	}
 	int rc = 0;
@@ -370,7 +387,6 @@ int config_load_json(struct config *c, const char *path, struct bs_err *err)
 		rc = load_obj(c, root, NULL, path, text, &pos, err);
 	}
 	cJSON_Delete(root);
-	free(text);
 	if (!rc) {
 		free(c->file);
 		c->file = xstrdup(path);
@@ -444,22 +460,77 @@ void config_print(const struct config *c, FILE *out)
 			config_origin_name(c->env[i].origin));
 }
 
+static uint64_t fnv(uint64_t h, const char *p)
+{
+	for (;; p++) {
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		if (!*p)
+			return h;
+	}
+}
+
+static int cmp_env(const void *a, const void *b)
+{
+	return strcmp((*(const struct cfg_env *const *)a)->name,
+		      (*(const struct cfg_env *const *)b)->name);
+}
+
 uint64_t config_hash(const struct config *c)
 {
 	uint64_t h = 1469598103934665603ull;
+	char num[40];
 	for (size_t i = 0; i < c->n; i++) {
-		const char *parts[2] = {c->e[i].def->key, c->e[i].text ? c->e[i].text : "\x01"};
-		for (int k = 0; k < 2; k++)
-			for (const char *p = parts[k]; ; p++) {
-				h = (h ^ (unsigned char)*p) * 1099511628211ull;
-				if (!*p)
-					break;
-			}
+		const struct cfg_entry *e = &c->e[i];
+		const char *v = "\x01";
+		if (e->text && e->def->type == CFG_INT) {
+			snprintf(num, sizeof num, "%lld", (long long)e->i);
+			v = num;
+		} else if (e->text && e->def->type == CFG_DOUBLE) {
+			snprintf(num, sizeof num, "%.17g", e->d);
+			v = num;
+		} else if (e->text) {
+			v = e->text;
+		}
+		h = fnv(fnv(h, e->def->key), v);
 	}
+	const struct cfg_env **env = xmalloc((c->nenv ? c->nenv : 1) * sizeof *env);
 	for (size_t i = 0; i < c->nenv; i++)
-		for (const char *p = c->env[i].name; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		env[i] = &c->env[i];
+	qsort(env, c->nenv, sizeof *env, cmp_env);
+	h = fnv(h, "\x02env");
+	for (size_t i = 0; i < c->nenv; i++)
+		h = fnv(fnv(h, env[i]->name), env[i]->value);
+	free(env);
 	return h;
+}
+
+void config_locate(const struct config *c, struct bs_err *err)
+{
+	if (!err->code || !err->field[0] || err->line > 0)
+		return;
+	if (err->file[0] && !(c->file && !strcmp(err->file, c->file)))
+		return;
+	enum cfg_origin origin;
+	long line;
+	const struct cfg_entry *e = config_find(c, err->field);
+	size_t i = 0;
+	while (!e && i < c->nenv && strcmp(c->env[i].name, err->field))
+		i++;
+	if (e && e->text) {
+		origin = e->origin;
+		line = e->line;
+	} else if (!e && i < c->nenv) {
+		origin = c->env[i].origin;
+		line = c->env[i].line;
+	} else {
+		return;
+	}
+	if (origin == CFG_ORIGIN_FILE && c->file) {
+		snprintf(err->file, sizeof err->file, "%s", c->file);
+		err->line = line;
+	} else if (origin == CFG_ORIGIN_CMDLINE) {
+		err->file[0] = 0;
+	}
 }
 
 cJSON *config_to_json(const struct config *c)

@@ -53,6 +53,7 @@ struct cfg_entry {
 	const struct cfg_def *def;
 	char *text;           /* NULL when unset (auto) */
 	enum cfg_origin origin;
+	long line;            /* line in the config file when origin is FILE, else 0 */
 	int64_t i;
 	double d;
 	bool b;
@@ -61,6 +62,7 @@ struct cfg_entry {
 struct cfg_env {
 	char *name, *value;
 	enum cfg_origin origin;
+	long line;            /* line in the config file when origin is FILE, else 0 */
 };
 
 struct config {
@@ -89,6 +91,9 @@ int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin
 /* Loads a JSON config: nested objects flatten to dotted keys ({"server": {"block_size": 64}} is
  * server.block_size); dotted keys may also be written flat; "env" is an object of strings. */
 int config_load_json(struct config *c, const char *path, struct bs_err *err);
+/* The same from TEXT (NUL-terminated; PATH names it in errors and becomes the config's file). */
+int config_load_json_text(struct config *c, const char *path, const char *text,
+			  struct bs_err *err);
 /* Records a value derived by a module for an auto key (origin "derived"), so the effective
  * config written to outputs is complete. */
 void config_set_derived(struct config *c, const char *key, const char *value);
@@ -107,9 +112,16 @@ const char *config_origin_name(enum cfg_origin o);
 /* The choices of choice key D written into BUF, separated by SEP: its policy family's members
  * (policies/registry.c) when a family is chosen by D, else D->choices.  Returns BUF. */
 const char *config_choices(const struct cfg_def *d, const char *sep, char *buf, size_t size);
+/* Places an error about a key or --env variable found after loading: when ERR's field names one
+ * and ERR carries no line (or names the config file without a line), its file and line become
+ * where the value was given (the config file and line; no file for the command line). */
+void config_locate(const struct config *c, struct bs_err *err);
 /* Prints every key with its effective value and origin (for --print-config). */
 void config_print(const struct config *c, FILE *out);
-/* FNV-1a hash of the effective key=value list: the config_hash of output metadata. */
+/* FNV-1a hash of the effective configuration in canonical form: every key in table order with
+ * its value as parsed (integers in decimal, doubles as %.17g, booleans true/false, text as
+ * given; unset autos as a distinct mark), then the --env variables sorted by name, name and
+ * value.  So 100 and 1e2 hash alike.  The config_hash of output metadata. */
 uint64_t config_hash(const struct config *c);
 /* A JSON object of every key (set or derived; unset autos are null) in table order, plus "env"
  * when any variable was given.  Integers print as integers, booleans as booleans. */

@@ -71,9 +71,15 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->prefix_caching = bp->prefix_caching;
 	p->stop_ns = INT64_MAX;
 	p->step_by_step = !config_bool(cfg, "sim.decode_jumps");
-	if (config_is_set(cfg, "sim.stop_s"))
-		p->stop_ns = (int64_t)(config_double(cfg, "sim.stop_s") * 1e9 + 0.5);
-	p->monitor_ns = (int64_t)(config_double(cfg, "monitor.interval_s") * 1e9 + 0.5);
+	/* Both keys' ranges keep their nanoseconds within int64; checked all the same. */
+	if (config_is_set(cfg, "sim.stop_s") && s_to_ns(config_double(cfg, "sim.stop_s"), &p->stop_ns))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "sim.stop_s", "out of range");
+	if (s_to_ns(config_double(cfg, "monitor.interval_s"), &p->monitor_ns))
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "monitor.interval_s", "out of range");
+	if (p->monitor_ns > 0 && p->monitor_ns < 1000000)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "monitor.interval_s",
+			       "expected 0 (off) or at least 0.001 s, got '%s'",
+			       config_str(cfg, "monitor.interval_s"));
 	p->slo_ttft_ms = config_double(cfg, "slo.ttft_ms");
 	p->slo_tpot_ms = config_double(cfg, "slo.tpot_ms");
 	p->slo_e2e_ms = config_is_set(cfg, "slo.e2e_ms") ? config_double(cfg, "slo.e2e_ms") : 0;

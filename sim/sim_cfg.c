@@ -37,7 +37,7 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "time-per-output-token objective of slo_attainment"},
 	{"slo.e2e_ms", CFG_DOUBLE, NULL, 1e-6, 1e12, NULL, "ms",
 	 "end-to-end latency objective of slo_attainment and goodput; auto = none"},
-	{"sim.stop_s", CFG_DOUBLE, NULL, 0, 1e12, NULL, "s",
+	{"sim.stop_s", CFG_DOUBLE, NULL, 0, BS_MAX_SECONDS, NULL, "s",
 	 "stop the simulation at this simulated time; auto = run until every request finished"},
 	{"sim.decode_jumps", CFG_BOOL, "true", 0, 0, NULL, "",
 	 "run identical decode-only steps as one event (the fast path); false = every decode step "
@@ -48,7 +48,7 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "policies and topology never read errors (--strict)"},
 	{"monitor.interval_s", CFG_DOUBLE, "0", 0, 1e9, NULL, "s",
 	 "global monitor: sample queues, memory, arrival rate, sequence length and batch latency "
-	 "every this many seconds into monitor.csv; 0 = off"},
+	 "every this many seconds into monitor.csv; 0 = off, else at least 0.001"},
 	{"output.batches", CFG_BOOL, "true", 0, 0, NULL, "",
 	 "write batches.csv (one row per forward pass); --no-batches sets false"},
 	{"output.requests", CFG_BOOL, "true", 0, 0, NULL, "",

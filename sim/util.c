@@ -3,14 +3,20 @@
  */
 #include "sim/util.h"
 
+#include <csv.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static void cleanup_all(void);
 
 int bs_errf(struct bs_err *err, int code, const char *file, long line, const char *field,
 	    const char *fmt, ...)
@@ -60,8 +66,9 @@ void bs_bug(const char *file, int line, const char *fmt, ...)
 
 static _Noreturn void oom(size_t n)
 {
-	fprintf(stderr, "bucketsim: fatal: out of memory allocating %zu bytes\n", n);
-	abort();
+	cleanup_all();
+	fprintf(stderr, "bucketsim: error: out of memory (allocating %zu bytes)\n", n);
+	exit(BS_EXIT_RUNTIME);
 }
 
 void *xmalloc(size_t n)
@@ -76,7 +83,7 @@ void *xcalloc(size_t nmemb, size_t size)
 {
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 	if (!p)
-		oom(nmemb * size);
+		oom(size && nmemb > SIZE_MAX / size ? SIZE_MAX : nmemb * size);
 	return p;
 }
 
@@ -111,10 +118,68 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
+/* Only the characters of a decimal number: refuses hex, "inf", "nan" and blanks before strtod
+ * sees them (strtod would accept all of those). */
+static bool decimal_chars(const char *s)
+{
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s) && !strchr("+-.eE", *s))
+			return false;
+	return true;
+}
+
+bool util_reference_parse;
+
+/* Fast paths of the two parsers, for the plain forms traces are made of: up to 15 digits with
+ * an optional fraction of up to 15 digits (Clinger's fast path: an integer below 2^53 divided
+ * by an exact power of ten is the correctly rounded value, the same as strtod's).  0 when S is
+ * not such a form (the general path then decides). */
+static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+				     1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+static bool fast_decimal(const char *s, double *out, bool *integral, int64_t *ival)
+{
+	if (util_reference_parse)
+		return false;
+	int64_t m = 0;
+	int digits = 0, frac = -1;
+	for (const char *p = s;; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (++digits > 15)
+				return false;
+			m = m * 10 + (*p - '0');
+			if (frac >= 0)
+				frac++;
+		} else if (*p == '.' && frac < 0 && digits) {
+			frac = 0;
+		} else if (!*p && digits && frac != 0) {
+			break;
+		} else {
+			return false;
+		}
+	}
+	*integral = frac < 0;
+	*ival = m;
+	*out = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
+	return true;
+}
+
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, size_t whylen)
 {
 	char *end;
-	if (!s || !*s || isspace((unsigned char)*s)) {
+	double fd;
+	bool integral;
+	int64_t fv;
+	if (s && fast_decimal(s, &fd, &integral, &fv) && integral) {
+		if (fv < min || fv > max) {
+			snprintf(why, whylen, "expected an integer in [%lld, %lld], got '%s'",
+				 (long long)min, (long long)max, s);
+			return -1;
+		}
+		*out = fv;
+		return 0;
+	}
+	if (!s || !*s || !decimal_chars(s)) {
 		snprintf(why, whylen, "expected an integer, got '%s'", s ? s : "");
 		return -1;
 	}
@@ -123,11 +188,16 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, 
 	if (*end) {
 		/* Accept integral floats such as "4.0" or "1e3" written by JSON tools. */
 		double d = strtod(s, &end);
-		if (*end || !isfinite(d) || d != floor(d) || d < -9.2e18 || d > 9.2e18) {
+		int64_t iv;
+		if (*end || end == s || !isfinite(d) || d != floor(d)) {
 			snprintf(why, whylen, "expected an integer, got '%s'", s);
 			return -1;
 		}
-		v = (long long)d;
+		if (f64_to_i64(d, &iv)) {
+			snprintf(why, whylen, "integer '%s' is out of range", s);
+			return -1;
+		}
+		v = iv;
 	} else if (errno == ERANGE) {
 		snprintf(why, whylen, "integer '%s' is out of range", s);
 		return -1;
@@ -144,13 +214,24 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, 
 int parse_f64(const char *s, double min, double max, double *out, char *why, size_t whylen)
 {
 	char *end;
-	if (!s || !*s || isspace((unsigned char)*s)) {
+	double fd;
+	bool integral;
+	int64_t fv;
+	if (s && fast_decimal(s, &fd, &integral, &fv)) {
+		if (fd < min || fd > max) {
+			snprintf(why, whylen, "expected a number in [%g, %g], got '%s'", min, max, s);
+			return -1;
+		}
+		*out = fd;
+		return 0;
+	}
+	if (!s || !*s || !decimal_chars(s)) {
 		snprintf(why, whylen, "expected a number, got '%s'", s ? s : "");
 		return -1;
 	}
 	errno = 0;
 	double v = strtod(s, &end);
-	if (*end || !isfinite(v)) {
+	if (*end || end == s || !isfinite(v)) {
 		snprintf(why, whylen, "expected a number, got '%s'", s);
 		return -1;
 	}
@@ -160,6 +241,25 @@ int parse_f64(const char *s, double min, double max, double *out, char *why, siz
 	}
 	*out = v;
 	return 0;
+}
+
+int f64_to_i64(double v, int64_t *out)
+{
+	/* 2^63 is exact in a double; every double below it converts exactly. */
+	if (!isfinite(v))
+		return -1;
+	double r = round(v);
+	if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0))
+		return -1;
+	*out = (int64_t)r;
+	return 0;
+}
+
+int s_to_ns(double s, int64_t *ns)
+{
+	if (!isfinite(s) || s > BS_MAX_SECONDS || s < -BS_MAX_SECONDS)
+		return -1;
+	return f64_to_i64(s * 1e9, ns);
 }
 
 int parse_bool(const char *s, bool *out, char *why, size_t whylen)
@@ -178,6 +278,63 @@ int parse_bool(const char *s, bool *out, char *why, size_t whylen)
 	}
 	snprintf(why, whylen, "expected true or false, got '%s'", s ? s : "");
 	return -1;
+}
+
+static void lines_field(void *s, size_t len, void *data)
+{
+	struct csv_lines *ln = data;
+	ln->cb_field(s, len, ln->ctx);
+}
+
+static void lines_record(int c, void *data)
+{
+	struct csv_lines *ln = data;
+	ln->cb_record(c, ln->ctx);
+	ln->in_rec = false;
+}
+
+void csv_lines_init(struct csv_lines *ln, void (*cb_field)(void *, size_t, void *),
+		    void (*cb_record)(int, void *), void *ctx)
+{
+	memset(ln, 0, sizeof *ln);
+	ln->bol = true;
+	ln->cb_field = cb_field;
+	ln->cb_record = cb_record;
+	ln->ctx = ctx;
+}
+
+size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct csv_lines *ln)
+{
+	size_t off = 0;
+	while (off < n) {
+		const char *s = data + off;
+		const char *nl = memchr(s, '\n', n - off);
+		size_t len = nl ? (size_t)(nl - s) + 1 : n - off;
+		if (ln->bol) {
+			ln->line++;
+			ln->bol = false;
+		}
+		if (!ln->in_rec) {
+			/* libcsv skips lines of blanks only: a record begins on the first other. */
+			for (size_t i = 0; i < len; i++)
+				if (!strchr(" \t\r\n", s[i]) || !s[i]) {
+					ln->in_rec = true;
+					ln->rec_line = ln->line;
+					break;
+				}
+		}
+		size_t r = csv_parse(p, s, len, lines_field, lines_record, ln);
+		if (r != len)
+			return off + r;
+		ln->bol = nl != NULL;
+		off += len;
+	}
+	return n;
+}
+
+int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln)
+{
+	return csv_fini(p, lines_field, lines_record, ln);
 }
 
 char *read_file(const char *path, size_t *len, struct bs_err *err)
@@ -210,20 +367,90 @@ char *read_file(const char *path, size_t *len, struct bs_err *err)
 	return buf;
 }
 
-void outset_init(struct outset *s)
+/* ---- signal-safe registry of temporaries ----
+ * Fixed slots so the handler needs neither malloc nor locks: a slot is filled, then marked used
+ * (the handler only reads used slots).  Directories are rmdir'ed after the files. */
+enum { CLEAN_SLOTS = 32, CLEAN_PATH = 4096 };
+static struct {
+	volatile sig_atomic_t used;   /* 1 file, 2 directory */
+	char path[CLEAN_PATH];
+} clean_slot[CLEAN_SLOTS];
+static volatile sig_atomic_t handlers_installed;
+
+static void cleanup_all(void)
 {
-	s->files = NULL;
-	s->n = 0;
+	for (int pass = 1; pass <= 2; pass++)
+		for (int i = 0; i < CLEAN_SLOTS; i++)
+			if (clean_slot[i].used == pass) {
+				if (pass == 1)
+					unlink(clean_slot[i].path);
+				else
+					rmdir(clean_slot[i].path);
+			}
 }
 
-FILE *outset_open(struct outset *s, const char *path, struct bs_err *err)
+static void on_signal(int sig)
 {
-	if (!strcmp(path, "-"))
-		return stdout;
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
+	cleanup_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int slot_add(const char *path, int kind, struct bs_err *err)
+{
+	if (!handlers_installed) {
+		/* A signal the process was started with ignored (nohup, a background job of a
+		 * script) stays ignored. */
+		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+		struct sigaction sa, old;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+			if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+				sigaction(sigs[i], &sa, NULL);
+		handlers_installed = 1;
+	}
+	if (strlen(path) >= CLEAN_PATH)
+		return bs_errf(err, BS_EXIT_RUNTIME, NULL, 0, NULL, "output path too long: '%.80s...'",
+			       path);
+	for (int i = 0; i < CLEAN_SLOTS; i++)
+		if (!clean_slot[i].used) {
+			memcpy(clean_slot[i].path, path, strlen(path) + 1);
+			clean_slot[i].used = kind;
+			return i;
+		}
+	BUG("more than %d temporary outputs at once", CLEAN_SLOTS);
+}
+
+static void slot_drop(int i)
+{
+	if (i >= 0)
+		clean_slot[i].used = 0;
+}
+
+void outset_init(struct outset *s)
+{
+	memset(s, 0, sizeof *s);
+	s->dir_slot = -1;
+}
+
+static FILE *open_tmp(struct outset *s, const char *path, char *tmp, struct bs_err *err)
+{
+	int slot = slot_add(tmp, 1, err);
+	if (slot < 0) {
+		free(tmp);
+		return NULL;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		bs_errf(err, BS_EXIT_RUNTIME, path, 0, NULL, "cannot create: %s", strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		slot_drop(slot);
 		free(tmp);
 		return NULL;
 	}
@@ -231,17 +458,138 @@ FILE *outset_open(struct outset *s, const char *path, struct bs_err *err)
 	s->files[s->n].f = f;
 	s->files[s->n].path = xstrdup(path);
 	s->files[s->n].tmp = tmp;
+	s->files[s->n].slot = slot;
 	s->n++;
 	return f;
+}
+
+FILE *outset_open(struct outset *s, const char *path, struct bs_err *err)
+{
+	if (!strcmp(path, "-"))
+		return stdout;
+	if (!*path) {
+		bs_errf(err, BS_EXIT_USAGE, NULL, 0, NULL, "empty output file name");
+		return NULL;
+	}
+	return open_tmp(s, path, xasprintf("%s.tmp.%ld", path, (long)getpid()), err);
+}
+
+FILE *outset_open_in(struct outset *s, const char *name, struct bs_err *err)
+{
+	if (!s->tmpdir)
+		BUG("outset_open_in outside directory mode");
+	char *path = xasprintf("%s/%s", s->dir, name);
+	FILE *f = open_tmp(s, path, xasprintf("%s/%s", s->tmpdir, name), err);
+	free(path);
+	return f;
+}
+
+/* Removes DIR/PATH recursively one level (a temporary directory holds only files). */
+static void remove_tmpdir(const char *path)
+{
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			char *f = xasprintf("%s/%s", path, e->d_name);
+			unlink(f);
+			free(f);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/* PID from "PREFIX<digits>" (whole suffix digits), or 0. */
+static long pid_suffix(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (strncmp(name, prefix, n) || !name[n])
+		return 0;
+	long pid = 0;
+	for (const char *p = name + n; *p; p++) {
+		if (!isdigit((unsigned char)*p) || pid > 100000000)
+			return 0;
+		pid = pid * 10 + (*p - '0');
+	}
+	return pid;
+}
+
+static bool pid_dead(long pid)
+{
+	return pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes what processes no longer running left in DIR. */
+static void sweep_stale(const char *dir, const char *const *known)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		long pid = pid_suffix(e->d_name, ".bucketsim.tmp.");
+		if (pid_dead(pid)) {
+			char *p = xasprintf("%s/%s", dir, e->d_name);
+			remove_tmpdir(p);
+			free(p);
+			continue;
+		}
+		for (size_t k = 0; known && known[k]; k++) {
+			char *pre = xasprintf("%s.tmp.", known[k]);
+			pid = pid_suffix(e->d_name, pre);
+			free(pre);
+			if (pid_dead(pid)) {
+				char *p = xasprintf("%s/%s", dir, e->d_name);
+				unlink(p);
+				free(p);
+				break;
+			}
+		}
+	}
+	closedir(d);
+}
+
+int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
+		    struct bs_err *err)
+{
+	outset_init(s);
+	if (mkdir_p(dir, err))
+		return -1;
+	sweep_stale(dir, known);
+	char *tmpdir = xasprintf("%s/.bucketsim.tmp.%ld", dir, (long)getpid());
+	int slot = slot_add(tmpdir, 2, err);
+	if (slot < 0) {
+		free(tmpdir);
+		return -1;
+	}
+	if (mkdir(tmpdir, 0777) != 0) {
+		bs_errf(err, BS_EXIT_RUNTIME, tmpdir, 0, NULL, "cannot create directory: %s",
+			strerror(errno));
+		slot_drop(slot);
+		free(tmpdir);
+		return -1;
+	}
+	s->dir = xstrdup(dir);
+	s->tmpdir = tmpdir;
+	s->dir_slot = slot;
+	s->known = known;
+	return 0;
 }
 
 static void outset_free(struct outset *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
+		slot_drop(s->files[i].slot);
 		free(s->files[i].path);
 		free(s->files[i].tmp);
 	}
+	slot_drop(s->dir_slot);
 	free(s->files);
+	free(s->dir);
+	free(s->tmpdir);
 	outset_init(s);
 }
 
@@ -252,7 +600,67 @@ void outset_abort(struct outset *s)
 			fclose(s->files[i].f);
 		unlink(s->files[i].tmp);
 	}
+	if (s->tmpdir)
+		remove_tmpdir(s->tmpdir);
 	outset_free(s);
+}
+
+static bool in_set(const struct outset *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const char *slash = strrchr(s->files[i].path, '/');
+		if (!strcmp(slash ? slash + 1 : s->files[i].path, name))
+			return true;
+	}
+	return false;
+}
+
+/* Directory mode, after every file was closed: marker off, stale outputs off, set in, marker
+ * on.  A failure part-way leaves DIR without its marker (an incomplete directory). */
+static int commit_dir(struct outset *s, struct bs_err *err)
+{
+	char *marker = xasprintf("%s/%s", s->dir, OUTSET_MARKER);
+	int rc = 0;
+	if (unlink(marker) != 0 && errno != ENOENT)
+		rc = bs_errf(err, BS_EXIT_RUNTIME, marker, 0, NULL, "cannot remove: %s",
+			     strerror(errno));
+	for (size_t k = 0; !rc && s->known && s->known[k]; k++) {
+		if (in_set(s, s->known[k]))
+			continue;
+		char *p = xasprintf("%s/%s", s->dir, s->known[k]);
+		if (unlink(p) != 0 && errno != ENOENT)
+			rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL,
+				     "cannot remove the earlier run's output: %s", strerror(errno));
+		free(p);
+	}
+	for (size_t i = 0; !rc && i < s->n; i++)
+		if (rename(s->files[i].tmp, s->files[i].path) != 0)
+			rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL,
+				     "cannot rename: %s", strerror(errno));
+	if (!rc) {
+		char *tmp = xasprintf("%s/%s", s->tmpdir, OUTSET_MARKER);
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (f) {
+			for (size_t i = 0; i < s->n; i++) {
+				const char *slash = strrchr(s->files[i].path, '/');
+				fprintf(f, "%s\n", slash ? slash + 1 : s->files[i].path);
+			}
+		}
+		bool bad = !f;
+		if (f) {
+			bad = ferror(f) != 0;
+			bad |= fclose(f) != 0;
+		}
+		if (bad || rename(tmp, marker) != 0)
+			rc = bs_errf(err, BS_EXIT_RUNTIME, marker, 0, NULL, "cannot write: %s",
+				     strerror(errno));
+		if (!f && fd >= 0)
+			close(fd);
+		free(tmp);
+	}
+	free(marker);
+	return rc;
 }
 
 int outset_commit(struct outset *s, struct bs_err *err)
@@ -268,6 +676,15 @@ int outset_commit(struct outset *s, struct bs_err *err)
 			return -1;
 		}
 	}
+	if (s->tmpdir) {
+		if (commit_dir(s, err)) {
+			outset_abort(s);
+			return -1;
+		}
+		remove_tmpdir(s->tmpdir);
+		outset_free(s);
+		return 0;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		if (rename(s->files[i].tmp, s->files[i].path) != 0) {
 			bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL, "cannot rename: %s",
@@ -282,6 +699,8 @@ int outset_commit(struct outset *s, struct bs_err *err)
 
 int mkdir_p(const char *dir, struct bs_err *err)
 {
+	if (!*dir)
+		return bs_errf(err, BS_EXIT_USAGE, NULL, 0, NULL, "empty output directory name");
 	char *p = xstrdup(dir);
 	for (char *q = p + 1; *q; q++) {
 		if (*q != '/')
@@ -296,9 +715,12 @@ int mkdir_p(const char *dir, struct bs_err *err)
 		*q = '/';
 	}
 	int rc = 0;
+	struct stat st;
 	if (mkdir(p, 0777) != 0 && errno != EEXIST)
 		rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL, "cannot create directory: %s",
 			     strerror(errno));
+	else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+		rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL, "not a directory");
 	free(p);
 	return rc;
 }

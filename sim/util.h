@@ -8,8 +8,9 @@
  * BS_EXIT_RUNTIME (1, I/O and resources), BS_EXIT_USAGE (2, command line), BS_EXIT_INPUT (3, a
  * config, trace or bucket file).  Bugs are not errors: they go through BUG()/assert and abort.
  *
- * Allocation: xmalloc/xcalloc/xrealloc/xstrdup print a message and abort on exhaustion, so
- * callers never test for NULL.
+ * Allocation: xmalloc/xcalloc/xrealloc/xstrdup never return NULL: on exhaustion they remove
+ * the temporaries of every open output set, print "bucketsim: error: out of memory ..." and exit
+ * with BS_EXIT_RUNTIME (no core dump: running out of memory is a resource error, not a bug).
  */
 #ifndef BS_UTIL_H
 #define BS_UTIL_H
@@ -25,7 +26,7 @@ enum { BS_EXIT_OK = 0, BS_EXIT_RUNTIME = 1, BS_EXIT_USAGE = 2, BS_EXIT_INPUT = 3
 struct bs_err {
 	int code;          /* exit code; 0 = no error recorded */
 	char file[256];    /* "" when not about a file */
-	long line;         /* 0 when unknown; for CSV it is the record number */
+	long line;         /* 0 when unknown; the physical line (1-based) in files */
 	char field[96];    /* "" when not about one field */
 	char msg[512];
 };
@@ -48,37 +49,99 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Strict parsing: the whole string (no leading/trailing junk, no empty string) must be a number
- * in [min, max].  On failure return -1 and fill `why` (a short phrase such as
- * "expected an integer, got 'x'").  Never clamps. */
+/* Strict parsing: the whole string (no leading/trailing blanks or junk, no empty string) must be
+ * a decimal number in [min, max]: an optional sign, digits, an optional fraction and an optional
+ * exponent.  Hexadecimal ("0x10", "0x1p4"), "inf" and "nan" are refused.  parse_i64 also takes an
+ * integral value written as a float ("4.0", "1e3"), as JSON tools print them.  On failure return
+ * -1 and fill `why` (a short phrase such as "expected an integer, got 'x'").  Never clamps. */
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, size_t whylen);
 int parse_f64(const char *s, double min, double max, double *out, char *why, size_t whylen);
+/* true: both parsers take their general path (strtoll/strtod) for every input, the slow
+ * reference of the fast path for plain decimals (the tests compare them). */
+extern bool util_reference_parse;
+
+/* Largest number of seconds whose nanosecond count fits an int64 with margin (about 292 years):
+ * every key or trace value converted to int64 nanoseconds is range-checked against it first. */
+#define BS_MAX_SECONDS 9.2e9
+/* Checked conversion of a double to int64, rounded to nearest (halves away from zero, as
+ * llround): -1 when V is not finite or its rounded value does not fit an int64; *OUT untouched
+ * then. */
+int f64_to_i64(double v, int64_t *out);
+/* Checked conversion of seconds to int64 nanoseconds (rounded to nearest); -1 as f64_to_i64. */
+int s_to_ns(double s, int64_t *ns);
 /* true/false/1/0/yes/no/on/off, case-insensitive. */
 int parse_bool(const char *s, bool *out, char *why, size_t whylen);
+
+/*
+ * Physical lines for libcsv, which counts neither lines nor records: csv_parse_lines() feeds
+ * libcsv one line at a time and keeps `rec_line`, the line (1-based) on which the record being
+ * read began (blank lines, which libcsv skips, and quoted newlines inside a record counted), and
+ * `line`, the line being fed.  The callbacks are libcsv's, called through unchanged.  Returns the
+ * bytes consumed, as csv_parse does.  A line ends at '\n' (so CRLF files count alike).
+ */
+struct csv_parser;
+struct csv_lines {
+	long line, rec_line;
+	bool bol, in_rec;
+	void (*cb_field)(void *, size_t, void *);
+	void (*cb_record)(int, void *);
+	void *ctx;
+};
+void csv_lines_init(struct csv_lines *ln, void (*cb_field)(void *, size_t, void *),
+		    void (*cb_record)(int, void *), void *ctx);
+size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct csv_lines *ln);
+/* csv_fini through the same callbacks. */
+int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln);
 
 /* Reads a whole file into a NUL-terminated buffer (owned by the caller). */
 char *read_file(const char *path, size_t *len, struct bs_err *err);
 
 /*
- * Atomic output: a set of files written under temporary names in their final directory and
- * renamed into place only by outset_commit().  outset_abort() (or a failed commit) unlinks
- * every temporary, so an error leaves no partial output.
+ * Atomic output: a set of files written under temporary names and put into place only by
+ * outset_commit().  outset_abort() (or a failed commit) removes every temporary, so an error
+ * leaves no partial output; so do SIGINT, SIGTERM and running out of memory (the temporaries are
+ * registered with a signal handler, installed on first use, that removes them and re-raises).
+ * Temporaries are created with O_EXCL.
+ *
+ * Two modes:
+ *  - files (outset_init + outset_open(PATH)): PATH.tmp.PID beside each final name, renamed one by
+ *    one at commit.  For single-file outputs.
+ *  - directory (outset_init_dir + outset_open_in(NAME)): every file is written into
+ *    DIR/.bucketsim.tmp.PID/.  The commit removes DIR/.bucketsim.done, removes every file of
+ *    KNOWN (the names any run of the command may write) that this set did not write, renames the
+ *    set into DIR, then writes DIR/.bucketsim.done (the list of the files, one per line) and
+ *    removes the temporary directory.  A directory holds one complete run exactly when it has
+ *    .bucketsim.done.  outset_init_dir also removes the temporary directories (and the PATH.tmp.PID
+ *    files of KNOWN) that processes no longer running left in DIR (killed with SIGKILL, say).
  */
 struct outfile {
 	FILE *f;
 	char *path;        /* final name */
 	char *tmp;         /* temporary name */
+	int slot;          /* signal-cleanup slot, -1 for none */
 };
 struct outset {
 	struct outfile *files;
 	size_t n;
+	char *dir;         /* directory mode: the output directory, else NULL */
+	char *tmpdir;      /* directory mode: DIR/.bucketsim.tmp.PID */
+	int dir_slot;      /* signal-cleanup slot of tmpdir */
+	const char *const *known;  /* borrowed, NULL-terminated */
 };
 void outset_init(struct outset *s);
 /* Opens PATH's temporary for writing; "-" means stdout (not renamed). */
 FILE *outset_open(struct outset *s, const char *path, struct bs_err *err);
+/* Directory mode: creates DIR (and parents) when missing, sweeps stale temporaries and creates
+ * the temporary directory.  KNOWN is borrowed until commit or abort. */
+int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
+		    struct bs_err *err);
+/* Directory mode: opens DIR/NAME's temporary for writing. */
+FILE *outset_open_in(struct outset *s, const char *name, struct bs_err *err);
 int outset_commit(struct outset *s, struct bs_err *err);
 void outset_abort(struct outset *s);
-/* Creates DIR (and parents) when missing. */
+/* Creates DIR (and parents) when missing.  An empty DIR is an error. */
 int mkdir_p(const char *dir, struct bs_err *err);
+/* The completion marker of a directory-mode output set. */
+#define OUTSET_MARKER ".bucketsim.done"
 
 #endif

@@ -11,9 +11,85 @@
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/metrics.h"
+#include "analysis/report.h"
 #include "tests/check_main.h"
+
+/* The radix sort of the percentiles against its reference (qsort), on latencies, on values of
+ * every sign and magnitude, with ties, and on the short arrays it hands to qsort. */
+START_TEST(radix_sort_equals_qsort)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 11);
+	size_t sizes[] = {0, 1, 255, 256, 257, 5000, 100000};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		for (int kind = 0; kind < 3; kind++) {
+			size_t n = sizes[k];
+			double *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+			for (size_t i = 0; i < n; i++) {
+				double u = gsl_rng_uniform(rng);
+				a[i] = kind == 0 ? (double)gsl_rng_uniform_int(rng, 1000000) / 1e6 * 50
+				     : kind == 1 ? (u - 0.5) * pow(10, (double)gsl_rng_uniform_int(rng, 40) - 20)
+						 : (double)gsl_rng_uniform_int(rng, 7);
+				b[i] = a[i];
+			}
+			metrics_reference_sort = false;
+			metrics_sort(a, n);
+			metrics_reference_sort = true;
+			metrics_sort(b, n);
+			metrics_reference_sort = false;
+			ck_assert_int_eq(memcmp(a, b, n * sizeof *a), 0);
+			for (size_t i = 1; i < n; i++)
+				ck_assert(a[i - 1] <= a[i]);
+			free(a);
+			free(b);
+		}
+	}
+	gsl_rng_free(rng);
+}
+END_TEST
+
+/* The fast %.6f of requests.csv against printf: random magnitudes, the exact ties printf rounds
+ * to even (k/128), values around every rounding boundary, zero and huge values. */
+START_TEST(fast_f6_equals_printf)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 3);
+	char fast[400], ref[400];
+	for (int i = 0; i < 300000; i++) {
+		double x;
+		switch (i % 4) {
+		case 0: x = gsl_rng_uniform(rng) * pow(10, (double)gsl_rng_uniform_int(rng, 12) - 3); break;
+		case 1: x = (double)gsl_rng_uniform_int(rng, 1 << 20) / 128.0; break;
+		case 2: x = ((double)gsl_rng_uniform_int(rng, 100000000) + 0.5) / 1e6; break;
+		default: x = (double)(int64_t)gsl_rng_uniform_int(rng, 4000000000UL) / 1e6 / 
+			     (double)(1 + gsl_rng_uniform_int(rng, 2000)); break;
+		}
+		fmt_f6(fast, sizeof fast, x);
+		snprintf(ref, sizeof ref, "%.6f", x);
+		ck_assert_msg(!strcmp(fast, ref), "%.17g: %s != %s", x, fast, ref);
+	}
+	const double edge[] = {0, 0.0078125, 0.0000005, 3.9999999999e9, 4e9, 1e300, 2.5e-7};
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+		fmt_f6(fast, sizeof fast, edge[i]);
+		snprintf(ref, sizeof ref, "%.6f", edge[i]);
+		ck_assert_str_eq(fast, ref);
+	}
+	/* Exact nanosecond formatting, negative values included. */
+	char buf[32];
+	fmt_ns_s(buf, sizeof buf, -1);
+	ck_assert_str_eq(buf, "-0.000000001");
+	fmt_ns_s(buf, sizeof buf, INT64_MAX);
+	ck_assert_str_eq(buf, "9223372036.854775807");
+	fmt_ns_ms(buf, sizeof buf, INT64_MIN);
+	ck_assert_str_eq(buf, "-9223372036854.775808");
+	fmt_ns_ms(buf, sizeof buf, 1234567);
+	ck_assert_str_eq(buf, "1.234567");
+	gsl_rng_free(rng);
+}
+END_TEST
 
 START_TEST(wquantile_equals_gsl_on_expanded_data)
 {
@@ -112,6 +188,8 @@ int main(void)
 	tcase_add_test(tc, wquantile_equals_gsl_on_expanded_data);
 	tcase_add_test(tc, summary_by_hand);
 	tcase_add_test(tc, empty_samples_are_null);
+	tcase_add_test(tc, radix_sort_equals_qsort);
+	tcase_add_test(tc, fast_f6_equals_printf);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

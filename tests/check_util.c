@@ -2,12 +2,26 @@
  * check_util: strict parsing, errors and atomic output of sim/util.
  */
 #include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/util.h"
 #include "tests/check_main.h"
+
+/* Under AddressSanitizer a failed malloc must return NULL (as libc's does) for the
+ * out-of-memory test; this binary only. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
 
 START_TEST(parse_strict)
 {
@@ -76,6 +90,294 @@ START_TEST(outset_atomic)
 }
 END_TEST
 
+/* Lenient forms that strtod/strtoll would take and the strict parsers refuse. */
+START_TEST(parse_refuses_hex_and_words)
+{
+	int64_t v = 7;
+	double d = 7;
+	char why[128];
+	const char *bad[] = {"0x10", "0X10", "0x1p4", "inf", "-inf", "nan", "infinity", "1 ",
+			     " 1", "\t1", "1\n", "e5", ".", "+", "-", "1e", "1,0"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ck_assert_msg(parse_i64(bad[i], 0, 1000, &v, why, sizeof why) == -1, "%s", bad[i]);
+		ck_assert_msg(parse_f64(bad[i], 0, 1000, &d, why, sizeof why) == -1, "%s", bad[i]);
+	}
+	ck_assert_int_eq(v, 7);
+	ck_assert_double_eq(d, 7);
+	/* Decimal forms stay accepted. */
+	ck_assert_int_eq(parse_i64("1e3", 0, 1000, &v, why, sizeof why), 0);
+	ck_assert_int_eq(v, 1000);
+	ck_assert_int_eq(parse_i64("+12", 0, 1000, &v, why, sizeof why), 0);
+	ck_assert_int_eq(v, 12);
+	ck_assert_int_eq(parse_f64("-.5e1", -10, 10, &d, why, sizeof why), 0);
+	ck_assert_double_eq(d, -5);
+	/* Integral floats beyond int64: refused before any conversion (float-cast-overflow). */
+	ck_assert_int_eq(parse_i64("1e300", INT64_MIN, INT64_MAX, &v, why, sizeof why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "out of range"));
+	ck_assert_int_eq(parse_i64("9223372036854775808", INT64_MIN, INT64_MAX, &v, why, sizeof why),
+			 -1);
+	ck_assert_int_eq(parse_i64("9.3e18", INT64_MIN, INT64_MAX, &v, why, sizeof why), -1);
+	ck_assert_int_eq(parse_i64("-9.2e18", INT64_MIN, INT64_MAX, &v, why, sizeof why), 0);
+	ck_assert_int_eq(v, -9200000000000000000LL);
+}
+END_TEST
+
+START_TEST(checked_conversions)
+{
+	int64_t v = 5;
+	ck_assert_int_eq(f64_to_i64(9223372036854775808.0, &v), -1); /* 2^63 */
+	ck_assert_int_eq(f64_to_i64(-9223372036854775808.0, &v), 0);
+	ck_assert(v == INT64_MIN);
+	ck_assert_int_eq(f64_to_i64(NAN, &v), -1);
+	ck_assert_int_eq(f64_to_i64(INFINITY, &v), -1);
+	ck_assert_int_eq(f64_to_i64(1e300, &v), -1);
+	ck_assert_int_eq(f64_to_i64(2.5, &v), 0);
+	ck_assert_int_eq(v, 3); /* halves away from zero, as llround */
+	ck_assert_int_eq(f64_to_i64(-2.5, &v), 0);
+	ck_assert_int_eq(v, -3);
+	ck_assert_int_eq(s_to_ns(1.5, &v), 0);
+	ck_assert_int_eq(v, 1500000000);
+	ck_assert_int_eq(s_to_ns(9.2e9, &v), 0);
+	ck_assert(v == 9200000000000000000LL);
+	ck_assert_int_eq(s_to_ns(9.21e9, &v), -1);
+	ck_assert_int_eq(s_to_ns(1e10, &v), -1);
+}
+END_TEST
+
+START_TEST(mkdir_p_empty)
+{
+	struct bs_err e = {0};
+	ck_assert_int_eq(mkdir_p("", &e), -1);
+	ck_assert_int_eq(e.code, BS_EXIT_USAGE);
+	ck_assert_str_eq(e.msg, "empty output directory name");
+	struct outset s;
+	outset_init(&s);
+	bs_err_clear(&e);
+	ck_assert_ptr_null(outset_open(&s, "", &e));
+	ck_assert_str_eq(e.msg, "empty output file name");
+}
+END_TEST
+
+static char *path_in(const char *dir, const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char *p = path_in(dir, name);
+	bool r = access(p, F_OK) == 0;
+	free(p);
+	return r;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = path_in(dir, name);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+/* Entries of DIR other than . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* A pid that is certainly not running: a child that has exited and been reaped. */
+static long dead_pid(void)
+{
+	pid_t c = fork();
+	ck_assert_int_ge(c, 0);
+	if (c == 0)
+		_exit(0);
+	waitpid(c, NULL, 0);
+	return (long)c;
+}
+
+static const char *const known[] = {"summary.json", "requests.csv", "batches.csv", NULL};
+
+START_TEST(outset_directory)
+{
+	char dir[] = "/tmp/bs_outdirXXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* An earlier run's set, and the leftovers of a killed one. */
+	put(dir, "summary.json", "old");
+	put(dir, "batches.csv", "old");
+	put(dir, OUTSET_MARKER, "summary.json\nbatches.csv\n");
+	put(dir, "notes.txt", "the user's");
+	long dead = dead_pid();
+	char *stale = xasprintf("%s/.bucketsim.tmp.%ld", dir, dead);
+	ck_assert_int_eq(mkdir(stale, 0777), 0);
+	put(stale, "requests.csv", "partial");
+	char *stale_file = xasprintf("requests.csv.tmp.%ld", dead);
+	put(dir, stale_file, "partial");
+	char *live = xasprintf(".bucketsim.tmp.%ld", (long)getppid()); /* running: kept */
+	char *livep = path_in(dir, live);
+	ck_assert_int_eq(mkdir(livep, 0777), 0);
+
+	struct bs_err e = {0};
+	struct outset s;
+	ck_assert_int_eq(outset_init_dir(&s, dir, known, &e), 0);
+	ck_assert_int_eq(access(stale, F_OK), -1);
+	ck_assert(!exists(dir, stale_file));
+	ck_assert(exists(dir, live));
+	FILE *f = outset_open_in(&s, "summary.json", &e);
+	ck_assert_ptr_nonnull(f);
+	fputs("new", f);
+	FILE *g = outset_open_in(&s, "requests.csv", &e);
+	fputs("rows", g);
+	/* Nothing visible before the commit; the earlier set is intact. */
+	ck_assert(!exists(dir, "requests.csv"));
+	ck_assert(exists(dir, "batches.csv"));
+	ck_assert_int_eq(outset_commit(&s, &e), 0);
+	/* This run's files, its marker, no batches.csv from the earlier run, the user's file. */
+	ck_assert(exists(dir, "summary.json"));
+	ck_assert(exists(dir, "requests.csv"));
+	ck_assert(!exists(dir, "batches.csv"));
+	ck_assert(exists(dir, "notes.txt"));
+	char *m = path_in(dir, OUTSET_MARKER);
+	char *txt = read_file(m, NULL, &e);
+	ck_assert_str_eq(txt, "summary.json\nrequests.csv\n");
+	free(txt);
+	char *sp = path_in(dir, "summary.json");
+	txt = read_file(sp, NULL, &e);
+	ck_assert_str_eq(txt, "new");
+	free(txt);
+	/* dir: summary, requests, marker, notes, the running process's directory. */
+	ck_assert_int_eq(entries(dir), 5);
+
+	/* An aborted set leaves the committed one untouched and nothing else. */
+	ck_assert_int_eq(outset_init_dir(&s, dir, known, &e), 0);
+	fputs("x", outset_open_in(&s, "batches.csv", &e));
+	outset_abort(&s);
+	ck_assert_int_eq(entries(dir), 5);
+	ck_assert(!exists(dir, "batches.csv"));
+
+	/* Temporaries are exclusive: this process's directory already there is an error. */
+	char *mine = xasprintf("%s/.bucketsim.tmp.%ld", dir, (long)getpid());
+	ck_assert_int_eq(mkdir(mine, 0777), 0);
+	bs_err_clear(&e);
+	ck_assert_int_eq(outset_init_dir(&s, dir, known, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cannot create directory"));
+	rmdir(mine);
+	rmdir(livep);
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(mine);
+	free(m);
+	free(sp);
+	free(stale);
+	free(stale_file);
+	free(live);
+	free(livep);
+}
+END_TEST
+
+/* SIGTERM and SIGINT while a set is open remove its temporaries; the process still dies of the
+ * signal. */
+START_TEST(outset_signal_cleanup)
+{
+	int sigs[] = {SIGTERM, SIGINT};
+	for (int k = 0; k < 2; k++) {
+		char dir[] = "/tmp/bs_outsigXXXXXX";
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+		pid_t c = fork();
+		ck_assert_int_ge(c, 0);
+		if (c == 0) {
+			struct bs_err e = {0};
+			struct outset s;
+			if (outset_init_dir(&s, dir, known, &e))
+				_exit(10);
+			FILE *f = outset_open_in(&s, "summary.json", &e);
+			if (!f)
+				_exit(11);
+			fputs("partial", f);
+			fflush(f);
+			raise(sigs[k]);
+			_exit(12);
+		}
+		int st;
+		waitpid(c, &st, 0);
+		ck_assert(WIFSIGNALED(st));
+		ck_assert_int_eq(WTERMSIG(st), sigs[k]);
+		ck_assert_int_eq(entries(dir), 0);
+		rmdir(dir);
+	}
+}
+END_TEST
+
+/* Running out of memory is an error exit with a message, not an abort with a core dump. */
+START_TEST(oom_is_an_error_exit)
+{
+	int pfd[2];
+	ck_assert_int_eq(pipe(pfd), 0);
+	pid_t c = fork();
+	ck_assert_int_ge(c, 0);
+	if (c == 0) {
+		dup2(pfd[1], 2);
+		volatile size_t huge = SIZE_MAX / 4;
+		void *p = xmalloc(huge);
+		free(p);
+		_exit(0);
+	}
+	close(pfd[1]);
+	/* All of stderr: under AddressSanitizer its own warning comes first. */
+	char buf[4096];
+	size_t len = 0;
+	ssize_t n;
+	while (len < sizeof buf - 1 && (n = read(pfd[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)n;
+	close(pfd[0]);
+	buf[len] = 0;
+	int st;
+	waitpid(c, &st, 0);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), BS_EXIT_RUNTIME);
+	ck_assert_ptr_nonnull(strstr(buf, "bucketsim: error: out of memory"));
+}
+END_TEST
+
+/* The parsers' fast path for plain decimals against their general path (strtoll/strtod). */
+START_TEST(fast_parse_equals_reference)
+{
+	char s[64], why[128];
+	unsigned long long x = 88172645463325252ULL;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int ip = (int)(x % 17), fp = (int)((x >> 8) % 19);
+		unsigned long long a = (x >> 12) % 1000000000000000000ULL;
+		int n = snprintf(s, sizeof s, "%.*llu", ip ? ip : 1, a % 10000000000000000ULL);
+		if (fp && (x >> 40) % 3)
+			snprintf(s + n, sizeof s - (size_t)n, ".%0*llu", fp, (x >> 20) % 1000000000000ULL);
+		double d1 = -1, d2 = -1;
+		int64_t v1 = -1, v2 = -1;
+		util_reference_parse = false;
+		int r1 = parse_f64(s, 0, 1e300, &d1, why, sizeof why);
+		int q1 = parse_i64(s, 0, INT64_MAX, &v1, why, sizeof why);
+		util_reference_parse = true;
+		int r2 = parse_f64(s, 0, 1e300, &d2, why, sizeof why);
+		int q2 = parse_i64(s, 0, INT64_MAX, &v2, why, sizeof why);
+		util_reference_parse = false;
+		ck_assert_msg(r1 == r2 && d1 == d2, "%s: %.17g vs %.17g", s, d1, d2);
+		ck_assert_msg(q1 == q2 && v1 == v2, "%s: %lld vs %lld", s, (long long)v1, (long long)v2);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -83,6 +385,13 @@ int main(void)
 	tcase_add_test(tc, parse_strict);
 	tcase_add_test(tc, first_error_wins);
 	tcase_add_test(tc, outset_atomic);
+	tcase_add_test(tc, parse_refuses_hex_and_words);
+	tcase_add_test(tc, checked_conversions);
+	tcase_add_test(tc, mkdir_p_empty);
+	tcase_add_test(tc, outset_directory);
+	tcase_add_test(tc, outset_signal_cleanup);
+	tcase_add_test(tc, oom_is_an_error_exit);
+	tcase_add_test(tc, fast_parse_equals_reference);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -231,7 +231,220 @@ START_TEST(csv_malformed)
 	expect_bad("maxnew.csv", "prompt_tokens,output_tokens,max_new_tokens\n5,1,0\n", 2,
 		   "max_new_tokens", "positive integer");
 	expect_bad("header.csv", "prompt_tokens,output_tokens\n", 0, "", "no records");
-	expect_bad("empty.csv", "", 1, "", "empty file");
+	expect_bad("empty.csv", "", 0, "", "empty file"); /* no line to name */
+}
+END_TEST
+
+/* Errors name the physical line: blank lines and quoted newlines count (libcsv counts
+ * records only). */
+START_TEST(csv_physical_lines)
+{
+	expect_bad("blank.csv", "prompt_tokens,output_tokens\n\n\n5,1\n\n-3,4\n", 6, "prompt_tokens",
+		   "got '-3'");
+	expect_bad("quoted.csv", "id,prompt_tokens,output_tokens\n\"a\nb\nc\",1,1\nx,0,1\n", 5,
+		   "prompt_tokens", "got '0'");
+	expect_bad("crlf.csv", "prompt_tokens,output_tokens\r\n\r\n1,1\r\n2,x\r\n", 4,
+		   "output_tokens", "got 'x'");
+	expect_bad("badquote.csv", "prompt_tokens,output_tokens\n1,1\n\n\n3,\"4\"x\n", 5, "",
+		   "malformed CSV");
+	expect_bad("blankhdr.csv", "\n\nprompt_tokens,output_tokens\n2,1,9\n", 4, "",
+		   "expected 2 fields");
+	/* The rows keep their lines for later errors (workload_build). */
+	char *p = write_tmp("lines.csv", "id,prompt_tokens,output_tokens\n\nA,7,1\n\"B\nB\",8,1\nC,9,1\n");
+	struct trace t;
+	struct bs_err e = {0};
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_int_eq(t.recno[0], 3);
+	ck_assert_int_eq(t.recno[1], 4);
+	ck_assert_int_eq(t.recno[2], 6);
+	trace_release(&t);
+	free(p);
+}
+END_TEST
+
+/* Writes LEN bytes of DATA (NUL bytes included) to TMPDIR/NAME. */
+static char *write_tmp_bytes(const char *name, const char *data, size_t len)
+{
+	char *p = xasprintf("%s/%s", tmpdir, name);
+	FILE *f = fopen(p, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+	return p;
+}
+
+START_TEST(csv_nul_rejected)
+{
+	static const char v[] = "prompt_tokens,output_tokens\n5,1\0002\n";
+	static const char ign[] = "prompt_tokens,note,output_tokens\n5,\"a\000b\",1\n";
+	static const char hdr[] = "prompt_tokens,out\000put_tokens\n5,1\n";
+	static const struct {
+		const char *name, *data;
+		size_t len;
+		long line;
+		const char *field, *msg;
+	} c[] = {
+		{"v.csv", v, sizeof v - 1, 2, "output_tokens", "NUL byte in the value"},
+		{"ign.csv", ign, sizeof ign - 1, 2, "note", "NUL byte in the value"},
+		{"hdr.csv", hdr, sizeof hdr - 1, 1, "", "NUL byte in the header"},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char *p = write_tmp_bytes(c[i].name, c[i].data, c[i].len);
+		struct trace t;
+		struct bs_err e = {0};
+		ck_assert_int_eq(trace_load(p, false, false, &t, &e), -1);
+		ck_assert_int_eq(e.line, c[i].line);
+		ck_assert_str_eq(e.field, c[i].field);
+		ck_assert_str_eq(e.msg, c[i].msg);
+		free(p);
+	}
+}
+END_TEST
+
+/* Text columns take any length; a long value in a numeric column is an error about the value,
+ * shown shortened. */
+START_TEST(csv_long_text)
+{
+	size_t n = 5000;
+	char *id = xmalloc(n + 1);
+	memset(id, 'x', n);
+	id[n] = 0;
+	char *text = xasprintf("id,prompt_tokens,output_tokens,extra\n%s,4,2,%s\nshort,5,3,\n", id, id);
+	char *p = write_tmp("long.csv", text);
+	struct trace t;
+	struct bs_err e = {0};
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.n, 2);
+	ck_assert_int_eq(t.prompt[0], 4);
+	ck_assert_int_eq(t.output[1], 3);
+	trace_release(&t);
+	free(p);
+	free(text);
+	text = xasprintf("prompt_tokens,output_tokens,task\n4,2,%s\n", id);
+	p = write_tmp("longtask.csv", text);
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), -1);
+	ck_assert_str_eq(e.field, "task");
+	ck_assert_ptr_nonnull(strstr(e.msg, "expected 'online' or 'offline', got 'xxxx"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "...'"));
+	free(p);
+	free(text);
+	/* A long number (leading zeros) is still a number. */
+	text = xasprintf("prompt_tokens,output_tokens\n%0300d,2\n", 7);
+	p = write_tmp("longnum.csv", text);
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.prompt[0], 7);
+	trace_release(&t);
+	free(p);
+	free(text);
+	free(id);
+}
+END_TEST
+
+/* Numbers in traces are decimal: hex and hex floats are errors; blanks around an unquoted
+ * field are trimmed by the CSV reader (libcsv), but not inside quotes. */
+START_TEST(csv_lenient_numbers)
+{
+	expect_bad("hex.csv", "prompt_tokens,output_tokens\n0x10,1\n", 2, "prompt_tokens",
+		   "got '0x10'");
+	expect_bad("hexf.csv", "arrival_time_s,prompt_tokens,output_tokens\n0x1p4,1,1\n", 2,
+		   "arrival_time_s", "got '0x1p4'");
+	expect_bad("inf.csv", "arrival_time_s,prompt_tokens,output_tokens\ninf,1,1\n", 2,
+		   "arrival_time_s", "got 'inf'");
+	expect_bad("qblank.csv", "prompt_tokens,output_tokens\n\" 5\",1\n", 2, "prompt_tokens",
+		   "got ' 5'");
+	char *p = write_tmp("blank.csv", "prompt_tokens,output_tokens\n 5 ,\t1\n");
+	struct trace t;
+	struct bs_err e = {0};
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.prompt[0], 5);
+	ck_assert_int_eq(t.output[0], 1);
+	trace_release(&t);
+	free(p);
+}
+END_TEST
+
+/* Timestamps past the simulator's range (BS_MAX_SECONDS) are an error of the trace, at its
+ * line; an arrival pushed out of range by a key names that key. */
+START_TEST(timestamp_range)
+{
+	expect_bad("late.csv", "arrival_time_s,prompt_tokens,output_tokens\n0,1,1\n9.3e9,1,1\n", 3,
+		   "arrival_time_s", "beyond the simulator's time range");
+	expect_bad("latems.jsonl", "{\"timestamp\": 9.3e12, \"input_length\": 1, "
+				   "\"output_length\": 1}\n", 1, "timestamp", "beyond");
+	char *p = write_tmp("ok.csv", "arrival_time_s,prompt_tokens,output_tokens\n0,1,1\n5e9,1,1\n");
+	struct workload w;
+	struct bs_err e;
+	const char *ts[] = {"workload.time_scale=2", NULL};
+	ck_assert_int_eq(build(&w, 4096, p, 1, ts, &e), -1);
+	ck_assert_str_eq(e.field, "workload.time_scale");
+	/* 12 rows one second apart, compressed to 1e-9 req/s: the last at 1.1e10 s. */
+	char *q = write_tmp("rate.csv", "arrival_time_s,prompt_tokens,output_tokens\n0,1,1\n1,1,1\n"
+			    "2,1,1\n3,1,1\n4,1,1\n5,1,1\n6,1,1\n7,1,1\n8,1,1\n9,1,1\n10,1,1\n11,1,1\n");
+	const char *tr[] = {"workload.target_rate=1e-9", NULL};
+	ck_assert_int_eq(build(&w, 4096, q, 1, tr, &e), -1);
+	ck_assert_str_eq(e.field, "workload.target_rate");
+	free(q);
+	const char *nr[] = {"workload.num_requests=4", "workload.arrival=trace", NULL};
+	ck_assert_int_eq(build(&w, 4096, p, 1, nr, &e), -1);
+	ck_assert_str_eq(e.field, "workload.num_requests");
+	ck_assert_int_eq(build(&w, 4096, p, 1, NULL, &e), 0);
+	ck_assert(w.req[1].arrival_ns == 5000000000000000000LL);
+	workload_release(&w);
+	free(p);
+}
+END_TEST
+
+/* The formats of other simulators, recognised by their header (values worked out by hand). */
+START_TEST(foreign_formats)
+{
+	struct trace t;
+	struct bs_err e = {0};
+	/* Vidur: arrived_at in seconds. */
+	char *p = write_tmp("vidur.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"
+					 "0.5,100,20\n1.25,200,30\n");
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.n, 2);
+	ck_assert_double_eq(t.arrival_s[1], 1.25);
+	ck_assert_int_eq(t.prompt[1], 200);
+	ck_assert_int_eq(t.output[0], 20);
+	trace_release(&t);
+	free(p);
+	/* vllm bench serve's per-request records: start_time made relative to the first. */
+	p = write_tmp("bench.csv", "start_time,prompt_len,output_tokens,ttft,itl\n"
+				   "1000.5,10,3,0.1,\"[0.01]\"\n1002.0,20,4,0.2,\"[]\"\n");
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_double_eq(t.arrival_s[0], 0);
+	ck_assert_double_eq(t.arrival_s[1], 1.5);
+	ck_assert_int_eq(t.prompt[0], 10);
+	trace_release(&t);
+	free(p);
+	/* Mooncake: timestamp in ms; hash_ids of 512-token blocks onto prefix groups.  Row 1 and
+	 * 2 share ids 0,1 (1024 tokens, group 0); row 3 shares id 7 with row 5 but only 600
+	 * prompt tokens (group 1, capped at 600); row 4 shares nothing. */
+	p = write_tmp("mc.jsonl",
+		      "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 5, \"hash_ids\": [0, 1, 2]}\n"
+		      "{\"timestamp\": 1500, \"input_length\": 1200, \"output_length\": 6, \"hash_ids\": [0, 1, 3]}\n"
+		      "{\"timestamp\": 2000, \"input_length\": 600, \"output_length\": 7, \"hash_ids\": [7, 8]}\n"
+		      "{\"timestamp\": 2500, \"input_length\": 100, \"output_length\": 8, \"hash_ids\": [9]}\n"
+		      "{\"timestamp\": 3000, \"input_length\": 2000, \"output_length\": 9, \"hash_ids\": [7, 8, 10]}\n");
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.n, 5);
+	ck_assert_double_eq(t.arrival_s[1], 1.5);
+	ck_assert_int_eq(t.prompt[2], 600);
+	const int32_t grp[] = {0, 0, 1, -1, 1}, tok[] = {1024, 1024, 600, 0, 1024};
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(t.prefix_group[i], grp[i]);
+		ck_assert_int_eq(t.prefix_tokens[i], tok[i]);
+	}
+	trace_release(&t);
+	free(p);
+	expect_bad("mcbad.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, "
+				  "\"hash_ids\": [1, -2]}\n", 1, "hash_ids",
+		   "element 2: expected a non-negative integer");
+	expect_bad("mcboth.jsonl", "{\"input_length\": 5, \"output_length\": 1, "
+				   "\"hash_ids\": [1], \"prefix_group\": 0}\n", 1, "hash_ids",
+		   "use one or the other");
 }
 END_TEST
 
@@ -819,6 +1032,12 @@ int main(void)
 	tcase_add_test(tc, bundled_statistics);
 	tcase_add_test(tc, csv_all_columns);
 	tcase_add_test(tc, csv_malformed);
+	tcase_add_test(tc, csv_physical_lines);
+	tcase_add_test(tc, csv_nul_rejected);
+	tcase_add_test(tc, csv_long_text);
+	tcase_add_test(tc, csv_lenient_numbers);
+	tcase_add_test(tc, timestamp_range);
+	tcase_add_test(tc, foreign_formats);
 	tcase_add_test(tc, time_range);
 	tcase_add_test(tc, missing_file);
 	tcase_add_test(tc, sort_arrivals);

@@ -92,6 +92,111 @@ expect_stderr bad-json-msg "badjson\.json:1: invalid JSON"
 expect_exit 3 vllm-rule "$B" run --set server.max_num_seqs=4096
 expect_stderr vllm-rule-msg "field 'server\.max_num_batched_tokens'"
 
+# Values checked after loading are placed at their config-file line (or the command line).
+printf '{\n  "scheduler": {\n    "grouping": "fixed",\n    "boundaries": "5,x"\n  }\n}\n' > "$T/bounds.json"
+expect_exit 3 late-boundaries "$B" validate -c "$T/bounds.json"
+expect_stderr late-boundaries-msg "^bucketsim: error: .*bounds\.json:4: field 'scheduler\.boundaries': "
+printf '{\n  "server": {"max_num_seqs": 8},\n  "model": "nope"\n}\n' > "$T/model.json"
+expect_exit 3 late-model "$B" validate -c "$T/model.json"
+expect_stderr late-model-msg "model\.json:3: field 'model': unknown model 'nope'"
+expect_exit 3 late-model-cmdline "$B" validate -c "$T/model.json" --set model=nope2
+expect_stderr late-model-cmdline-msg "^bucketsim: error: field 'model': unknown model 'nope2'"
+printf '{\n  "bucketing": {"strategy": "linear"},\n  "env": {\n    "VLLM_EXPONENTIAL_BUCKETING": "false",\n    "VLLM_DECODE_BLOCK_BUCKET_STEP": 0\n  }\n}\n' > "$T/envstep.json"
+expect_exit 3 late-env "$B" validate -c "$T/envstep.json"
+expect_stderr late-env-msg "envstep\.json:5: field 'VLLM_DECODE_BLOCK_BUCKET_STEP': decode block linear bucket config"
+expect_exit 3 env-named "$B" validate --env VLLM_EXPONENTIAL_BUCKETING=false --env VLLM_DECODE_BLOCK_BUCKET_STEP=0
+expect_stderr env-named-msg "^bucketsim: error: field 'VLLM_DECODE_BLOCK_BUCKET_STEP': "
+expect_exit 3 env-named-pad "$B" validate --set bucketing.version=current --set bucketing.strategy=padding_aware --env VLLM_DECODE_BLOCK_BUCKET_PAD_PERCENT=70
+expect_stderr env-named-pad-msg "^bucketsim: error: field 'VLLM_DECODE_BLOCK_BUCKET_PAD_PERCENT': decode block padding-aware"
+printf '{\n "env": {\n  "VLLM_SKIP_WARMUP": "perhaps"\n }\n}\n' > "$T/envbool.json"
+expect_exit 3 late-env-bool "$B" validate -c "$T/envbool.json"
+expect_stderr late-env-bool-msg "envbool\.json:3: field 'VLLM_SKIP_WARMUP'"
+
+# Numbers beyond the int64 nanosecond range are refused when set, never converted.
+expect_exit 2 stop-overflow "$B" run --set sim.stop_s=1e10 -q
+expect_stderr stop-overflow-msg "field 'sim\.stop_s': expected a number in \[0, 9\.2e\+09\], got '1e10'"
+printf '{"server.max_num_seqs": 1e300}\n' > "$T/huge.json"
+expect_exit 3 int-overflow "$B" validate -c "$T/huge.json"
+expect_stderr int-overflow-msg "huge\.json:1: field 'server\.max_num_seqs': integer '1\.0000000000000001e\+300' is out of range"
+printf '{"server": {"max_num_seqs": 8}}\n\000{"x": 1}\n' > "$T/nul.json"
+expect_exit 3 config-nul "$B" validate -c "$T/nul.json"
+expect_stderr config-nul-msg "nul\.json:2: NUL byte in the file"
+expect_exit 2 hex-key "$B" validate --set server.max_num_seqs=0x10
+expect_stderr hex-key-msg "expected an integer, got '0x10'"
+# Bounded outputs: a monitor interval below 1 ms, absurd request counts.
+expect_exit 3 monitor-tiny "$B" run --set monitor.interval_s=1e-9 -q -o "$T/o-mon"
+expect_stderr monitor-tiny-msg "field 'monitor\.interval_s': expected 0 \(off\) or at least 0\.001 s, got '1e-9'"
+[ ! -e "$T/o-mon" ] && ok monitor-tiny-clean || fail monitor-tiny-clean "output directory created"
+printf 'arrival_time_s,prompt_tokens,output_tokens\n0,10,5\n3000,10,5\n' > "$T/span.csv"
+expect_exit 3 monitor-rows "$B" validate --trace "$T/span.csv" --set monitor.interval_s=0.001
+expect_stderr monitor-rows-msg "field 'monitor\.interval_s': 3000000 monitor rows for 2 requests"
+expect_exit 2 requests-absurd "$B" validate --set workload.num_requests=1000000000
+expect_stderr requests-absurd-msg "field 'workload\.num_requests': expected an integer in \[1, 100000000\]"
+# A bucket file whose product explodes is refused at its line, at once.
+printf '# buckets\n(1, 128, 0)\n(range(1, 10001), 128, range(0, 10000))\n' > "$T/blowup.txt"
+expect_exit 3 bucket-product "$B" validate --set bucketing.strategy=file --set bucketing.file="$T/blowup.txt"
+expect_stderr bucket-product-msg "blowup\.txt:3: this line expands to 10000 x 1 x 10000 = 100000000 buckets"
+# calibrate: a card count beyond int is an error of its row, not a conversion.
+head -n 1 models/data/gaudi_measurements.csv > "$T/cal.csv"
+echo 'src,Gaudi2,1e300,Llama-2-7B,fp8,fw,128,128,1230,throughput_generated_tokens,13137,tokens/s,' >> "$T/cal.csv"
+expect_exit 3 calib-cards "$B" calibrate --data "$T/cal.csv" --hardware gaudi2 -o "$T/cal.json"
+expect_stderr calib-cards-msg "cal\.csv:2: field 'cards': expected a card count in \[1, 65536\], got '1e300'"
+{ head -n 1 models/data/gaudi_measurements.csv; echo; echo; echo 'src,Gaudi2,1e300,Llama-2-7B,fp8,fw,128,128,1230,throughput_generated_tokens,13137,tokens/s,'; } > "$T/cal2.csv"
+expect_exit 3 calib-line "$B" calibrate --data "$T/cal2.csv" --hardware gaudi2 -o "$T/cal.json"
+expect_stderr calib-line-msg "cal2\.csv:4: field 'cards'"
+{ head -n 1 models/data/gaudi_measurements.csv; printf 'src,Gaudi2,1,Llama\0002,fp8,fw,128,128,1230,throughput_generated_tokens,13137,tokens/s,\n'; } > "$T/cal3.csv"
+expect_exit 3 calib-nul "$B" calibrate --data "$T/cal3.csv" --hardware gaudi2 -o "$T/cal.json"
+expect_stderr calib-nul-msg "cal3\.csv:2: field 'model': NUL byte in the value"
+[ ! -e "$T/cal.json" ] && ok calib-nothing-written || fail calib-nothing-written "profile written"
+
+# validate accepts exactly what run accepts: the workload keys too, without --trace.
+expect_exit 3 validate-mix "$B" validate --set workload.mix=nonexistent
+expect_exit 3 run-mix "$B" run --set workload.mix=nonexistent -q
+expect_exit 3 validate-lengths "$B" validate --set workload.lengths=uniform --set workload.prompt_min=9 --set workload.prompt_max=3
+expect_exit 3 run-lengths "$B" run -q --set workload.lengths=uniform --set workload.prompt_min=9 --set workload.prompt_max=3
+
+# -o "": an error before any work, naming the problem.
+expect_exit 2 empty-out "$B" run -o "" -q
+expect_stderr empty-out-msg "^bucketsim: error: empty output directory name$"
+expect_exit 2 empty-out-synth "$B" trace synth --trace alpaca -o ""
+expect_stderr empty-out-synth-msg "empty -o FILE"
+expect_exit 2 empty-out-calibrate "$B" calibrate --data models/data/gaudi_measurements.csv --hardware gaudi2 -o ""
+expect_stderr empty-out-calibrate-msg "empty -o FILE"
+
+# config_hash: the effective configuration (100 = 1e2), env values and not their order.
+h() { "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 --json "$@" | sed -n 's/.*"config_hash":[[:space:]]*"\([0-9a-f]*\)".*/\1/p'; }
+h1=$(h --set server.max_num_seqs=100); h2=$(h --set server.max_num_seqs=1e2); h3=$(h --set server.max_num_seqs=101)
+[ -n "$h1" ] && [ "$h1" = "$h2" ] && [ "$h1" != "$h3" ] && ok hash-canonical || fail hash-canonical "$h1 $h2 $h3"
+e1=$(h --env VLLM_SKIP_WARMUP=true --env VLLM_PROMPT_BS_BUCKET_MAX=2); e2=$(h --env VLLM_PROMPT_BS_BUCKET_MAX=2 --env VLLM_SKIP_WARMUP=true)
+e3=$(h --env VLLM_SKIP_WARMUP=true --env VLLM_PROMPT_BS_BUCKET_MAX=4)
+[ -n "$e1" ] && [ "$e1" = "$e2" ] && [ "$e1" != "$e3" ] && ok hash-env || fail hash-env "$e1 $e2 $e3"
+
+# --- -o DIR: one complete run per directory, atomically ---
+expect_exit 0 reuse-1 "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -q -o "$T/re"
+[ "$(cat "$T/re/.bucketsim.done")" = "$(printf 'summary.json\nrequests.csv\nbatches.csv\nbuckets.csv')" ] && ok marker-list || fail marker-list "$(cat "$T/re/.bucketsim.done")"
+expect_exit 0 reuse-2 "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -q --no-batches -o "$T/re"
+[ ! -e "$T/re/batches.csv" ] && ok reuse-stale-removed || fail reuse-stale-removed "batches.csv of the earlier run left"
+[ "$(ls -A "$T/re" | tr '\n' ' ')" = ".bucketsim.done buckets.csv requests.csv summary.json " ] && ok reuse-only-this-run || fail reuse-only-this-run "$(ls -A "$T/re")"
+# Interrupted runs leave no temporaries: SIGTERM and SIGINT clean up; SIGKILL's are swept by the
+# next run.  (A 10^6-request run simulates for well over a second after its temporaries appear.)
+big=(run --trace alpaca --set workload.lengths=empirical --set workload.num_requests=1000000 --set workload.arrival=poisson --set workload.rate=20 -q)
+for sig in TERM INT KILL; do
+	rm -rf "$T/int"
+	# A script's background job starts with SIGINT ignored (and keeps it so): restore it.
+	python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+		"$B" "${big[@]}" -o "$T/int" & pid=$!
+	for _ in $(seq 200); do [ -d "$T/int/.bucketsim.tmp.$pid" ] && break; sleep 0.05; done
+	kill -s $sig $pid; wait $pid 2>/dev/null
+	left=$(ls -A "$T/int" 2>/dev/null | tr '\n' ' ')
+	if [ $sig = KILL ]; then
+		echo "$left" | grep -q "^\.bucketsim\.tmp\.$pid $" && ok "sigkill-leaves-tmp" || fail sigkill-leaves-tmp "left '$left'"
+		expect_exit 0 sweep-run "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -q -o "$T/int"
+		[ ! -e "$T/int/.bucketsim.tmp.$pid" ] && ok sweep-stale || fail sweep-stale "$(ls -A "$T/int")"
+	else
+		[ -z "$left" ] && ok "sig$sig-clean" || fail "sig$sig-clean" "left '$left'"
+	fi
+done
+
 # --- usage errors: exit 2 ---
 expect_exit 2 unknown-option "$B" run --frobnicate
 expect_stderr unknown-option-msg "see 'bucketsim run --help'"

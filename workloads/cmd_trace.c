@@ -143,9 +143,10 @@ static int synth_run(const struct cli_cmd *self, int argc, char **argv)
 		cli_config_release(&cc);
 		return 0;
 	}
-	if (!out) {
+	if (!out || !*out) {
 		cli_config_release(&cc);
-		return cli_usage(self, "missing -o FILE (use '-o -' for standard output)");
+		return cli_usage(self, "%s -o FILE (use '-o -' for standard output)",
+				 out ? "empty" : "missing");
 	}
 	struct workload w;
 	if (workload_build(&cc.cfg, trace, cc.seed, &w, &err))

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <csv.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,28 +60,54 @@ enum col {
 	COL_PREFIX_GROUP,
 	COL_PREFIX_TOKENS,
 	COL_MAX_NEW,
+	COL_HASH_IDS,   /* Mooncake's shared-prefix blocks (JSON only) */
 	NCOL
 };
 
-/* Recognised column names (the bundled files' own names included).  Anything else is ignored. */
+/* Mooncake's hash_ids name blocks of this many prompt tokens (kvcache-ai/Mooncake,
+ * FAST25-release/traces: "block_size 512"). */
+#define MOONCAKE_BLOCK_TOKENS 512
+/* Most rows a trace may have (as workload.num_requests). */
+#define TRACE_MAX_ROWS 100000000
+
+/* Recognised column names (the bundled files' own names included), with the seconds one unit of
+ * an arrival column is.  Anything else is ignored.  The other simulators' formats:
+ *   Vidur (microsoft/vidur, TraceRequestGenerator): arrived_at (s), num_prefill_tokens,
+ *     num_decode_tokens;
+ *   Mooncake (kvcache-ai/Mooncake FAST25-release traces, JSON Lines): timestamp (ms),
+ *     input_length, output_length, hash_ids;
+ *   vllm bench serve's per-request records (vllm/benchmarks/serve.py): start_time (s, from an
+ *     arbitrary origin: made relative to the first row), prompt_len, output_tokens. */
 static const struct {
 	const char *name;
 	enum col col;
+	double unit_s;
 } col_names[] = {
-	{"prompt_tokens", COL_PROMPT},   {"input_tokens", COL_PROMPT},
-	{"prompt_len", COL_PROMPT},      {"output_tokens", COL_OUTPUT},
-	{"output_len", COL_OUTPUT},      {"arrival_time_s", COL_ARRIVAL},
-	{"id", COL_ID},                  {"priority", COL_PRIORITY},
-	{"task", COL_TASK},              {"prefix_group", COL_PREFIX_GROUP},
-	{"prefix_tokens", COL_PREFIX_TOKENS}, {"max_new_tokens", COL_MAX_NEW},
+	{"prompt_tokens", COL_PROMPT, 0},   {"input_tokens", COL_PROMPT, 0},
+	{"prompt_len", COL_PROMPT, 0},      {"num_prefill_tokens", COL_PROMPT, 0},
+	{"input_length", COL_PROMPT, 0},    {"output_tokens", COL_OUTPUT, 0},
+	{"output_len", COL_OUTPUT, 0},      {"num_decode_tokens", COL_OUTPUT, 0},
+	{"output_length", COL_OUTPUT, 0},   {"arrival_time_s", COL_ARRIVAL, 1},
+	{"arrived_at", COL_ARRIVAL, 1},     {"timestamp", COL_ARRIVAL, 1e-3},
+	{"start_time", COL_ARRIVAL, 1},
+	{"id", COL_ID, 0},                  {"priority", COL_PRIORITY, 0},
+	{"task", COL_TASK, 0},              {"prefix_group", COL_PREFIX_GROUP, 0},
+	{"prefix_tokens", COL_PREFIX_TOKENS, 0}, {"max_new_tokens", COL_MAX_NEW, 0},
+	{"hash_ids", COL_HASH_IDS, 0},
 };
 
-static enum col col_lookup(const char *name)
+static int col_index(const char *name)
 {
 	for (size_t i = 0; i < sizeof col_names / sizeof col_names[0]; i++)
 		if (!strcmp(col_names[i].name, name))
-			return col_names[i].col;
-	return COL_IGNORE;
+			return (int)i;
+	return -1;
+}
+
+static enum col col_lookup(const char *name)
+{
+	int i = col_index(name);
+	return i < 0 ? COL_IGNORE : col_names[i].col;
 }
 
 struct loader {
@@ -91,7 +118,13 @@ struct loader {
 	size_t cap;
 	bool has[NCOL];
 	char colname[NCOL][48];
-	long record;            /* record (CSV) or line (JSON) being read */
+	long record;            /* line (CSV: where the record begins) of the record being read */
+	double arrival_unit;    /* seconds per unit of the arrival column */
+	bool arrival_relative;  /* arrivals made relative to the first row (start_time) */
+	/* Mooncake hash_ids: every row's ids, flat, and each row's count. */
+	int64_t *hid;
+	size_t nhid, hidcap;
+	uint32_t *hid_n;
 	/* The row being read. */
 	bool given[NCOL];
 	int64_t v[NCOL];
@@ -99,7 +132,10 @@ struct loader {
 	double last_arrival;
 	/* CSV only. */
 	enum col *roles;
+	char **hdr;             /* the header's names, for errors */
 	size_t nhdr, hdrcap, field;
+	long nrec;              /* records completed (the header is the first) */
+	struct csv_lines ln;
 };
 
 static int lerr(struct loader *L, enum col c, const char *fmt, ...)
@@ -139,6 +175,8 @@ static void grow(struct loader *L)
 		t->prefix_tokens = xrealloc(t->prefix_tokens, L->cap * sizeof(int32_t));
 	if (L->has[COL_MAX_NEW])
 		t->max_new = xrealloc(t->max_new, L->cap * sizeof(int32_t));
+	if (L->has[COL_HASH_IDS])
+		L->hid_n = xrealloc(L->hid_n, L->cap * sizeof *L->hid_n);
 }
 
 /* Declares column C present under NAME.  For an optional column first seen after record 1
@@ -176,6 +214,11 @@ static void add_col(struct loader *L, enum col c, const char *name)
 		break;
 	case COL_ARRIVAL:
 		t->arrival_s = xmalloc(cap * sizeof(double));
+		L->arrival_unit = col_names[col_index(name)].unit_s;
+		L->arrival_relative = !strcmp(name, "start_time");
+		break;
+	case COL_HASH_IDS:
+		L->hid_n = xcalloc(cap, sizeof *L->hid_n);
 		break;
 	default:
 		break;
@@ -197,7 +240,7 @@ static int set_field(struct loader *L, enum col c, const char *s)
 	char why[160], sb[64];
 	int64_t v;
 	double d;
-	const char *shown = short_text(s, sb, sizeof sb);
+#define shown short_text(s, sb, sizeof sb) /* only on the error paths */
 	if (c == COL_IGNORE)
 		return 0;
 	if (!*s && c != COL_PROMPT && c != COL_OUTPUT && c != COL_ARRIVAL)
@@ -212,9 +255,13 @@ static int set_field(struct loader *L, enum col c, const char *s)
 			return lerr(L, c, "expected a non-negative integer, got '%s'", shown);
 		break;
 	case COL_ARRIVAL:
-		if (parse_f64(s, 0, 1e12, &d, why, sizeof why))
-			return lerr(L, c, "expected a non-negative number of seconds, got '%s'",
-				    shown);
+		if (parse_f64(s, 0, DBL_MAX, &d, why, sizeof why))
+			return lerr(L, c, "expected a non-negative number of %s, got '%s'",
+				    L->arrival_unit == 1 ? "seconds" : "milliseconds", shown);
+		d *= L->arrival_unit;
+		if (d > BS_MAX_SECONDS)
+			return lerr(L, c, "%s is beyond the simulator's time range (%.2g s)", shown,
+				    BS_MAX_SECONDS);
 		L->arrival = d;
 		v = 0;
 		break;
@@ -252,6 +299,7 @@ static int set_field(struct loader *L, enum col c, const char *s)
 	L->v[c] = v;
 	return 0;
 }
+#undef shown
 
 static void begin_row(struct loader *L)
 {
@@ -286,8 +334,18 @@ static int end_row(struct loader *L)
 		}
 		L->last_arrival = L->arrival;
 	}
+	if (t->n >= TRACE_MAX_ROWS)
+		return lerr(L, COL_IGNORE, "more than %d records (the most a workload may have)",
+			    TRACE_MAX_ROWS);
+	if (L->record > (long)UINT32_MAX)
+		return lerr(L, COL_IGNORE, "more than %lu lines", (unsigned long)UINT32_MAX);
+	if (L->given[COL_HASH_IDS] && (L->given[COL_PREFIX_GROUP] || L->given[COL_PREFIX_TOKENS]))
+		return lerr(L, COL_HASH_IDS, "given with prefix_group/prefix_tokens: use one or the "
+			    "other");
 	grow(L);
 	size_t i = t->n++;
+	if (L->has[COL_HASH_IDS])
+		L->hid_n[i] = L->given[COL_HASH_IDS] ? (uint32_t)L->v[COL_HASH_IDS] : 0;
 	t->output[i] = (int32_t)L->v[COL_OUTPUT];
 	t->recno[i] = (uint32_t)L->record;
 	if (L->has[COL_PROMPT])
@@ -326,40 +384,67 @@ static int check_columns(struct loader *L)
 
 /* ---- CSV ---- */
 
+/* The name of the CSV column of field F, for errors. */
+static const char *field_name(const struct loader *L, size_t f, char *buf, size_t len)
+{
+	if (f < L->nhdr)
+		return L->hdr[f];
+	snprintf(buf, len, "column %zu", f + 1);
+	return buf;
+}
+
 static void csv_cb_field(void *s, size_t len, void *data)
 {
 	struct loader *L = data;
 	if (L->failed)
 		return;
-	char buf[256];
-	size_t n = len < sizeof buf - 1 ? len : sizeof buf - 1;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	if (L->record == 1) {
-		if (L->nhdr == 0 && !strncmp(buf, "\xef\xbb\xbf", 3))
-			memmove(buf, buf + 3, strlen(buf + 3) + 1); /* a UTF-8 byte-order mark */
-		if (L->nhdr == L->hdrcap)
-			L->roles = xrealloc(L->roles, (L->hdrcap = L->hdrcap * 2 + 8) * sizeof *L->roles);
-		enum col c = col_lookup(buf);
+	L->record = L->ln.rec_line;
+	char nb[32];
+	if (memchr(s, 0, len)) {
+		const char *name = L->nrec == 0 ? NULL : field_name(L, L->field, nb, sizeof nb);
+		L->failed = true;
+		bs_errf(L->err, BS_EXIT_INPUT, L->t->name, L->record, name,
+			"NUL byte in the %s", L->nrec == 0 ? "header" : "value");
+		return;
+	}
+	if (L->nrec == 0) {
+		char *name = xmalloc(len + 1);
+		memcpy(name, s, len);
+		name[len] = 0;
+		if (L->nhdr == 0 && !strncmp(name, "\xef\xbb\xbf", 3))
+			memmove(name, name + 3, len - 2); /* a UTF-8 byte-order mark */
+		if (L->nhdr == L->hdrcap) {
+			L->hdrcap = L->hdrcap * 2 + 8;
+			L->roles = xrealloc(L->roles, L->hdrcap * sizeof *L->roles);
+			L->hdr = xrealloc(L->hdr, L->hdrcap * sizeof *L->hdr);
+		}
+		enum col c = col_lookup(name);
+		if (c == COL_HASH_IDS)
+			c = COL_IGNORE; /* a list: JSON Lines only */
+		L->hdr[L->nhdr] = name;
+		L->roles[L->nhdr++] = c;
 		if (c != COL_IGNORE && L->has[c]) {
 			L->field++;
-			lerr(L, COL_IGNORE, "column '%s' repeats column '%s'", buf, L->colname[c]);
+			lerr(L, COL_IGNORE, "column '%s' repeats column '%s'", name, L->colname[c]);
 			return;
 		}
 		if (c != COL_IGNORE)
-			add_col(L, c, buf);
-		L->roles[L->nhdr++] = c;
+			add_col(L, c, name);
 		return;
 	}
 	if (L->field == 0)
 		begin_row(L);
-	if (L->field < L->nhdr && len >= sizeof buf - 1 && L->roles[L->field] != COL_IGNORE) {
-		lerr(L, L->roles[L->field], "value of %zu bytes is too long", len);
-		return;
-	}
-	if (L->field < L->nhdr)
-		set_field(L, L->roles[L->field], buf);
+	enum col c = L->field < L->nhdr ? L->roles[L->field] : COL_IGNORE;
 	L->field++;
+	if (c == COL_IGNORE || c == COL_ID)
+		return; /* text kept for reference only: any length */
+	char buf[64], *heap = NULL, *v = buf;
+	if (len >= sizeof buf)
+		v = heap = xmalloc(len + 1);
+	memcpy(v, s, len);
+	v[len] = 0;
+	set_field(L, c, v);
+	free(heap);
 }
 
 static void csv_cb_record(int c, void *data)
@@ -368,10 +453,11 @@ static void csv_cb_record(int c, void *data)
 	(void)c;
 	if (L->failed)
 		return;
-	if (L->record == 1) {
+	L->record = L->ln.rec_line;
+	if (L->nrec == 0) {
 		L->field = 0;
 		if (check_columns(L) == 0)
-			L->record++;
+			L->nrec++;
 		return;
 	}
 	if (L->field != L->nhdr) {
@@ -381,7 +467,7 @@ static void csv_cb_record(int c, void *data)
 	}
 	L->field = 0;
 	if (end_row(L) == 0)
-		L->record++;
+		L->nrec++;
 }
 
 struct csv_src {
@@ -395,6 +481,7 @@ static int load_csv(struct loader *L, struct csv_src *src)
 	struct csv_parser p;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
 		BUG("csv_init failed");
+	csv_lines_init(&L->ln, csv_cb_field, csv_cb_record, L);
 	L->record = 1;
 	int rc = 0;
 	char chunk[1 << 16];
@@ -417,7 +504,8 @@ static int load_csv(struct loader *L, struct csv_src *src)
 		}
 		if (n == 0)
 			break;
-		if (csv_parse(&p, data, n, csv_cb_field, csv_cb_record, L) != n && !L->failed) {
+		if (csv_parse_lines(&p, data, n, &L->ln) != n && !L->failed) {
+			L->record = L->ln.line;
 			rc = lerr(L, COL_IGNORE, "malformed CSV (%s)",
 				  csv_error(&p) == CSV_EPARSE ? "bad quoting" :
 				  "parser out of memory");
@@ -426,13 +514,17 @@ static int load_csv(struct loader *L, struct csv_src *src)
 		if (L->failed)
 			break;
 	}
-	if (!L->failed && !rc && csv_fini(&p, csv_cb_field, csv_cb_record, L) != 0 && !L->failed)
+	if (!L->failed && !rc && csv_fini_lines(&p, &L->ln) != 0 && !L->failed) {
+		L->record = L->ln.rec_line;
 		lerr(L, COL_IGNORE, "malformed CSV (unterminated quoted field at end of file)");
+	}
 	csv_free(&p);
 	if (L->failed || rc)
 		return -1;
-	if (L->record == 1 && L->nhdr == 0)
+	if (L->nrec == 0 && L->nhdr == 0) {
+		L->record = 0;
 		return lerr(L, COL_IGNORE, "empty file (expected a header row)"), -1;
+	}
 	return 0;
 }
 
@@ -462,6 +554,31 @@ static char *json_text(const cJSON *v, enum col c, bool *ok)
 	return s;
 }
 
+/* Mooncake's hash_ids: a list of non-negative integers, appended to L->hid. */
+static int json_hash_ids(struct loader *L, const cJSON *v)
+{
+	if (cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsArray(v))
+		return lerr(L, COL_HASH_IDS, "expected a list of non-negative integers");
+	size_t k = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, v) {
+		double d = cJSON_IsNumber(e) ? e->valuedouble : -1;
+		if (!(d >= 0 && d < 9e15 && d == floor(d)))
+			return lerr(L, COL_HASH_IDS, "element %zu: expected a non-negative integer", k + 1);
+		if (L->nhid == L->hidcap) {
+			L->hidcap = L->hidcap ? 2 * L->hidcap : 1024;
+			L->hid = xrealloc(L->hid, L->hidcap * sizeof *L->hid);
+		}
+		L->hid[L->nhid++] = (int64_t)d;
+		k++;
+	}
+	L->given[COL_HASH_IDS] = true;
+	L->v[COL_HASH_IDS] = (int64_t)k;
+	return 0;
+}
+
 static int json_record(struct loader *L, const cJSON *obj, bool first)
 {
 	if (!cJSON_IsObject(obj))
@@ -489,6 +606,11 @@ static int json_record(struct loader *L, const cJSON *obj, bool first)
 		enum col c = col_lookup(it->string);
 		if (c == COL_IGNORE)
 			continue;
+		if (c == COL_HASH_IDS) {
+			if (json_hash_ids(L, it))
+				return -1;
+			continue;
+		}
 		bool ok;
 		char *s = json_text(it, c, &ok);
 		if (!ok) {
@@ -636,12 +758,91 @@ static void sort_rows(struct trace *t)
 	t->sorted = true;
 }
 
+/*
+ * Mooncake's hash_ids onto prefix groups.  A request's shared prefix is its leading blocks whose
+ * hash id some other request of the trace also has (ids name a block with everything before it,
+ * so a shared id means a shared prefix up to there): prefix_tokens = 512 x that count, at most
+ * the prompt.  Its prefix_group is the (dense, first-seen) group of its first id; -1 when it
+ * shares nothing.  The simulator keeps one cached prefix per group, so requests of one group
+ * that share prefixes of different lengths are approximated by the length of the one cached.
+ */
+static void hash_prefixes(struct loader *L)
+{
+	struct trace *t = L->t;
+	size_t cap = 16;
+	while (cap < 2 * L->nhid)
+		cap *= 2;
+	struct slot { int64_t id; uint32_t count; int32_t group; } *h = xmalloc(cap * sizeof *h);
+	for (size_t i = 0; i < cap; i++)
+		h[i].id = -1;
+	size_t *where = xmalloc((L->nhid ? L->nhid : 1) * sizeof *where);
+	for (size_t k = 0; k < L->nhid; k++) {
+		uint64_t x = (uint64_t)L->hid[k] * 0x9E3779B97F4A7C15ull;
+		size_t j = (size_t)(x ^ (x >> 31)) & (cap - 1);
+		while (h[j].id != -1 && h[j].id != L->hid[k])
+			j = (j + 1) & (cap - 1);
+		if (h[j].id == -1) {
+			h[j].id = L->hid[k];
+			h[j].count = 0;
+			h[j].group = -1;
+		}
+		h[j].count++;
+		where[k] = j;
+	}
+	free(t->prefix_group);
+	free(t->prefix_tokens);
+	t->prefix_group = xmalloc(t->n * sizeof(int32_t));
+	t->prefix_tokens = xmalloc(t->n * sizeof(int32_t));
+	int32_t groups = 0;
+	size_t off = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t n = L->hid_n[i], k = 0;
+		while (k < n && h[where[off + k]].count >= 2)
+			k++;
+		int64_t tok = (int64_t)k * MOONCAKE_BLOCK_TOKENS;
+		if (t->prompt && tok > t->prompt[i])
+			tok = t->prompt[i];
+		t->prefix_group[i] = -1;
+		t->prefix_tokens[i] = 0;
+		if (tok > 0 && t->prompt) {
+			struct slot *g = &h[where[off]];
+			if (g->group < 0)
+				g->group = groups++;
+			t->prefix_group[i] = g->group;
+			t->prefix_tokens[i] = (int32_t)tok;
+		}
+		off += n;
+	}
+	free(where);
+	free(h);
+}
+
 static int finish(struct loader *L, int rc)
 {
 	free(L->roles);
+	for (size_t i = 0; i < L->nhdr; i++)
+		free(L->hdr[i]);
+	free(L->hdr);
+	if (!rc && !L->failed && L->has[COL_HASH_IDS] &&
+	    (L->has[COL_PREFIX_GROUP] || L->has[COL_PREFIX_TOKENS])) {
+		L->record = 0;
+		lerr(L, COL_HASH_IDS, "given with prefix_group/prefix_tokens: use one or the other");
+	}
+	if (!rc && !L->failed && L->has[COL_HASH_IDS] && L->t->n)
+		hash_prefixes(L);
+	free(L->hid);
+	free(L->hid_n);
 	if (rc || L->failed) {
 		trace_release(L->t);
 		return -1;
+	}
+	if (L->arrival_relative && L->t->n) {
+		double first = L->t->arrival_s[0];
+		for (size_t i = 1; i < L->t->n; i++)
+			if (L->t->arrival_s[i] < first)
+				first = L->t->arrival_s[i];
+		for (size_t i = 0; i < L->t->n; i++)
+			L->t->arrival_s[i] -= first;
 	}
 	if (L->t->n == 0) {
 		L->record = 0;

@@ -4,9 +4,11 @@
  *
  * Owns: the column arrays of one loaded trace (trace_release frees them).  Rows keep the
  * file's order, except with SORT, where rows are stably sorted by arrival time.  Every value is
- * validated on reading; the first bad value is an error naming the file, the record (CSV: the
- * header is record 1; JSON Lines: the line) and the field.  Nothing is clamped here: the
- * max_model_len rules are applied by workload_build.
+ * validated on reading; the first bad value is an error naming the file, the line (CSV: the
+ * physical line on which the record begins, blank lines and quoted newlines counted; JSON Lines:
+ * the line; a JSON array: the element's position) and the field.  Other simulators' column names
+ * (Vidur, Mooncake, vllm bench serve) are aliases; Mooncake's hash_ids become prefix groups.
+ * Nothing is clamped here: the max_model_len rules are applied by workload_build.
  */
 #ifndef BS_TRACE_INT_H
 #define BS_TRACE_INT_H
@@ -30,7 +32,7 @@ struct trace {
 	int32_t *prefix_group; /* NULL: no column; -1 = none */
 	int32_t *prefix_tokens;/* NULL: no column */
 	int32_t *max_new;      /* NULL: no column; 0 = no cap in this row */
-	uint32_t *recno;       /* record number of each row, for errors */
+	uint32_t *recno;       /* line of each row (as in errors), for later errors */
 	bool sorted;           /* SORT reordered at least one row */
 	char prompt_col[48];   /* the file's names of the length columns, for errors */
 	char output_col[48];

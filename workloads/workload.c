@@ -364,12 +364,10 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 }
 
 /* Arrival times are int64 nanoseconds: about 292 years at most. */
-#define MAX_NS 9.0e18
-
 static int too_late(struct build *b, const char *key, double s)
 {
 	return cfg_err(b, key, "an arrival at %.6g s is beyond the simulator's time range "
-		       "(9e9 s); use fewer requests or a higher rate", s);
+		       "(%.2g s); use fewer requests or a higher rate", s, BS_MAX_SECONDS);
 }
 
 static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
@@ -399,12 +397,17 @@ static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 			double observed = (double)(t->n - 1) / span;
 			scale = observed / config_double(b->cfg, "workload.target_rate");
 		}
+		/* The trace's own timestamps are within range (trace.c): only a key the user set
+		 * can push an arrival out of it. */
+		const char *culprit = config_is_set(b->cfg, "workload.target_rate")
+					      ? "workload.target_rate"
+				      : config_is_set(b->cfg, "workload.time_scale")
+					      ? "workload.time_scale" : "workload.num_requests";
 		for (size_t i = 0; i < n; i++) {
 			size_t row = i % t->n, cyc = i / t->n;
 			double s = (t->arrival_s[row] + (double)cyc * period) * scale;
-			if (s * 1e9 > MAX_NS)
-				return too_late(b, "workload.time_scale", s);
-			w->req[i].arrival_ns = llround(s * 1e9);
+			if (s_to_ns(s, &w->req[i].arrival_ns))
+				return too_late(b, culprit, s);
 		}
 		snprintf(w->arrival, sizeof w->arrival, "trace timestamps x %.9g", scale);
 		return 0;
@@ -421,9 +424,9 @@ static int gen_arrivals(struct build *b, enum arrival_mode am, gsl_rng *r)
 	double t = 0, mean = 1 / rate;
 	for (size_t i = 0; i < n; i++) {
 		t += am == ARR_GAMMA ? gsl_ran_gamma(r, k, theta) : gsl_ran_exponential(r, mean);
-		if (t * 1e9 > MAX_NS)
-			return too_late(b, "workload.rate", t);
-		w->req[i].arrival_ns = llround(t * 1e9);
+		if (s_to_ns(t, &w->req[i].arrival_ns))
+			return too_late(b, config_is_set(b->cfg, "workload.num_requests")
+						   ? "workload.num_requests" : "workload.rate", t);
 	}
 	return 0;
 }

@@ -17,7 +17,7 @@ const struct cfg_def workload_cfg_defs[] = {
 	 "multiply the trace's timestamps by this (2 = half the rate); auto = 1"},
 	{"workload.target_rate", CFG_DOUBLE, NULL, 1e-9, 1e9, NULL, "requests/s",
 	 "scale the trace's timestamps so the mean arrival rate is this; auto = as recorded"},
-	{"workload.num_requests", CFG_INT, NULL, 1, 1000000000, NULL, "requests",
+	{"workload.num_requests", CFG_INT, NULL, 1, 100000000, NULL, "requests",
 	 "requests to generate; auto = the trace's rows (sum over a mix; 1000 without a trace); "
 	 "more than the rows cycles the trace (lengths=trace) or resamples it (empirical)"},
 	{"workload.lengths", CFG_CHOICE, "auto", 0, 0,
