@@ -42,7 +42,10 @@ static void pool_init(struct sim *s, struct kvpool *kv, int64_t blocks)
 {
 	memset(kv, 0, sizeof *kv);
 	kv->total = kv->free = blocks;
-	kv->pc = xcalloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof *kv->pc);
+	/* Prefix groups, then (prefix caching) one entry per request for its blocks cached
+	 * after a preemption. */
+	size_t entries = (size_t)s->ngroups + (s->p.prefix_caching ? s->n : 0);
+	kv->pc = xcalloc(entries ? entries : 1, sizeof *kv->pc);
 	kv->lru_head = kv->lru_tail = -1;
 }
 

@@ -42,6 +42,8 @@ struct pcache {
 	int32_t blocks;                 /* cached blocks of the group's prefix (0 = none) */
 	int32_t ref;                    /* running requests referencing them */
 	int32_t prev, next;             /* LRU list of unreferenced cached groups (-1 = none) */
+	int32_t base;                   /* a preempted request's entry: the group blocks its own
+					 * blocks follow */
 };
 
 
@@ -83,7 +85,8 @@ struct kvpool {
 	int64_t t_used;                 /* when `used` last changed */
 	int64_t cached_free;            /* free blocks still holding an unreferenced prefix */
 	int64_t reserved;               /* memory-safe batching: tokens reserved by its requests */
-	struct pcache *pc;              /* by prefix group */
+	struct pcache *pc;              /* by prefix group; with prefix caching, then by request
+					 * id (a preempted request's own cached blocks) */
 	int32_t lru_head, lru_tail;     /* unreferenced cached groups, least recently used first */
 };
 
@@ -226,6 +229,10 @@ void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb);
 void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id);
 void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share);
 void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta);
+void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64_t kv_tokens);
+int32_t kv_resume_blocks(const struct sim *s, const struct lane *in, int32_t id, int32_t hit,
+			 int32_t max_blocks);
+void kv_resume(struct sim *s, struct lane *in, struct req *r, int32_t id, int32_t own);
 
 /* kernel_engine.c */
 void engine_schedule(struct sim *s, struct lane *in);

@@ -819,6 +819,132 @@ START_TEST(prefix_cache_conserves)
 }
 END_TEST
 
+START_TEST(preemption_reuse_hand_worked)
+{
+	/* The preemption example above with prefix caching on.  Request 1 is preempted after its
+	 * prefill and first token: the KV of its 4 prompt tokens fills its block, which keeps its
+	 * hash.  When request 0 finishes (free blocks 3, one of them request 1's), request 1
+	 * reuses that block and computes only its 5th token, with 1 context block. */
+	struct req_spec req[2] = {{0, 4, 5, 0, -1, 0, 0, {0}}, {0, 4, 5, 0, -1, 0, 0, {0}}};
+	struct sim_params p = base_params();
+	p.block_size = 4;
+	p.num_kv_blocks = 3;
+	p.max_model_len = 12;
+	p.max_num_seqs = 2;
+	p.max_num_batched_tokens = 16;
+	p.prefix_caching = true;
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	while (sim_step(&s))
+		ck_assert(sim_check_invariants(&s));
+	sim_finish(&s);
+	ck_assert_int_eq(s.r[1].preemptions, 1);
+	ck_assert_int_eq(l.n, 2 + 4 + 1 + 3);
+	ck_assert_int_eq(l.p[6].phase, PHASE_PROMPT);
+	ck_assert_int_eq(l.p[6].real[1], 1);
+	ck_assert_int_eq(l.p[6].real[2], 1);
+	ck_assert_int_eq(s.prefix_hit_tokens, 4);
+	ck_assert_int_eq(s.m.output_tokens, 10);
+	ck_assert_int_eq(s.lanes[0].kv->used, 0);
+	ck_assert_int_eq(s.lanes[0].kv->cached_free, 0);
+	sim_release(&s);
+
+	/* Request 0 now outputs 9 tokens: its decode writes slots 4..11, and slot 8 needs a
+	 * third block while request 1 waits.  The only free block is request 1's cached one: it
+	 * is evicted, and request 1 recomputes all 5 tokens. */
+	req[0].output_tokens = 9;
+	l.n = 0;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	while (sim_step(&s))
+		ck_assert(sim_check_invariants(&s));
+	sim_finish(&s);
+	ck_assert_int_eq(s.r[1].preemptions, 1);
+	ck_assert_int_eq(l.p[l.n - 4].phase, PHASE_PROMPT);
+	ck_assert_int_eq(l.p[l.n - 4].real[1], 5);
+	ck_assert_int_eq(l.p[l.n - 4].real[2], 0);
+	ck_assert_int_eq(s.prefix_hit_tokens, 0);
+	ck_assert_int_eq(s.m.output_tokens, 14);
+	sim_release(&s);
+}
+END_TEST
+
+/* Blocks balance in every pool: used = blocks held by running requests + referenced group
+ * prefixes; cached_free = the blocks of the LRU entries; a preempted request's entry never
+ * holds more than its computed KV (checked at re-admission: computed <= target - 1). */
+static void check_blocks(const struct sim *s)
+{
+	for (int k = 0; k < s->n_pools; k++) {
+		const struct kvpool *kv = &s->pools[k];
+		int64_t used = 0, cached = 0;
+		for (int i = 0; i < s->n_lanes; i++) {
+			const struct lane *in = &s->lanes[i];
+			if (in->kv != kv)
+				continue;
+			for (size_t j = 0; j < in->n_run; j++)
+				used += s->r[in->run[j]].blocks;
+		}
+		for (int32_t g = 0; g < s->ngroups; g++)
+			if (kv->pc[g].ref > 0)
+				used += kv->pc[g].blocks;
+		for (int32_t e = kv->lru_head; e >= 0; e = kv->pc[e].next) {
+			ck_assert_int_gt(kv->pc[e].blocks, 0);
+			cached += kv->pc[e].blocks;
+		}
+		ck_assert_int_eq(used, kv->used);
+		ck_assert_int_eq(cached, kv->cached_free);
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct req *r = &s->r[i];
+		if (r->state == RS_PREFILL)
+			ck_assert_int_lt(r->computed, r->target);
+	}
+}
+
+START_TEST(preemption_reuse_conserves)
+{
+	/* Heavy preemption with prefix caching, with and without prefix groups: blocks balance
+	 * after every event, every request finishes once with all its tokens, and reuse happens;
+	 * without prefix caching nothing is reused. */
+	size_t n = 800;
+	struct req_spec *req = random_reqs(n, 3, 40.0);
+	int64_t out = 0;
+	for (size_t i = 0; i < n; i++)
+		out += req[i].output_tokens;
+	for (int variant = 0; variant < 3; variant++) {
+		for (size_t i = 0; i < n; i++) {
+			req[i].prefix_group = variant == 1 ? (int32_t)(i % 5) : -1;
+			req[i].prefix_tokens = variant == 1 ? 300 : 0;
+		}
+		struct sim_params p = base_params();
+		p.num_kv_blocks = 64;
+		p.prefix_caching = variant < 2;
+		struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, n, NULL, NULL, &c, NULL);
+		while (sim_step(&s)) {
+			ck_assert(sim_check_invariants(&s));
+			check_blocks(&s);
+		}
+		sim_finish(&s);
+		ck_assert_int_eq(s.finished, n);
+		ck_assert_int_eq(s.m.output_tokens, out);
+		ck_assert_int_eq(s.lanes[0].kv->used, 0);
+		ck_assert_int_gt(s.m.preemptions, 0);
+		if (variant < 2)
+			ck_assert_int_gt(s.prefix_hit_tokens, 0);
+		else
+			ck_assert_int_eq(s.prefix_hit_tokens, 0);
+		sim_release(&s);
+	}
+	free(req);
+}
+END_TEST
+
 START_TEST(pipeline_loops_hand_worked)
 {
 	/* Two stages; a prefill pass costs 100 ns (50 per stage).  A arrives at 0, B at 10, one
@@ -903,6 +1029,8 @@ int main(void)
 	tcase_add_test(tc, pipeline_loops_conserve);
 	tcase_add_test(tc, prefix_cache_hand_worked);
 	tcase_add_test(tc, prefix_cache_conserves);
+	tcase_add_test(tc, preemption_reuse_hand_worked);
+	tcase_add_test(tc, preemption_reuse_conserves);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
