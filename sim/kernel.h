@@ -111,6 +111,8 @@ struct sim_params {
 	int64_t monitor_ns;             /* 0 = no monitor samples */
 	double slo_ttft_ms, slo_tpot_ms;
 	double slo_e2e_ms;              /* 0 = no end-to-end objective */
+	int32_t concurrency;            /* closed-loop client: requests in flight (0 = open
+					 * loop; kernel_client.c) */
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config

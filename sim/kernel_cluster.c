@@ -164,8 +164,8 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	s->m.kv_blocks_total = 0;
 	for (int k = 0; k < s->n_pools; k++)
 		s->m.kv_blocks_total += s->pools[k].total;
-	if (n)
-		evq_push(&s->q, req[0].arrival_ns, EVC_ARRIVAL, EV_ARRIVAL, 0);
+	client_init(s);
+	client_next(s); /* the first arrival */
 	if (p->monitor_ns > 0 && n)
 		evq_push(&s->q, 0, EVC_MONITOR, EV_MONITOR, 0);
 	if (p->grouped && bsc->adjust == BUCKETSERVE_ADJUST_PERIOD && n)
@@ -199,6 +199,7 @@ void sim_release(struct sim *s)
 		free(s->lane_q);
 	}
 	free(s->r);
+	free(s->spec_sent);
 	free(s->wkey);
 	free(s->dkey);
 	free(s->xkey);

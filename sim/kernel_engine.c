@@ -427,6 +427,7 @@ static void finish(struct sim *s, struct lane *in, int32_t id)
 			q->output_tokens);
 	if (s->hooks.request_done)
 		s->hooks.request_done(s->hooks.ctx, s, id);
+	client_next(s); /* a closed-loop client sends its next request */
 }
 
 /* A prefill instance hands the request's KV cache to the decode instances. */

@@ -9,6 +9,7 @@
  *   kernel_passes.c   passes: accounting, batches.csv order, the decode-run fast path
  *   kernel_queue.c    the waiting queues (an ordered heap or BucketServe buckets)
  *   kernel_kv.c       the paged KV block pool and the automatic prefix cache
+ *   kernel_client.c   when requests are sent: open loop, or a closed loop of N in flight
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
  *   kernel_heap.c     indexed binary heaps of request ids
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
@@ -194,6 +195,10 @@ struct sim {
 	int64_t transfer_ns_total;
 	int64_t transfers;
 	struct metrics m;
+	/* The client (kernel_client.c). */
+	struct req_spec *spec_sent;     /* closed loop: the requests with their send times (spec
+					 * points here); NULL in an open loop */
+	bool arrival_pending;           /* the next request's arrival event is in the queue */
 };
 
 
@@ -233,6 +238,14 @@ void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64
 int32_t kv_resume_blocks(const struct sim *s, const struct lane *in, int32_t id, int32_t hit,
 			 int32_t max_blocks);
 void kv_resume(struct sim *s, struct lane *in, struct req *r, int32_t id, int32_t own);
+
+/* kernel_client.c */
+void client_init(struct sim *s);
+void client_sent(struct sim *s, int32_t id);
+void client_next(struct sim *s);
+/* When the next request arrives, if it is already known (INT64_MAX: not before a completion,
+ * or none left). */
+int64_t client_next_arrival_ns(const struct sim *s);
 
 /* kernel_engine.c */
 void engine_schedule(struct sim *s, struct lane *in);

@@ -77,6 +77,8 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->slo_ttft_ms = config_double(cfg, "slo.ttft_ms");
 	p->slo_tpot_ms = config_double(cfg, "slo.tpot_ms");
 	p->slo_e2e_ms = config_is_set(cfg, "slo.e2e_ms") ? config_double(cfg, "slo.e2e_ms") : 0;
+	if (config_is_set(cfg, "workload.concurrency")) /* closed-loop client */
+		p->concurrency = (int32_t)config_int(cfg, "workload.concurrency");
 	/* The choices were checked against the registry when set. */
 	p->order = order_policy(config_str(cfg, "scheduler.order"));
 	p->grouping = grouping_policy(config_str(cfg, "scheduler.grouping"));

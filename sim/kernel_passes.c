@@ -148,9 +148,9 @@ static bool transfers_matter(const struct sim *s, const struct lane *in)
 static int64_t next_outside_change(const struct sim *s, const struct lane *in)
 {
 	int64_t limit = s->p.stop_ns;
-	if (in->role != ROLE_DECODE && s->next_arrival < s->n && arrivals_matter(s, in) &&
-	    s->spec[s->next_arrival].arrival_ns < limit)
-		limit = s->spec[s->next_arrival].arrival_ns;
+	int64_t next = client_next_arrival_ns(s); /* closed loop: maybe only at a completion */
+	if (in->role != ROLE_DECODE && next < limit && arrivals_matter(s, in))
+		limit = next;
 	return limit;
 }
 

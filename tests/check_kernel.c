@@ -945,6 +945,73 @@ START_TEST(preemption_reuse_conserves)
 }
 END_TEST
 
+START_TEST(closed_loop_throughput)
+{
+	/* A closed-loop client of N = 4 and 40 requests (prompt 8, output 5), all ready at 0 (an
+	 * infinite rate).  A prefill pass of up to 4 prompts costs P = 1000 ns, a decode step
+	 * D = 100 ns whatever the batch: the 4 requests in flight are served together in
+	 * S = P + 4 D = 1400 ns, and the next 4 are sent when they finish.  Request i is sent at
+	 * floor(i / 4) S, its TTFT is P, the run ends at 10 S, and the throughput is N / S. */
+	size_t n = 40;
+	struct req_spec req[40];
+	memset(req, 0, sizeof req);
+	for (size_t i = 0; i < n; i++) {
+		req[i].prompt_tokens = 8;
+		req[i].output_tokens = 5;
+		req[i].prefix_group = -1;
+	}
+	struct sim_params p = base_params();
+	p.concurrency = 4;
+	p.max_num_prefill_seqs = 4;
+	struct fixed_cost f = {1000, 0, 100, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	for (int jumps = 0; jumps < 2; jumps++) {
+		p.step_by_step = !jumps;
+		struct sim s;
+		sim_init(&s, &p, req, n, NULL, NULL, &c, NULL);
+		while (sim_step(&s)) {
+			ck_assert(sim_check_invariants(&s));
+			ck_assert_uint_le(s.arrived - s.finished, 4);
+		}
+		sim_finish(&s);
+		ck_assert_int_eq(s.finished, n);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(s.spec[i].arrival_ns, (int64_t)(i / 4) * 1400);
+			ck_assert_int_eq(s.r[i].t_first - s.spec[i].arrival_ns, 1000);
+		}
+		ck_assert_int_eq(s.m.last_finish_ns, 10 * 1400);
+		double dur = (double)(s.m.last_finish_ns - s.m.first_arrival_ns);
+		ck_assert(s.m.done / dur == 4.0 / 1400.0);
+		/* The workload's own array is left as given. */
+		ck_assert_int_eq(req[39].arrival_ns, 0);
+		sim_release(&s);
+	}
+}
+END_TEST
+
+START_TEST(closed_loop_rate_limited)
+{
+	/* N = 1 behind a rate limit: arrivals at 0, 100 and 5000 ns, one output token (a
+	 * 1000 ns prefill each).  Request 1 waits for request 0 to finish (sent at 1000);
+	 * request 2 is sent at its arrival time, the slot being free by then. */
+	struct req_spec req[3] = {{0, 8, 1, 0, -1, 0, 0, {0}}, {100, 8, 1, 0, -1, 0, 0, {0}},
+				  {5000, 8, 1, 0, -1, 0, 0, {0}}};
+	struct sim_params p = base_params();
+	p.concurrency = 1;
+	struct fixed_cost f = {1000, 0, 100, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct sim s;
+	sim_init(&s, &p, req, 3, NULL, NULL, &c, NULL);
+	run_all(&s);
+	int64_t sent[3] = {0, 1000, 5000};
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(s.spec[i].arrival_ns, sent[i]);
+		ck_assert_int_eq(s.r[i].t_first, sent[i] + 1000);
+	}
+	sim_release(&s);
+}
+END_TEST
+
 START_TEST(pipeline_loops_hand_worked)
 {
 	/* Two stages; a prefill pass costs 100 ns (50 per stage).  A arrives at 0, B at 10, one
@@ -1031,6 +1098,8 @@ int main(void)
 	tcase_add_test(tc, prefix_cache_conserves);
 	tcase_add_test(tc, preemption_reuse_hand_worked);
 	tcase_add_test(tc, preemption_reuse_conserves);
+	tcase_add_test(tc, closed_loop_throughput);
+	tcase_add_test(tc, closed_loop_rate_limited);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
