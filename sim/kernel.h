@@ -151,6 +151,8 @@ struct pass_rec {
 	int instance;
 	int32_t real[4], bucket[4];
 	int64_t real_tokens, padded_tokens;
+	int32_t logits, bucket_logits;  /* unified passes: logits fetched (real, padded to
+					 * max_num_seqs); 0 otherwise */
 };
 
 /* One monitor sample, as written to monitor.csv. */

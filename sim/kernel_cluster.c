@@ -164,6 +164,9 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	s->m.kv_blocks_total = 0;
 	for (int k = 0; k < s->n_pools; k++)
 		s->m.kv_blocks_total += s->pools[k].total;
+	s->ua_group_tokens = xcalloc((size_t)(s->ngroups ? s->ngroups : 1),
+				     sizeof *s->ua_group_tokens);
+	s->ua_touched = xcalloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof *s->ua_touched);
 	client_init(s);
 	client_next(s); /* the first arrival */
 	if (p->monitor_ns > 0 && n)
@@ -200,6 +203,8 @@ void sim_release(struct sim *s)
 	}
 	free(s->r);
 	free(s->spec_sent);
+	free(s->ua_group_tokens);
+	free(s->ua_touched);
 	free(s->wkey);
 	free(s->dkey);
 	free(s->xkey);

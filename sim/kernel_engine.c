@@ -265,20 +265,16 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 	in->step_dec = in->n_dec;
 	in->step_k = 0;
 	if (s->p.unified) {
-		/* One pass of every token: (query, shared blocks, unique blocks, causal).  Context
-		 * of a prefill chunk is read by all its query tokens (shared); a decode's blocks by
-		 * one token (unique). */
-		int32_t real[4] = {in->n_dec, 0, 0, in->n_items > 0};
-		int64_t tokens = in->n_dec;
+		/* One pass of every token: (query, shared blocks, unique blocks, causal), as
+		 * create_unified_batch builds it (kernel_unified.c). */
+		int32_t real[4];
+		unified_shape(s, in, real, &in->ua_logits);
+		int64_t tokens = real[0];
 		for (size_t j = 0; j < in->n_items; j++) {
 			struct req *r = &s->r[in->items[j].id];
-			real[0] += in->items[j].chunk;
-			tokens += in->items[j].chunk;
-			real[1] += blocks_for(s, r->computed);
 			if (r->t_sched < 0)
 				r->t_sched = t;
 		}
-		real[2] = (int32_t)(s->p.contiguous_pa ? in->kv->used : in->dec_blocks);
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
 		int64_t k = 1;

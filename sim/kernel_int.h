@@ -10,6 +10,7 @@
  *   kernel_queue.c    the waiting queues (an ordered heap or BucketServe buckets)
  *   kernel_kv.c       the paged KV block pool and the automatic prefix cache
  *   kernel_client.c   when requests are sent: open loop, or a closed loop of N in flight
+ *   kernel_unified.c  the shape of a unified-attention pass (create_unified_batch)
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
  *   kernel_heap.c     indexed binary heaps of request ids
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
@@ -140,6 +141,7 @@ struct lane {
 	int64_t gen;                    /* generation of its pass-done event (cut_run) */
 	bool busy, schedule_pending;
 	int64_t busy_ns;
+	int32_t ua_logits;              /* unified: logits of the pass being accounted */
 };
 
 struct sim {
@@ -199,6 +201,10 @@ struct sim {
 	struct req_spec *spec_sent;     /* closed loop: the requests with their send times (spec
 					 * points here); NULL in an open loop */
 	bool arrival_pending;           /* the next request's arrival event is in the queue */
+	/* Unified passes (kernel_unified.c): query tokens reading each prefix group's blocks in
+	 * the pass being shaped (all 0 between passes), and the groups touched. */
+	int64_t *ua_group_tokens;
+	int32_t *ua_touched;
 };
 
 
@@ -246,6 +252,11 @@ void client_next(struct sim *s);
 /* When the next request arrives, if it is already known (INT64_MAX: not before a completion,
  * or none left). */
 int64_t client_next_arrival_ns(const struct sim *s);
+
+/* kernel_unified.c */
+/* The unified shape (query tokens, shared blocks, unique blocks, causal) of IN's step and its
+ * logits. */
+void unified_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *logits);
 
 /* kernel_engine.c */
 void engine_schedule(struct sim *s, struct lane *in);

@@ -1012,6 +1012,61 @@ START_TEST(closed_loop_rate_limited)
 }
 END_TEST
 
+START_TEST(unified_shapes_hand_worked)
+{
+	/* Unified passes as create_unified_batch shapes them; block size 4, no bucketing.
+	 * (a) One 12-token prompt, output 2, budget 8: chunk 8 without context (c--, no logit:
+	 * the prompt is not complete), chunk 4 reading its 2 context blocks with 4 tokens (cs-,
+	 * 1 logit), then a decode writing slot 12, which takes a 4th block: unique = the 4
+	 * blocks in use (--u, 1 logit).  Logits pad to max_num_seqs. */
+	struct sim_params p = base_params();
+	p.unified = true;
+	p.block_size = 4;
+	p.max_model_len = 64;
+	p.max_num_batched_tokens = 8;
+	p.max_num_seqs = 16;
+	p.prefix_caching = true;
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
+	struct req_spec a[1] = {{0, 12, 2, 0, -1, 0, 0, {0}}};
+	struct sim s;
+	sim_init(&s, &p, a, 1, NULL, NULL, &c, &h);
+	run_all(&s);
+	ck_assert_int_eq(l.n, 3);
+	int32_t wa[3][5] = {{8, 0, 0, 1, 0}, {4, 2, 0, 1, 1}, {1, 0, 4, 0, 1}};
+	for (int i = 0; i < 3; i++) {
+		for (int k = 0; k < 4; k++)
+			ck_assert_msg(l.p[i].real[k] == wa[i][k], "(a) pass %d dim %d: %d", i, k,
+				      l.p[i].real[k]);
+		ck_assert_int_eq(l.p[i].logits, wa[i][4]);
+		ck_assert_int_eq(l.p[i].bucket_logits, 16);
+	}
+	sim_release(&s);
+
+	/* (b) Two requests of prefix group 0 (prompt 10, prefix 8, output 4), at 0 and 1.
+	 * Pass 1: r0's 10 tokens (c--, 1 logit); r0 gives its 2 prefix blocks to the group.
+	 * Pass 2: r0's decode and r1's last 2 prompt tokens, both reading the group's 2 blocks
+	 * (3 tokens: shared); r0's decode reads its own block (unique): the 4 blocks in use
+	 * (2 group, 1 each) -> (3, 2, 4, causal), csu, 2 logits.  Pass 3: two decodes reading the
+	 * group's blocks (shared) and their own (unique) -> (2, 2, 4, 0), -su, 2 logits. */
+	p.max_num_batched_tokens = 64;
+	l.n = 0;
+	struct req_spec b[2] = {{0, 10, 4, 8, 0, 0, 0, {0}}, {1, 10, 4, 8, 0, 0, 0, {0}}};
+	sim_init(&s, &p, b, 2, NULL, NULL, &c, &h);
+	run_all(&s);
+	int32_t wb[3][5] = {{10, 0, 0, 1, 1}, {3, 2, 4, 1, 2}, {2, 2, 4, 0, 2}};
+	for (int i = 0; i < 3; i++) {
+		for (int k = 0; k < 4; k++)
+			ck_assert_msg(l.p[i].real[k] == wb[i][k], "(b) pass %d dim %d: %d", i, k,
+				      l.p[i].real[k]);
+		ck_assert_int_eq(l.p[i].logits, wb[i][4]);
+	}
+	sim_release(&s);
+}
+END_TEST
+
 START_TEST(pipeline_loops_hand_worked)
 {
 	/* Two stages; a prefill pass costs 100 ns (50 per stage).  A arrives at 0, B at 10, one
@@ -1100,6 +1155,7 @@ int main(void)
 	tcase_add_test(tc, preemption_reuse_conserves);
 	tcase_add_test(tc, closed_loop_throughput);
 	tcase_add_test(tc, closed_loop_rate_limited);
+	tcase_add_test(tc, unified_shapes_hand_worked);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
