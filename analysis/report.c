@@ -178,7 +178,9 @@ void report_batches_header(FILE *f)
 	static const char *const cols[] = {
 		"pass", "start_s", "end_s", "phase", "bs", "query", "blocks", "bucket_bs",
 		"bucket_query", "bucket_blocks", "real_tokens", "padded_tokens", "compile_ms",
-		"instance", "causal", "bucket_causal", NULL};
+		"instance", "causal", "bucket_causal", "unified_phase", "query_tokens",
+		"shared_blocks", "unique_blocks", "num_logits", "bucket_query_tokens",
+		"bucket_shared_blocks", "bucket_unique_blocks", "bucket_num_logits", NULL};
 	header(f, cols);
 }
 
@@ -188,15 +190,23 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 	fmt_ns_s(a, sizeof a, p->start_ns);
 	fmt_ns_s(b, sizeof b, p->end_ns);
 	fmt_ns_ms(c, sizeof c, p->compile_ns);
-	char causal[8] = "", bcausal[8] = "";
 	if (p->phase == PHASE_UNIFIED) {
-		snprintf(causal, sizeof causal, "%d", p->real[3]);
-		snprintf(bcausal, sizeof bcausal, "%d", p->bucket[3]);
+		/* The seed's tuple (phase, query_len, num_shared_blocks, num_unique_blocks,
+		 * num_logits) in columns of its own; the prompt/decode shape columns stay empty.
+		 * The phase string names the attention paths that run: causal, shared, unique. */
+		char ph[4] = {p->real[3] ? 'c' : '-', p->real[1] ? 's' : '-', p->real[2] ? 'u' : '-',
+			      0};
+		fprintf(f, "%lld,%s,%s,%s,,,,,,,%lld,%lld,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,%d,%d\n",
+			(long long)p->index, a, b, bucket_phase_name((enum phase)p->phase),
+			(long long)p->real_tokens, (long long)p->padded_tokens, c, p->instance,
+			p->real[3], p->bucket[3], ph, p->real[0], p->real[1], p->real[2], p->logits,
+			p->bucket[0], p->bucket[1], p->bucket[2], p->bucket_logits);
+		return;
 	}
-	fprintf(f, "%lld,%s,%s,%s,%d,%d,%d,%d,%d,%d,%lld,%lld,%s,%d,%s,%s\n", (long long)p->index, a,
-		b, bucket_phase_name((enum phase)p->phase), p->real[0], p->real[1], p->real[2],
-		p->bucket[0], p->bucket[1], p->bucket[2], (long long)p->real_tokens,
-		(long long)p->padded_tokens, c, p->instance, causal, bcausal);
+	fprintf(f, "%lld,%s,%s,%s,%d,%d,%d,%d,%d,%d,%lld,%lld,%s,%d,,,,,,,,,,,\n",
+		(long long)p->index, a, b, bucket_phase_name((enum phase)p->phase), p->real[0],
+		p->real[1], p->real[2], p->bucket[0], p->bucket[1], p->bucket[2],
+		(long long)p->real_tokens, (long long)p->padded_tokens, c, p->instance);
 }
 
 static int cmp_graph(const void *a, const void *b)

@@ -218,8 +218,13 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		return rc == -3 ? 0 : rc;
 	}
 	if (x.cc.print_config) {
-		if (!sim_resolve_config(&x.cc.cfg, &x.cm, &err))
+		/* The kernel's parameters too: contiguous PA as it runs. */
+		if (!sim_resolve_config(&x.cc.cfg, &x.cm, &err) &&
+		    !bucket_params_resolve(&x.cc.cfg, &x.bp, &err) &&
+		    !sim_params_from_config(&x.cc.cfg, &x.bp, &x.sp, &err)) {
+			run_report_contiguous_pa(&x);
 			config_print(&x.cc.cfg, stdout);
+		}
 		config_locate(&x.cc.cfg, &err);
 		rc = err.code ? cli_fail(&err) : 0;
 		run_teardown(&x);

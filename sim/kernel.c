@@ -81,6 +81,8 @@ bool sim_step(struct sim *s)
 	case EV_ARRIVAL: {
 		int32_t id = (int32_t)e.arg;
 		s->r[id].state = RS_WAITING;
+		if (s->spec_sent)
+			s->spec_sent[id].arrival_ns = s->now; /* its send time (closed loop) */
 		if (s->lane_q) {
 			/* Virtual engines: the one with the fewest unfinished requests takes it. */
 			struct lane *best = NULL;
@@ -97,10 +99,7 @@ bool sim_step(struct sim *s)
 		}
 		s->arrived++;
 		s->mon_arrivals++;
-		s->next_arrival = (size_t)id + 1;
-		if (s->next_arrival < s->n)
-			evq_push(&s->q, s->spec[s->next_arrival].arrival_ns, EVC_ARRIVAL, EV_ARRIVAL,
-				 (int64_t)s->next_arrival);
+		client_sent(s, id); /* schedules the next arrival (kernel_client.c) */
 		wq_kick(s, &s->queue[Q_NEW]);
 		break;
 	}

@@ -113,6 +113,8 @@ struct sim_params {
 	int64_t monitor_ns;             /* 0 = no monitor samples */
 	double slo_ttft_ms, slo_tpot_ms;
 	double slo_e2e_ms;              /* 0 = no end-to-end objective */
+	int32_t concurrency;            /* closed-loop client: requests in flight (0 = open
+					 * loop; kernel_client.c) */
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config
@@ -151,6 +153,8 @@ struct pass_rec {
 	int instance;
 	int32_t real[4], bucket[4];
 	int64_t real_tokens, padded_tokens;
+	int32_t logits, bucket_logits;  /* unified passes: logits fetched (real, padded to
+					 * max_num_seqs); 0 otherwise */
 };
 
 /* One monitor sample, as written to monitor.csv. */

@@ -42,7 +42,10 @@ static void pool_init(struct sim *s, struct kvpool *kv, int64_t blocks)
 {
 	memset(kv, 0, sizeof *kv);
 	kv->total = kv->free = blocks;
-	kv->pc = xcalloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof *kv->pc);
+	/* Prefix groups, then (prefix caching) one entry per request for its blocks cached
+	 * after a preemption. */
+	size_t entries = (size_t)s->ngroups + (s->p.prefix_caching ? s->n : 0);
+	kv->pc = xcalloc(entries ? entries : 1, sizeof *kv->pc);
 	kv->lru_head = kv->lru_tail = -1;
 }
 
@@ -161,8 +164,11 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	s->m.kv_blocks_total = 0;
 	for (int k = 0; k < s->n_pools; k++)
 		s->m.kv_blocks_total += s->pools[k].total;
-	if (n)
-		evq_push(&s->q, req[0].arrival_ns, EVC_ARRIVAL, EV_ARRIVAL, 0);
+	s->ua_group_tokens = xcalloc((size_t)(s->ngroups ? s->ngroups : 1),
+				     sizeof *s->ua_group_tokens);
+	s->ua_touched = xcalloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof *s->ua_touched);
+	client_init(s);
+	client_next(s); /* the first arrival */
 	if (p->monitor_ns > 0 && n)
 		evq_push(&s->q, 0, EVC_MONITOR, EV_MONITOR, 0);
 	if (p->grouped && bsc->adjust == BUCKETSERVE_ADJUST_PERIOD && n)
@@ -196,6 +202,9 @@ void sim_release(struct sim *s)
 		free(s->lane_q);
 	}
 	free(s->r);
+	free(s->spec_sent);
+	free(s->ua_group_tokens);
+	free(s->ua_touched);
 	free(s->wkey);
 	free(s->dkey);
 	free(s->xkey);

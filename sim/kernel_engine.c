@@ -74,14 +74,17 @@ static void dec_leave(struct lane *in, struct req *r, int32_t id)
 static void preempt(struct sim *s, struct lane *in, int32_t id)
 {
 	struct req *r = &s->r[id];
+	/* The tokens whose KV it has computed: a decode has written all but its last token. */
+	int64_t kv_tokens = r->computed;
 	if (r->state == RS_DECODE) {
 		dec_leave(in, r, id);
 		r->t_last_tok = in->last_end;
+		kv_tokens = (int64_t)s->spec[id].prompt_tokens + r->generated - 1;
 	} else {
 		pre_remove(in, id);
 	}
 	run_remove(in, id);
-	kv_release(s, in, r, id);
+	kv_preempt(s, in, r, id, kv_tokens);
 	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
 	r->computed = 0;
@@ -171,22 +174,27 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 		int32_t hit = prefix_blocks(s, id), g = s->spec[id].prefix_group;
 		if (hit && hit > in->kv->pc[g].blocks)
 			hit = in->kv->pc[g].blocks;
-		int64_t computed = (int64_t)hit * s->p.block_size;
+		/* A preempted request's own blocks still cached (prefix caching). */
+		int32_t own = r->preemptions
+				      ? kv_resume_blocks(s, in, id, hit,
+							 (r->target - 1) / s->p.block_size)
+				      : 0;
+		int64_t computed = (int64_t)(hit + own) * s->p.block_size;
 		int64_t remaining = r->target - computed;
 		if (!s->p.chunked_prefill && remaining > budget && !ctl->beyond_budget)
 			break;
 		int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
 		if (!s->p.chunked_prefill && remaining > budget)
 			chunk = 0; /* a member whose prefill waits for a later step */
-		int32_t need = blocks_for(s, computed + chunk) - hit;
-		int32_t revive = hit && in->kv->pc[g].ref == 0 ? in->kv->pc[g].blocks : 0;
+		int32_t need = blocks_for(s, computed + chunk) - hit - own;
+		int32_t revive = (hit && in->kv->pc[g].ref == 0 ? in->kv->pc[g].blocks : 0) + own;
 		if (need + revive > in->kv->free)
 			break;
 		if (ctl->take) {
 			d.n = nb;
 			d.kv_free = in->kv->free;
-			struct batch_cand c = {&s->spec[id], need, blocks_for(s, r->target) - hit,
-					       revive, 0};
+			struct batch_cand c = {&s->spec[id], need,
+					       blocks_for(s, r->target) - hit - own, revive, 0};
 			if (!ctl->take(&d, &c))
 				break;
 			r->reserved = c.reserve;
@@ -197,8 +205,11 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 			cut_consumers(s, q, true); /* a new head: it may fit elsewhere */
 		admit(s, in, id, RS_PREFILL);
 		in->pre[in->n_pre++] = id;
-		if (hit) {
+		if (hit)
 			pc_ref(s, in, r, g, hit);
+		if (r->preemptions)
+			kv_resume(s, in, r, id, own);
+		if (hit || own) {
 			r->computed = (int32_t)computed;
 			s->prefix_hit_tokens += computed;
 		}
@@ -254,20 +265,16 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 	in->step_dec = in->n_dec;
 	in->step_k = 0;
 	if (s->p.unified) {
-		/* One pass of every token: (query, shared blocks, unique blocks, causal).  Context
-		 * of a prefill chunk is read by all its query tokens (shared); a decode's blocks by
-		 * one token (unique). */
-		int32_t real[4] = {in->n_dec, 0, 0, in->n_items > 0};
-		int64_t tokens = in->n_dec;
+		/* One pass of every token: (query, shared blocks, unique blocks, causal), as
+		 * create_unified_batch builds it (kernel_unified.c). */
+		int32_t real[4];
+		unified_shape(s, in, real, &in->ua_logits);
+		int64_t tokens = real[0];
 		for (size_t j = 0; j < in->n_items; j++) {
 			struct req *r = &s->r[in->items[j].id];
-			real[0] += in->items[j].chunk;
-			tokens += in->items[j].chunk;
-			real[1] += blocks_for(s, r->computed);
 			if (r->t_sched < 0)
 				r->t_sched = t;
 		}
-		real[2] = (int32_t)(s->p.contiguous_pa ? in->kv->used : in->dec_blocks);
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
 		int64_t k = 1;
@@ -420,6 +427,7 @@ static void finish(struct sim *s, struct lane *in, int32_t id)
 			q->output_tokens);
 	if (s->hooks.request_done)
 		s->hooks.request_done(s->hooks.ctx, s, id);
+	client_next(s); /* a closed-loop client sends its next request */
 }
 
 /* A prefill instance hands the request's KV cache to the decode instances. */

@@ -103,6 +103,10 @@ int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[
 		bool created = false;
 		if (s->bucketer)
 			created = bucketer_lookup(s->bucketer, (enum phase)phase, &bin, &out);
+		/* Unified: the causal path runs whenever the pass holds a prompt, whatever the
+		 * flag of the bucket found (create_unified_batch: contains_prompts). */
+		if (phase == PHASE_UNIFIED)
+			out.v[3] = real[3];
 		if (created) {
 			/* The bucket list changed: cached look-ups may no longer be the server's. */
 			shapemap_clear(&s->lookup);

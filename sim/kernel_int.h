@@ -9,6 +9,8 @@
  *   kernel_passes.c   passes: accounting, batches.csv order, the decode-run fast path
  *   kernel_queue.c    the waiting queues (an ordered heap or BucketServe buckets)
  *   kernel_kv.c       the paged KV block pool and the automatic prefix cache
+ *   kernel_client.c   when requests are sent: open loop, or a closed loop of N in flight
+ *   kernel_unified.c  the shape of a unified-attention pass (create_unified_batch)
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
  *   kernel_heap.c     indexed binary heaps of request ids
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
@@ -42,6 +44,8 @@ struct pcache {
 	int32_t blocks;                 /* cached blocks of the group's prefix (0 = none) */
 	int32_t ref;                    /* running requests referencing them */
 	int32_t prev, next;             /* LRU list of unreferenced cached groups (-1 = none) */
+	int32_t base;                   /* a preempted request's entry: the group blocks its own
+					 * blocks follow */
 };
 
 
@@ -83,7 +87,8 @@ struct kvpool {
 	int64_t t_used;                 /* when `used` last changed */
 	int64_t cached_free;            /* free blocks still holding an unreferenced prefix */
 	int64_t reserved;               /* memory-safe batching: tokens reserved by its requests */
-	struct pcache *pc;              /* by prefix group */
+	struct pcache *pc;              /* by prefix group; with prefix caching, then by request
+					 * id (a preempted request's own cached blocks) */
 	int32_t lru_head, lru_tail;     /* unreferenced cached groups, least recently used first */
 };
 
@@ -138,6 +143,7 @@ struct lane {
 	int64_t gen;                    /* generation of its pass-done event (cut_run) */
 	bool busy, schedule_pending;
 	int64_t busy_ns;
+	int32_t ua_logits;              /* unified: logits of the pass being accounted */
 };
 
 struct sim {
@@ -192,6 +198,14 @@ struct sim {
 	int64_t transfer_ns_total;
 	int64_t transfers;
 	struct metrics m;
+	/* The client (kernel_client.c). */
+	struct req_spec *spec_sent;     /* closed loop: the requests with their send times (spec
+					 * points here); NULL in an open loop */
+	bool arrival_pending;           /* the next request's arrival event is in the queue */
+	/* Unified passes (kernel_unified.c): query tokens reading each prefix group's blocks in
+	 * the pass being shaped (all 0 between passes), and the groups touched. */
+	int64_t *ua_group_tokens;
+	int32_t *ua_touched;
 };
 
 
@@ -227,6 +241,23 @@ void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb);
 void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id);
 void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share);
 void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta);
+void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64_t kv_tokens);
+int32_t kv_resume_blocks(const struct sim *s, const struct lane *in, int32_t id, int32_t hit,
+			 int32_t max_blocks);
+void kv_resume(struct sim *s, struct lane *in, struct req *r, int32_t id, int32_t own);
+
+/* kernel_client.c */
+void client_init(struct sim *s);
+void client_sent(struct sim *s, int32_t id);
+void client_next(struct sim *s);
+/* When the next request arrives, if it is already known (INT64_MAX: not before a completion,
+ * or none left). */
+int64_t client_next_arrival_ns(const struct sim *s);
+
+/* kernel_unified.c */
+/* The unified shape (query tokens, shared blocks, unique blocks, causal) of IN's step and its
+ * logits. */
+void unified_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *logits);
 
 /* kernel_engine.c */
 void engine_schedule(struct sim *s, struct lane *in);

@@ -16,7 +16,16 @@
  * the prefix is cached reference them and start their prefill after it.  When the last
  * reference goes, the blocks return to the free pool but keep their content (cached_free)
  * until an allocation needs them: then the least recently used unreferenced prefixes are
- * evicted first, as vLLM's free-block queue does. */
+ * evicted first, as vLLM's free-block queue does.
+ *
+ * A preempted request's own full blocks keep their hashes too (vLLM's KVCacheManager.free
+ * returns them to the free queue with their hashes; the scheduler's _preempt_request resets
+ * num_computed_tokens, and the next get_computed_blocks finds the longest cached chain).  They
+ * form an LRU entry of their own, indexed ngroups + request id, that an allocation evicts from
+ * its tail first, block by block (vLLM frees a request's blocks in reverse order, so its last
+ * blocks are the first to go).  On resume the request reuses the blocks that remain, as long
+ * as the chain from the prompt's start is whole (its group's prefix still cached when it
+ * shared one). */
 
 static void lru_unlink(struct lane *in, int32_t g)
 {
@@ -56,14 +65,21 @@ void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta)
 		s->m.kv_blocks_peak = s->kv_used_all;
 }
 
-/* Evicts unreferenced cached prefixes until NB blocks can be taken without touching one. */
-static void pc_evict_for(struct lane *in, int64_t nb)
+/* Evicts unreferenced cached blocks until NB blocks can be taken without touching one: a
+ * group's prefix as a whole, a preempted request's blocks from their tail, as many as needed. */
+static void pc_evict_for(struct sim *s, struct lane *in, int64_t nb)
 {
-	while (in->kv->free - nb < in->kv->cached_free && in->kv->lru_head >= 0) {
-		int32_t g = in->kv->lru_head;
-		lru_unlink(in, g);
-		in->kv->cached_free -= in->kv->pc[g].blocks;
-		in->kv->pc[g].blocks = 0;
+	struct kvpool *kv = in->kv;
+	while (kv->free - nb < kv->cached_free && kv->lru_head >= 0) {
+		int32_t g = kv->lru_head;
+		struct pcache *c = &kv->pc[g];
+		int64_t take = c->blocks;
+		if (g >= s->ngroups && kv->cached_free - (kv->free - nb) < take)
+			take = kv->cached_free - (kv->free - nb);
+		c->blocks -= (int32_t)take;
+		kv->cached_free -= take;
+		if (!c->blocks)
+			lru_unlink(in, g);
 	}
 }
 
@@ -97,7 +113,7 @@ static void pc_unref(struct sim *s, struct lane *in, struct req *r, int32_t id)
 void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb)
 {
 	assert(in->kv->free >= nb);
-	pc_evict_for(in, nb);
+	pc_evict_for(s, in, nb);
 	pool_used_add(s, in->kv, nb);
 	r->blocks += nb;
 }
@@ -129,4 +145,71 @@ void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id)
 	c->ref = 1;
 	r->blocks -= pb;
 	r->shared = pb;
+}
+
+/* Preempts request ID out of IN's pool: with prefix caching, its full blocks past its group's
+ * shared prefix stay cached under its own LRU entry (appended before the group's prefix, which
+ * its release may leave unreferenced: vLLM frees a request's blocks tail first).  KV_TOKENS is
+ * the number of tokens whose KV it has computed. */
+void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64_t kv_tokens)
+{
+	if (!s->p.prefix_caching) {
+		kv_release(s, in, r, id);
+		return;
+	}
+	int32_t kept = (int32_t)(kv_tokens / s->p.block_size) - r->shared;
+	if (kept > r->blocks)
+		kept = r->blocks;
+	if (kept < 0)
+		kept = 0;
+	struct pcache *e = &in->kv->pc[s->ngroups + id];
+	if (e->blocks) { /* a stale entry from an earlier preemption on this pool */
+		lru_unlink(in, s->ngroups + id);
+		in->kv->cached_free -= e->blocks;
+		e->blocks = 0;
+	}
+	pool_used_add(s, in->kv, -r->blocks);
+	r->blocks = 0;
+	if (kept) {
+		e->blocks = kept;
+		e->base = r->shared;
+		in->kv->cached_free += kept;
+		lru_append(in, s->ngroups + id);
+	}
+	pc_unref(s, in, r, id);
+}
+
+/* The blocks request ID can reuse in IN's pool from its own entry, given that the first HIT
+ * blocks of its prompt come from its group's cache and that at most MAX_BLOCKS may be reused
+ * in all (its last token is always computed).  Its blocks follow its group's BASE blocks: the
+ * chain is whole only when HIT covers them; own blocks that HIT already covers are not
+ * counted again. */
+int32_t kv_resume_blocks(const struct sim *s, const struct lane *in, int32_t id, int32_t hit,
+			 int32_t max_blocks)
+{
+	if (!s->p.prefix_caching)
+		return 0;
+	const struct pcache *e = &in->kv->pc[s->ngroups + id];
+	if (!e->blocks || hit < e->base)
+		return 0;
+	int32_t own = e->base + e->blocks - hit;
+	if (own > max_blocks - hit)
+		own = max_blocks - hit;
+	return own > 0 ? own : 0;
+}
+
+/* Brings request ID's own cached blocks back: OWN of them become its blocks again (the rest,
+ * covered by its group's cache, are plain free blocks). */
+void kv_resume(struct sim *s, struct lane *in, struct req *r, int32_t id, int32_t own)
+{
+	if (!s->p.prefix_caching)
+		return;
+	struct pcache *e = &in->kv->pc[s->ngroups + id];
+	if (!e->blocks)
+		return;
+	lru_unlink(in, s->ngroups + id);
+	in->kv->cached_free -= e->blocks;
+	e->blocks = 0;
+	pool_used_add(s, in->kv, own);
+	r->blocks += own;
 }

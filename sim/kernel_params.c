@@ -83,6 +83,8 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->slo_ttft_ms = config_double(cfg, "slo.ttft_ms");
 	p->slo_tpot_ms = config_double(cfg, "slo.tpot_ms");
 	p->slo_e2e_ms = config_is_set(cfg, "slo.e2e_ms") ? config_double(cfg, "slo.e2e_ms") : 0;
+	if (config_is_set(cfg, "workload.concurrency")) /* closed-loop client */
+		p->concurrency = (int32_t)config_int(cfg, "workload.concurrency");
 	/* The choices were checked against the registry when set. */
 	p->order = order_policy(config_str(cfg, "scheduler.order"));
 	p->grouping = grouping_policy(config_str(cfg, "scheduler.grouping"));
@@ -122,6 +124,22 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 			       "%lld blocks split over %d virtual engines cannot hold one request of "
 			       "max_model_len %d", (long long)p->num_kv_blocks, p->pp,
 			       p->max_model_len);
+	/* Unified attention reads its unique blocks as one contiguous slice of the KV cache
+	 * (create_unified_batch: unique_blocks = max block id + 1): contiguous PA is what runs,
+	 * and a setting that says otherwise cannot apply. */
+	if (p->unified) {
+		const struct cfg_entry *e = config_find(cfg, "server.contiguous_pa");
+		if (e->origin != CFG_ORIGIN_DEFAULT && e->origin != CFG_ORIGIN_DERIVED &&
+		    !config_bool(cfg, "server.contiguous_pa"))
+			return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.contiguous_pa",
+				       "unified attention always reads a contiguous slice of the KV "
+				       "cache: false cannot apply");
+		if (!p->contiguous_pa && config_env(cfg, "VLLM_CONTIGUOUS_PA"))
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_CONTIGUOUS_PA",
+				       "unified attention always reads a contiguous slice of the KV "
+				       "cache: false cannot apply");
+		p->contiguous_pa = true;
+	}
 	if (p->disaggregated && p->unified)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.mode",
 			       "unified attention runs prefill and decode together: it cannot be "

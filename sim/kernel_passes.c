@@ -109,8 +109,12 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 		struct pass_pending pp = {{0, start, start + compile_ns + g->cost_ns, compile_ns, phase,
 					   in->idx, {real[0], real[1], real[2], real[3]},
 					   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
-					   padded_tokens},
+					   padded_tokens, 0, 0},
 					  g->cost_ns, times};
+		if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
+			pp.rec.logits = in->ua_logits;
+			pp.rec.bucket_logits = s->p.max_num_seqs;
+		}
 		pend_push(s, &pp);
 	} else {
 		s->pass_index += times;
@@ -150,9 +154,9 @@ static bool transfers_matter(const struct sim *s, const struct lane *in)
 static int64_t next_outside_change(const struct sim *s, const struct lane *in)
 {
 	int64_t limit = s->p.stop_ns;
-	if (in->role != ROLE_DECODE && s->next_arrival < s->n && arrivals_matter(s, in) &&
-	    s->spec[s->next_arrival].arrival_ns < limit)
-		limit = s->spec[s->next_arrival].arrival_ns;
+	int64_t next = client_next_arrival_ns(s); /* closed loop: maybe only at a completion */
+	if (in->role != ROLE_DECODE && next < limit && arrivals_matter(s, in))
+		limit = next;
 	return limit;
 }
 

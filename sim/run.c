@@ -14,6 +14,14 @@
 
 #include "sim/resolve.h"
 
+/* server.contiguous_pa as it runs (environment and unified attention included), for
+ * --print-config and summary.json; a value the user set is never changed (a conflict is an
+ * error of sim_params_from_config). */
+void run_report_contiguous_pa(struct run_ctx *x)
+{
+	config_set_derived(&x->cc.cfg, "server.contiguous_pa", x->sp.contiguous_pa ? "true" : "false");
+}
+
 /* Everything up to a built workload and bucketer. */
 int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct bs_err *err)
 {
@@ -23,6 +31,7 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 		return -1;
 	if (sim_params_from_config(&x->cc.cfg, &x->bp, &x->sp, err))
 		return -1;
+	run_report_contiguous_pa(x);
 	if (load_workload && workload_build(&x->cc.cfg, trace, x->cc.seed, &x->w, err))
 		return -1;
 	if (bucketer_new(&x->bp, &x->b, err))

@@ -32,6 +32,8 @@ struct run_ctx {
 /* Resolves the configuration in X->cc and builds every input; the workload (from TRACE, or
  * generated when TRACE is NULL) only when LOAD_WORKLOAD. */
 int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct bs_err *err);
+/* Records server.contiguous_pa as it runs (after sim_params_from_config into x->sp). */
+void run_report_contiguous_pa(struct run_ctx *x);
 void run_teardown(struct run_ctx *x);
 /* After run_setup(): one warning on stderr per key the user set (config file or command line)
  * that the chosen policies and topology never read, naming it and why; with sim.strict

@@ -50,6 +50,7 @@ static const char *const topologies[][4] = {
 	{"cluster.pp=2", "loop", NULL},
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
 	{"bucketing.version=current", NULL},
+	{"workload.concurrency=3", NULL}, /* a closed-loop client behind the load's rate */
 };
 
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */

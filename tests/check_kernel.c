@@ -875,6 +875,254 @@ START_TEST(prefix_cache_conserves)
 }
 END_TEST
 
+START_TEST(preemption_reuse_hand_worked)
+{
+	/* The preemption example above with prefix caching on.  Request 1 is preempted after its
+	 * prefill and first token: the KV of its 4 prompt tokens fills its block, which keeps its
+	 * hash.  When request 0 finishes (free blocks 3, one of them request 1's), request 1
+	 * reuses that block and computes only its 5th token, with 1 context block. */
+	struct req_spec req[2] = {{0, 4, 5, 0, -1, 0, 0, {0}}, {0, 4, 5, 0, -1, 0, 0, {0}}};
+	struct sim_params p = base_params();
+	p.block_size = 4;
+	p.num_kv_blocks = 3;
+	p.max_model_len = 12;
+	p.max_num_seqs = 2;
+	p.max_num_batched_tokens = 16;
+	p.prefix_caching = true;
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	while (sim_step(&s))
+		ck_assert(sim_check_invariants(&s));
+	sim_finish(&s);
+	ck_assert_int_eq(s.r[1].preemptions, 1);
+	ck_assert_int_eq(l.n, 2 + 4 + 1 + 3);
+	ck_assert_int_eq(l.p[6].phase, PHASE_PROMPT);
+	ck_assert_int_eq(l.p[6].real[1], 1);
+	ck_assert_int_eq(l.p[6].real[2], 1);
+	ck_assert_int_eq(s.prefix_hit_tokens, 4);
+	ck_assert_int_eq(s.m.output_tokens, 10);
+	ck_assert_int_eq(s.lanes[0].kv->used, 0);
+	ck_assert_int_eq(s.lanes[0].kv->cached_free, 0);
+	sim_release(&s);
+
+	/* Request 0 now outputs 9 tokens: its decode writes slots 4..11, and slot 8 needs a
+	 * third block while request 1 waits.  The only free block is request 1's cached one: it
+	 * is evicted, and request 1 recomputes all 5 tokens. */
+	req[0].output_tokens = 9;
+	l.n = 0;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	while (sim_step(&s))
+		ck_assert(sim_check_invariants(&s));
+	sim_finish(&s);
+	ck_assert_int_eq(s.r[1].preemptions, 1);
+	ck_assert_int_eq(l.p[l.n - 4].phase, PHASE_PROMPT);
+	ck_assert_int_eq(l.p[l.n - 4].real[1], 5);
+	ck_assert_int_eq(l.p[l.n - 4].real[2], 0);
+	ck_assert_int_eq(s.prefix_hit_tokens, 0);
+	ck_assert_int_eq(s.m.output_tokens, 14);
+	sim_release(&s);
+}
+END_TEST
+
+/* Blocks balance in every pool: used = blocks held by running requests + referenced group
+ * prefixes; cached_free = the blocks of the LRU entries; a preempted request's entry never
+ * holds more than its computed KV (checked at re-admission: computed <= target - 1). */
+static void check_blocks(const struct sim *s)
+{
+	for (int k = 0; k < s->n_pools; k++) {
+		const struct kvpool *kv = &s->pools[k];
+		int64_t used = 0, cached = 0;
+		for (int i = 0; i < s->n_lanes; i++) {
+			const struct lane *in = &s->lanes[i];
+			if (in->kv != kv)
+				continue;
+			for (size_t j = 0; j < in->n_run; j++)
+				used += s->r[in->run[j]].blocks;
+		}
+		for (int32_t g = 0; g < s->ngroups; g++)
+			if (kv->pc[g].ref > 0)
+				used += kv->pc[g].blocks;
+		for (int32_t e = kv->lru_head; e >= 0; e = kv->pc[e].next) {
+			ck_assert_int_gt(kv->pc[e].blocks, 0);
+			cached += kv->pc[e].blocks;
+		}
+		ck_assert_int_eq(used, kv->used);
+		ck_assert_int_eq(cached, kv->cached_free);
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct req *r = &s->r[i];
+		if (r->state == RS_PREFILL)
+			ck_assert_int_lt(r->computed, r->target);
+	}
+}
+
+START_TEST(preemption_reuse_conserves)
+{
+	/* Heavy preemption with prefix caching, with and without prefix groups: blocks balance
+	 * after every event, every request finishes once with all its tokens, and reuse happens;
+	 * without prefix caching nothing is reused. */
+	size_t n = 800;
+	struct req_spec *req = random_reqs(n, 3, 40.0);
+	int64_t out = 0;
+	for (size_t i = 0; i < n; i++)
+		out += req[i].output_tokens;
+	for (int variant = 0; variant < 3; variant++) {
+		for (size_t i = 0; i < n; i++) {
+			req[i].prefix_group = variant == 1 ? (int32_t)(i % 5) : -1;
+			req[i].prefix_tokens = variant == 1 ? 300 : 0;
+		}
+		struct sim_params p = base_params();
+		p.num_kv_blocks = 64;
+		p.prefix_caching = variant < 2;
+		struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, n, NULL, NULL, &c, NULL);
+		while (sim_step(&s)) {
+			ck_assert(sim_check_invariants(&s));
+			check_blocks(&s);
+		}
+		sim_finish(&s);
+		ck_assert_int_eq(s.finished, n);
+		ck_assert_int_eq(s.m.output_tokens, out);
+		ck_assert_int_eq(s.lanes[0].kv->used, 0);
+		ck_assert_int_gt(s.m.preemptions, 0);
+		if (variant < 2)
+			ck_assert_int_gt(s.prefix_hit_tokens, 0);
+		else
+			ck_assert_int_eq(s.prefix_hit_tokens, 0);
+		sim_release(&s);
+	}
+	free(req);
+}
+END_TEST
+
+START_TEST(closed_loop_throughput)
+{
+	/* A closed-loop client of N = 4 and 40 requests (prompt 8, output 5), all ready at 0 (an
+	 * infinite rate).  A prefill pass of up to 4 prompts costs P = 1000 ns, a decode step
+	 * D = 100 ns whatever the batch: the 4 requests in flight are served together in
+	 * S = P + 4 D = 1400 ns, and the next 4 are sent when they finish.  Request i is sent at
+	 * floor(i / 4) S, its TTFT is P, the run ends at 10 S, and the throughput is N / S. */
+	size_t n = 40;
+	struct req_spec req[40];
+	memset(req, 0, sizeof req);
+	for (size_t i = 0; i < n; i++) {
+		req[i].prompt_tokens = 8;
+		req[i].output_tokens = 5;
+		req[i].prefix_group = -1;
+	}
+	struct sim_params p = base_params();
+	p.concurrency = 4;
+	p.max_num_prefill_seqs = 4;
+	struct fixed_cost f = {1000, 0, 100, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	for (int jumps = 0; jumps < 2; jumps++) {
+		p.step_by_step = !jumps;
+		struct sim s;
+		sim_init(&s, &p, req, n, NULL, NULL, &c, NULL);
+		while (sim_step(&s)) {
+			ck_assert(sim_check_invariants(&s));
+			ck_assert_uint_le(s.arrived - s.finished, 4);
+		}
+		sim_finish(&s);
+		ck_assert_int_eq(s.finished, n);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(s.spec[i].arrival_ns, (int64_t)(i / 4) * 1400);
+			ck_assert_int_eq(s.r[i].t_first - s.spec[i].arrival_ns, 1000);
+		}
+		ck_assert_int_eq(s.m.last_finish_ns, 10 * 1400);
+		double dur = (double)(s.m.last_finish_ns - s.m.first_arrival_ns);
+		ck_assert(s.m.done / dur == 4.0 / 1400.0);
+		/* The workload's own array is left as given. */
+		ck_assert_int_eq(req[39].arrival_ns, 0);
+		sim_release(&s);
+	}
+}
+END_TEST
+
+START_TEST(closed_loop_rate_limited)
+{
+	/* N = 1 behind a rate limit: arrivals at 0, 100 and 5000 ns, one output token (a
+	 * 1000 ns prefill each).  Request 1 waits for request 0 to finish (sent at 1000);
+	 * request 2 is sent at its arrival time, the slot being free by then. */
+	struct req_spec req[3] = {{0, 8, 1, 0, -1, 0, 0, {0}}, {100, 8, 1, 0, -1, 0, 0, {0}},
+				  {5000, 8, 1, 0, -1, 0, 0, {0}}};
+	struct sim_params p = base_params();
+	p.concurrency = 1;
+	struct fixed_cost f = {1000, 0, 100, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct sim s;
+	sim_init(&s, &p, req, 3, NULL, NULL, &c, NULL);
+	run_all(&s);
+	int64_t sent[3] = {0, 1000, 5000};
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(s.spec[i].arrival_ns, sent[i]);
+		ck_assert_int_eq(s.r[i].t_first, sent[i] + 1000);
+	}
+	sim_release(&s);
+}
+END_TEST
+
+START_TEST(unified_shapes_hand_worked)
+{
+	/* Unified passes as create_unified_batch shapes them; block size 4, no bucketing.
+	 * (a) One 12-token prompt, output 2, budget 8: chunk 8 without context (c--, no logit:
+	 * the prompt is not complete), chunk 4 reading its 2 context blocks with 4 tokens (cs-,
+	 * 1 logit), then a decode writing slot 12, which takes a 4th block: unique = the 4
+	 * blocks in use (--u, 1 logit).  Logits pad to max_num_seqs. */
+	struct sim_params p = base_params();
+	p.unified = true;
+	p.block_size = 4;
+	p.max_model_len = 64;
+	p.max_num_batched_tokens = 8;
+	p.max_num_seqs = 16;
+	p.prefix_caching = true;
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
+	struct req_spec a[1] = {{0, 12, 2, 0, -1, 0, 0, {0}}};
+	struct sim s;
+	sim_init(&s, &p, a, 1, NULL, NULL, &c, &h);
+	run_all(&s);
+	ck_assert_int_eq(l.n, 3);
+	int32_t wa[3][5] = {{8, 0, 0, 1, 0}, {4, 2, 0, 1, 1}, {1, 0, 4, 0, 1}};
+	for (int i = 0; i < 3; i++) {
+		for (int k = 0; k < 4; k++)
+			ck_assert_msg(l.p[i].real[k] == wa[i][k], "(a) pass %d dim %d: %d", i, k,
+				      l.p[i].real[k]);
+		ck_assert_int_eq(l.p[i].logits, wa[i][4]);
+		ck_assert_int_eq(l.p[i].bucket_logits, 16);
+	}
+	sim_release(&s);
+
+	/* (b) Two requests of prefix group 0 (prompt 10, prefix 8, output 4), at 0 and 1.
+	 * Pass 1: r0's 10 tokens (c--, 1 logit); r0 gives its 2 prefix blocks to the group.
+	 * Pass 2: r0's decode and r1's last 2 prompt tokens, both reading the group's 2 blocks
+	 * (3 tokens: shared); r0's decode reads its own block (unique): the 4 blocks in use
+	 * (2 group, 1 each) -> (3, 2, 4, causal), csu, 2 logits.  Pass 3: two decodes reading the
+	 * group's blocks (shared) and their own (unique) -> (2, 2, 4, 0), -su, 2 logits. */
+	p.max_num_batched_tokens = 64;
+	l.n = 0;
+	struct req_spec b[2] = {{0, 10, 4, 8, 0, 0, 0, {0}}, {1, 10, 4, 8, 0, 0, 0, {0}}};
+	sim_init(&s, &p, b, 2, NULL, NULL, &c, &h);
+	run_all(&s);
+	int32_t wb[3][5] = {{10, 0, 0, 1, 1}, {3, 2, 4, 1, 2}, {2, 2, 4, 0, 2}};
+	for (int i = 0; i < 3; i++) {
+		for (int k = 0; k < 4; k++)
+			ck_assert_msg(l.p[i].real[k] == wb[i][k], "(b) pass %d dim %d: %d", i, k,
+				      l.p[i].real[k]);
+		ck_assert_int_eq(l.p[i].logits, wb[i][4]);
+	}
+	sim_release(&s);
+}
+END_TEST
+
 START_TEST(pipeline_loops_hand_worked)
 {
 	/* Two stages; a prefill pass costs 100 ns (50 per stage).  A arrives at 0, B at 10, one
@@ -960,6 +1208,11 @@ int main(void)
 	tcase_add_test(tc, pipeline_loops_conserve);
 	tcase_add_test(tc, prefix_cache_hand_worked);
 	tcase_add_test(tc, prefix_cache_conserves);
+	tcase_add_test(tc, preemption_reuse_hand_worked);
+	tcase_add_test(tc, preemption_reuse_conserves);
+	tcase_add_test(tc, closed_loop_throughput);
+	tcase_add_test(tc, closed_loop_rate_limited);
+	tcase_add_test(tc, unified_shapes_hand_worked);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -726,6 +726,83 @@ START_TEST(length_distributions)
 }
 END_TEST
 
+START_TEST(random_dataset)
+{
+	/* vllm bench serve's random dataset: L_in = 1000, L_out = 100, r = 0.25: prompts uniform
+	 * on [750, 1250] after a 64-token shared prefix, outputs on [75, 125]. */
+	struct workload w;
+	struct bs_err e;
+	const char *rd[] = {"workload.lengths=random", "workload.num_requests=100000",
+			    "workload.random_input_len=1000", "workload.random_output_len=100",
+			    "workload.random_range_ratio=0.25", "workload.random_prefix_len=64",
+			    NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 5, rd, &e), 0);
+	int32_t plo = 1 << 30, phi = 0, olo = 1 << 30, ohi = 0;
+	double psum = 0, osum = 0;
+	for (size_t i = 0; i < w.n; i++) {
+		const struct req_spec *q = &w.req[i];
+		plo = q->prompt_tokens < plo ? q->prompt_tokens : plo;
+		phi = q->prompt_tokens > phi ? q->prompt_tokens : phi;
+		olo = q->output_tokens < olo ? q->output_tokens : olo;
+		ohi = q->output_tokens > ohi ? q->output_tokens : ohi;
+		psum += q->prompt_tokens;
+		osum += q->output_tokens;
+		ck_assert_int_eq(q->prefix_group, 0);
+		ck_assert_int_eq(q->prefix_tokens, 64);
+	}
+	ck_assert_int_eq(plo, 64 + 750);
+	ck_assert_int_eq(phi, 64 + 1250);
+	ck_assert_int_eq(olo, 75);
+	ck_assert_int_eq(ohi, 125);
+	/* Means 1064 and 100; standard errors 145/sqrt(1e5) = 0.46 and 0.05 tokens. */
+	ck_assert_double_eq_tol(psum / (double)w.n, 1064, 2.5);
+	ck_assert_double_eq_tol(osum / (double)w.n, 100, 0.25);
+	workload_release(&w);
+	/* Range ratio 0: the lengths exactly; no prefix group without a prefix.  An output
+	 * length of 1 at r = 0.9 ranges over [max(1, floor(0.1)), ceil(1.9)] = [1, 2]. */
+	const char *fixed[] = {"workload.lengths=random", "workload.random_input_len=512",
+			       "workload.random_output_len=1", "workload.num_requests=2000", NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 5, fixed, &e), 0);
+	for (size_t i = 0; i < w.n; i++) {
+		ck_assert_int_eq(w.req[i].prompt_tokens, 512);
+		ck_assert_int_eq(w.req[i].output_tokens, 1);
+		ck_assert_int_eq(w.req[i].prefix_group, -1);
+	}
+	workload_release(&w);
+	const char *one[] = {"workload.lengths=random", "workload.random_output_len=1",
+			     "workload.random_range_ratio=0.9", "workload.num_requests=2000", NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 5, one, &e), 0);
+	int seen[3] = {0, 0, 0};
+	for (size_t i = 0; i < w.n; i++) {
+		ck_assert_int_ge(w.req[i].output_tokens, 1);
+		ck_assert_int_le(w.req[i].output_tokens, 2);
+		seen[w.req[i].output_tokens]++;
+	}
+	ck_assert(seen[1] > 0 && seen[2] > 0);
+	workload_release(&w);
+	/* vLLM's refusals: r >= 1, and a prompt range reaching 0 tokens without a prefix. */
+	const char *r1[] = {"workload.lengths=random", "workload.random_range_ratio=1", NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 5, r1, &e), -1);
+	ck_assert_str_eq(e.field, "workload.random_range_ratio");
+	const char *zero[] = {"workload.lengths=random", "workload.random_input_len=1",
+			      "workload.random_range_ratio=0.5", NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 5, zero, &e), -1);
+	ck_assert_str_eq(e.field, "workload.random_input_len");
+	/* A closed-loop client without a rate sends everything as soon as it can (arrivals 0);
+	 * with a rate it keeps the rate's arrival times. */
+	const char *cl[] = {"workload.lengths=random", "workload.concurrency=8",
+			    "workload.num_requests=50", NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 5, cl, &e), 0);
+	ck_assert_int_eq(w.req[49].arrival_ns, 0);
+	workload_release(&w);
+	const char *clr[] = {"workload.lengths=random", "workload.concurrency=8",
+			     "workload.rate=2", "workload.num_requests=50", NULL};
+	ck_assert_int_eq(build(&w, 4096, NULL, 5, clr, &e), 0);
+	ck_assert_int_gt(w.req[49].arrival_ns, 0);
+	workload_release(&w);
+}
+END_TEST
+
 START_TEST(empirical_resamples_rows)
 {
 	struct workload w;
@@ -1055,6 +1132,7 @@ int main(void)
 	tcase_add_test(tc, tasks_and_priorities);
 	tcase_add_test(tc, trace_order_and_size);
 	tcase_add_test(tc, million_requests);
+	tcase_add_test(tc, random_dataset);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -15,7 +15,7 @@ grep -q '^requests ' "$T/stdout" && ok human-summary || fail human-summary "no s
 [ "$(wc -l < "$T/a/requests.csv")" -eq 5001 ] && ok requests-rows || fail requests-rows "$(wc -l < "$T/a/requests.csv")"
 head -1 "$T/a/requests.csv" | grep -qx 'id,arrival_s,scheduled_s,first_token_s,finish_s,prompt_tokens,output_tokens,preemptions,ttft_ms,tpot_ms,e2e_ms,instance,prefill_instance,kv_transfer_ms' \
 	&& ok requests-header || fail requests-header "$(head -1 "$T/a/requests.csv")"
-head -1 "$T/a/batches.csv" | grep -qx 'pass,start_s,end_s,phase,bs,query,blocks,bucket_bs,bucket_query,bucket_blocks,real_tokens,padded_tokens,compile_ms,instance,causal,bucket_causal' \
+head -1 "$T/a/batches.csv" | grep -qx 'pass,start_s,end_s,phase,bs,query,blocks,bucket_bs,bucket_query,bucket_blocks,real_tokens,padded_tokens,compile_ms,instance,causal,bucket_causal,unified_phase,query_tokens,shared_blocks,unique_blocks,num_logits,bucket_query_tokens,bucket_shared_blocks,bucket_unique_blocks,bucket_num_logits' \
 	&& ok batches-header || fail batches-header "$(head -1 "$T/a/batches.csv")"
 
 # Conservation: every request once; output tokens equal the trace's (alpaca: outputs of 0
@@ -222,5 +222,14 @@ expect_exit 0 print-config "$B" run -c "$T/good.json" --set server.max_num_seqs=
 grep -qE '^server\.max_num_seqs +16 +\(command line\)' "$T/stdout" && ok print-config-origin || fail print-config-origin "$(grep max_num_seqs "$T/stdout")"
 grep -qE '^bucketing\.strategy +linear +\(file\)' "$T/stdout" && ok print-config-file || fail print-config-file "$(grep strategy "$T/stdout")"
 grep -qE '^server\.num_kv_blocks +[0-9]+ +\(derived\)' "$T/stdout" && ok print-config-derived || fail print-config-derived "$(grep num_kv "$T/stdout")"
+
+# Contiguous PA as it runs: unified attention reads a contiguous slice, whatever prefix caching
+# (which makes auto false) says; a user's false cannot apply.
+expect_exit 0 print-config-cpa "$B" run --set scheduler.batching=unified --set bucketing.strategy=none --print-config
+grep -qE '^server\.contiguous_pa +true +\(derived\)' "$T/stdout" && ok print-config-cpa-unified || fail print-config-cpa-unified "$(grep contiguous_pa "$T/stdout")"
+expect_exit 0 print-config-cpa-default "$B" run --print-config
+grep -qE '^server\.contiguous_pa +false +\(derived\)' "$T/stdout" && ok print-config-cpa-off || fail print-config-cpa-off "$(grep contiguous_pa "$T/stdout")"
+expect_exit 3 cpa-unified-false "$B" run --set scheduler.batching=unified --set bucketing.strategy=unified --set server.contiguous_pa=false
+expect_stderr cpa-unified-false-msg "field 'server\.contiguous_pa': unified attention always reads a contiguous slice"
 
 e2e_done

@@ -111,4 +111,21 @@ expect_exit 2 bad-key "$BUCKETSIM" trace synth --set workload.lengths=gaussian -
 expect_exit 3 empty-trace "$BUCKETSIM" trace stats /dev/null
 expect_stderr empty-trace-msg "empty file"
 
+# --- the closed-loop client and the random dataset (vllm bench serve --max-concurrency 8) ---
+expect_exit 0 closed-loop "$BUCKETSIM" run --set workload.lengths=random --set workload.random_input_len=256 \
+	--set workload.random_output_len=64 --set workload.random_range_ratio=0.5 --set workload.concurrency=8 \
+	--set workload.num_requests=120 -o "$T/cl"
+# From requests.csv alone: at each send, the requests in flight (sent, not finished) including it
+# number at most 8, exactly 8 at some send, and after the first 8 every send is a completion.
+inflight=$(awk -F, 'NR > 1 {a[NR] = $2 + 0; f[NR] = $5 + 0; n = NR}
+	END {m = 0; for (i = 2; i <= n; i++) {c = 0; for (j = 2; j <= n; j++) if (a[j] <= a[i] && a[i] < f[j]) c++; if (c > m) m = c}; print m}' "$T/cl/requests.csv")
+[ "$inflight" = 8 ] && ok closed-loop-in-flight || fail closed-loop-in-flight "at most $inflight in flight"
+late=$(awk -F, 'NR > 1 {a[NR] = $2; f[$5] = 1; n = NR} END {c = 0; for (i = 10; i <= n; i++) if (!(a[i] in f)) c++; print c}' "$T/cl/requests.csv")
+[ "$late" = 0 ] && ok closed-loop-sends || fail closed-loop-sends "$late sends at no completion"
+lens=$(awk -F, 'NR > 1 && ($6 < 128 || $6 > 384 || $7 < 32 || $7 > 96) {c++} END {print c + 0}' "$T/cl/requests.csv")
+[ "$lens" = 0 ] && ok random-lengths || fail random-lengths "$lens rows outside [128, 384] x [32, 96]"
+grep -q '"source":.*"random dataset (vllm bench serve)"' "$T/cl/summary.json" && ok random-source || fail random-source "$(grep source "$T/cl/summary.json")"
+expect_exit 3 random-ratio "$BUCKETSIM" run --set workload.lengths=random --set workload.random_range_ratio=1
+expect_stderr random-ratio-msg "field 'workload.random_range_ratio': must be below 1"
+
 e2e_done

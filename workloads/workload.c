@@ -22,14 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "workloads/random_dataset.h"
 #include "workloads/trace_int.h"
 
 #define MAX_MIX 16
 
-enum lengths_mode { LEN_TRACE, LEN_EMPIRICAL, LEN_LOGNORMAL, LEN_UNIFORM, LEN_CONSTANT };
+enum lengths_mode { LEN_TRACE, LEN_EMPIRICAL, LEN_LOGNORMAL, LEN_UNIFORM, LEN_CONSTANT,
+		   LEN_RANDOM };
 enum arrival_mode { ARR_TRACE, ARR_POISSON, ARR_GAMMA, ARR_OFFLINE };
 static const char *const lengths_names[] = {"trace", "empirical", "lognormal", "uniform",
-					    "constant"};
+					    "constant", "random"};
 
 struct source {
 	char spec[256];
@@ -230,6 +232,7 @@ static int64_t dist_draw(const struct dist *d, gsl_rng *r)
 		x = gsl_ran_lognormal(r, d->mu, d->sigma);
 		break;
 	case LEN_UNIFORM:
+	case LEN_RANDOM: /* bounds from random_dataset_range */
 		return d->min + (int64_t)gsl_rng_uniform_int(r, (unsigned long)(d->max - d->min + 1));
 	default:
 		x = d->mean;
@@ -325,7 +328,7 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 	if (!strcmp(l, "auto"))
 		*lm = b->mix ? LEN_EMPIRICAL : b->nsrc ? LEN_TRACE : LEN_LOGNORMAL;
 	else
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 6; i++)
 			if (!strcmp(l, lengths_names[i]))
 				*lm = (enum lengths_mode)i;
 	if ((*lm == LEN_TRACE || *lm == LEN_EMPIRICAL) && b->nsrc == 0)
@@ -336,7 +339,13 @@ static int resolve_modes(struct build *b, enum lengths_mode *lm, enum arrival_mo
 			       "(use trace or empirical)", lengths_names[*lm]);
 	bool ts = b->ts_trace != NULL;
 	if (!strcmp(a, "auto"))
-		*am = ts ? ARR_TRACE : ARR_POISSON;
+		/* A closed-loop client without a rate: vllm bench serve's infinite rate. */
+		*am = ts ? ARR_TRACE
+			 : config_is_set(b->cfg, "workload.concurrency") &&
+					   config_find(b->cfg, "workload.rate")->origin ==
+						   CFG_ORIGIN_DEFAULT
+				   ? ARR_OFFLINE
+				   : ARR_POISSON;
 	else if (!strcmp(a, "trace"))
 		*am = ARR_TRACE;
 	else if (!strcmp(a, "poisson"))
@@ -476,6 +485,13 @@ static int build(struct build *b, const char *trace)
 	if (lm == LEN_UNIFORM && od.min > od.max)
 		return cfg_err(b, "workload.output_min", "%lld is larger than workload.output_max="
 			       "%lld", (long long)od.min, (long long)od.max);
+	int64_t rand_prefix = 0; /* lengths=random: the shared prefix */
+	if (lm == LEN_RANDOM) {
+		if (random_dataset_range(cfg, "prompt", &pd.min, &pd.max, b->err) ||
+		    random_dataset_range(cfg, "output", &od.min, &od.max, b->err))
+			return -1;
+		rand_prefix = config_int(cfg, "workload.random_prefix_len");
+	}
 	double pw[256];
 	size_t npw = 1;
 	const char *prio_rule = config_str(cfg, "workload.priority");
@@ -498,9 +514,9 @@ static int build(struct build *b, const char *trace)
 	}
 	if (lm == LEN_EMPIRICAL)
 		r_rows = stream_new(b, "rows");
-	if (lm == LEN_LOGNORMAL || lm == LEN_UNIFORM)
+	if (lm == LEN_LOGNORMAL || lm == LEN_UNIFORM || lm == LEN_RANDOM)
 		r_pl = stream_new(b, "prompt_len");
-	if (b->has_out_trace || lm == LEN_LOGNORMAL || lm == LEN_UNIFORM)
+	if (b->has_out_trace || lm == LEN_LOGNORMAL || lm == LEN_UNIFORM || lm == LEN_RANDOM)
 		r_ol = stream_new(b, "output_len");
 	if (!strcmp(task_rule, "random"))
 		r_task = stream_new(b, "task");
@@ -538,8 +554,12 @@ static int build(struct build *b, const char *trace)
 			}
 		} else {
 			t = NULL;
-			prompt = dist_draw(&pd, r_pl);
+			prompt = rand_prefix + dist_draw(&pd, r_pl);
 			output = dist_draw(&od, r_ol);
+			if (rand_prefix) {
+				q->prefix_group = 0;
+				q->prefix_tokens = (int32_t)rand_prefix;
+			}
 		}
 		if (b->has_out_trace)
 			output = b->out_trace.output[gsl_rng_uniform_int(
@@ -567,6 +587,15 @@ static int build(struct build *b, const char *trace)
 	}
 	if (!rc)
 		rc = gen_arrivals(b, am, r_arr);
+	if (!rc && config_is_set(cfg, "workload.concurrency")) { /* sim/kernel_client.c */
+		char open_loop[sizeof w->arrival];
+		snprintf(open_loop, sizeof open_loop, "%s", w->arrival);
+		snprintf(w->arrival, sizeof w->arrival, "closed loop of %lld in flight, sent not "
+			 "before: %.40s", (long long)config_int(cfg, "workload.concurrency"),
+			 open_loop);
+	}
+	if (lm == LEN_RANDOM)
+		snprintf(w->source, sizeof w->source, "random dataset (vllm bench serve)");
 	gsl_ran_discrete_free(mix_tbl);
 	gsl_ran_discrete_free(prio_tbl);
 	gsl_rng *all[] = {r_arr, r_mix, r_rows, r_pl, r_ol, r_task, r_prio};

@@ -21,9 +21,10 @@ const struct cfg_def workload_cfg_defs[] = {
 	 "requests to generate; auto = the trace's rows (sum over a mix; 1000 without a trace); "
 	 "more than the rows cycles the trace (lengths=trace) or resamples it (empirical)"},
 	{"workload.lengths", CFG_CHOICE, "auto", 0, 0,
-	 "auto|trace|empirical|lognormal|uniform|constant", "",
+	 "auto|trace|empirical|lognormal|uniform|constant|random", "",
 	 "length source; trace = rows in file order, empirical = rows drawn at random with "
-	 "replacement; auto = trace, or empirical for a mix, or lognormal without a trace"},
+	 "replacement; random = vllm bench serve's random dataset (workload.random_*); auto = "
+	 "trace, or empirical for a mix, or lognormal without a trace"},
 	{"workload.prompt_mean", CFG_DOUBLE, "62", 1, 1e8, NULL, "tokens",
 	 "mean prompt length of lognormal lengths; the value of constant lengths"},
 	{"workload.prompt_cv", CFG_DOUBLE, "0.5", 0, 100, NULL, "",
@@ -63,5 +64,21 @@ const struct cfg_def workload_cfg_defs[] = {
 	 "online; random = offline with probability workload.offline_fraction"},
 	{"workload.offline_fraction", CFG_DOUBLE, "0.5", 0, 1, NULL, "fraction",
 	 "probability that a request is offline, for task=random"},
+	/* The closed-loop client and the random dataset of vllm bench serve
+	 * (workloads/random_dataset.c, sim/kernel_client.c). */
+	{"workload.concurrency", CFG_INT, NULL, 1, 1000000000, NULL, "requests",
+	 "closed-loop client (vllm bench serve --max-concurrency): at most this many requests in "
+	 "flight, the next sent when one finishes (and not before its arrival time); auto = open "
+	 "loop"},
+	{"workload.random_input_len", CFG_INT, "1024", 1, 1 << 30, NULL, "tokens",
+	 "lengths=random: --random-input-len, prompt tokens after the shared prefix"},
+	{"workload.random_output_len", CFG_INT, "128", 1, 1 << 30, NULL, "tokens",
+	 "lengths=random: --random-output-len, output tokens (generated exactly: --ignore-eos)"},
+	{"workload.random_range_ratio", CFG_DOUBLE, "0", 0, 1, NULL, "",
+	 "lengths=random: --random-range-ratio r < 1, lengths uniform on [floor(L(1-r)), "
+	 "ceil(L(1+r))]"},
+	{"workload.random_prefix_len", CFG_INT, "0", 0, 1 << 30, NULL, "tokens",
+	 "lengths=random: --random-prefix-len, a prefix shared by every request (one prefix "
+	 "group)"},
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
