@@ -79,6 +79,13 @@ struct sim_costs {
 	int64_t (*unified)(void *ctx, int32_t query, int32_t shared, int32_t unique, bool causal);
 	int64_t (*compile)(void *ctx, int phase, const int32_t v[4], bool runtime);
 	int64_t (*transfer)(void *ctx, int64_t tokens);
+	/* Pipeline parallelism (cluster.pp > 1, sim/kernel_pipeline.c): stage STAGE's share of a
+	 * pass at padded shape V of PHASE without the per-pass overhead; that overhead (charged
+	 * once per microbatch); the activations of TOKENS tokens sent to the next stage.  NULL
+	 * stage: a pass's time split evenly over the stages, no overhead apart, no transfer. */
+	int64_t (*stage)(void *ctx, int phase, const int32_t v[4], int stage);
+	int64_t (*overhead)(void *ctx);
+	int64_t (*activation)(void *ctx, int64_t tokens);
 };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
@@ -160,6 +167,7 @@ struct monitor_rec {
 	double mean_waiting_len;        /* mean prompt length of waiting requests */
 	double batch_latency_ms;        /* mean step duration over the last interval */
 	size_t buckets;
+	size_t microbatches;            /* steps (microbatches) in flight over every lane */
 };
 
 

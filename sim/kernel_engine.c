@@ -9,12 +9,13 @@
 
 #include "policies/loop.h"
 
-static void run_remove(struct lane *in, int32_t id)
+static void run_remove(struct sim *s, struct lane *in, int32_t id)
 {
 	for (size_t i = 0; i < in->n_run; i++)
 		if (in->run[i] == id) {
 			in->run[i] = in->run[--in->n_run];
 			in->owner->running--;
+			pipe_running(s, in->owner, in->owner->running + 1);
 			return;
 		}
 	BUG("request %d not running", id);
@@ -39,6 +40,7 @@ static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
 	r->lane = (int16_t)in->idx;
 	in->run[in->n_run++] = id;
 	in->owner->running++;
+	pipe_running(s, in->owner, in->owner->running - 1);
 	if ((int64_t)in->owner->running > s->m.running_peak)
 		s->m.running_peak = (int64_t)in->owner->running;
 }
@@ -80,7 +82,7 @@ static void preempt(struct sim *s, struct lane *in, int32_t id)
 	} else {
 		pre_remove(in, id);
 	}
-	run_remove(in, id);
+	run_remove(s, in, id);
 	kv_release(s, in, r, id);
 	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
@@ -125,6 +127,7 @@ static bool make_room(struct sim *s, struct lane *in, int32_t id, int32_t nb, bo
 		int32_t v = victim(s, in);
 		if (v < 0)
 			BUG("no victim for %d blocks", nb);
+		pipe_preempt(s, in, nb);
 		preempt(s, &s->lanes[s->r[v].lane], v);
 		*preempted = true;
 		if (v == id)
@@ -271,8 +274,9 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && in->n_dec && in->owner->stages == 1)
-			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		if (!in->n_items && !preempted && !compile_ns && in->n_dec && pipe_jumps_ok(s, in))
+			k = decode_run_length(s, in, t, in->owner->stages == 1 ? s->graphs[gi].cost_ns
+						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
 		t += compile_ns +
 		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
 		in->step_k = in->n_dec ? k : 0;
@@ -306,8 +310,9 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_DECODE, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && in->owner->stages == 1)
-			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		if (!in->n_items && !preempted && !compile_ns && pipe_jumps_ok(s, in))
+			k = decode_run_length(s, in, t, in->owner->stages == 1 ? s->graphs[gi].cost_ns
+						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
 		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
 						   in->n_dec, nb, t, k);
 		in->step_k = k;
@@ -362,30 +367,23 @@ void engine_schedule(struct sim *s, struct lane *in)
 
 	if (!in->n_items && !in->n_dec) {
 		in->busy = false;
+		pipe_after_schedule(s, in, 0);
 		return;
 	}
-	int64_t t0 = s->now;
 	struct instance *grp = in->owner;
+	if (grp->stages > 1) {
+		cut_sibling_runs(s, in);
+		pipe_begin(s, in);
+	}
+	int64_t t0 = s->now;
 	if (grp->stages > 1 && grp->stage_free[0] > t0)
 		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
 	int64_t t = submit(s, in, t0, preempted);
 	int64_t work = t - t0;
-	if (grp->stages > 1) {
-		/* Pipeline parallelism: the pass's layers are split evenly over the stages; the
-		 * microbatch goes through them in order, each stage working on one microbatch at
-		 * a time. */
-		int64_t at = t0;
-		for (int j = 0; j < grp->stages; j++) {
-			int64_t part = work / grp->stages + (j == grp->stages - 1 ? work % grp->stages : 0);
-			if (grp->stage_free[j] > at)
-				at = grp->stage_free[j];
-			at += part;
-			grp->stage_free[j] = at;
-		}
-		t = at;
-	}
-	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
 	int64_t k = in->step_k ? in->step_k : 1;
+	if (grp->stages > 1) /* pipeline parallelism: through the stages (kernel_pipeline.c) */
+		t = pipe_walk(s, in, k, &work);
+	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
 	in->step_dt = (t - s->now) / k;
 	if (in->step_dt * k != t - s->now)
 		BUG("uneven decode run");
@@ -396,6 +394,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 	s->mon_step_ns += t - s->now;
 	s->mon_steps += k;
 	in->busy = true;
+	pipe_after_schedule(s, in, k);
 	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
 }
 
@@ -407,7 +406,7 @@ static void finish(struct sim *s, struct lane *in, int32_t id)
 	const struct req_spec *q = &s->spec[id];
 	r->generated = q->output_tokens;
 	r->state = RS_DONE;
-	run_remove(in, id);
+	run_remove(s, in, id);
 	kv_release(s, in, r, id);
 	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
@@ -422,7 +421,7 @@ static void finish(struct sim *s, struct lane *in, int32_t id)
 static void start_transfer(struct sim *s, struct lane *in, int32_t id)
 {
 	struct req *r = &s->r[id];
-	run_remove(in, id);
+	run_remove(s, in, id);
 	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
 	r->state = RS_TRANSFER;
@@ -473,4 +472,5 @@ void engine_update(struct sim *s, struct lane *in)
 	}
 	in->n_items = 0;
 	in->busy = false;
+	in->returned = true;
 }

@@ -37,6 +37,21 @@ static int64_t model_transfer(void *ctx, int64_t tokens)
 	return cost_kv_transfer_ns(ctx, tokens);
 }
 
+static int64_t model_stage(void *ctx, int phase, const int32_t v[4], int stage)
+{
+	return cost_stage_ns(ctx, phase, v, stage);
+}
+
+static int64_t model_overhead(void *ctx)
+{
+	return cost_pass_overhead_ns(ctx);
+}
+
+static int64_t model_activation(void *ctx, int64_t tokens)
+{
+	return cost_activation_ns(ctx, tokens);
+}
+
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 {
 	c->ctx = cm;
@@ -45,6 +60,9 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 	c->unified = model_unified;
 	c->compile = model_compile;
 	c->transfer = model_transfer;
+	c->stage = model_stage;
+	c->overhead = model_overhead;
+	c->activation = model_activation;
 }
 
 /* ---- parameters -------------------------------------------------------------------------- */
