@@ -11,6 +11,7 @@
  * Both runs go through run_setup() (the code `bucketsim run` uses) and the report writers.
  */
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +39,14 @@ static const char *const base_keys[] = {
 	"scheduler.boundaries=0,128,384,max", NULL,
 };
 
-/* The topologies; "loop" stands for each registered engine loop with cluster.pp = 2. */
+/* The topologies; "loop" stands for each registered engine loop (cluster.pp = 2 and 4). */
 static const char *const topologies[][4] = {
 	{NULL},
 	{"cluster.instances=3", NULL},
 	{"cluster.mode=disaggregated", "cluster.prefill_instances=2", "cluster.decode_instances=2",
 	 NULL},
 	{"cluster.pp=2", "loop", NULL},
+	{"cluster.pp=4", "loop", "server.num_kv_blocks=32", NULL}, /* 8 blocks per virtual engine */
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
 	{"bucketing.version=current", NULL},
 };
@@ -55,6 +57,7 @@ static const char *const loads[] = {"workload.rate=1", "workload.rate=8", "workl
 struct output {
 	char *req, *bat;
 	size_t nreq, nbat;
+	char *met;                      /* the summary's metrics object */
 };
 
 struct sinks {
@@ -101,6 +104,9 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, struct out
 	sim_run(s);
 	sim_finish(s);
 	ck_assert_uint_eq(sim_finished(s), x.w.n);
+	cJSON *m = run_metrics_json(&x, s);
+	o->met = cJSON_PrintUnformatted(m);
+	cJSON_Delete(m);
 	sim_free(s);
 	fclose(k.req);
 	fclose(k.bat);
@@ -112,6 +118,7 @@ static void output_free(struct output *o)
 {
 	free(o->req);
 	free(o->bat);
+	free(o->met);
 }
 
 /* Runs KV both ways; returns false when refused.  Fails on the first differing byte. */
@@ -126,6 +133,9 @@ static bool fast_equals_reference(const char *const *kv, uint64_t seed, const ch
 		      "%s: requests.csv differs between the fast path and the reference", label);
 	ck_assert_msg(a.nbat == b.nbat && !memcmp(a.bat, b.bat, a.nbat),
 		      "%s: batches.csv differs between the fast path and the reference", label);
+	ck_assert_msg(!strcmp(a.met, b.met),
+		      "%s: the summary metrics differ between the fast path and the reference:\n%s\n%s",
+		      label, a.met, b.met);
 	output_free(&a);
 	output_free(&b);
 	return true;
