@@ -226,6 +226,7 @@ static void add_pipeline(cJSON *o, const struct metrics *m)
 	cJSON_AddItemToObject(o, "pp_stage_utilization", util);
 	cJSON_AddItemToObject(o, "pp_stage_bubble_fraction", bub);
 	json_add_int(o, "pp_empty_microbatches", m->empty_microbatches);
+	json_add_int(o, "pp_lost_slots", m->lost_slots);
 	json_add_int(o, "pp_kv_fragmented_preemptions", m->frag_preemptions);
 	json_add_num(o, "pp_kv_free_elsewhere_blocks_mean",
 		     m->preemptions ? (double)m->frag_free_blocks / (double)m->preemptions : 0);

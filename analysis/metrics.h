@@ -63,6 +63,7 @@ struct metrics {
 	int64_t *stage_busy_ns;                 /* by stage, summed over instances (owned) */
 	int64_t stage_active_ns;                /* time instances had a running request, summed */
 	int64_t empty_microbatches;             /* atomic loop */
+	int64_t lost_slots;                     /* atomic loop without empty microbatches */
 	int64_t frag_preemptions;               /* virtual engines: preemptions while another
 						   engine had the blocks free */
 	int64_t frag_free_blocks;               /* ... free blocks of the other engines, summed

@@ -118,6 +118,9 @@ struct sim_params {
 	int64_t monitor_ns;             /* 0 = no monitor samples */
 	double slo_ttft_ms, slo_tpot_ms;
 	double slo_e2e_ms;              /* 0 = no end-to-end objective */
+	/* The atomic loop without empty microbatches (cluster.atomic_empty_microbatches = false):
+	 * a microbatch slot left empty is lost (sim/kernel_pipeline.c). */
+	bool pp_lose_empty_slots;
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config

@@ -322,6 +322,8 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 
 void engine_schedule(struct sim *s, struct lane *in)
 {
+	if (pipe_lane_lost(in))
+		return; /* a microbatch slot the atomic loop lost */
 	bool preempted = false;
 	const int32_t B = s->p.block_size;
 

@@ -147,6 +147,7 @@ struct lane {
 	int64_t mb_tokens;              /* padded tokens whose activations go stage to stage */
 	int64_t mb_empties;             /* atomic: empty microbatches pushed per step of its run */
 	bool returned;                  /* its microbatch just returned (engine_update) */
+	bool lost;                      /* atomic loop without empty microbatches: a slot lost */
 };
 
 struct sim {
@@ -207,6 +208,7 @@ struct sim {
 	size_t stage_cost_n;            /* graphs covered */
 	int64_t empty_microbatches;     /* atomic loop */
 	int64_t frag_preemptions, frag_free_blocks; /* virtual engines: KV fragmentation */
+	int64_t lost_slots;             /* atomic loop without empty microbatches */
 };
 
 
@@ -284,6 +286,8 @@ void pipe_running(struct sim *s, struct instance *grp, int32_t before);
 /* IN preempts to find NEED blocks (virtual engines: fragmentation). */
 void pipe_preempt(struct sim *s, const struct lane *in, int32_t need);
 size_t pipe_in_flight(const struct sim *s);
+/* A microbatch slot the atomic loop lost (it never schedules again). */
+bool pipe_lane_lost(const struct lane *in);
 void pipe_finish(struct sim *s);
 
 /* Small helpers used by several files. */

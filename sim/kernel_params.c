@@ -120,6 +120,8 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
 	p->instances = (int32_t)config_int(cfg, "cluster.instances");
 	p->pp = (int32_t)config_int(cfg, "cluster.pp");
+	p->pp_lose_empty_slots = p->loop->waits_for_oldest &&
+				 !config_bool(cfg, "cluster.atomic_empty_microbatches");
 	p->prefill_instances = (int32_t)config_int(cfg, "cluster.prefill_instances");
 	p->decode_instances = (int32_t)config_int(cfg, "cluster.decode_instances");
 	if (p->pp > 1 && p->disaggregated)

@@ -202,8 +202,26 @@ void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k)
 		return; /* nothing in flight: the instance is idle, its loop waits for requests */
 	int64_t e = grp->stages - busy;
 	int64_t steps = in->busy ? (returned ? k : k - 1) : returned;
+	if (s->p.pp_lose_empty_slots) {
+		/* No empty microbatch is pushed: the executor queue shrinks by the slots that
+		 * stay empty now, and nothing refills them. */
+		if (steps)
+			for (int l = 0; l < grp->lanes; l++) {
+				struct lane *o = &s->lanes[grp->first + l];
+				if (!o->busy && !o->n_run && !o->lost) {
+					o->lost = true;
+					s->lost_slots++;
+				}
+			}
+		return;
+	}
 	in->mb_empties = in->busy ? e : 0;
 	s->empty_microbatches += steps * e;
+}
+
+bool pipe_lane_lost(const struct lane *in)
+{
+	return in->lost;
 }
 
 void pipe_running(struct sim *s, struct instance *grp, int32_t before)
@@ -258,6 +276,7 @@ void pipe_finish(struct sim *s)
 	}
 	m->pp_instances = s->n_instances;
 	m->empty_microbatches = s->empty_microbatches;
+	m->lost_slots = s->lost_slots;
 	m->frag_preemptions = s->frag_preemptions;
 	m->frag_free_blocks = s->frag_free_blocks;
 }

@@ -47,6 +47,8 @@ static const char *const topologies[][4] = {
 	 NULL},
 	{"cluster.pp=2", "loop", NULL},
 	{"cluster.pp=4", "loop", "server.num_kv_blocks=32", NULL}, /* 8 blocks per virtual engine */
+	{"cluster.pp=2", "cluster.engine_loop=atomic", "cluster.atomic_empty_microbatches=false",
+	 NULL},
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
 	{"bucketing.version=current", NULL},
 };

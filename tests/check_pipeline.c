@@ -277,6 +277,46 @@ START_TEST(two_requests_hand_worked)
 }
 END_TEST
 
+START_TEST(atomic_lost_slot_hand_worked)
+{
+	/* Two stages: prompt 1000 ns, decode 100 ns on each; 50 ns overhead per pass; 10 ns + 1
+	 * per token between stages.  A (0 s, 8 tokens, 3 out): prefill 50 + 1000 + 18 + 1000 =
+	 * 2068, decode 50 + 100 + 11 + 100 = 261 -> 2329.  B (2100, 8 tokens, 1 out).
+	 *   async: B starts at once in the idle slot: stage 0 when A's decode leaves it (2118 +
+	 *     100 = 2218) to 3218, stage 1 from 3236 to 4236 = B's token.  A's second decode,
+	 *     ready at 2379, waits for stage 0 (3218) and stage 1 (4236): done at 4336.
+	 *   atomic: B waits for A's microbatch to return (2329); the idle slot takes it first:
+	 *     stage 0 2379-3379, stage 1 3397-4397; A's decode: stage 0 3379-3479, stage 1
+	 *     4397-4497.
+	 *   atomic without empty microbatches: the second slot stayed empty when A's prefill
+	 *     returned (2068), so it is lost: at 2329 B's prefill and A's decode share A's
+	 *     microbatch: 2 x 50 + (1000 + 100) + (10 + 9 tokens) + 1100 = 2319 -> 4648. */
+	struct req_spec req[2] = {{0, 8, 3, 0, -1, 0, 0, {0}}, {2100, 8, 1, 0, -1, 0, 0, {0}}};
+	struct stage_cost f = {{1000, 1000, 0, 0}, {100, 100, 0, 0}};
+	struct sim_costs c = stage_costs(&f);
+	struct {
+		const char *loop;
+		bool lose;
+		int64_t b_first, a_done, lost;
+	} cases[] = {{"async", false, 4236, 4336, 0}, {"atomic", false, 4397, 4497, 0},
+		     {"atomic", true, 4648, 4648, 1}};
+	for (int i = 0; i < 3; i++)
+		for (int jumps = 0; jumps < 2; jumps++) {
+			struct sim_params p = base_params(2, cases[i].loop, jumps);
+			p.pp_lose_empty_slots = cases[i].lose;
+			struct sim s;
+			sim_init(&s, &p, req, 2, NULL, NULL, &c, NULL);
+			run_all(&s);
+			ck_assert_int_eq(s.r[0].t_first, 2068);
+			ck_assert_msg(s.r[1].t_first == cases[i].b_first, "case %d: B's token at %lld", i,
+				      (long long)s.r[1].t_first);
+			ck_assert_int_eq(s.m.last_finish_ns, cases[i].a_done);
+			ck_assert_int_eq(s.m.lost_slots, cases[i].lost);
+			sim_release(&s);
+		}
+}
+END_TEST
+
 /* N requests arriving at 0 with PROMPT and OUT tokens. */
 static struct req_spec *burst(size_t n, int32_t prompt, int32_t out)
 {
@@ -430,6 +470,7 @@ int main(void)
 	tcase_add_test(tc, stages_add_up_to_the_pass);
 	tcase_add_test(tc, idle_pipeline_hand_worked);
 	tcase_add_test(tc, two_requests_hand_worked);
+	tcase_add_test(tc, atomic_lost_slot_hand_worked);
 	tcase_add_test(tc, saturated_rate);
 	tcase_add_test(tc, microbatches_return_in_submission_order);
 	tcase_add_test(tc, one_stage_loops_identical);
