@@ -121,6 +121,9 @@ struct sim_params {
 	/* The atomic loop without empty microbatches (cluster.atomic_empty_microbatches = false):
 	 * a microbatch slot left empty is lost (sim/kernel_pipeline.c). */
 	bool pp_lose_empty_slots;
+	/* The async loop's prefill chunks in several in-flight microbatches
+	 * (cluster.async_prefill_chunks; sim/kernel_pipeline.c). */
+	bool pp_prefill_chunks;
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config

@@ -207,7 +207,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 		}
 		kv_take(s, in, r, need);
 		if (chunk > 0)
-			in->items[in->n_items++] = (struct pre_item){id, chunk};
+			in->items[in->n_items++] = (struct pre_item){id, chunk, 0};
 		s->batch_lens[nb++] = (uint32_t)s->spec[id].prompt_tokens;
 		budget -= chunk;
 		if (!q->bsm)
@@ -266,7 +266,7 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 			struct req *r = &s->r[in->items[j].id];
 			real[0] += in->items[j].chunk;
 			tokens += in->items[j].chunk;
-			real[1] += blocks_for(s, r->computed);
+			real[1] += blocks_for(s, r->computed + in->items[j].ahead);
 			if (r->t_sched < 0)
 				r->t_sched = t;
 		}
@@ -292,7 +292,7 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 			struct req *r = &s->r[in->items[j].id];
 			if (in->items[j].chunk > real[1])
 				real[1] = in->items[j].chunk;
-			int32_t ctx = blocks_for(s, r->computed);
+			int32_t ctx = blocks_for(s, r->computed + in->items[j].ahead);
 			if (ctx > real[2])
 				real[2] = ctx;
 			tokens += in->items[j].chunk;
@@ -351,7 +351,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 			continue; /* it was preempted: pre[i] is now the next one */
 		if (need > 0)
 			kv_take(s, in, r, need);
-		in->items[in->n_items++] = (struct pre_item){id, chunk};
+		in->items[in->n_items++] = (struct pre_item){id, chunk, 0};
 		budget -= chunk;
 		i++;
 	}
@@ -365,6 +365,12 @@ void engine_schedule(struct sim *s, struct lane *in)
 			admit_transferred(s, in);
 		else
 			admit_waiting(s, in, budget);
+	}
+	if (s->p.pp_prefill_chunks) { /* 4. further chunks of prefills in flight elsewhere */
+		budget = s->p.max_num_batched_tokens - in->n_dec;
+		for (size_t i = 0; i < in->n_items; i++)
+			budget -= in->items[i].chunk;
+		pipe_take_chunks(s, in, budget);
 	}
 
 	if (!in->n_items && !in->n_dec) {
@@ -381,6 +387,8 @@ void engine_schedule(struct sim *s, struct lane *in)
 	if (grp->stages > 1 && grp->stage_free[0] > t0)
 		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
 	int64_t t = submit(s, in, t0, preempted);
+	if (s->p.pp_prefill_chunks)
+		pipe_chunks_submitted(s, in);
 	int64_t work = t - t0;
 	int64_t k = in->step_k ? in->step_k : 1;
 	if (grp->stages > 1) /* pipeline parallelism: through the stages (kernel_pipeline.c) */
@@ -451,6 +459,8 @@ void engine_update(struct sim *s, struct lane *in)
 		}
 	}
 	/* Prefills: computed chunks; a completed prefill samples a token. */
+	if (s->p.pp_prefill_chunks)
+		pipe_chunks_returned(s, in);
 	for (size_t i = 0; i < in->n_items; i++) {
 		int32_t id = in->items[i].id;
 		struct req *r = &s->r[id];

@@ -57,6 +57,8 @@ struct pass_pending {
 
 struct pre_item {
 	int32_t id, chunk;
+	int32_t ahead;                  /* tokens of the request in flight in older microbatches
+					 * (cluster.async_prefill_chunks), after `computed` */
 };
 
 /* Indexed binary min-heap of request ids keyed by (key, id); key and pos arrays are shared
@@ -209,6 +211,7 @@ struct sim {
 	int64_t empty_microbatches;     /* atomic loop */
 	int64_t frag_preemptions, frag_free_blocks; /* virtual engines: KV fragmentation */
 	int64_t lost_slots;             /* atomic loop without empty microbatches */
+	int32_t *inflight;              /* async prefill chunks: tokens in flight by request */
 };
 
 
@@ -286,6 +289,12 @@ void pipe_running(struct sim *s, struct instance *grp, int32_t before);
 /* IN preempts to find NEED blocks (virtual engines: fragmentation). */
 void pipe_preempt(struct sim *s, const struct lane *in, int32_t need);
 size_t pipe_in_flight(const struct sim *s);
+/* cluster.async_prefill_chunks: IN, scheduling, takes further chunks of prefills in flight in
+ * its siblings' microbatches within BUDGET tokens (returns what is left); the tokens a step
+ * puts in flight and brings back. */
+int64_t pipe_take_chunks(struct sim *s, struct lane *in, int64_t budget);
+void pipe_chunks_submitted(struct sim *s, struct lane *in);
+void pipe_chunks_returned(struct sim *s, struct lane *in);
 /* A microbatch slot the atomic loop lost (it never schedules again). */
 bool pipe_lane_lost(const struct lane *in);
 void pipe_finish(struct sim *s);

@@ -122,6 +122,8 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->pp = (int32_t)config_int(cfg, "cluster.pp");
 	p->pp_lose_empty_slots = p->loop->waits_for_oldest &&
 				 !config_bool(cfg, "cluster.atomic_empty_microbatches");
+	p->pp_prefill_chunks = !p->loop->waits_for_oldest && !p->loop->virtual_engines &&
+			       config_bool(cfg, "cluster.async_prefill_chunks");
 	p->prefill_instances = (int32_t)config_int(cfg, "cluster.prefill_instances");
 	p->decode_instances = (int32_t)config_int(cfg, "cluster.decode_instances");
 	if (p->pp > 1 && p->disaggregated)

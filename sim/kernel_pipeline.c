@@ -33,6 +33,8 @@ void pipe_init(struct sim *s)
 		struct lane *in = &s->lanes[i];
 		in->mb_stage = xcalloc((size_t)in->owner->stages, sizeof *in->mb_stage);
 	}
+	if (s->p.pp_prefill_chunks)
+		s->inflight = xcalloc(s->n ? s->n : 1, sizeof *s->inflight);
 }
 
 void pipe_release(struct sim *s)
@@ -42,6 +44,7 @@ void pipe_release(struct sim *s)
 	for (int i = 0; i < s->n_lanes; i++)
 		free(s->lanes[i].mb_stage);
 	free(s->stage_cost);
+	free(s->inflight);
 }
 
 /* Stage J's share of graph GI (cached: -1 = not computed yet). */
@@ -217,6 +220,79 @@ void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k)
 	}
 	in->mb_empties = in->busy ? e : 0;
 	s->empty_microbatches += steps * e;
+}
+
+/* ---- the async loop's prefill chunks in several microbatches ------------------------------
+ *
+ * The RFC's last milestone: a request in its prefill may have chunks in several in-flight
+ * microbatches, because a later stage does not need the whole chunk first: the next chunk's
+ * stage j needs only the previous chunk's stage j (its KV), and stages take microbatches in
+ * order.  A lane that schedules takes further chunks of the prefills its busy sibling lanes
+ * run, in lane then admission order, within its token budget and the free KV blocks (never
+ * preempting for them); the request moves to it (its running and prefill lists), so that its
+ * last chunk, which returns last, completes it where it runs.  A decode request stays in one
+ * microbatch. */
+
+int64_t pipe_take_chunks(struct sim *s, struct lane *in, int64_t budget)
+{
+	const struct instance *grp = in->owner;
+	for (int l = 0; l < grp->lanes && budget > 0; l++) {
+		struct lane *o = &s->lanes[grp->first + l];
+		if (o == in || !o->busy)
+			continue;
+		for (size_t i = 0; i < o->n_pre && budget > 0;) {
+			int32_t id = o->pre[i];
+			struct req *r = &s->r[id];
+			int64_t start = (int64_t)r->computed + s->inflight[id];
+			int64_t chunk = r->target - start;
+			if (chunk > budget)
+				chunk = budget;
+			int32_t need = blocks_for(s, start + chunk) - r->shared - r->blocks;
+			if (chunk <= 0 || need > in->kv->free || in->n_items == (size_t)s->p.max_num_seqs) {
+				i++;
+				continue;
+			}
+			if (need > 0)
+				kv_take(s, in, r, need);
+			/* the request moves to IN: out of O's lists (pre keeps admission order) */
+			for (size_t j = 0; j < o->n_run; j++)
+				if (o->run[j] == id) {
+					o->run[j] = o->run[--o->n_run];
+					break;
+				}
+			memmove(&o->pre[i], &o->pre[i + 1], (o->n_pre - i - 1) * sizeof *o->pre);
+			o->n_pre--;
+			in->run[in->n_run++] = id;
+			in->pre[in->n_pre++] = id;
+			r->lane = (int16_t)in->idx;
+			in->items[in->n_items++] =
+				(struct pre_item){id, (int32_t)chunk, s->inflight[id]};
+			budget -= chunk;
+		}
+	}
+	return budget;
+}
+
+void pipe_chunks_submitted(struct sim *s, struct lane *in)
+{
+	bool more = false;
+	for (size_t i = 0; i < in->n_items; i++) {
+		int32_t id = in->items[i].id;
+		s->inflight[id] += in->items[i].chunk;
+		more |= s->r[id].computed + s->inflight[id] < s->r[id].target;
+	}
+	if (!more)
+		return;
+	/* a prefill with tokens left: the idle slots may take its next chunk now */
+	const struct instance *grp = in->owner;
+	for (int l = 0; l < grp->lanes; l++)
+		lane_kick(s, &s->lanes[grp->first + l]);
+}
+
+void pipe_chunks_returned(struct sim *s, struct lane *in)
+{
+	for (size_t i = 0; i < in->n_items; i++)
+		s->inflight[in->items[i].id] -= in->items[i].chunk;
 }
 
 bool pipe_lane_lost(const struct lane *in)

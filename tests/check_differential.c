@@ -49,6 +49,7 @@ static const char *const topologies[][4] = {
 	{"cluster.pp=4", "loop", "server.num_kv_blocks=32", NULL}, /* 8 blocks per virtual engine */
 	{"cluster.pp=2", "cluster.engine_loop=atomic", "cluster.atomic_empty_microbatches=false",
 	 NULL},
+	{"cluster.pp=3", "cluster.engine_loop=async", "cluster.async_prefill_chunks=true", NULL},
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
 	{"bucketing.version=current", NULL},
 };

@@ -317,6 +317,39 @@ START_TEST(atomic_lost_slot_hand_worked)
 }
 END_TEST
 
+START_TEST(prefill_chunks_in_several_microbatches)
+{
+	/* Two stages of 1000 ns for any prompt pass, 50 ns overhead, 10 + tokens ns between the
+	 * stages; one request of 3000 prompt tokens (1 output) in chunks of 1000.  A step is
+	 * 50 + 1000 + 1010 + 1000 = 3060.  One microbatch at a time: 3 x 3060 = 9180.
+	 * With cluster.async_prefill_chunks: chunk 1 in slot 0 (stage 0 50-1050, stage 1
+	 * 2060-3060); the idle slot 1 takes chunk 2 at once (stage 0 1050-2050, stage 1
+	 * 3060-4060); slot 0, back at 3060, takes chunk 3 (stage 0 3110-4110, stage 1
+	 * 5120-6120): the first token at 6120. */
+	struct req_spec req[1] = {{0, 3000, 1, 0, -1, 0, 0, {0}}};
+	struct stage_cost f = {{1000, 1000, 0, 0}, {100, 100, 0, 0}};
+	struct sim_costs c = stage_costs(&f);
+	struct {
+		const char *loop;
+		bool chunks;
+		int64_t ttft;
+	} cases[] = {{"async", false, 9180}, {"atomic", false, 9180}, {"virtual", false, 9180},
+		     {"async", true, 6120}};
+	for (int i = 0; i < 4; i++) {
+		struct sim_params p = base_params(2, cases[i].loop, true);
+		p.max_num_batched_tokens = 1000;
+		p.pp_prefill_chunks = cases[i].chunks;
+		struct sim s;
+		sim_init(&s, &p, req, 1, NULL, NULL, &c, NULL);
+		run_all(&s);
+		ck_assert_msg(s.r[0].t_first == cases[i].ttft, "case %d: TTFT %lld", i,
+			      (long long)s.r[0].t_first);
+		ck_assert_int_eq(s.m.passes[PHASE_PROMPT], 3);
+		sim_release(&s);
+	}
+}
+END_TEST
+
 /* N requests arriving at 0 with PROMPT and OUT tokens. */
 static struct req_spec *burst(size_t n, int32_t prompt, int32_t out)
 {
@@ -418,6 +451,58 @@ START_TEST(microbatches_return_in_submission_order)
 }
 END_TEST
 
+static int64_t tokens_out;
+static void count_done(void *ctx, const struct sim *s, int32_t id)
+{
+	(void)ctx;
+	tokens_out += sim_req(s, id)->generated;
+}
+
+START_TEST(requests_and_blocks_conserved)
+{
+	/* Every loop and option under KV pressure (preemption across lanes sharing a pool): every
+	 * request finishes once with all its tokens, and every block returns (sim_finish checks
+	 * the pools; sim_check_invariants after every event). */
+	size_t n = 600;
+	struct req_spec *req = burst(n, 0, 0);
+	int64_t want = 0;
+	for (size_t i = 0; i < n; i++) {
+		req[i].arrival_ns = (int64_t)i * 2000000;
+		req[i].prompt_tokens = 1 + (int32_t)((i * 7919) % 2500);
+		req[i].output_tokens = 1 + (int32_t)((i * 104729) % 400);
+		want += req[i].output_tokens;
+	}
+	struct stage_cost f = {{300000, 400000, 350000, 0}, {20000, 30000, 25000, 0}};
+	struct sim_costs c = stage_costs(&f);
+	struct {
+		const char *loop;
+		bool lose, chunks;
+	} cases[] = {{"async", false, false}, {"async", false, true}, {"atomic", false, false},
+		     {"atomic", true, false}, {"virtual", false, false}};
+	for (int i = 0; i < 5; i++) {
+		struct sim_params p = base_params(3, cases[i].loop, true);
+		p.num_kv_blocks = 150;
+		p.max_num_batched_tokens = 512;
+		p.pp_lose_empty_slots = cases[i].lose;
+		p.pp_prefill_chunks = cases[i].chunks;
+		struct sim_hooks h = {NULL, count_done, NULL, NULL, NULL};
+		tokens_out = 0;
+		struct sim s;
+		sim_init(&s, &p, req, n, NULL, NULL, &c, &h);
+		while (sim_step(&s))
+			ck_assert(sim_check_invariants(&s));
+		sim_finish(&s);
+		ck_assert_uint_eq(s.finished, n);
+		ck_assert_int_eq(tokens_out, want);
+		ck_assert_int_gt(s.m.preemptions, 0);
+		for (int k = 0; k < s.n_pools; k++)
+			ck_assert_int_eq(s.pools[k].used, 0);
+		sim_release(&s);
+	}
+	free(req);
+}
+END_TEST
+
 START_TEST(one_stage_loops_identical)
 {
 	/* With pp = 1 there is no pipeline: every loop gives the same requests and metrics. */
@@ -471,8 +556,10 @@ int main(void)
 	tcase_add_test(tc, idle_pipeline_hand_worked);
 	tcase_add_test(tc, two_requests_hand_worked);
 	tcase_add_test(tc, atomic_lost_slot_hand_worked);
+	tcase_add_test(tc, prefill_chunks_in_several_microbatches);
 	tcase_add_test(tc, saturated_rate);
 	tcase_add_test(tc, microbatches_return_in_submission_order);
+	tcase_add_test(tc, requests_and_blocks_conserved);
 	tcase_add_test(tc, one_stage_loops_identical);
 	suite_add_tcase(s, tc);
 	return check_run(s);
