@@ -216,15 +216,17 @@ double metrics_slo_attainment(const struct metrics *m)
 static void add_pipeline(cJSON *o, const struct metrics *m)
 {
 	cJSON *util = cJSON_CreateArray(), *bub = cJSON_CreateArray();
-	double wall = (double)m->end_ns * (m->pp_instances ? m->pp_instances : 1);
+	double wall = (double)m->end_ns * (m->pp_instances ? m->pp_instances : 1), mean = 0;
 	for (int j = 0; j < m->pp_stages; j++) {
 		double b = (double)m->stage_busy_ns[j];
+		mean += wall > 0 ? ((double)m->stage_active_ns - b) / wall / m->pp_stages : 0;
 		cJSON_AddItemToArray(util, cJSON_CreateNumber(wall > 0 ? b / wall : 0));
 		cJSON_AddItemToArray(bub, cJSON_CreateNumber(
 						  wall > 0 ? ((double)m->stage_active_ns - b) / wall : 0));
 	}
 	cJSON_AddItemToObject(o, "pp_stage_utilization", util);
 	cJSON_AddItemToObject(o, "pp_stage_bubble_fraction", bub);
+	json_add_num(o, "pp_bubble_fraction_mean", mean);
 	json_add_int(o, "pp_empty_microbatches", m->empty_microbatches);
 	json_add_int(o, "pp_lost_slots", m->lost_slots);
 	json_add_int(o, "pp_kv_fragmented_preemptions", m->frag_preemptions);
