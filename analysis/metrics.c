@@ -31,6 +31,7 @@ void metrics_release(struct metrics *m)
 	free(m->e2e_ms);
 	free(m->tpot_ms);
 	free(m->itl);
+	free(m->stage_busy_ns);
 	memset(m, 0, sizeof *m);
 }
 
@@ -286,6 +287,31 @@ double metrics_slo_attainment(const struct metrics *m)
 	return m->n_req ? (double)m->slo_met / (double)m->n_req : NAN;
 }
 
+/* Pipeline parallelism (analysis/README.md): per stage, utilisation (busy over instances x
+ * simulated time) and bubble fraction (idle while its instance had a running request, over
+ * the same); per run, the atomic loop's empty microbatches and the virtual engines' KV
+ * fragmentation. */
+static void add_pipeline(cJSON *o, const struct metrics *m)
+{
+	cJSON *util = cJSON_CreateArray(), *bub = cJSON_CreateArray();
+	double wall = (double)m->end_ns * (m->pp_instances ? m->pp_instances : 1), mean = 0;
+	for (int j = 0; j < m->pp_stages; j++) {
+		double b = (double)m->stage_busy_ns[j];
+		mean += wall > 0 ? ((double)m->stage_active_ns - b) / wall / m->pp_stages : 0;
+		cJSON_AddItemToArray(util, cJSON_CreateNumber(wall > 0 ? b / wall : 0));
+		cJSON_AddItemToArray(bub, cJSON_CreateNumber(
+						  wall > 0 ? ((double)m->stage_active_ns - b) / wall : 0));
+	}
+	cJSON_AddItemToObject(o, "pp_stage_utilization", util);
+	cJSON_AddItemToObject(o, "pp_stage_bubble_fraction", bub);
+	json_add_num(o, "pp_bubble_fraction_mean", mean);
+	json_add_int(o, "pp_empty_microbatches", m->empty_microbatches);
+	json_add_int(o, "pp_lost_slots", m->lost_slots);
+	json_add_int(o, "pp_kv_fragmented_preemptions", m->frag_preemptions);
+	json_add_num(o, "pp_kv_free_elsewhere_blocks_mean",
+		     m->preemptions ? (double)m->frag_free_blocks / (double)m->preemptions : 0);
+}
+
 cJSON *metrics_to_json(struct metrics *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -337,5 +363,7 @@ cJSON *metrics_to_json(struct metrics *m)
 			? m->kv_block_ns / (double)m->end_ns / (double)m->kv_blocks_total : NAN);
 	json_add_int(o, "running_peak", m->running_peak);
 	json_add_num(o, "simulated_s", (double)m->end_ns / 1e9);
+	if (m->pp_stages > 1)
+		add_pipeline(o, m);
 	return o;
 }

@@ -59,6 +59,16 @@ struct metrics {
 	int64_t running_peak;
 	int instances;                          /* lanes: instances x pipeline stages (the cards
 						   utilization divides by, per TP group) */
+	/* Pipeline parallelism (pp_stages > 1; set by the kernel at the end of the run). */
+	int pp_stages, pp_instances;
+	int64_t *stage_busy_ns;                 /* by stage, summed over instances (owned) */
+	int64_t stage_active_ns;                /* time instances had a running request, summed */
+	int64_t empty_microbatches;             /* atomic loop */
+	int64_t lost_slots;                     /* atomic loop without empty microbatches */
+	int64_t frag_preemptions;               /* virtual engines: preemptions while another
+						   engine had the blocks free */
+	int64_t frag_free_blocks;               /* ... free blocks of the other engines, summed
+						   over preemptions */
 };
 
 void metrics_init(struct metrics *m, size_t n_req, double slo_ttft_ms, double slo_tpot_ms);

@@ -274,7 +274,7 @@ void report_monitor_header(FILE *f)
 	static const char *const cols[] = {
 		"time_s", "waiting", "running", "transferring", "kv_used_blocks", "kv_total_blocks",
 		"kv_utilization", "arrival_rate", "mean_waiting_prompt_tokens", "batch_latency_ms",
-		"buckets", NULL};
+		"buckets", "microbatches_in_flight", NULL};
 	header(f, cols);
 }
 
@@ -282,10 +282,10 @@ void report_monitor_row(FILE *f, const struct monitor_rec *m)
 {
 	char t[32];
 	fmt_ns_s(t, sizeof t, m->t_ns);
-	fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu\n", t, m->waiting, m->running,
-		m->transferring, (long long)m->kv_used, (long long)m->kv_total,
+	fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu,%zu\n", t, m->waiting,
+		m->running, m->transferring, (long long)m->kv_used, (long long)m->kv_total,
 		m->kv_total ? (double)m->kv_used / (double)m->kv_total : 0.0, m->arrival_rate,
-		m->mean_waiting_len, m->batch_latency_ms, m->buckets);
+		m->mean_waiting_len, m->batch_latency_ms, m->buckets, m->microbatches);
 }
 
 void report_boundaries_header(FILE *f)

@@ -33,6 +33,7 @@ struct cost_model {
 	double kv_link_bw;       /* bytes/s */
 	int32_t max_num_seqs;
 	struct shape_cache cache[4];  /* prefill, decode, unified, decode through the gather */
+	struct pp_split pps;     /* layers per pipeline stage (cluster.pp; models/stage.c) */
 };
 
 static void cache_init(struct shape_cache *c, size_t cap)
@@ -143,6 +144,15 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 				 ? config_double(cfg, "hardware.kv_link_gb_s") * 1e9
 				 : hw.scaleout_bw;
 	cm->max_num_seqs = (int32_t)config_int(cfg, "server.max_num_seqs");
+	/* The layers of each pipeline stage, as vLLM splits them (models/stage.c). */
+	char msg[160];
+	const char *part = config_env(cfg, "VLLM_PP_LAYER_PARTITION");
+	if (pp_split_init(&cm->pps, m.layers, (int)config_int(cfg, "cluster.pp"), part, msg,
+			  sizeof msg)) {
+		free(cm);
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0,
+			       part ? "VLLM_PP_LAYER_PARTITION" : "cluster.pp", "%s", msg);
+	}
 	for (int i = 0; i < 4; i++)
 		cache_init(&cm->cache[i], 1024);
 	*out = cm;
@@ -274,6 +284,29 @@ int64_t cost_kv_transfer_ns(struct cost_model *cm, int64_t tokens)
 	/* Each card of the TP group sends its own KV heads over its own link. */
 	double bytes = (double)tokens * cm->e.kv_bytes_token;
 	return to_ns(cm->c.kv_latency + bytes / cm->kv_link_bw);
+}
+
+int64_t cost_stage_ns(const struct cost_model *cm, int phase, const int32_t v[4], int stage)
+{
+	int32_t k[4] = {nonneg(v[0]), nonneg(v[1]), nonneg(v[2]), nonneg(v[3])};
+	return to_ns(eval_stage(&cm->e, &cm->pps, phase, k, stage, cm->max_num_seqs));
+}
+
+int64_t cost_pass_overhead_ns(const struct cost_model *cm)
+{
+	return (int64_t)llround(cm->e.p.v[PP_T_PASS] * 1e9);
+}
+
+int64_t cost_activation_ns(const struct cost_model *cm, int64_t tokens)
+{
+	if (tokens <= 0)
+		return 0;
+	return to_ns(eval_activation(&cm->e, (double)tokens, cm->kv_link_bw, cm->c.kv_latency));
+}
+
+int cost_stage_layers(const struct cost_model *cm, int stage)
+{
+	return stage >= 0 && stage < cm->pps.pp ? cm->pps.layers[stage] : 0;
 }
 
 double cost_kv_bytes_per_token(const struct cost_model *cm)

@@ -37,6 +37,22 @@ int64_t cost_compile_ns(struct cost_model *cm, int phase, const int32_t v[4], bo
 /* Time to move TOKENS tokens of KV cache between two instances. */
 int64_t cost_kv_transfer_ns(struct cost_model *cm, int64_t tokens);
 
+/*
+ * Pipeline parallelism (cluster.pp stages, models/stage.c).  The layers are split over the
+ * stages as vLLM's get_pp_indices splits them (VLLM_PP_LAYER_PARTITION when set); the LM head
+ * and the sampler's logits run on the last stage.  cost_stage_ns() is stage STAGE's share of a
+ * pass at padded shape V of PHASE (as cost_compile_ns), without the fixed per-pass cost, which
+ * cost_pass_overhead_ns() gives (t_pass, or 0 when the host time is charged separately) and an
+ * engine charges once per microbatch.  cost_activation_ns() is the point-to-point send of
+ * TOKENS tokens' activations to the next stage (hidden states and residual, bf16) over the
+ * hardware profile's scale-out link (hardware.kv_link_gb_s when set) plus its latency; 0 for
+ * no token.  cost_stage_layers() is the layer count of STAGE.
+ */
+int64_t cost_stage_ns(const struct cost_model *cm, int phase, const int32_t v[4], int stage);
+int64_t cost_pass_overhead_ns(const struct cost_model *cm);
+int64_t cost_activation_ns(const struct cost_model *cm, int64_t tokens);
+int cost_stage_layers(const struct cost_model *cm, int stage);
+
 /* KV-cache bytes per token on one card (all layers, K and V, KV heads / tp). */
 double cost_kv_bytes_per_token(const struct cost_model *cm);
 /* The decode pass of cost_decode_ns through the non-contiguous paged-attention path: the KV

@@ -92,6 +92,8 @@ struct eval_ctx {
 	double head_params;      /* LM head weights (vocab x hidden) */
 	double kv_bytes_token;   /* per card, all layers, K and V */
 	double weight_bytes;     /* resident weights per card */
+	bool no_head;            /* a pipeline stage without the LM head (models/stage.c):
+				  * pass() leaves out the head term */
 };
 
 /* Terms of one evaluated pass (for tests and the roofline sanity checks). */
@@ -115,6 +117,23 @@ struct static_batch {
 };
 void eval_static_batch(const struct eval_ctx *e, double bs, double in, double out,
 		       struct static_batch *r);
+/* Pipeline parallelism (stage.c): the layers of each stage, as vLLM's get_pp_indices splits
+ * them (PARTITION: VLLM_PP_LAYER_PARTITION, or NULL).  Returns -1 with MSG on a bad partition. */
+#define PP_SPLIT_MAX 64
+struct pp_split {
+	int pp;
+	int32_t layers[PP_SPLIT_MAX];
+};
+int pp_split_init(struct pp_split *ps, int layers, int pp, const char *partition, char *msg,
+		  size_t msg_len);
+/* Stage STAGE's share of a pass at padded shape V of PHASE (0 prompt, 1 decode, 2 unified, the
+ * shapes of cost.h), without t_pass, s.  MAX_LOGITS: logits of a causal unified pass are at
+ * most this many. */
+double eval_stage(const struct eval_ctx *e, const struct pp_split *ps, int phase,
+		  const int32_t v[4], int stage, double max_logits);
+/* Sending TOKENS tokens' activations to the next stage over a link of LINK_BW bytes/s with
+ * LATENCY s, s. */
+double eval_activation(const struct eval_ctx *e, double tokens, double link_bw, double latency);
 /* Expected distinct experts per layer that TOKENS tokens touch (uniform routing). */
 double eval_experts_touched(const struct model_arch *m, double tokens);
 

@@ -48,6 +48,7 @@ void eval_setup(struct eval_ctx *e, const struct hw_spec *hw, const struct model
 	e->fp8 = fp8;
 	e->kv_fp8 = kv_fp8;
 	e->block_size = block_size;
+	e->no_head = false;
 	e->peak_lin = fp8 ? hw->peak_fp8 : hw->peak_bf16;
 	e->peak_attn = kv_fp8 ? hw->peak_fp8 : hw->peak_bf16;  /* attention runs at the KV dtype */
 	e->wbytes = fp8 ? 1 : 2;
@@ -95,6 +96,8 @@ static double pass(const struct eval_ctx *e, double T, double logits, double att
 	if (T > 0)
 		t_lin = fmax(f_lin / (e->peak_lin * eff(e, T)), lin_bytes / (bw * e->p.v[PP_ETA_WEIGHTS]));
 	/* The LM head stays bf16 in the fp8 recipes (weights and matmul). */
+	if (e->no_head)
+		logits = 0; /* a pipeline stage before the last: no LM head, no sampler */
 	double f_head = 2 * e->head_params * logits / tp;
 	double head_bytes = logits > 0 ? e->head_params * 2 / tp : 0;
 	double t_head = 0;

@@ -64,6 +64,8 @@ const struct env_var_def env_var_defs[] = {
 	 "not KV cache (default 0.1; sizes server.num_kv_blocks, models/cost.c)"},
 	{"RUNTIME_SCALE_PATCHING", "1: FP8 graphs compile without the FP8 compile-time factor "
 	 "(models/cost.c)"},
+	{"VLLM_PP_LAYER_PARTITION", "layers of each pipeline stage, a,b,... (cluster.pp counts "
+	 "summing to the model's layers; default: vLLM's get_pp_indices split, models/stage.c)"},
 	{NULL, NULL},
 };
 

@@ -3,7 +3,14 @@
  */
 #include "policies/loop.h"
 
+static const struct cfg_def keys[] = {
+	{"cluster.async_prefill_chunks", CFG_BOOL, "false", 0, 0, NULL, "",
+	 "async loop: a request in its prefill may have chunks in several in-flight microbatches "
+	 "(the RFC's last milestone; a decode request stays in one)"},
+	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
 const struct loop_policy loop_async = {
-	{"async", "two-stage loop: up to pp microbatches in flight, the returned one processed first", NULL},
+	{"async", "two-stage loop: up to pp microbatches in flight, the returned one processed first", keys},
 	false, false,
 };

@@ -50,6 +50,7 @@ static void on_monitor(struct sim *s)
 	m.mean_waiting_len = nw ? (double)s->wait_prompt_tokens / (double)nw : 0;
 	m.batch_latency_ms = s->mon_steps ? (double)s->mon_step_ns / 1e6 / (double)s->mon_steps : 0;
 	m.buckets = s->queue[Q_NEW].bsm ? bsm_nbuckets(s->queue[Q_NEW].bsm) : 1;
+	m.microbatches = pipe_in_flight(s);
 	if (s->hooks.monitor)
 		s->hooks.monitor(s->hooks.ctx, s, &m);
 	s->mon_arrivals = 0;
@@ -208,6 +209,7 @@ void sim_finish(struct sim *s)
 	for (int i = 0; i < s->n_lanes; i++)
 		s->m.busy_ns += s->lanes[i].busy_ns;
 	s->m.instances = s->n_lanes;
+	pipe_finish(s);
 	for (int k = 0; k < s->n_pools; k++)  /* the tail of the blocks x time integral */
 		pool_used_add(s, &s->pools[k], 0);
 	if (!sim_check_invariants(s))

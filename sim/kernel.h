@@ -81,6 +81,13 @@ struct sim_costs {
 	int64_t (*unified)(void *ctx, int32_t query, int32_t shared, int32_t unique, bool causal);
 	int64_t (*compile)(void *ctx, int phase, const int32_t v[4], bool runtime);
 	int64_t (*transfer)(void *ctx, int64_t tokens);
+	/* Pipeline parallelism (cluster.pp > 1, sim/kernel_pipeline.c): stage STAGE's share of a
+	 * pass at padded shape V of PHASE without the per-pass overhead; that overhead (charged
+	 * once per microbatch); the activations of TOKENS tokens sent to the next stage.  NULL
+	 * stage: a pass's time split evenly over the stages, no overhead apart, no transfer. */
+	int64_t (*stage)(void *ctx, int phase, const int32_t v[4], int stage);
+	int64_t (*overhead)(void *ctx);
+	int64_t (*activation)(void *ctx, int64_t tokens);
 };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
@@ -115,6 +122,12 @@ struct sim_params {
 	double slo_e2e_ms;              /* 0 = no end-to-end objective */
 	int32_t concurrency;            /* closed-loop client: requests in flight (0 = open
 					 * loop; kernel_client.c) */
+	/* The atomic loop without empty microbatches (cluster.atomic_empty_microbatches = false):
+	 * a microbatch slot left empty is lost (sim/kernel_pipeline.c). */
+	bool pp_lose_empty_slots;
+	/* The async loop's prefill chunks in several in-flight microbatches
+	 * (cluster.async_prefill_chunks; sim/kernel_pipeline.c). */
+	bool pp_prefill_chunks;
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config
@@ -166,6 +179,7 @@ struct monitor_rec {
 	double mean_waiting_len;        /* mean prompt length of waiting requests */
 	double batch_latency_ms;        /* mean step duration over the last interval */
 	size_t buckets;
+	size_t microbatches;            /* steps (microbatches) in flight over every lane */
 };
 
 

@@ -155,6 +155,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 		}
 	}
 	build_instances(s);
+	pipe_init(s);
 	s->batch_lens = xmalloc((size_t)p->max_num_seqs * sizeof *s->batch_lens);
 	waste_acc_init(&s->batch_waste);
 	shapemap_init(&s->lookup);
@@ -177,6 +178,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 
 void sim_release(struct sim *s)
 {
+	pipe_release(s);
 	evq_release(&s->q);
 	for (int k = 0; k < Q_ROLES; k++) {
 		ih_release(&s->queue[k].h);

@@ -9,12 +9,13 @@
 
 #include "policies/loop.h"
 
-static void run_remove(struct lane *in, int32_t id)
+static void run_remove(struct sim *s, struct lane *in, int32_t id)
 {
 	for (size_t i = 0; i < in->n_run; i++)
 		if (in->run[i] == id) {
 			in->run[i] = in->run[--in->n_run];
 			in->owner->running--;
+			pipe_running(s, in->owner, in->owner->running + 1);
 			return;
 		}
 	BUG("request %d not running", id);
@@ -39,6 +40,7 @@ static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
 	r->lane = (int16_t)in->idx;
 	in->run[in->n_run++] = id;
 	in->owner->running++;
+	pipe_running(s, in->owner, in->owner->running - 1);
 	if ((int64_t)in->owner->running > s->m.running_peak)
 		s->m.running_peak = (int64_t)in->owner->running;
 }
@@ -83,7 +85,7 @@ static void preempt(struct sim *s, struct lane *in, int32_t id)
 	} else {
 		pre_remove(in, id);
 	}
-	run_remove(in, id);
+	run_remove(s, in, id);
 	kv_preempt(s, in, r, id, kv_tokens);
 	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
@@ -128,6 +130,7 @@ static bool make_room(struct sim *s, struct lane *in, int32_t id, int32_t nb, bo
 		int32_t v = victim(s, in);
 		if (v < 0)
 			BUG("no victim for %d blocks", nb);
+		pipe_preempt(s, in, nb);
 		preempt(s, &s->lanes[s->r[v].lane], v);
 		*preempted = true;
 		if (v == id)
@@ -215,7 +218,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 		}
 		kv_take(s, in, r, need);
 		if (chunk > 0)
-			in->items[in->n_items++] = (struct pre_item){id, chunk};
+			in->items[in->n_items++] = (struct pre_item){id, chunk, 0};
 		s->batch_lens[nb++] = (uint32_t)s->spec[id].prompt_tokens;
 		budget -= chunk;
 		if (!q->bsm)
@@ -278,8 +281,9 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && in->n_dec && in->owner->stages == 1)
-			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		if (!in->n_items && !preempted && !compile_ns && in->n_dec && pipe_jumps_ok(s, in))
+			k = decode_run_length(s, in, t, in->owner->stages == 1 ? s->graphs[gi].cost_ns
+						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
 		t += compile_ns +
 		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
 		in->step_k = in->n_dec ? k : 0;
@@ -295,7 +299,7 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 			struct req *r = &s->r[in->items[j].id];
 			if (in->items[j].chunk > real[1])
 				real[1] = in->items[j].chunk;
-			int32_t ctx = blocks_for(s, r->computed);
+			int32_t ctx = blocks_for(s, r->computed + in->items[j].ahead);
 			if (ctx > real[2])
 				real[2] = ctx;
 			tokens += in->items[j].chunk;
@@ -313,8 +317,9 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_DECODE, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && in->owner->stages == 1)
-			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		if (!in->n_items && !preempted && !compile_ns && pipe_jumps_ok(s, in))
+			k = decode_run_length(s, in, t, in->owner->stages == 1 ? s->graphs[gi].cost_ns
+						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
 		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
 						   in->n_dec, nb, t, k);
 		in->step_k = k;
@@ -324,6 +329,8 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 
 void engine_schedule(struct sim *s, struct lane *in)
 {
+	if (pipe_lane_lost(in))
+		return; /* a microbatch slot the atomic loop lost */
 	bool preempted = false;
 	const int32_t B = s->p.block_size;
 
@@ -351,7 +358,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 			continue; /* it was preempted: pre[i] is now the next one */
 		if (need > 0)
 			kv_take(s, in, r, need);
-		in->items[in->n_items++] = (struct pre_item){id, chunk};
+		in->items[in->n_items++] = (struct pre_item){id, chunk, 0};
 		budget -= chunk;
 		i++;
 	}
@@ -366,33 +373,34 @@ void engine_schedule(struct sim *s, struct lane *in)
 		else
 			admit_waiting(s, in, budget);
 	}
+	if (s->p.pp_prefill_chunks) { /* 4. further chunks of prefills in flight elsewhere */
+		budget = s->p.max_num_batched_tokens - in->n_dec;
+		for (size_t i = 0; i < in->n_items; i++)
+			budget -= in->items[i].chunk;
+		pipe_take_chunks(s, in, budget);
+	}
 
 	if (!in->n_items && !in->n_dec) {
 		in->busy = false;
+		pipe_after_schedule(s, in, 0);
 		return;
 	}
-	int64_t t0 = s->now;
 	struct instance *grp = in->owner;
+	if (grp->stages > 1) {
+		cut_sibling_runs(s, in);
+		pipe_begin(s, in);
+	}
+	int64_t t0 = s->now;
 	if (grp->stages > 1 && grp->stage_free[0] > t0)
 		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
 	int64_t t = submit(s, in, t0, preempted);
+	if (s->p.pp_prefill_chunks)
+		pipe_chunks_submitted(s, in);
 	int64_t work = t - t0;
-	if (grp->stages > 1) {
-		/* Pipeline parallelism: the pass's layers are split evenly over the stages; the
-		 * microbatch goes through them in order, each stage working on one microbatch at
-		 * a time. */
-		int64_t at = t0;
-		for (int j = 0; j < grp->stages; j++) {
-			int64_t part = work / grp->stages + (j == grp->stages - 1 ? work % grp->stages : 0);
-			if (grp->stage_free[j] > at)
-				at = grp->stage_free[j];
-			at += part;
-			grp->stage_free[j] = at;
-		}
-		t = at;
-	}
-	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
 	int64_t k = in->step_k ? in->step_k : 1;
+	if (grp->stages > 1) /* pipeline parallelism: through the stages (kernel_pipeline.c) */
+		t = pipe_walk(s, in, k, &work);
+	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
 	in->step_dt = (t - s->now) / k;
 	if (in->step_dt * k != t - s->now)
 		BUG("uneven decode run");
@@ -407,6 +415,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 	in->step_t0 = s->now;
 	in->mon_counted = 1;
 	in->busy = true;
+	pipe_after_schedule(s, in, k);
 	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
 }
 
@@ -418,7 +427,7 @@ static void finish(struct sim *s, struct lane *in, int32_t id)
 	const struct req_spec *q = &s->spec[id];
 	r->generated = q->output_tokens;
 	r->state = RS_DONE;
-	run_remove(in, id);
+	run_remove(s, in, id);
 	kv_release(s, in, r, id);
 	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
@@ -434,7 +443,7 @@ static void finish(struct sim *s, struct lane *in, int32_t id)
 static void start_transfer(struct sim *s, struct lane *in, int32_t id)
 {
 	struct req *r = &s->r[id];
-	run_remove(in, id);
+	run_remove(s, in, id);
 	in->kv->reserved -= r->reserved;
 	r->reserved = 0;
 	r->state = RS_TRANSFER;
@@ -464,6 +473,8 @@ void engine_update(struct sim *s, struct lane *in)
 		}
 	}
 	/* Prefills: computed chunks; a completed prefill samples a token. */
+	if (s->p.pp_prefill_chunks)
+		pipe_chunks_returned(s, in);
 	for (size_t i = 0; i < in->n_items; i++) {
 		int32_t id = in->items[i].id;
 		struct req *r = &s->r[id];
@@ -487,4 +498,5 @@ void engine_update(struct sim *s, struct lane *in)
 	}
 	in->n_items = 0;
 	in->busy = false;
+	in->returned = true;
 }

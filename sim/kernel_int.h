@@ -14,6 +14,7 @@
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
  *   kernel_heap.c     indexed binary heaps of request ids
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
+ *   kernel_pipeline.c pipeline parallelism: microbatches through the stages, their metrics
  *
  * Names: a serving instance (struct instance) has one lane (struct lane), or cluster.pp lanes
  * with pipeline parallelism (its microbatch slots, or its virtual engines); the waiting
@@ -54,11 +55,15 @@ struct pass_pending {
 	struct pass_rec rec;
 	int64_t cost_ns;                /* one pass without compile */
 	int64_t left;                   /* passes of the run still to report */
+	int64_t period_ns;              /* from one pass's start to the next's (0: cost_ns; a
+					 * pipelined run: the step through every stage) */
 };
 
 
 struct pre_item {
 	int32_t id, chunk;
+	int32_t ahead;                  /* tokens of the request in flight in older microbatches
+					 * (cluster.async_prefill_chunks), after `computed` */
 };
 
 /* Indexed binary min-heap of request ids keyed by (key, id); key and pos arrays are shared
@@ -102,6 +107,9 @@ struct instance {
 	int32_t running;                /* running requests over its lanes */
 	uint8_t *compiled;              /* by graph index */
 	size_t compiled_cap;
+	/* Pipeline parallelism (kernel_pipeline.c). */
+	int64_t *stage_busy;            /* compute time of each stage */
+	int64_t active_ns, active_since; /* time with a running request; since when (-1: none) */
 };
 
 /* The accounting of the last pass of a step, so that a run of identical decode steps can be
@@ -144,6 +152,13 @@ struct lane {
 	bool busy, schedule_pending;
 	int64_t busy_ns;
 	int32_t ua_logits;              /* unified: logits of the pass being accounted */
+	/* Pipeline parallelism (kernel_pipeline.c): the microbatch of the step in flight. */
+	int64_t *mb_stage;              /* each stage's compute of one step */
+	int64_t mb_pre;                 /* per-pass overheads and compiles of one step */
+	int64_t mb_tokens;              /* padded tokens whose activations go stage to stage */
+	int64_t mb_empties;             /* atomic: empty microbatches pushed per step of its run */
+	bool returned;                  /* its microbatch just returned (engine_update) */
+	bool lost;                      /* atomic loop without empty microbatches: a slot lost */
 };
 
 struct sim {
@@ -206,6 +221,13 @@ struct sim {
 	 * the pass being shaped (all 0 between passes), and the groups touched. */
 	int64_t *ua_group_tokens;
 	int32_t *ua_touched;
+	/* Pipeline parallelism (kernel_pipeline.c). */
+	int64_t *stage_cost;            /* by graph x stage; -1 = not computed */
+	size_t stage_cost_n;            /* graphs covered */
+	int64_t empty_microbatches;     /* atomic loop */
+	int64_t frag_preemptions, frag_free_blocks; /* virtual engines: KV fragmentation */
+	int64_t lost_slots;             /* atomic loop without empty microbatches */
+	int32_t *inflight;              /* async prefill chunks: tokens in flight by request */
 };
 
 
@@ -271,9 +293,45 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 		     int64_t compile_ns, int64_t real_tokens, int64_t real_blocks, int64_t start,
 		     int64_t times);
 void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
+/* IN submits a microbatch into its pipeline: a sibling lane's decode run (which ran alone)
+ * ends at the step in progress. */
+void cut_sibling_runs(struct sim *s, const struct lane *in);
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt);
 void pend_flush(struct sim *s, int64_t t);
 void mon_count_steps(struct sim *s, struct lane *in, int64_t started);
+
+/* kernel_pipeline.c */
+#define PIPE_MAX_STAGES 64              /* cluster.pp's maximum */
+void pipe_init(struct sim *s);
+void pipe_release(struct sim *s);
+/* A step's microbatch: pipe_begin() before its passes, pipe_note_pass() for each (from
+ * account_pass), then pipe_walk() moves it through the stages (K > 1: a decode run of K
+ * steps, valid when pipe_jumps_ok()); returns its end, WORK its compute time. */
+void pipe_begin(struct sim *s, struct lane *in);
+void pipe_note_pass(struct sim *s, struct lane *in, int32_t gi, int64_t compile_ns,
+		    int64_t padded_tokens);
+int64_t pipe_walk(struct sim *s, struct lane *in, int64_t k, int64_t *work);
+bool pipe_jumps_ok(const struct sim *s, const struct lane *in);
+/* The duration of one decode-only step of graph GI through an empty pipeline. */
+int64_t pipe_step_dt(struct sim *s, struct lane *in, int32_t gi, int64_t padded_tokens);
+/* cut_run took D steps back from IN's run. */
+void pipe_cut(struct sim *s, struct lane *in, int64_t d);
+/* After IN scheduled a step of K steps (or nothing): the atomic loop's empty microbatches. */
+void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k);
+/* GRP's running count changed from BEFORE. */
+void pipe_running(struct sim *s, struct instance *grp, int32_t before);
+/* IN preempts to find NEED blocks (virtual engines: fragmentation). */
+void pipe_preempt(struct sim *s, const struct lane *in, int32_t need);
+size_t pipe_in_flight(const struct sim *s);
+/* cluster.async_prefill_chunks: IN, scheduling, takes further chunks of prefills in flight in
+ * its siblings' microbatches within BUDGET tokens (returns what is left); the tokens a step
+ * puts in flight and brings back. */
+int64_t pipe_take_chunks(struct sim *s, struct lane *in, int64_t budget);
+void pipe_chunks_submitted(struct sim *s, struct lane *in);
+void pipe_chunks_returned(struct sim *s, struct lane *in);
+/* A microbatch slot the atomic loop lost (it never schedules again). */
+bool pipe_lane_lost(const struct lane *in);
+void pipe_finish(struct sim *s);
 
 /* Small helpers used by several files. */
 

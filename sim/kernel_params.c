@@ -37,6 +37,21 @@ static int64_t model_transfer(void *ctx, int64_t tokens)
 	return cost_kv_transfer_ns(ctx, tokens);
 }
 
+static int64_t model_stage(void *ctx, int phase, const int32_t v[4], int stage)
+{
+	return cost_stage_ns(ctx, phase, v, stage);
+}
+
+static int64_t model_overhead(void *ctx)
+{
+	return cost_pass_overhead_ns(ctx);
+}
+
+static int64_t model_activation(void *ctx, int64_t tokens)
+{
+	return cost_activation_ns(ctx, tokens);
+}
+
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 {
 	c->ctx = cm;
@@ -45,6 +60,9 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 	c->unified = model_unified;
 	c->compile = model_compile;
 	c->transfer = model_transfer;
+	c->stage = model_stage;
+	c->overhead = model_overhead;
+	c->activation = model_activation;
 }
 
 /* ---- parameters -------------------------------------------------------------------------- */
@@ -110,6 +128,10 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
 	p->instances = (int32_t)config_int(cfg, "cluster.instances");
 	p->pp = (int32_t)config_int(cfg, "cluster.pp");
+	p->pp_lose_empty_slots = p->loop->waits_for_oldest &&
+				 !config_bool(cfg, "cluster.atomic_empty_microbatches");
+	p->pp_prefill_chunks = !p->loop->waits_for_oldest && !p->loop->virtual_engines &&
+			       config_bool(cfg, "cluster.async_prefill_chunks");
 	p->prefill_instances = (int32_t)config_int(cfg, "cluster.prefill_instances");
 	p->decode_instances = (int32_t)config_int(cfg, "cluster.decode_instances");
 	if (p->pp > 1 && p->disaggregated)

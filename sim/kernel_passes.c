@@ -75,10 +75,12 @@ void pend_flush(struct sim *s, int64_t t)
 			pend_pop(s);
 			continue;
 		}
-		/* The next pass of the run: no compile, starts when this one ends. */
+		/* The next pass of the run: no compile, starts when this one ends (or a pipelined
+		 * step later). */
 		struct pass_pending next = *top;
-		next.rec.start_ns = pr.end_ns;
-		next.rec.end_ns = pr.end_ns + next.cost_ns;
+		next.rec.start_ns = next.period_ns ? pr.start_ns + pr.compile_ns + next.period_ns
+						   : pr.end_ns;
+		next.rec.end_ns = next.rec.start_ns + next.cost_ns;
 		next.rec.compile_ns = 0;
 		pend_pop(s);
 		pend_push(s, &next);
@@ -105,16 +107,20 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 	s->m.padded_tokens += padded_tokens * times;
 	s->m.real_blocks += real_blocks * times;
 	s->m.padded_blocks += padded_blocks * times;
+	if (in->owner->stages > 1) /* one step's microbatch (kernel_pipeline.c) */
+		pipe_note_pass(s, in, gi, compile_ns, padded_tokens);
 	if (s->hooks.pass) {
 		struct pass_pending pp = {{0, start, start + compile_ns + g->cost_ns, compile_ns, phase,
 					   in->idx, {real[0], real[1], real[2], real[3]},
 					   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
 					   padded_tokens, 0, 0},
-					  g->cost_ns, times};
+					  g->cost_ns, times, 0};
 		if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
 			pp.rec.logits = in->ua_logits;
 			pp.rec.bucket_logits = s->p.max_num_seqs;
 		}
+		if (times > 1 && in->owner->stages > 1)
+			pp.period_ns = pipe_step_dt(s, in, gi, padded_tokens);
 		pend_push(s, &pp);
 	} else {
 		s->pass_index += times;
@@ -128,6 +134,10 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
  * whose order serves arrivals after every waiting request. */
 static inline bool arrivals_matter(const struct sim *s, const struct lane *in)
 {
+	/* A pipelined lane runs alone (pipe_jumps_ok): an arrival may start a microbatch in an
+	 * idle sibling lane, which shares the stages. */
+	if (in->owner->stages > 1)
+		return true;
 	if (s->p.batching->idle_only && in->n_run > 0)
 		return false;
 	/* A blocked head stays blocked while this instance runs identical steps, unless another
@@ -201,9 +211,12 @@ static void cut_run(struct sim *s, struct lane *in)
 {
 	const struct step_run *run = &in->last_pass;
 	int64_t k = in->step_k, dt = in->step_dt;
-	if (!in->busy || k <= 1 || s->now <= run->t0)
+	bool piped = in->owner->stages > 1; /* a sibling's microbatch may join at the run's start */
+	if (!in->busy || k <= 1 || s->now < run->t0 || (s->now == run->t0 && !piped))
 		return;
 	int64_t kept = (s->now - run->t0 + dt - 1) / dt;
+	if (kept < 1)
+		kept = 1;
 	if (kept >= k)
 		return;
 	int64_t d = k - kept;
@@ -225,6 +238,8 @@ static void cut_run(struct sim *s, struct lane *in)
 	}
 	in->busy_ns -= d * dt;
 	s->m.busy_ns -= d * dt;
+	if (in->owner->stages > 1)
+		pipe_cut(s, in, d);
 	s->m.steps -= d;
 	in->step_k = kept;
 	in->gen++;
@@ -245,6 +260,16 @@ void mon_count_steps(struct sim *s, struct lane *in, int64_t started)
 	in->mon_counted = started;
 }
 
+void cut_sibling_runs(struct sim *s, const struct lane *in)
+{
+	const struct instance *grp = in->owner;
+	for (int l = 0; l < grp->lanes; l++) {
+		struct lane *o = &s->lanes[grp->first + l];
+		if (o != in && o->busy && o->step_k > 1)
+			cut_run(s, o);
+	}
+}
+
 /* cut_consumers() (kernel_int.h) for the lanes admitting from Q. */
 void cut_consumers_of(struct sim *s, const struct waitq *q, bool front)
 {
@@ -256,6 +281,7 @@ void cut_consumers_of(struct sim *s, const struct waitq *q, bool front)
 			       : front		       ? lane_has_slot(s, in) &&
 						    !(s->p.batching->idle_only && in->n_run > 0)
 						      : arrivals_matter(s, in);
+		matters |= in->owner->stages > 1; /* an idle sibling lane may take it */
 		if (matters)
 			cut_run(s, in);
 	}

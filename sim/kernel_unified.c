@@ -28,13 +28,15 @@ void unified_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *log
 	for (size_t j = 0; j < in->n_items; j++) {
 		const struct req *r = &s->r[in->items[j].id];
 		int32_t chunk = in->items[j].chunk;
-		int32_t own = blocks_for(s, r->computed) - r->shared;
+		/* its context: what is computed plus its chunks still in older microbatches */
+		int64_t ctx = (int64_t)r->computed + in->items[j].ahead;
+		int32_t own = blocks_for(s, ctx) - r->shared;
 		query += chunk;
 		if (own > 0 && chunk > 1)
 			shared += own;
 		else if (own > 0)
 			unique = true;
-		if (r->computed + chunk >= r->target)
+		if (ctx + chunk >= r->target)
 			nlog++;
 		if (r->shared) {
 			int32_t g = s->spec[in->items[j].id].prefix_group;

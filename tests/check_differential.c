@@ -12,6 +12,7 @@
  * Both runs go through run_setup() (the code `bucketsim run` uses) and the report writers.
  */
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,10 @@ static const char *const topologies[][4] = {
 	{"cluster.mode=disaggregated", "cluster.prefill_instances=2", "cluster.decode_instances=2",
 	 NULL},
 	{"cluster.pp=2", "loop", NULL},
+	{"cluster.pp=4", "loop", "server.num_kv_blocks=32", NULL}, /* 8 blocks per virtual engine */
+	{"cluster.pp=2", "cluster.engine_loop=atomic", "cluster.atomic_empty_microbatches=false",
+	 NULL},
+	{"cluster.pp=3", "cluster.engine_loop=async", "cluster.async_prefill_chunks=true", NULL},
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
 	{"bucketing.version=current", NULL},
 	{"workload.concurrency=3", NULL}, /* a closed-loop client behind the load's rate */
@@ -56,10 +61,11 @@ static const char *const topologies[][4] = {
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */
 static const char *const loads[] = {"workload.rate=1", "workload.rate=8", "workload.rate=100"};
 
-/* The outputs compared: requests.csv, batches.csv, monitor.csv, boundaries.csv. */
-enum { OUT_REQ, OUT_BAT, OUT_MON, OUT_BND, OUTS };
+/* The outputs compared: requests.csv, batches.csv, monitor.csv, boundaries.csv and the
+ * summary's metrics. */
+enum { OUT_REQ, OUT_BAT, OUT_MON, OUT_BND, OUT_MET, OUTS };
 static const char *const out_names[OUTS] = {"requests.csv", "batches.csv", "monitor.csv",
-					    "boundaries.csv"};
+					    "boundaries.csv", "the summary metrics"};
 
 struct output {
 	char *buf[OUTS];
@@ -127,6 +133,11 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, struct out
 	sim_run(s);
 	sim_finish(s);
 	ck_assert_uint_eq(sim_finished(s), x.w.n);
+	cJSON *m = run_metrics_json(&x, s);
+	char *met = cJSON_PrintUnformatted(m);
+	fputs(met, k.f[OUT_MET]);
+	free(met);
+	cJSON_Delete(m);
 	sim_free(s);
 	for (int i = 0; i < OUTS; i++)
 		fclose(k.f[i]);
