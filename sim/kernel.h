@@ -79,6 +79,9 @@ struct sim_costs {
 	int64_t (*unified)(void *ctx, int32_t query, int32_t shared, int32_t unique, bool causal);
 	int64_t (*compile)(void *ctx, int phase, const int32_t v[4], bool runtime);
 	int64_t (*transfer)(void *ctx, int64_t tokens);
+	/* Host time of one engine step running NUM_DECODES decodes and NUM_PREFILLS prefill
+	 * chunks (models/cost.h, cost_host_ns); NULL = none.  Charged when sim_params.host_time. */
+	int64_t (*host)(void *ctx, int32_t num_decodes, int32_t num_prefills);
 };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
@@ -111,6 +114,10 @@ struct sim_params {
 	int64_t monitor_ns;             /* 0 = no monitor samples */
 	double slo_ttft_ms, slo_tpot_ms;
 	double slo_e2e_ms;              /* 0 = no end-to-end objective */
+	bool host_time;                 /* charge sim_costs.host per engine step (sim.host_time) */
+	bool async_scheduling;          /* server.async_scheduling: a step takes max(host,
+					 * device), and new requests join one step later
+					 * (sim/README.md, "Engine step") */
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config

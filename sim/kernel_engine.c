@@ -164,7 +164,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 	size_t nb = 0;
 	while ((budget > 0 || ctl->beyond_budget) && lane_has_slot(s, in)) {
 		int32_t id = wq_peek(s, q, k);
-		if (id < 0)
+		if (id < 0 || !host_may_admit(s, in, id))
 			break;
 		struct req *r = &s->r[id];
 		/* A cached prefix of its group is not computed again. */
@@ -271,8 +271,9 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && in->n_dec && in->owner->stages == 1)
-			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		if (!in->n_items && !preempted && !compile_ns && in->n_dec && in->owner->stages == 1 &&
+		    !in->lag_blocked)
+			k = decode_run_length(s, in, t, step_span(s, in, s->graphs[gi].cost_ns));
 		t += compile_ns +
 		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
 		in->step_k = in->n_dec ? k : 0;
@@ -306,8 +307,10 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_DECODE, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && in->owner->stages == 1)
-			k = decode_run_length(s, in, t, s->graphs[gi].cost_ns);
+		/* A request held back by async scheduling joins at the next step: no run. */
+		if (!in->n_items && !preempted && !compile_ns && in->owner->stages == 1 &&
+		    !in->lag_blocked)
+			k = decode_run_length(s, in, t, step_span(s, in, s->graphs[gi].cost_ns));
 		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
 						   in->n_dec, nb, t, k);
 		in->step_k = k;
@@ -352,13 +355,21 @@ void engine_schedule(struct sim *s, struct lane *in)
 	for (size_t i = 0; i < in->n_items; i++)
 		budget -= in->items[i].chunk;
 
-	/* 3. Queued requests, unless this step preempted (as vLLM V1). */
+	/* 3. Queued requests, unless this step preempted (as vLLM V1).  With async scheduling
+	 * a request that arrived during the step just ended waits one step more, unless this
+	 * step would otherwise be empty (sim/kernel_host.c). */
+	in->lag_blocked = false;
 	if (!preempted) {
 		if (in->role == ROLE_DECODE)
 			admit_transferred(s, in);
 		else
 			admit_waiting(s, in, budget);
+		if (!in->n_items && !in->n_dec && in->lag_blocked) {
+			in->lag = in->lag_blocked = false;
+			admit_waiting(s, in, budget);
+		}
 	}
+	in->lag = false;
 
 	if (!in->n_items && !in->n_dec) {
 		in->busy = false;
@@ -368,6 +379,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 	struct instance *grp = in->owner;
 	if (grp->stages > 1 && grp->stage_free[0] > t0)
 		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
+	in->host_ns = step_host_ns(s, in);
 	int64_t t = submit(s, in, t0, preempted);
 	int64_t work = t - t0;
 	if (grp->stages > 1) {
@@ -384,8 +396,11 @@ void engine_schedule(struct sim *s, struct lane *in)
 		}
 		t = at;
 	}
-	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
+	/* One step of a run lasts step_dt; the whole event lasts step_dt * k.  Each step is its
+	 * device passes (starting at T0) with its host time (sim/kernel_host.c); a run's passes
+	 * are identical, without compile. */
 	int64_t k = in->step_k ? in->step_k : 1;
+	t = t0 + k * step_span(s, in, (t - t0) / k);
 	in->step_dt = (t - s->now) / k;
 	if (in->step_dt * k != t - s->now)
 		BUG("uneven decode run");
@@ -439,6 +454,7 @@ void engine_update(struct sim *s, struct lane *in)
 {
 	int64_t k = in->step_k;
 	in->last_end = s->now;
+	host_step_done(s, in);
 	/* Decoders: k tokens each; each token's gap is one step. */
 	if (k) {
 		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);

@@ -50,6 +50,8 @@ struct pass_pending {
 	struct pass_rec rec;
 	int64_t cost_ns;                /* one pass without compile */
 	int64_t left;                   /* passes of the run still to report */
+	int64_t period;                 /* from one pass's start to the next one's (the engine
+					 * step with its host time, sim/kernel_host.c) */
 };
 
 
@@ -136,6 +138,12 @@ struct lane {
 	int64_t gen;                    /* generation of its pass-done event (cut_run) */
 	bool busy, schedule_pending;
 	int64_t busy_ns;
+	/* Host time and async scheduling (sim/kernel_host.c). */
+	int64_t host_ns;                /* host time of each step in flight */
+	int64_t sched_cutoff;           /* when lag: requests arriving after this time wait one
+					 * step more (async scheduling) */
+	bool lag;                       /* the next schedule follows a step (async scheduling) */
+	bool lag_blocked;               /* the last schedule left a request for that reason */
 };
 
 struct sim {
@@ -193,6 +201,18 @@ struct sim {
 	struct metrics m;
 };
 
+
+/* ---- kernel_host.c: host time and async scheduling ---- */
+/* The host time of the step IN is about to submit (its decodes and prefill chunks). */
+int64_t step_host_ns(const struct sim *s, const struct lane *in);
+/* The wall time of one engine step of IN whose passes take DEVICE_NS: max(host, device) with
+ * async scheduling, host + device without. */
+int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns);
+/* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
+ * had arrived when the step started. */
+void host_step_done(const struct sim *s, struct lane *in);
+/* Whether request ID may be admitted now (async scheduling's lag); records a refusal. */
+bool host_may_admit(const struct sim *s, struct lane *in, int32_t id);
 
 /* For the white-box test: a simulation in caller-owned storage (sim_new() allocates it). */
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,

@@ -37,6 +37,12 @@ static int64_t model_transfer(void *ctx, int64_t tokens)
 	return cost_kv_transfer_ns(ctx, tokens);
 }
 
+static int64_t model_host(void *ctx, int32_t num_decodes, int32_t num_prefills)
+{
+	struct host_work w = {num_decodes, num_prefills};
+	return cost_host_ns(ctx, &w);
+}
+
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 {
 	c->ctx = cm;
@@ -45,6 +51,7 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 	c->unified = model_unified;
 	c->compile = model_compile;
 	c->transfer = model_transfer;
+	c->host = model_host;
 }
 
 /* ---- parameters -------------------------------------------------------------------------- */
@@ -71,6 +78,8 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->prefix_caching = bp->prefix_caching;
 	p->stop_ns = INT64_MAX;
 	p->step_by_step = !config_bool(cfg, "sim.decode_jumps");
+	p->host_time = config_bool(cfg, "sim.host_time");
+	p->async_scheduling = config_bool(cfg, "server.async_scheduling");
 	if (config_is_set(cfg, "sim.stop_s"))
 		p->stop_ns = (int64_t)(config_double(cfg, "sim.stop_s") * 1e9 + 0.5);
 	p->monitor_ns = (int64_t)(config_double(cfg, "monitor.interval_s") * 1e9 + 0.5);

@@ -75,8 +75,8 @@ void pend_flush(struct sim *s, int64_t t)
 		}
 		/* The next pass of the run: no compile, starts when this one ends. */
 		struct pass_pending next = *top;
-		next.rec.start_ns = pr.end_ns;
-		next.rec.end_ns = pr.end_ns + next.cost_ns;
+		next.rec.start_ns = pr.start_ns + pr.compile_ns + next.period;
+		next.rec.end_ns = next.rec.start_ns + next.cost_ns;
 		next.rec.compile_ns = 0;
 		pend_pop(s);
 		pend_push(s, &next);
@@ -108,7 +108,9 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 					   in->idx, {real[0], real[1], real[2], real[3]},
 					   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
 					   padded_tokens},
-					  g->cost_ns, times};
+					  g->cost_ns, times,
+					  /* a run's steps follow each other (sim/kernel_host.c) */
+					  times > 1 ? step_span(s, in, g->cost_ns) : g->cost_ns};
 		pend_push(s, &pp);
 	} else {
 		s->pass_index += times;

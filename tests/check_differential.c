@@ -47,6 +47,9 @@ static const char *const topologies[][4] = {
 	{"cluster.pp=2", "loop", NULL},
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
 	{"bucketing.version=current", NULL},
+	/* host time per step, with and without async scheduling (sim/kernel_host.c) */
+	{"sim.host_time=true", NULL},
+	{"sim.host_time=true", "server.async_scheduling=false", NULL},
 };
 
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */
@@ -220,6 +223,9 @@ START_TEST(random_configurations)
 					    "workload.rate=50"};
 	static const char *const strat[] = {"bucketing.strategy=exponential",
 					    "bucketing.strategy=linear", "bucketing.strategy=none"};
+	static const char *const host[] = {"sim.host_time=false", "sim.host_time=true"};
+	static const char *const async[] = {"server.async_scheduling=true",
+					    "server.async_scheduling=false"};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t runs = 0, refused = 0;
@@ -249,6 +255,8 @@ START_TEST(random_configurations)
 		kv[n++] = pick(r, adjust, 3);
 		kv[n++] = pick(r, rates, 3);
 		kv[n++] = pick(r, strat, 3);
+		kv[n++] = pick(r, host, 2);
+		kv[n++] = pick(r, async, 2);
 		for (size_t f = 0; policy_families[f]; f++) {
 			const struct policy_family *fam = policy_families[f];
 			size_t nm = 0;

@@ -63,7 +63,8 @@ static int64_t fc_compile(void *c, int phase, const int32_t v[4], bool runtime)
 
 static struct sim_costs costs_of(struct fixed_cost *f)
 {
-	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer};
+	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer,
+			      NULL};
 	return c;
 }
 
@@ -875,6 +876,105 @@ START_TEST(pipeline_loops_conserve)
 }
 END_TEST
 
+/* ---- host time and async scheduling (sim/kernel_host.c) ---- */
+
+/* The exact service times plus a host time per step of HOST_STEP + HOST_REQ per request. */
+struct host_cost {
+	struct fixed_cost f;            /* first: the fc_* functions read it */
+	int64_t host_step_ns, host_req_ns;
+};
+
+static int64_t hc_host(void *c, int32_t num_decodes, int32_t num_prefills)
+{
+	const struct host_cost *h = c;
+	return h->host_step_ns + h->host_req_ns * (num_decodes + num_prefills);
+}
+
+/* prefill 10000 + 10/token, decode 1000 + 500/block, host 3000 + 1000/request: one request of
+ * 100 prompt tokens (one block) has a prefill of 11000 (device-bound) and decodes of 1500
+ * with a host time of 4000 (host-bound). */
+static struct host_cost host_cost_example(void)
+{
+	struct host_cost h = {{10000, 10, 1000, 500, 0}, 3000, 1000};
+	return h;
+}
+
+static void run_host(struct sim *s, const struct sim_params *p, struct req_spec *req, size_t n,
+		     struct host_cost *h)
+{
+	struct sim_costs c = costs_of(&h->f);
+	c.ctx = h;
+	c.host = hc_host;
+	sim_init(s, p, req, n, NULL, NULL, &c, NULL);
+	sim_run(s);
+	sim_finish(s);
+}
+
+START_TEST(host_step_is_max_or_sum)
+{
+	struct host_cost h = host_cost_example();
+	for (int jumps = 0; jumps < 2; jumps++)
+		for (int async = 0; async < 2; async++) {
+			struct sim_params p = base_params();
+			p.host_time = true;
+			p.async_scheduling = async;
+			p.step_by_step = !jumps;
+			struct req_spec r = {0, 100, 5, 0, -1, 0, 0, {0}};
+			struct sim s;
+			run_host(&s, &p, &r, 1, &h);
+			/* async: max(4000, 11000) + 4 max(4000, 1500); sync: (4000 + 11000) +
+			 * 4 (4000 + 1500) */
+			ck_assert_int_eq(s.r[0].t_first, async ? 11000 : 15000);
+			ck_assert_int_eq(s.m.last_finish_ns, async ? 11000 + 4 * 4000 : 15000 + 4 * 5500);
+			/* busy time is the device's: 11000 + 4 x 1500 */
+			ck_assert_int_eq(s.m.busy_ns, 17000);
+			sim_release(&s);
+		}
+	/* Host time off: the device times alone, whatever async says. */
+	struct sim_params p = base_params();
+	p.async_scheduling = true;
+	struct req_spec r = {0, 100, 5, 0, -1, 0, 0, {0}};
+	struct sim s;
+	run_host(&s, &p, &r, 1, &h);
+	ck_assert_int_eq(s.m.last_finish_ns, 11000 + 4 * 1500);
+	sim_release(&s);
+}
+END_TEST
+
+/* A request arriving while step n runs is scheduled into step n+2 with async scheduling, into
+ * step n+1 without; on an idle engine it starts at once. */
+START_TEST(async_scheduling_one_step_behind)
+{
+	struct host_cost h = host_cost_example();
+	for (int jumps = 0; jumps < 2; jumps++)
+		for (int async = 0; async < 2; async++) {
+			struct sim_params p = base_params();
+			p.host_time = true;
+			p.async_scheduling = async;
+			p.step_by_step = !jumps;
+			struct req_spec r[2] = {{0, 100, 5, 0, -1, 0, 0, {0}}, {1000, 100, 5, 0, -1, 0, 0, {0}}};
+			struct sim s;
+			run_host(&s, &p, r, 2, &h);
+			ck_assert_int_eq(s.r[0].t_first, async ? 11000 : 15000);
+			/* async: step 2 = [11000, 15000) decodes r0 only (r1 arrived after step 1
+			 * started); step 3 runs r1's prefill (11000) and r0's decode (1500) under a
+			 * host time of 3000 + 2 x 1000: 15000 + 12500.  Sync: step 2 starts at 15000
+			 * with both: 15000 + 5000 + 12500. */
+			ck_assert_int_eq(s.r[1].t_first, async ? 27500 : 32500);
+			sim_release(&s);
+		}
+	/* An idle engine: r1 arrives after r0 finished and starts when it arrives. */
+	struct sim_params p = base_params();
+	p.host_time = true;
+	p.async_scheduling = true;
+	struct req_spec r[2] = {{0, 100, 2, 0, -1, 0, 0, {0}}, {100000, 100, 2, 0, -1, 0, 0, {0}}};
+	struct sim s;
+	run_host(&s, &p, r, 2, &h);
+	ck_assert_int_eq(s.r[1].t_first, 100000 + 11000);
+	sim_release(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel");
@@ -903,6 +1003,8 @@ int main(void)
 	tcase_add_test(tc, pipeline_loops_conserve);
 	tcase_add_test(tc, prefix_cache_hand_worked);
 	tcase_add_test(tc, prefix_cache_conserves);
+	tcase_add_test(tc, host_step_is_max_or_sum);
+	tcase_add_test(tc, async_scheduling_one_step_behind);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
