@@ -43,6 +43,16 @@ static int64_t model_host(void *ctx, int32_t num_decodes, int32_t num_prefills)
 	return cost_host_ns(ctx, &w);
 }
 
+static int64_t model_decode_gather(void *ctx, int32_t bs, int32_t nb)
+{
+	return cost_decode_gather_ns(ctx, bs, nb);
+}
+
+static int64_t model_eager(void *ctx)
+{
+	return cost_eager_extra_ns(ctx);
+}
+
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 {
 	c->ctx = cm;
@@ -52,6 +62,8 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 	c->compile = model_compile;
 	c->transfer = model_transfer;
 	c->host = model_host;
+	c->decode_gather = model_decode_gather;
+	c->eager = model_eager;
 }
 
 /* ---- parameters -------------------------------------------------------------------------- */
@@ -80,6 +92,12 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->step_by_step = !config_bool(cfg, "sim.decode_jumps");
 	p->host_time = config_bool(cfg, "sim.host_time");
 	p->async_scheduling = config_bool(cfg, "server.async_scheduling");
+	p->enforce_eager = config_bool(cfg, "server.enforce_eager");
+	/* vllm-gaudi HPUModelRunner.__init__: max_cudagraph_capture_size defaults to
+	 * max_num_batched_tokens. */
+	p->max_capture = config_is_set(cfg, "server.max_cudagraph_capture_size")
+				 ? config_int(cfg, "server.max_cudagraph_capture_size")
+				 : p->max_num_batched_tokens;
 	if (config_is_set(cfg, "sim.stop_s"))
 		p->stop_ns = (int64_t)(config_double(cfg, "sim.stop_s") * 1e9 + 0.5);
 	p->monitor_ns = (int64_t)(config_double(cfg, "monitor.interval_s") * 1e9 + 0.5);

@@ -36,6 +36,12 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "overlaps the device, a step takes max(host, device) instead of host + device, and a "
 	 "request arriving during a step joins one step later (sim/README.md, \"Engine step\"); "
 	 "read when sim.host_time is on"},
+	{"server.enforce_eager", CFG_BOOL, "false", 0, 0, NULL, "",
+	 "run every pass without HPU graphs (vLLM --enforce-eager): each pass pays the eager "
+	 "launch time (with sim.host_time) and no memory is reserved for graphs"},
+	{"server.max_cudagraph_capture_size", CFG_INT, NULL, 1, 1 << 24, NULL, "tokens",
+	 "prompt passes of more tokens (bs x query + context blocks x block_size) run without "
+	 "their HPU graph (vllm-gaudi _use_graphs); auto = server.max_num_batched_tokens"},
 	{"sim.host_time", CFG_BOOL, "false", 0, 0, NULL, "",
 	 "charge the host time of each engine step (scheduling, input preparation, sampling, "
 	 "output processing: models/README.md, \"Host time\") and model async scheduling; "

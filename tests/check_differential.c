@@ -50,6 +50,8 @@ static const char *const topologies[][4] = {
 	/* host time per step, with and without async scheduling (sim/kernel_host.c) */
 	{"sim.host_time=true", NULL},
 	{"sim.host_time=true", "server.async_scheduling=false", NULL},
+	/* eager prompt passes above the capture size; gathered decode KV (Gaudi 3) */
+	{"sim.host_time=true", "server.max_cudagraph_capture_size=512", "hardware=gaudi3", NULL},
 };
 
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */

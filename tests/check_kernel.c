@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/config.h"
 #include "sim/evq.h"
@@ -64,7 +65,7 @@ static int64_t fc_compile(void *c, int phase, const int32_t v[4], bool runtime)
 static struct sim_costs costs_of(struct fixed_cost *f)
 {
 	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer,
-			      NULL};
+			      NULL, NULL, NULL};
 	return c;
 }
 
@@ -975,6 +976,137 @@ START_TEST(async_scheduling_one_step_behind)
 }
 END_TEST
 
+/* Non-contiguous paged attention charges the gather cost (sim_costs.decode_gather). */
+static int64_t fc_decode_gather(void *c, int32_t bs, int32_t nb)
+{
+	return fc_decode(c, bs, nb) + 700;
+}
+
+START_TEST(gather_vs_contiguous_decode)
+{
+	struct fixed_cost f = {10000, 10, 1000, 500, 0};
+	for (int contiguous = 0; contiguous < 2; contiguous++) {
+		struct sim_params p = base_params();
+		p.contiguous_pa = contiguous;
+		struct sim_costs c = costs_of(&f);
+		c.decode_gather = fc_decode_gather;
+		struct req_spec r = {0, 100, 3, 0, -1, 0, 0, {0}};
+		struct sim s;
+		sim_init(&s, &p, &r, 1, NULL, NULL, &c, NULL);
+		sim_run(&s);
+		sim_finish(&s);
+		/* prefill 11000, then 2 decodes of 1500 (+ 700 gathered) */
+		ck_assert_int_eq(s.m.last_finish_ns, contiguous ? 11000 + 2 * 1500 : 11000 + 2 * 2200);
+		sim_release(&s);
+	}
+}
+END_TEST
+
+/* A prompt pass above the capture size, or any pass with enforce_eager, runs without its HPU
+ * graph and pays the eager launch time (host time on). */
+static int64_t hc_eager(void *c)
+{
+	(void)c;
+	return 5000;
+}
+
+START_TEST(eager_passes_pay_launch_time)
+{
+	struct host_cost h = host_cost_example();
+	struct {
+		int64_t max_capture;
+		bool enforce_eager;
+		int64_t first, last;
+	} cases[] = {
+		/* 100 prompt tokens <= 2048: graphs; 11000 + 2 x max(4000, 1500) */
+		{2048, false, 11000, 19000},
+		/* 100 > 64: the prefill runs eagerly, 16000; decodes use graphs */
+		{64, false, 16000, 24000},
+		/* every pass eager: decodes 6500 > 4000 of host */
+		{2048, true, 16000, 29000},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct sim_params p = base_params();
+		p.host_time = true;
+		p.async_scheduling = true;
+		p.max_capture = cases[i].max_capture;
+		p.enforce_eager = cases[i].enforce_eager;
+		struct sim_costs c = costs_of(&h.f);
+		c.ctx = &h;
+		c.host = hc_host;
+		c.eager = hc_eager;
+		struct req_spec r = {0, 100, 3, 0, -1, 0, 0, {0}};
+		struct sim s;
+		sim_init(&s, &p, &r, 1, NULL, NULL, &c, NULL);
+		sim_run(&s);
+		sim_finish(&s);
+		ck_assert_int_eq(s.r[0].t_first, cases[i].first);
+		ck_assert_int_eq(s.m.last_finish_ns, cases[i].last);
+		sim_release(&s);
+	}
+}
+END_TEST
+
+/* bucketing.version=current clamps a decode look-up to the largest decode bucket (8 blocks of
+ * 4 tokens here), but a longer decode reads all its blocks: it runs at its real block count, a
+ * new graph compiled at run time for each new length. */
+START_TEST(long_decode_real_blocks)
+{
+	char path[] = "/tmp/bucketsim-kernel-XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] = "(1, [32], [0, 8])\n(1, 1, [4, 8])\n";
+	ck_assert(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+	close(fd);
+	struct config cfg;
+	config_init(&cfg);
+	struct bs_err e = {0};
+	const char *kv[][2] = {{"bucketing.version", "current"}, {"bucketing.strategy", "file"},
+			       {"bucketing.file", path}, {"server.block_size", "4"},
+			       {"server.max_model_len", "64"}, {"server.max_num_seqs", "4"},
+			       {"server.num_kv_blocks", "64"}};
+	for (size_t i = 0; i < sizeof kv / sizeof *kv; i++)
+		ck_assert_msg(!config_set(&cfg, kv[i][0], kv[i][1], CFG_ORIGIN_CMDLINE, NULL, 0, &e),
+			      "%s: %s", kv[i][0], e.msg);
+	struct bucket_params bp;
+	struct bucketer *b = NULL;
+	ck_assert_msg(!bucket_params_resolve(&cfg, &bp, &e), "%s: %s", e.field, e.msg);
+	ck_assert_msg(!bucketer_new(&bp, &b, &e), "%s", e.msg);
+	struct sim_params p = base_params();
+	p.block_size = 4;
+	p.max_model_len = 64;
+	p.num_kv_blocks = 64;
+	p.max_num_batched_tokens = 64;
+	p.contiguous_pa = true;
+	struct fixed_cost f = {10, 0, 1, 0, 100};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks hk = {&l, NULL, log_pass, NULL, NULL};
+	/* 30 prompt tokens (8 blocks), 10 output tokens: the 9 decodes write slots 30..38, in
+	 * blocks 8 (slot 30, 31), 9 (32..35) and 10 (36..38). */
+	struct req_spec r = {0, 30, 10, 0, -1, 0, 0, {0}};
+	struct sim s;
+	sim_init(&s, &p, &r, 1, b, NULL, &c, &hk);
+	sim_warmup(&s);
+	sim_run(&s);
+	sim_finish(&s);
+	ck_assert_int_eq(l.n, 10);
+	int32_t want[9] = {8, 8, 9, 9, 9, 9, 10, 10, 10};
+	for (int i = 0; i < 9; i++) {
+		ck_assert_int_eq(l.p[1 + i].phase, PHASE_DECODE);
+		ck_assert_int_eq(l.p[1 + i].real[2], want[i]);
+		ck_assert_int_eq(l.p[1 + i].bucket[2], want[i]);
+	}
+	/* 9 and 10 blocks: two graphs compiled at run time, none for the prompt or 8 blocks */
+	ck_assert_int_eq(s.m.compiles_runtime, 2);
+	ck_assert_int_eq(l.p[3].compile_ns, 100);
+	ck_assert_int_eq(l.p[7].compile_ns, 100);
+	sim_release(&s);
+	bucketer_free(b);
+	config_release(&cfg);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel");
@@ -1005,6 +1137,9 @@ int main(void)
 	tcase_add_test(tc, prefix_cache_conserves);
 	tcase_add_test(tc, host_step_is_max_or_sum);
 	tcase_add_test(tc, async_scheduling_one_step_behind);
+	tcase_add_test(tc, gather_vs_contiguous_decode);
+	tcase_add_test(tc, eager_passes_pay_launch_time);
+	tcase_add_test(tc, long_decode_real_blocks);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
