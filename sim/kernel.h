@@ -128,6 +128,8 @@ struct sim_params {
 	bool enforce_eager;             /* server.enforce_eager: no pass uses HPU graphs */
 	int64_t max_capture;            /* server.max_cudagraph_capture_size: prompt passes of
 					 * more tokens run eagerly (cost_prompt_uses_graphs) */
+	bool merged_prefill;            /* server.merged_prefill: a step's fresh prefills run as
+					 * one sequence (sim/kernel_prefill.c) */
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config

@@ -279,19 +279,13 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		in->step_k = in->n_dec ? k : 0;
 		return t;
 	}
-	for (size_t i = 0; i < in->n_items; i += (size_t)s->p.max_num_prefill_seqs) {
-		size_t end = i + (size_t)s->p.max_num_prefill_seqs;
-		if (end > in->n_items)
-			end = in->n_items;
-		int32_t real[4] = {(int32_t)(end - i), 0, 0, 0};
+	/* Prefill passes grouped and shaped as vllm-gaudi does (sim/kernel_prefill.c). */
+	for (size_t i = 0, end; i < in->n_items; i = end) {
+		int32_t real[4];
+		end = prefill_group(s, in, i, real);
 		int64_t tokens = 0;
 		for (size_t j = i; j < end; j++) {
 			struct req *r = &s->r[in->items[j].id];
-			if (in->items[j].chunk > real[1])
-				real[1] = in->items[j].chunk;
-			int32_t ctx = blocks_for(s, r->computed);
-			if (ctx > real[2])
-				real[2] = ctx;
 			tokens += in->items[j].chunk;
 			if (r->t_sched < 0)
 				r->t_sched = t;

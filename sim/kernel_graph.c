@@ -117,11 +117,12 @@ void sim_warmup(struct sim *s)
  * real block count, a graph of its own for each new length, compiled at run time (the
  * compile storm vllm-gaudi removed in v0.19).  Returns the graph; *compile_ns is the runtime compile
  * charged now on IN (0 when the graph is warm there). */
-int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
-		  int64_t *compile_ns)
+int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4])
 {
 	struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
 	int32_t gi = shapemap_get(&s->lookup, &k);
+	if (gi >= 0 && padded)
+		memcpy(padded, s->graphs[gi].v, sizeof s->graphs[gi].v);
 	if (gi < 0) {
 		struct bshape bin = {{real[0], real[1], real[2], real[3]}}, out = bin;
 		bool created = false;
@@ -135,11 +136,30 @@ int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[
 		bool longer = phase == PHASE_DECODE && out.v[2] < real[2];
 		if (longer)
 			out.v[2] = real[2];
+		/* Merged prefill: one sequence; its context blocks are rounded up to 32, not
+		 * bucketed (vllm-gaudi _bucketize_merged_prompt). */
+		if (phase == PHASE_PROMPT && s->p.merged_prefill) {
+			out.v[0] = 1;
+			out.v[2] = (real[2] + 31) / 32 * 32;
+		}
+		if (padded)
+			memcpy(padded, out.v, sizeof out.v);
+		/* A shape only looked at (a merge test) gets no graph unless the look-up added
+		 * its bucket. */
+		if (!make && !created)
+			return -1;
 		gi = graph_get(s, phase, out.v);
 		if (created && !longer)
 			s->graphs[gi].fallback = true;
 		shapemap_put(&s->lookup, &k, gi);
 	}
+	return gi;
+}
+
+int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+		  int64_t *compile_ns)
+{
+	int32_t gi = shape_graph(s, phase, real, true, NULL);
 	struct graph *g = &s->graphs[gi];
 	uint8_t *c = compiled_flag(in, gi);
 	*compile_ns = 0;

@@ -239,6 +239,14 @@ void wq_kick(struct sim *s, const struct waitq *q);
 /* kernel_graph.c */
 int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
 		  int64_t *compile_ns);
+/* pad_shape's look-up, without compiling: the graph REAL pads to, its padded shape in PADDED
+ * (may be NULL).  Without MAKE no graph is created unless the look-up added a fallback bucket
+ * (returns -1 then). */
+int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4]);
+
+/* kernel_prefill.c: the pass of the step's prefill items from I on (upstream's grouping);
+ * returns the end of its items and its real shape. */
+size_t prefill_group(struct sim *s, const struct lane *in, size_t i, int32_t real[4]);
 
 /* kernel_kv.c */
 void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);

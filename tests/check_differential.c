@@ -51,7 +51,9 @@ static const char *const topologies[][4] = {
 	{"sim.host_time=true", NULL},
 	{"sim.host_time=true", "server.async_scheduling=false", NULL},
 	/* eager prompt passes above the capture size; gathered decode KV (Gaudi 3) */
-	{"sim.host_time=true", "server.max_cudagraph_capture_size=512", "hardware=gaudi3", NULL},
+	{"sim.host_time=true", "server.max_cudagraph_capture_size=512", "hardware=gaudi3", NULL},	/* upstream prefill grouping with batched and merged prefills */
+	{"server.max_num_prefill_seqs=4", NULL},
+	{"server.merged_prefill=true", NULL},
 };
 
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */

@@ -1107,6 +1107,111 @@ START_TEST(long_decode_real_blocks)
 }
 END_TEST
 
+/* ---- prefill passes grouped as vllm-gaudi groups them (sim/kernel_prefill.c) ---- */
+
+/* Sets lane 0's step to the items (chunk, computed) and returns prefill_group from item I. */
+static size_t group_of(struct sim *s, const int32_t (*items)[2], size_t n, size_t i,
+		       int32_t real[4])
+{
+	struct lane *in = &s->lanes[0];
+	for (size_t j = 0; j < n; j++) {
+		in->items[j] = (struct pre_item){(int32_t)j, items[j][0]};
+		s->r[j].computed = items[j][1];
+	}
+	in->n_items = n;
+	return prefill_group(s, in, i, real);
+}
+
+START_TEST(prefill_merge_rule)
+{
+	struct req_spec req[4];
+	for (int i = 0; i < 4; i++)
+		req[i] = (struct req_spec){0, 4000, 2, 0, -1, 0, 0, {0}};
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct {
+		bool merged;
+		int32_t max_prefill;
+		size_t n, from;
+		int32_t items[3][2];    /* chunk, computed */
+		size_t end;
+		int32_t real[3];
+	} cases[] = {
+		/* three fresh prefills: bs 3 <= 4, 3 x 300 <= 2048: one padded batch */
+		{false, 4, 3, 0, {{100, 0}, {300, 0}, {200, 0}}, 3, {3, 300, 0}},
+		/* budget: 2 x 1100 > 2048 refuses the second */
+		{false, 4, 2, 0, {{1000, 0}, {1100, 0}}, 1, {1, 1000, 0}},
+		/* batch size: a third request exceeds max_num_prefill_seqs = 2 */
+		{false, 2, 3, 0, {{100, 0}, {100, 0}, {100, 0}}, 2, {2, 100, 0}},
+		/* history in the group (256 computed tokens = 2 blocks): it takes nothing more */
+		{false, 4, 2, 0, {{100, 256}, {100, 0}}, 1, {1, 100, 2}},
+		/* history in the candidate: it does not join a non-empty group... */
+		{false, 4, 2, 0, {{100, 0}, {100, 256}}, 1, {1, 100, 0}},
+		/* ...and starts its own */
+		{false, 4, 2, 1, {{100, 0}, {100, 256}}, 2, {1, 100, 2}},
+		/* merged: one sequence of 1000 + 1000 tokens */
+		{true, 256, 2, 0, {{1000, 0}, {1000, 0}}, 2, {1, 2000, 0}},
+		/* merged: 1000 + 1100 > 2048 */
+		{true, 256, 2, 0, {{1000, 0}, {1100, 0}}, 1, {1, 1000, 0}},
+		/* merged, history: 300 computed tokens = 3 context blocks */
+		{true, 256, 2, 0, {{100, 300}, {100, 0}}, 1, {1, 100, 3}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct sim_params p = base_params();
+		p.merged_prefill = cases[i].merged;
+		p.max_num_prefill_seqs = cases[i].max_prefill;
+		struct sim s;
+		sim_init(&s, &p, req, 4, NULL, NULL, &c, NULL);
+		int32_t real[4];
+		size_t end = group_of(&s, cases[i].items, cases[i].n, cases[i].from, real);
+		ck_assert_msg(end == cases[i].end, "case %zu: group ends at %zu", i, end);
+		for (int d = 0; d < 3; d++)
+			ck_assert_msg(real[d] == cases[i].real[d], "case %zu: real[%d] = %d", i, d,
+				      real[d]);
+		s.lanes[0].n_items = 0;
+		sim_release(&s);
+	}
+}
+END_TEST
+
+/* Merged prefill pads the context blocks to a multiple of 32 (_bucketize_merged_prompt). */
+START_TEST(merged_prefill_pass_shape)
+{
+	struct req_spec req[2] = {{0, 300, 2, 0, -1, 0, 0, {0}}, {0, 500, 2, 0, -1, 0, 0, {0}}};
+	struct sim_params p = base_params();
+	p.merged_prefill = true;
+	p.max_num_prefill_seqs = 256;
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	sim_run(&s);
+	sim_finish(&s);
+	/* one prompt pass of 800 tokens, then one decode pass of both */
+	ck_assert_int_eq(l.n, 2);
+	ck_assert_int_eq(l.p[0].phase, PHASE_PROMPT);
+	ck_assert_int_eq(l.p[0].real[0], 1);
+	ck_assert_int_eq(l.p[0].real[1], 800);
+	ck_assert_int_eq(l.p[0].bucket[2], 0);
+	ck_assert_int_eq(l.p[1].real[0], 2);
+	sim_release(&s);
+	/* 2100 tokens in chunks of 2048 and 52; the second reads 16 context blocks, padded to 32 */
+	struct req_spec one = {0, 2100, 2, 0, -1, 0, 0, {0}};
+	struct passlog l2 = {0};
+	h.ctx = &l2;
+	sim_init(&s, &p, &one, 1, NULL, NULL, &c, &h);
+	sim_run(&s);
+	sim_finish(&s);
+	ck_assert_int_eq(l2.n, 3);
+	ck_assert_int_eq(l2.p[1].real[1], 52);
+	ck_assert_int_eq(l2.p[1].real[2], 16);
+	ck_assert_int_eq(l2.p[1].bucket[2], 32);
+	sim_release(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel");
@@ -1140,6 +1245,8 @@ int main(void)
 	tcase_add_test(tc, gather_vs_contiguous_decode);
 	tcase_add_test(tc, eager_passes_pay_launch_time);
 	tcase_add_test(tc, long_decode_real_blocks);
+	tcase_add_test(tc, prefill_merge_rule);
+	tcase_add_test(tc, merged_prefill_pass_shape);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
