@@ -130,6 +130,7 @@ struct sim_params {
 					 * more tokens run eagerly (cost_prompt_uses_graphs) */
 	bool merged_prefill;            /* server.merged_prefill: a step's fresh prefills run as
 					 * one sequence (sim/kernel_prefill.c) */
+	bool ideal;                     /* bucketing.strategy=ideal: no padding, no compile */
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config

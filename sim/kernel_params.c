@@ -94,6 +94,7 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->async_scheduling = config_bool(cfg, "server.async_scheduling");
 	p->enforce_eager = config_bool(cfg, "server.enforce_eager");
 	p->merged_prefill = bp->merged_prefill;
+	p->ideal = bp->strategy->ideal;
 	/* vllm-gaudi HPUModelRunner.__init__: max_cudagraph_capture_size defaults to
 	 * max_num_batched_tokens. */
 	p->max_capture = config_is_set(cfg, "server.max_cudagraph_capture_size")

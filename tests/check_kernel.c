@@ -1212,6 +1212,31 @@ START_TEST(merged_prefill_pass_shape)
 }
 END_TEST
 
+/* The ideal reference: real shapes, never compiled; without it (and without buckets) every new
+ * shape compiles on first use. */
+START_TEST(ideal_compiles_nothing)
+{
+	struct req_spec req[2] = {{0, 100, 3, 0, -1, 0, 0, {0}}, {0, 200, 3, 0, -1, 0, 0, {0}}};
+	struct fixed_cost f = {10, 0, 1, 0, 1000};
+	for (int ideal = 0; ideal < 2; ideal++) {
+		struct sim_params p = base_params();
+		p.ideal = ideal;
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, 2, NULL, NULL, &c, NULL);
+		sim_run(&s);
+		sim_finish(&s);
+		/* prompts (1, 100, 0) and (1, 200, 0), decodes (2, 1, 2) twice: 3 shapes */
+		ck_assert_int_eq(s.m.compiles_runtime, ideal ? 0 : 3);
+		ck_assert_int_eq(s.m.runtime_compile_ns, ideal ? 0 : 3000);
+		/* 10 + 10, then 2 decodes of 1 */
+		ck_assert_int_eq(s.m.last_finish_ns, (ideal ? 0 : 3000) + 22);
+		ck_assert_int_eq(s.m.padded_tokens, s.m.real_tokens);
+		sim_release(&s);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel");
@@ -1247,6 +1272,7 @@ int main(void)
 	tcase_add_test(tc, long_decode_real_blocks);
 	tcase_add_test(tc, prefill_merge_rule);
 	tcase_add_test(tc, merged_prefill_pass_shape);
+	tcase_add_test(tc, ideal_compiles_nothing);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
