@@ -5,8 +5,8 @@
  * whose outputs are sampled and processed.  Its host time is sim_costs.host (models/cost.h,
  * cost_host_ns) of the step's decodes and prefill chunks, charged when sim.host_time is on.
  *
- * sim.host_time=false leaves the host side out (device time only, each pass with its fixed
- * per-pass cost, no lag): the model before host time, kept as a reference.
+ * sim.host_time=false (on by default) leaves the host side out (device time only, each pass
+ * with its fixed per-pass cost, no lag): the model before host time, kept as a reference.
  *
  * Without async scheduling (EngineCore.step) the host work and the device passes run one after
  * the other: a step takes host + device.  With it (EngineCore.step_with_batch_queue, vLLM's

@@ -42,10 +42,11 @@ const struct cfg_def sim_cfg_defs[] = {
 	{"server.max_cudagraph_capture_size", CFG_INT, NULL, 1, 1 << 24, NULL, "tokens",
 	 "prompt passes of more tokens (bs x query + context blocks x block_size) run without "
 	 "their HPU graph (vllm-gaudi _use_graphs); auto = server.max_num_batched_tokens"},
-	{"sim.host_time", CFG_BOOL, "false", 0, 0, NULL, "",
+	{"sim.host_time", CFG_BOOL, "true", 0, 0, NULL, "",
 	 "charge the host time of each engine step (scheduling, input preparation, sampling, "
 	 "output processing: models/README.md, \"Host time\") and model async scheduling; "
-	 "false = device time only, each pass carrying the profile's fixed per-pass cost"},
+	 "false = device time only, each pass carrying the profile's fixed per-pass cost (the "
+	 "model of earlier releases)"},
 	{"slo.ttft_ms", CFG_DOUBLE, "1000", 0, 1e12, NULL, "ms",
 	 "time-to-first-token objective of slo_attainment"},
 	{"slo.tpot_ms", CFG_DOUBLE, "100", 0, 1e12, NULL, "ms",

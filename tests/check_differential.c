@@ -46,10 +46,11 @@ static const char *const topologies[][4] = {
 	 NULL},
 	{"cluster.pp=2", "loop", NULL},
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
-	{"bucketing.version=current", NULL},
-	/* host time per step, with and without async scheduling (sim/kernel_host.c) */
-	{"sim.host_time=true", NULL},
-	{"sim.host_time=true", "server.async_scheduling=false", NULL},
+	{"bucketing.version=docs", NULL}, /* the default is current */
+	/* host time per step (the default) without async scheduling, and the device-only model
+	 * (sim/kernel_host.c) */
+	{"server.async_scheduling=false", NULL},
+	{"sim.host_time=false", NULL},
 	/* eager prompt passes above the capture size; gathered decode KV (Gaudi 3) */
 	{"sim.host_time=true", "server.max_cudagraph_capture_size=512", "hardware=gaudi3", NULL},	/* upstream prefill grouping with batched and merged prefills */
 	{"server.max_num_prefill_seqs=4", NULL},
