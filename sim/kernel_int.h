@@ -12,6 +12,8 @@
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
  *   kernel_heap.c     indexed binary heaps of request ids
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
+ *   kernel_host.c     the host side of an engine step: host time, async scheduling's lag
+ *   kernel_prefill.c  a step's prefill chunks grouped into passes (upstream's merge rule)
  *
  * Names: a serving instance (struct instance) has one lane (struct lane), or cluster.pp lanes
  * with pipeline parallelism (its microbatch slots, or its virtual engines); the waiting
