@@ -63,6 +63,8 @@ struct bucket_strategy {
 	 * or NULL for none); every other one given warns "will be overwritten".  Each name is a
 	 * row of env_var_defs[]. */
 	const char *const *env_docs, *const *env_current;
+	/* The `ideal` reference: passes at their real shape are never compiled (sim/kernel_graph.c). */
+	bool ideal;
 };
 
 #define BUCKET_PHASES_PROMPT_DECODE ((1u << PHASE_PROMPT) | (1u << PHASE_DECODE))

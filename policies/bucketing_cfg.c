@@ -7,9 +7,9 @@
 const struct cfg_def bucketing_cfg_defs[] = {
 	{"bucketing.strategy", CFG_CHOICE, "exponential", 0, 0, NULL, "",   /* registry.c */
 	 "shape bucketing strategy (VLLM_BUCKETING_STRATEGY / VLLM_BUCKETING_FROM_FILE override)"},
-	{"bucketing.version", CFG_CHOICE, "docs", 0, 0, "docs|current", "",
-	 "whose behaviour: docs = the July 2025 extension the documentation logs; current = "
-	 "vllm-gaudi main"},
+	{"bucketing.version", CFG_CHOICE, "current", 0, 0, "docs|current", "",
+	 "whose behaviour: current = vllm-gaudi main (the default); docs = the July 2025 "
+	 "extension the documentation logs (reproduces its logs)"},
 	{"bucketing.file", CFG_STRING, NULL, 0, 0, NULL, "",
 	 "bucket file for strategy file (VLLM_BUCKETING_FROM_FILE syntax)"},
 	{"bucketing.skip_warmup", CFG_BOOL, "false", 0, 0, NULL, "",

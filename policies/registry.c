@@ -77,6 +77,7 @@ const struct policy_family loop_family = {"loop", "cluster.engine_loop",
 	X(bucket_strategy, bucket_file)                 \
 	X(bucket_strategy, bucket_none)                 \
 	X(bucket_strategy, bucket_pow2)                 \
+	X(bucket_strategy, bucket_ideal)                \
 	/* end of list */
 BUCKETINGS(DECLARE)
 static const struct policy_info *const bucketings[] = {BUCKETINGS(MEMBER) NULL};

@@ -88,6 +88,16 @@ struct sim_costs {
 	int64_t (*stage)(void *ctx, int phase, const int32_t v[4], int stage);
 	int64_t (*overhead)(void *ctx);
 	int64_t (*activation)(void *ctx, int64_t tokens);
+	/* Host time of one engine step running NUM_DECODES decodes and NUM_PREFILLS prefill
+	 * chunks (models/cost.h, cost_host_ns); NULL = none.  Charged when sim_params.host_time. */
+	int64_t (*host)(void *ctx, int32_t num_decodes, int32_t num_prefills);
+	/* The decode pass of `decode` through non-contiguous paged attention (blocks gathered by
+	 * index: cost_decode_gather_ns); NULL = the same as `decode`.  Used without contiguous
+	 * PA. */
+	int64_t (*decode_gather)(void *ctx, int32_t bs, int32_t num_blocks);
+	/* Extra host time of one pass run without its HPU graph (cost_eager_extra_ns); NULL =
+	 * none.  Charged when sim_params.host_time. */
+	int64_t (*eager)(void *ctx);
 };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
@@ -128,6 +138,16 @@ struct sim_params {
 	/* The async loop's prefill chunks in several in-flight microbatches
 	 * (cluster.async_prefill_chunks; sim/kernel_pipeline.c). */
 	bool pp_prefill_chunks;
+	bool host_time;                 /* charge sim_costs.host per engine step (sim.host_time) */
+	bool async_scheduling;          /* server.async_scheduling: a step takes max(host,
+					 * device), and new requests join one step later
+					 * (sim/README.md, "Engine step") */
+	bool enforce_eager;             /* server.enforce_eager: no pass uses HPU graphs */
+	int64_t max_capture;            /* server.max_cudagraph_capture_size: prompt passes of
+					 * more tokens run eagerly (cost_prompt_uses_graphs) */
+	bool merged_prefill;            /* server.merged_prefill: a step's fresh prefills run as
+					 * one sequence (sim/kernel_prefill.c) */
+	bool ideal;                     /* bucketing.strategy=ideal: no padding, no compile */
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config

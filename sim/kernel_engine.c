@@ -170,7 +170,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 	size_t nb = 0;
 	while ((budget > 0 || ctl->beyond_budget) && lane_has_slot(s, in)) {
 		int32_t id = wq_peek(s, q, k);
-		if (id < 0)
+		if (id < 0 || !host_may_admit(s, in, id))
 			break;
 		struct req *r = &s->r[id];
 		/* A cached prefix of its group is not computed again. */
@@ -281,19 +281,19 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_UNIFIED, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && in->n_dec && pipe_jumps_ok(s, in))
-			k = decode_run_length(s, in, t, in->owner->stages == 1 ? s->graphs[gi].cost_ns
+		if (!in->n_items && !preempted && !compile_ns && in->n_dec && pipe_jumps_ok(s, in) &&
+		    !in->lag_blocked)
+			k = decode_run_length(s, in, t, in->owner->stages == 1 ? step_span(s, in, s->graphs[gi].cost_ns)
 						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
 		t += compile_ns +
 		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
 		in->step_k = in->n_dec ? k : 0;
 		return t;
 	}
-	for (size_t i = 0; i < in->n_items; i += (size_t)s->p.max_num_prefill_seqs) {
-		size_t end = i + (size_t)s->p.max_num_prefill_seqs;
-		if (end > in->n_items)
-			end = in->n_items;
-		int32_t real[4] = {(int32_t)(end - i), 0, 0, 0};
+	/* Prefill passes grouped and shaped as vllm-gaudi does (sim/kernel_prefill.c). */
+	for (size_t i = 0, end; i < in->n_items; i = end) {
+		int32_t real[4];
+		end = prefill_group(s, in, i, real);
 		int64_t tokens = 0;
 		for (size_t j = i; j < end; j++) {
 			struct req *r = &s->r[in->items[j].id];
@@ -317,8 +317,9 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_DECODE, real, &compile_ns);
 		int64_t k = 1;
-		if (!in->n_items && !preempted && !compile_ns && pipe_jumps_ok(s, in))
-			k = decode_run_length(s, in, t, in->owner->stages == 1 ? s->graphs[gi].cost_ns
+		if (!in->n_items && !preempted && !compile_ns && pipe_jumps_ok(s, in) &&
+		    !in->lag_blocked)
+			k = decode_run_length(s, in, t, in->owner->stages == 1 ? step_span(s, in, s->graphs[gi].cost_ns)
 						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
 		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
 						   in->n_dec, nb, t, k);
@@ -366,12 +367,19 @@ void engine_schedule(struct sim *s, struct lane *in)
 	for (size_t i = 0; i < in->n_items; i++)
 		budget -= in->items[i].chunk;
 
-	/* 3. Queued requests, unless this step preempted (as vLLM V1). */
+	/* 3. Queued requests, unless this step preempted (as vLLM V1).  With async scheduling
+	 * a request that arrived during the step just ended waits one step more, unless this
+	 * step would otherwise be empty (sim/kernel_host.c). */
+	in->lag_blocked = false;
 	if (!preempted) {
 		if (in->role == ROLE_DECODE)
 			admit_transferred(s, in);
 		else
 			admit_waiting(s, in, budget);
+		if (!in->n_items && !in->n_dec && in->lag_blocked) {
+			in->lag = in->lag_blocked = false;
+			admit_waiting(s, in, budget);
+		}
 	}
 	if (s->p.pp_prefill_chunks) { /* 4. further chunks of prefills in flight elsewhere */
 		budget = s->p.max_num_batched_tokens - in->n_dec;
@@ -379,6 +387,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 			budget -= in->items[i].chunk;
 		pipe_take_chunks(s, in, budget);
 	}
+	in->lag = false;
 
 	if (!in->n_items && !in->n_dec) {
 		in->busy = false;
@@ -393,13 +402,22 @@ void engine_schedule(struct sim *s, struct lane *in)
 	int64_t t0 = s->now;
 	if (grp->stages > 1 && grp->stage_free[0] > t0)
 		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
+	in->host_ns = step_host_ns(s, in);
 	int64_t t = submit(s, in, t0, preempted);
 	if (s->p.pp_prefill_chunks)
 		pipe_chunks_submitted(s, in);
 	int64_t work = t - t0;
 	int64_t k = in->step_k ? in->step_k : 1;
-	if (grp->stages > 1) /* pipeline parallelism: through the stages (kernel_pipeline.c) */
+	if (grp->stages > 1) {
+		/* Pipeline parallelism: through the stages (kernel_pipeline.c), the step's host
+		 * time charged before the microbatch enters the first stage. */
+		in->mb_pre += in->host_ns;
 		t = pipe_walk(s, in, k, &work);
+	} else {
+		/* Each step is its device passes (starting at T0) with its host time
+		 * (sim/kernel_host.c); a run's passes are identical, without compile. */
+		t = t0 + k * step_span(s, in, (t - t0) / k);
+	}
 	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
 	in->step_dt = (t - s->now) / k;
 	if (in->step_dt * k != t - s->now)
@@ -462,6 +480,7 @@ void engine_update(struct sim *s, struct lane *in)
 	in->last_end = s->now;
 	if (k > in->mon_counted)
 		mon_count_steps(s, in, k);
+	host_step_done(s, in);
 	/* Decoders: k tokens each; each token's gap is one step. */
 	if (k) {
 		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);

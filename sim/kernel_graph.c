@@ -7,14 +7,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cost.h"
+
 /* ---- graphs: padded shapes, their cost and their compile state ---------------------------- */
+
+/* The extra host time of a pass run without its HPU graph (vllm-gaudi
+ * HPUModelRunner._use_graphs: a prompt pass above max_cudagraph_capture_size tokens, or any pass
+ * with enforce_eager), charged with host time on (sim/README.md, "Engine step"). */
+static int64_t eager_ns(const struct sim *s, int phase, const int32_t v[4])
+{
+	if (!s->p.host_time || !s->costs.eager)
+		return 0;
+	bool graphs = phase == PHASE_PROMPT
+			      ? cost_prompt_uses_graphs(v[0], v[1], (int64_t)v[0] * v[2],
+							s->p.block_size, s->p.max_capture,
+							s->p.enforce_eager)
+			      : !s->p.enforce_eager;
+	return graphs ? 0 : s->costs.eager(s->costs.ctx);
+}
 
 static int64_t shape_cost(struct sim *s, int phase, const int32_t v[4])
 {
 	if (phase == PHASE_PROMPT)
-		return s->costs.prefill(s->costs.ctx, v[0], v[1], v[2]);
-	if (phase == PHASE_DECODE)
-		return s->costs.decode(s->costs.ctx, v[0], v[2]);
+		return s->costs.prefill(s->costs.ctx, v[0], v[1], v[2]) + eager_ns(s, phase, v);
+	if (phase == PHASE_DECODE) {
+		/* Without contiguous PA the decode gathers its blocks by index. */
+		if (!s->p.contiguous_pa && s->costs.decode_gather)
+			return s->costs.decode_gather(s->costs.ctx, v[0], v[2]) + eager_ns(s, phase, v);
+		return s->costs.decode(s->costs.ctx, v[0], v[2]) + eager_ns(s, phase, v);
+	}
 	return s->costs.unified(s->costs.ctx, v[0], v[1], v[2], v[3] != 0);
 }
 
@@ -91,13 +112,17 @@ void sim_warmup(struct sim *s)
 	}
 }
 
-/* Pads a real shape to its bucket.  Returns the graph; *compile_ns is the runtime compile
+/* Pads a real shape to its bucket.  A decode whose blocks exceed its bucket's (`current`
+ * clamps the look-up to the largest decode bucket) still reads every block: it runs at its
+ * real block count, a graph of its own for each new length, compiled at run time (the
+ * compile storm vllm-gaudi removed in v0.19).  Returns the graph; *compile_ns is the runtime compile
  * charged now on IN (0 when the graph is warm there). */
-int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
-		  int64_t *compile_ns)
+int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4])
 {
 	struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
 	int32_t gi = shapemap_get(&s->lookup, &k);
+	if (gi >= 0 && padded)
+		memcpy(padded, s->graphs[gi].v, sizeof s->graphs[gi].v);
 	if (gi < 0) {
 		struct bshape bin = {{real[0], real[1], real[2], real[3]}}, out = bin;
 		bool created = false;
@@ -112,14 +137,38 @@ int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[
 			shapemap_clear(&s->lookup);
 			s->m.fallback_buckets++;
 		}
+		bool longer = phase == PHASE_DECODE && out.v[2] < real[2];
+		if (longer)
+			out.v[2] = real[2];
+		/* Merged prefill: one sequence; its context blocks are rounded up to 32, not
+		 * bucketed (vllm-gaudi _bucketize_merged_prompt). */
+		if (phase == PHASE_PROMPT && s->p.merged_prefill) {
+			out.v[0] = 1;
+			out.v[2] = (real[2] + 31) / 32 * 32;
+		}
+		if (padded)
+			memcpy(padded, out.v, sizeof out.v);
+		/* A shape only looked at (a merge test) gets no graph unless the look-up added
+		 * its bucket. */
+		if (!make && !created)
+			return -1;
 		gi = graph_get(s, phase, out.v);
-		if (created)
+		if (created && !longer)
 			s->graphs[gi].fallback = true;
 		shapemap_put(&s->lookup, &k, gi);
 	}
+	return gi;
+}
+
+int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+		  int64_t *compile_ns)
+{
+	int32_t gi = shape_graph(s, phase, real, true, NULL);
 	struct graph *g = &s->graphs[gi];
 	uint8_t *c = compiled_flag(in, gi);
 	*compile_ns = 0;
+	if (!*c && s->p.ideal)
+		*c = 1; /* the reference compiles nothing */
 	if (!*c) {
 		*c = 1;
 		g->runtime = true;

@@ -15,6 +15,8 @@
  *   kernel_heap.c     indexed binary heaps of request ids
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
  *   kernel_pipeline.c pipeline parallelism: microbatches through the stages, their metrics
+ *   kernel_host.c     the host side of an engine step: host time, async scheduling's lag
+ *   kernel_prefill.c  a step's prefill chunks grouped into passes (upstream's merge rule)
  *
  * Names: a serving instance (struct instance) has one lane (struct lane), or cluster.pp lanes
  * with pipeline parallelism (its microbatch slots, or its virtual engines); the waiting
@@ -55,8 +57,9 @@ struct pass_pending {
 	struct pass_rec rec;
 	int64_t cost_ns;                /* one pass without compile */
 	int64_t left;                   /* passes of the run still to report */
-	int64_t period_ns;              /* from one pass's start to the next's (0: cost_ns; a
-					 * pipelined run: the step through every stage) */
+	int64_t period_ns;              /* from one pass's start to the next one's: the engine
+					 * step with its host time (sim/kernel_host.c), or for a
+					 * pipelined run the step through every stage */
 };
 
 
@@ -159,6 +162,12 @@ struct lane {
 	int64_t mb_empties;             /* atomic: empty microbatches pushed per step of its run */
 	bool returned;                  /* its microbatch just returned (engine_update) */
 	bool lost;                      /* atomic loop without empty microbatches: a slot lost */
+	/* Host time and async scheduling (sim/kernel_host.c). */
+	int64_t host_ns;                /* host time of each step in flight */
+	int64_t sched_cutoff;           /* when lag: requests arriving after this time wait one
+					 * step more (async scheduling) */
+	bool lag;                       /* the next schedule follows a step (async scheduling) */
+	bool lag_blocked;               /* the last schedule left a request for that reason */
 };
 
 struct sim {
@@ -231,6 +240,18 @@ struct sim {
 };
 
 
+/* ---- kernel_host.c: host time and async scheduling ---- */
+/* The host time of the step IN is about to submit (its decodes and prefill chunks). */
+int64_t step_host_ns(const struct sim *s, const struct lane *in);
+/* The wall time of one engine step of IN whose passes take DEVICE_NS: max(host, device) with
+ * async scheduling, host + device without. */
+int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns);
+/* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
+ * had arrived when the step started. */
+void host_step_done(const struct sim *s, struct lane *in);
+/* Whether request ID may be admitted now (async scheduling's lag); records a refusal. */
+bool host_may_admit(const struct sim *s, struct lane *in, int32_t id);
+
 /* For the white-box test: a simulation in caller-owned storage (sim_new() allocates it). */
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
 	      struct bucketer *bucketer, const struct bucketserve_cfg *bsc,
@@ -256,6 +277,14 @@ void wq_kick(struct sim *s, const struct waitq *q);
 /* kernel_graph.c */
 int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
 		  int64_t *compile_ns);
+/* pad_shape's look-up, without compiling: the graph REAL pads to, its padded shape in PADDED
+ * (may be NULL).  Without MAKE no graph is created unless the look-up added a fallback bucket
+ * (returns -1 then). */
+int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4]);
+
+/* kernel_prefill.c: the pass of the step's prefill items from I on (upstream's grouping);
+ * returns the end of its items and its real shape. */
+size_t prefill_group(struct sim *s, const struct lane *in, size_t i, int32_t real[4]);
 
 /* kernel_kv.c */
 void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);

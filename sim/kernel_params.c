@@ -52,6 +52,22 @@ static int64_t model_activation(void *ctx, int64_t tokens)
 	return cost_activation_ns(ctx, tokens);
 }
 
+static int64_t model_host(void *ctx, int32_t num_decodes, int32_t num_prefills)
+{
+	struct host_work w = {num_decodes, num_prefills};
+	return cost_host_ns(ctx, &w);
+}
+
+static int64_t model_decode_gather(void *ctx, int32_t bs, int32_t nb)
+{
+	return cost_decode_gather_ns(ctx, bs, nb);
+}
+
+static int64_t model_eager(void *ctx)
+{
+	return cost_eager_extra_ns(ctx);
+}
+
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 {
 	c->ctx = cm;
@@ -63,6 +79,9 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 	c->stage = model_stage;
 	c->overhead = model_overhead;
 	c->activation = model_activation;
+	c->host = model_host;
+	c->decode_gather = model_decode_gather;
+	c->eager = model_eager;
 }
 
 /* ---- parameters -------------------------------------------------------------------------- */
@@ -89,6 +108,16 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->prefix_caching = bp->prefix_caching;
 	p->stop_ns = INT64_MAX;
 	p->step_by_step = !config_bool(cfg, "sim.decode_jumps");
+	p->host_time = config_bool(cfg, "sim.host_time");
+	p->async_scheduling = config_bool(cfg, "server.async_scheduling");
+	p->enforce_eager = config_bool(cfg, "server.enforce_eager");
+	p->merged_prefill = bp->merged_prefill;
+	p->ideal = bp->strategy->ideal;
+	/* vllm-gaudi HPUModelRunner.__init__: max_cudagraph_capture_size defaults to
+	 * max_num_batched_tokens. */
+	p->max_capture = config_is_set(cfg, "server.max_cudagraph_capture_size")
+				 ? config_int(cfg, "server.max_cudagraph_capture_size")
+				 : p->max_num_batched_tokens;
 	/* Both keys' ranges keep their nanoseconds within int64; checked all the same. */
 	if (config_is_set(cfg, "sim.stop_s") && s_to_ns(config_double(cfg, "sim.stop_s"), &p->stop_ns))
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "sim.stop_s", "out of range");

@@ -78,8 +78,7 @@ void pend_flush(struct sim *s, int64_t t)
 		/* The next pass of the run: no compile, starts when this one ends (or a pipelined
 		 * step later). */
 		struct pass_pending next = *top;
-		next.rec.start_ns = next.period_ns ? pr.start_ns + pr.compile_ns + next.period_ns
-						   : pr.end_ns;
+		next.rec.start_ns = pr.start_ns + pr.compile_ns + next.period_ns;
 		next.rec.end_ns = next.rec.start_ns + next.cost_ns;
 		next.rec.compile_ns = 0;
 		pend_pop(s);
@@ -114,13 +113,16 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 					   in->idx, {real[0], real[1], real[2], real[3]},
 					   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
 					   padded_tokens, 0, 0},
-					  g->cost_ns, times, 0};
+					  g->cost_ns, times,
+					  /* a run's steps follow each other (sim/kernel_host.c); a
+					   * pipelined run's through every stage (kernel_pipeline.c) */
+					  times <= 1 ? g->cost_ns
+					  : in->owner->stages > 1 ? pipe_step_dt(s, in, gi, padded_tokens)
+								  : step_span(s, in, g->cost_ns)};
 		if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
 			pp.rec.logits = in->ua_logits;
 			pp.rec.bucket_logits = s->p.max_num_seqs;
 		}
-		if (times > 1 && in->owner->stages > 1)
-			pp.period_ns = pipe_step_dt(s, in, gi, padded_tokens);
 		pend_push(s, &pp);
 	} else {
 		s->pass_index += times;

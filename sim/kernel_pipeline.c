@@ -166,7 +166,7 @@ int64_t pipe_step_dt(struct sim *s, struct lane *in, int32_t gi, int64_t padded_
 {
 	/* One decode-only step of graph GI through an empty pipeline (its passes are noted once
 	 * more by account_pass; this only looks). */
-	int64_t t = overhead(s) + activation(s, padded_tokens) * (in->owner->stages - 1);
+	int64_t t = overhead(s) + in->host_ns + activation(s, padded_tokens) * (in->owner->stages - 1);
 	for (int j = 0; j < in->owner->stages; j++)
 		t += stage_cost(s, gi, j);
 	return t;

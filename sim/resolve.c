@@ -46,6 +46,10 @@ int sim_resolve_config(struct config *cfg, struct cost_model **cm_out, struct bs
 		cost_model_free(cm);
 		return -1;
 	}
+	/* An eager engine captures no graphs: nothing reserved (hpu_worker.py,
+	 * determine_available_memory). */
+	if (config_bool(cfg, "server.enforce_eager"))
+		reserved = 0;
 	if (!config_is_set(cfg, "server.num_kv_blocks")) {
 		int64_t nb = cost_num_kv_blocks_pp(cm, (int32_t)config_int(cfg, "server.block_size"),
 						   config_double(cfg, "server.gpu_memory_utilization"),

@@ -32,6 +32,9 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 	if (sim_params_from_config(&x->cc.cfg, &x->bp, &x->sp, err))
 		return -1;
 	run_report_contiguous_pa(x);
+	/* The engine charges host time per step: the passes then leave out the fixed per-pass
+	 * cost that stood for it (models/cost.h). */
+	cost_model_set_host_separate(x->cm, x->sp.host_time);
 	if (load_workload && workload_build(&x->cc.cfg, trace, x->cc.seed, &x->w, err))
 		return -1;
 	if (bucketer_new(&x->bp, &x->b, err))

@@ -31,6 +31,22 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "merge several prefills into one sequence (VLLM_MERGED_PREFILL)"},
 	{"server.chunked_prefill", CFG_BOOL, "true", 0, 0, NULL, "",
 	 "split prompts longer than the token budget into chunks (on in vLLM V1)"},
+	{"server.async_scheduling", CFG_BOOL, "true", 0, 0, NULL, "",
+	 "async scheduling (vLLM --async-scheduling, on by default): the host work of a step "
+	 "overlaps the device, a step takes max(host, device) instead of host + device, and a "
+	 "request arriving during a step joins one step later (sim/README.md, \"Engine step\"); "
+	 "read when sim.host_time is on"},
+	{"server.enforce_eager", CFG_BOOL, "false", 0, 0, NULL, "",
+	 "run every pass without HPU graphs (vLLM --enforce-eager): each pass pays the eager "
+	 "launch time (with sim.host_time) and no memory is reserved for graphs"},
+	{"server.max_cudagraph_capture_size", CFG_INT, NULL, 1, 1 << 24, NULL, "tokens",
+	 "prompt passes of more tokens (bs x query + context blocks x block_size) run without "
+	 "their HPU graph (vllm-gaudi _use_graphs); auto = server.max_num_batched_tokens"},
+	{"sim.host_time", CFG_BOOL, "true", 0, 0, NULL, "",
+	 "charge the host time of each engine step (scheduling, input preparation, sampling, "
+	 "output processing: models/README.md, \"Host time\") and model async scheduling; "
+	 "false = device time only, each pass carrying the profile's fixed per-pass cost (the "
+	 "model of earlier releases)"},
 	{"slo.ttft_ms", CFG_DOUBLE, "1000", 0, 1e12, NULL, "ms",
 	 "time-to-first-token objective of slo_attainment"},
 	{"slo.tpot_ms", CFG_DOUBLE, "100", 0, 1e12, NULL, "ms",

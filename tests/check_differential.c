@@ -54,8 +54,17 @@ static const char *const topologies[][4] = {
 	 NULL},
 	{"cluster.pp=3", "cluster.engine_loop=async", "cluster.async_prefill_chunks=true", NULL},
 	{"scheduler.batching=unified", "bucketing.strategy=unified", NULL},
-	{"bucketing.version=current", NULL},
-	{"workload.concurrency=3", NULL}, /* a closed-loop client behind the load's rate */
+		{"workload.concurrency=3", NULL}, /* a closed-loop client behind the load's rate */
+	{"bucketing.version=docs", NULL}, /* the default is current */
+	/* host time per step (the default) without async scheduling, and the device-only model
+	 * (sim/kernel_host.c) */
+	{"server.async_scheduling=false", NULL},
+	{"sim.host_time=false", NULL},
+	/* eager prompt passes above the capture size; gathered decode KV (Gaudi 3) */
+	{"sim.host_time=true", "server.max_cudagraph_capture_size=512", "hardware=gaudi3", NULL},
+	/* upstream prefill grouping with batched and merged prefills */
+	{"server.max_num_prefill_seqs=4", NULL},
+	{"server.merged_prefill=true", NULL},
 };
 
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */
@@ -276,6 +285,9 @@ START_TEST(random_configurations)
 					    "workload.rate=50"};
 	static const char *const strat[] = {"bucketing.strategy=exponential",
 					    "bucketing.strategy=linear", "bucketing.strategy=none"};
+	static const char *const host[] = {"sim.host_time=false", "sim.host_time=true"};
+	static const char *const async[] = {"server.async_scheduling=true",
+					    "server.async_scheduling=false"};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t runs = 0, refused = 0;
@@ -305,6 +317,8 @@ START_TEST(random_configurations)
 		kv[n++] = pick(r, adjust, 3);
 		kv[n++] = pick(r, rates, 3);
 		kv[n++] = pick(r, strat, 3);
+		kv[n++] = pick(r, host, 2);
+		kv[n++] = pick(r, async, 2);
 		for (size_t f = 0; policy_families[f]; f++) {
 			const struct policy_family *fam = policy_families[f];
 			size_t nm = 0;

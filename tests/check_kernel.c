@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/config.h"
 #include "sim/evq.h"
@@ -63,7 +64,8 @@ static int64_t fc_compile(void *c, int phase, const int32_t v[4], bool runtime)
 
 static struct sim_costs costs_of(struct fixed_cost *f)
 {
-	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer, NULL, NULL, NULL};
+	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer,
+			      NULL, NULL, NULL, NULL, NULL, NULL};
 	return c;
 }
 
@@ -1179,6 +1181,366 @@ START_TEST(pipeline_loops_conserve)
 }
 END_TEST
 
+/* ---- host time and async scheduling (sim/kernel_host.c) ---- */
+
+/* The exact service times plus a host time per step of HOST_STEP + HOST_REQ per request. */
+struct host_cost {
+	struct fixed_cost f;            /* first: the fc_* functions read it */
+	int64_t host_step_ns, host_req_ns;
+};
+
+static int64_t hc_host(void *c, int32_t num_decodes, int32_t num_prefills)
+{
+	const struct host_cost *h = c;
+	return h->host_step_ns + h->host_req_ns * (num_decodes + num_prefills);
+}
+
+/* prefill 10000 + 10/token, decode 1000 + 500/block, host 3000 + 1000/request: one request of
+ * 100 prompt tokens (one block) has a prefill of 11000 (device-bound) and decodes of 1500
+ * with a host time of 4000 (host-bound). */
+static struct host_cost host_cost_example(void)
+{
+	struct host_cost h = {{10000, 10, 1000, 500, 0}, 3000, 1000};
+	return h;
+}
+
+static void run_host(struct sim *s, const struct sim_params *p, struct req_spec *req, size_t n,
+		     struct host_cost *h)
+{
+	struct sim_costs c = costs_of(&h->f);
+	c.ctx = h;
+	c.host = hc_host;
+	sim_init(s, p, req, n, NULL, NULL, &c, NULL);
+	sim_run(s);
+	sim_finish(s);
+}
+
+START_TEST(host_step_is_max_or_sum)
+{
+	struct host_cost h = host_cost_example();
+	for (int jumps = 0; jumps < 2; jumps++)
+		for (int async = 0; async < 2; async++) {
+			struct sim_params p = base_params();
+			p.host_time = true;
+			p.async_scheduling = async;
+			p.step_by_step = !jumps;
+			struct req_spec r = {0, 100, 5, 0, -1, 0, 0, {0}};
+			struct sim s;
+			run_host(&s, &p, &r, 1, &h);
+			/* async: max(4000, 11000) + 4 max(4000, 1500); sync: (4000 + 11000) +
+			 * 4 (4000 + 1500) */
+			ck_assert_int_eq(s.r[0].t_first, async ? 11000 : 15000);
+			ck_assert_int_eq(s.m.last_finish_ns, async ? 11000 + 4 * 4000 : 15000 + 4 * 5500);
+			/* busy time is the device's: 11000 + 4 x 1500 */
+			ck_assert_int_eq(s.m.busy_ns, 17000);
+			sim_release(&s);
+		}
+	/* Host time off: the device times alone, whatever async says. */
+	struct sim_params p = base_params();
+	p.async_scheduling = true;
+	struct req_spec r = {0, 100, 5, 0, -1, 0, 0, {0}};
+	struct sim s;
+	run_host(&s, &p, &r, 1, &h);
+	ck_assert_int_eq(s.m.last_finish_ns, 11000 + 4 * 1500);
+	sim_release(&s);
+}
+END_TEST
+
+/* A request arriving while step n runs is scheduled into step n+2 with async scheduling, into
+ * step n+1 without; on an idle engine it starts at once. */
+START_TEST(async_scheduling_one_step_behind)
+{
+	struct host_cost h = host_cost_example();
+	for (int jumps = 0; jumps < 2; jumps++)
+		for (int async = 0; async < 2; async++) {
+			struct sim_params p = base_params();
+			p.host_time = true;
+			p.async_scheduling = async;
+			p.step_by_step = !jumps;
+			struct req_spec r[2] = {{0, 100, 5, 0, -1, 0, 0, {0}}, {1000, 100, 5, 0, -1, 0, 0, {0}}};
+			struct sim s;
+			run_host(&s, &p, r, 2, &h);
+			ck_assert_int_eq(s.r[0].t_first, async ? 11000 : 15000);
+			/* async: step 2 = [11000, 15000) decodes r0 only (r1 arrived after step 1
+			 * started); step 3 runs r1's prefill (11000) and r0's decode (1500) under a
+			 * host time of 3000 + 2 x 1000: 15000 + 12500.  Sync: step 2 starts at 15000
+			 * with both: 15000 + 5000 + 12500. */
+			ck_assert_int_eq(s.r[1].t_first, async ? 27500 : 32500);
+			sim_release(&s);
+		}
+	/* An idle engine: r1 arrives after r0 finished and starts when it arrives. */
+	struct sim_params p = base_params();
+	p.host_time = true;
+	p.async_scheduling = true;
+	struct req_spec r[2] = {{0, 100, 2, 0, -1, 0, 0, {0}}, {100000, 100, 2, 0, -1, 0, 0, {0}}};
+	struct sim s;
+	run_host(&s, &p, r, 2, &h);
+	ck_assert_int_eq(s.r[1].t_first, 100000 + 11000);
+	sim_release(&s);
+}
+END_TEST
+
+/* Non-contiguous paged attention charges the gather cost (sim_costs.decode_gather). */
+static int64_t fc_decode_gather(void *c, int32_t bs, int32_t nb)
+{
+	return fc_decode(c, bs, nb) + 700;
+}
+
+START_TEST(gather_vs_contiguous_decode)
+{
+	struct fixed_cost f = {10000, 10, 1000, 500, 0};
+	for (int contiguous = 0; contiguous < 2; contiguous++) {
+		struct sim_params p = base_params();
+		p.contiguous_pa = contiguous;
+		struct sim_costs c = costs_of(&f);
+		c.decode_gather = fc_decode_gather;
+		struct req_spec r = {0, 100, 3, 0, -1, 0, 0, {0}};
+		struct sim s;
+		sim_init(&s, &p, &r, 1, NULL, NULL, &c, NULL);
+		sim_run(&s);
+		sim_finish(&s);
+		/* prefill 11000, then 2 decodes of 1500 (+ 700 gathered) */
+		ck_assert_int_eq(s.m.last_finish_ns, contiguous ? 11000 + 2 * 1500 : 11000 + 2 * 2200);
+		sim_release(&s);
+	}
+}
+END_TEST
+
+/* A prompt pass above the capture size, or any pass with enforce_eager, runs without its HPU
+ * graph and pays the eager launch time (host time on). */
+static int64_t hc_eager(void *c)
+{
+	(void)c;
+	return 5000;
+}
+
+START_TEST(eager_passes_pay_launch_time)
+{
+	struct host_cost h = host_cost_example();
+	struct {
+		int64_t max_capture;
+		bool enforce_eager;
+		int64_t first, last;
+	} cases[] = {
+		/* 100 prompt tokens <= 2048: graphs; 11000 + 2 x max(4000, 1500) */
+		{2048, false, 11000, 19000},
+		/* 100 > 64: the prefill runs eagerly, 16000; decodes use graphs */
+		{64, false, 16000, 24000},
+		/* every pass eager: decodes 6500 > 4000 of host */
+		{2048, true, 16000, 29000},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct sim_params p = base_params();
+		p.host_time = true;
+		p.async_scheduling = true;
+		p.max_capture = cases[i].max_capture;
+		p.enforce_eager = cases[i].enforce_eager;
+		struct sim_costs c = costs_of(&h.f);
+		c.ctx = &h;
+		c.host = hc_host;
+		c.eager = hc_eager;
+		struct req_spec r = {0, 100, 3, 0, -1, 0, 0, {0}};
+		struct sim s;
+		sim_init(&s, &p, &r, 1, NULL, NULL, &c, NULL);
+		sim_run(&s);
+		sim_finish(&s);
+		ck_assert_int_eq(s.r[0].t_first, cases[i].first);
+		ck_assert_int_eq(s.m.last_finish_ns, cases[i].last);
+		sim_release(&s);
+	}
+}
+END_TEST
+
+/* bucketing.version=current clamps a decode look-up to the largest decode bucket (8 blocks of
+ * 4 tokens here), but a longer decode reads all its blocks: it runs at its real block count, a
+ * new graph compiled at run time for each new length. */
+START_TEST(long_decode_real_blocks)
+{
+	char path[] = "/tmp/bucketsim-kernel-XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] = "(1, [32], [0, 8])\n(1, 1, [4, 8])\n";
+	ck_assert(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+	close(fd);
+	struct config cfg;
+	config_init(&cfg);
+	struct bs_err e = {0};
+	const char *kv[][2] = {{"bucketing.version", "current"}, {"bucketing.strategy", "file"},
+			       {"bucketing.file", path}, {"server.block_size", "4"},
+			       {"server.max_model_len", "64"}, {"server.max_num_seqs", "4"},
+			       {"server.num_kv_blocks", "64"}};
+	for (size_t i = 0; i < sizeof kv / sizeof *kv; i++)
+		ck_assert_msg(!config_set(&cfg, kv[i][0], kv[i][1], CFG_ORIGIN_CMDLINE, NULL, 0, &e),
+			      "%s: %s", kv[i][0], e.msg);
+	struct bucket_params bp;
+	struct bucketer *b = NULL;
+	ck_assert_msg(!bucket_params_resolve(&cfg, &bp, &e), "%s: %s", e.field, e.msg);
+	ck_assert_msg(!bucketer_new(&bp, &b, &e), "%s", e.msg);
+	struct sim_params p = base_params();
+	p.block_size = 4;
+	p.max_model_len = 64;
+	p.num_kv_blocks = 64;
+	p.max_num_batched_tokens = 64;
+	p.contiguous_pa = true;
+	struct fixed_cost f = {10, 0, 1, 0, 100};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks hk = {&l, NULL, log_pass, NULL, NULL};
+	/* 30 prompt tokens (8 blocks), 10 output tokens: the 9 decodes write slots 30..38, in
+	 * blocks 8 (slot 30, 31), 9 (32..35) and 10 (36..38). */
+	struct req_spec r = {0, 30, 10, 0, -1, 0, 0, {0}};
+	struct sim s;
+	sim_init(&s, &p, &r, 1, b, NULL, &c, &hk);
+	sim_warmup(&s);
+	sim_run(&s);
+	sim_finish(&s);
+	ck_assert_int_eq(l.n, 10);
+	int32_t want[9] = {8, 8, 9, 9, 9, 9, 10, 10, 10};
+	for (int i = 0; i < 9; i++) {
+		ck_assert_int_eq(l.p[1 + i].phase, PHASE_DECODE);
+		ck_assert_int_eq(l.p[1 + i].real[2], want[i]);
+		ck_assert_int_eq(l.p[1 + i].bucket[2], want[i]);
+	}
+	/* 9 and 10 blocks: two graphs compiled at run time, none for the prompt or 8 blocks */
+	ck_assert_int_eq(s.m.compiles_runtime, 2);
+	ck_assert_int_eq(l.p[3].compile_ns, 100);
+	ck_assert_int_eq(l.p[7].compile_ns, 100);
+	sim_release(&s);
+	bucketer_free(b);
+	config_release(&cfg);
+	unlink(path);
+}
+END_TEST
+
+/* ---- prefill passes grouped as vllm-gaudi groups them (sim/kernel_prefill.c) ---- */
+
+/* Sets lane 0's step to the items (chunk, computed) and returns prefill_group from item I. */
+static size_t group_of(struct sim *s, const int32_t (*items)[2], size_t n, size_t i,
+		       int32_t real[4])
+{
+	struct lane *in = &s->lanes[0];
+	for (size_t j = 0; j < n; j++) {
+		in->items[j] = (struct pre_item){(int32_t)j, items[j][0], 0};
+		s->r[j].computed = items[j][1];
+	}
+	in->n_items = n;
+	return prefill_group(s, in, i, real);
+}
+
+START_TEST(prefill_merge_rule)
+{
+	struct req_spec req[4];
+	for (int i = 0; i < 4; i++)
+		req[i] = (struct req_spec){0, 4000, 2, 0, -1, 0, 0, {0}};
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct {
+		bool merged;
+		int32_t max_prefill;
+		size_t n, from;
+		int32_t items[3][2];    /* chunk, computed */
+		size_t end;
+		int32_t real[3];
+	} cases[] = {
+		/* three fresh prefills: bs 3 <= 4, 3 x 300 <= 2048: one padded batch */
+		{false, 4, 3, 0, {{100, 0}, {300, 0}, {200, 0}}, 3, {3, 300, 0}},
+		/* budget: 2 x 1100 > 2048 refuses the second */
+		{false, 4, 2, 0, {{1000, 0}, {1100, 0}}, 1, {1, 1000, 0}},
+		/* batch size: a third request exceeds max_num_prefill_seqs = 2 */
+		{false, 2, 3, 0, {{100, 0}, {100, 0}, {100, 0}}, 2, {2, 100, 0}},
+		/* history in the group (256 computed tokens = 2 blocks): it takes nothing more */
+		{false, 4, 2, 0, {{100, 256}, {100, 0}}, 1, {1, 100, 2}},
+		/* history in the candidate: it does not join a non-empty group... */
+		{false, 4, 2, 0, {{100, 0}, {100, 256}}, 1, {1, 100, 0}},
+		/* ...and starts its own */
+		{false, 4, 2, 1, {{100, 0}, {100, 256}}, 2, {1, 100, 2}},
+		/* merged: one sequence of 1000 + 1000 tokens */
+		{true, 256, 2, 0, {{1000, 0}, {1000, 0}}, 2, {1, 2000, 0}},
+		/* merged: 1000 + 1100 > 2048 */
+		{true, 256, 2, 0, {{1000, 0}, {1100, 0}}, 1, {1, 1000, 0}},
+		/* merged, history: 300 computed tokens = 3 context blocks */
+		{true, 256, 2, 0, {{100, 300}, {100, 0}}, 1, {1, 100, 3}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct sim_params p = base_params();
+		p.merged_prefill = cases[i].merged;
+		p.max_num_prefill_seqs = cases[i].max_prefill;
+		struct sim s;
+		sim_init(&s, &p, req, 4, NULL, NULL, &c, NULL);
+		int32_t real[4];
+		size_t end = group_of(&s, cases[i].items, cases[i].n, cases[i].from, real);
+		ck_assert_msg(end == cases[i].end, "case %zu: group ends at %zu", i, end);
+		for (int d = 0; d < 3; d++)
+			ck_assert_msg(real[d] == cases[i].real[d], "case %zu: real[%d] = %d", i, d,
+				      real[d]);
+		s.lanes[0].n_items = 0;
+		sim_release(&s);
+	}
+}
+END_TEST
+
+/* Merged prefill pads the context blocks to a multiple of 32 (_bucketize_merged_prompt). */
+START_TEST(merged_prefill_pass_shape)
+{
+	struct req_spec req[2] = {{0, 300, 2, 0, -1, 0, 0, {0}}, {0, 500, 2, 0, -1, 0, 0, {0}}};
+	struct sim_params p = base_params();
+	p.merged_prefill = true;
+	p.max_num_prefill_seqs = 256;
+	struct fixed_cost f = {10, 0, 1, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct passlog l = {0};
+	struct sim_hooks h = {&l, NULL, log_pass, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	sim_run(&s);
+	sim_finish(&s);
+	/* one prompt pass of 800 tokens, then one decode pass of both */
+	ck_assert_int_eq(l.n, 2);
+	ck_assert_int_eq(l.p[0].phase, PHASE_PROMPT);
+	ck_assert_int_eq(l.p[0].real[0], 1);
+	ck_assert_int_eq(l.p[0].real[1], 800);
+	ck_assert_int_eq(l.p[0].bucket[2], 0);
+	ck_assert_int_eq(l.p[1].real[0], 2);
+	sim_release(&s);
+	/* 2100 tokens in chunks of 2048 and 52; the second reads 16 context blocks, padded to 32 */
+	struct req_spec one = {0, 2100, 2, 0, -1, 0, 0, {0}};
+	struct passlog l2 = {0};
+	h.ctx = &l2;
+	sim_init(&s, &p, &one, 1, NULL, NULL, &c, &h);
+	sim_run(&s);
+	sim_finish(&s);
+	ck_assert_int_eq(l2.n, 3);
+	ck_assert_int_eq(l2.p[1].real[1], 52);
+	ck_assert_int_eq(l2.p[1].real[2], 16);
+	ck_assert_int_eq(l2.p[1].bucket[2], 32);
+	sim_release(&s);
+}
+END_TEST
+
+/* The ideal reference: real shapes, never compiled; without it (and without buckets) every new
+ * shape compiles on first use. */
+START_TEST(ideal_compiles_nothing)
+{
+	struct req_spec req[2] = {{0, 100, 3, 0, -1, 0, 0, {0}}, {0, 200, 3, 0, -1, 0, 0, {0}}};
+	struct fixed_cost f = {10, 0, 1, 0, 1000};
+	for (int ideal = 0; ideal < 2; ideal++) {
+		struct sim_params p = base_params();
+		p.ideal = ideal;
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, 2, NULL, NULL, &c, NULL);
+		sim_run(&s);
+		sim_finish(&s);
+		/* prompts (1, 100, 0) and (1, 200, 0), decodes (2, 1, 2) twice: 3 shapes */
+		ck_assert_int_eq(s.m.compiles_runtime, ideal ? 0 : 3);
+		ck_assert_int_eq(s.m.runtime_compile_ns, ideal ? 0 : 3000);
+		/* 10 + 10, then 2 decodes of 1 */
+		ck_assert_int_eq(s.m.last_finish_ns, (ideal ? 0 : 3000) + 22);
+		ck_assert_int_eq(s.m.padded_tokens, s.m.real_tokens);
+		sim_release(&s);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel");
@@ -1213,6 +1575,14 @@ int main(void)
 	tcase_add_test(tc, closed_loop_throughput);
 	tcase_add_test(tc, closed_loop_rate_limited);
 	tcase_add_test(tc, unified_shapes_hand_worked);
+	tcase_add_test(tc, host_step_is_max_or_sum);
+	tcase_add_test(tc, async_scheduling_one_step_behind);
+	tcase_add_test(tc, gather_vs_contiguous_decode);
+	tcase_add_test(tc, eager_passes_pay_launch_time);
+	tcase_add_test(tc, long_decode_real_blocks);
+	tcase_add_test(tc, prefill_merge_rule);
+	tcase_add_test(tc, merged_prefill_pass_shape);
+	tcase_add_test(tc, ideal_compiles_nothing);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -5,7 +5,9 @@
 cd "$(dirname "$0")/.." || exit 1
 . tests/e2e_lib.sh
 G=tests/golden
-SEED=(--set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781)
+SEED0=(--set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781)
+# The seed document's log is of the docs version (no longer the default).
+SEED=("${SEED0[@]}" --set bucketing.version=docs)
 B() { "$BUCKETSIM" buckets "$@"; }
 
 # 1. The seed's two "Generated ..." lines (and its config line), byte for byte.
@@ -17,6 +19,7 @@ grep -q '^# warm-up compiles: prompt 36, decode 42, total 78$' "$E2E_TMP/stdout"
 # the same from a JSON config file with an env object
 cat > "$E2E_TMP/seed.json" <<'J'
 {"server": {"max_model_len": 1024, "max_num_seqs": 4, "num_kv_blocks": 5781},
+ "bucketing": {"version": "docs"},
  "env": {"VLLM_EXPONENTIAL_BUCKETING": "true"}}
 J
 expect_exit 0 seed_config B -c "$E2E_TMP/seed.json"
@@ -65,7 +68,7 @@ grep -q '^# lookup decode (5, 1, 7000) -> (8, 1, 7000) fallback' "$E2E_TMP/stdou
 
 # 6. Unified: 375 (docs, alpha) and 167 (current, last version); a miss runs unpadded.
 expect_exit 0 unified B --set server.max_model_len=1024 --set server.max_num_seqs=32 \
-	--set server.num_kv_blocks=5781 --env VLLM_UNIFIED_ATTN=true --format json --lookup unified:3000,0,0,1
+	--set server.num_kv_blocks=5781 --set bucketing.version=docs --env VLLM_UNIFIED_ATTN=true --format json --lookup unified:3000,0,0,1
 python3 - "$E2E_TMP/stdout" <<'P' && ok unified_json || fail unified_json "unified json"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -156,13 +159,14 @@ expect_exit 2 bad_option B --no-such-option
 expect_exit 0 help B --help
 grep -q '^Examples:' "$E2E_TMP/stdout" && grep -q -- '--lookup PHASE:SHAPE' "$E2E_TMP/stdout" && ok help_text \
 	|| fail help_text "help lacks examples"
-expect_exit 0 print_config B "${SEED[@]}" --print-config
-grep -qE '^bucketing.version +docs +\(default\)$' "$E2E_TMP/stdout" \
+expect_exit 0 print_config B "${SEED0[@]}" --print-config
+grep -qE '^bucketing.version +current +\(default\)$' "$E2E_TMP/stdout" \
 	&& grep -qE '^server.max_num_seqs +4 +\(command line\)$' "$E2E_TMP/stdout" && ok print_config_keys \
 	|| fail print_config_keys "$(grep -E 'bucketing.version|max_num_seqs' "$E2E_TMP/stdout")"
 
 # 10. num_kv_blocks derived when unset (resolved like every command).
-expect_exit 0 derived B --set server.max_model_len=1024 --set server.max_num_seqs=4
+expect_exit 0 derived B --set server.max_model_len=1024 --set server.max_num_seqs=4 \
+	--set bucketing.version=docs
 grep -q '^Generated 36 prompt' "$E2E_TMP/stdout" && ok derived_prompt || fail derived_prompt "no prompt list"
 
 # 11. --env names bucketsim does not read: one warning naming the nearest variable, the

@@ -55,7 +55,8 @@ cmp -s "$T/s1/requests.csv" "$T/s2/requests.csv" && cmp -s "$T/s1/summary.json" 
 # 2048 drops everything above), so a 2000-token prompt creates the fallback (1, 2048, 0),
 # compiled once; a later 1900-token prompt reuses it; a 100-token prompt is warm.
 printf 'arrival_time_s,prompt_tokens,output_tokens\n0,2000,4\n5,1900,4\n10,100,4\n' > "$T/long.csv"
-expect_exit 0 run-long "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -o "$T/l"
+expect_exit 0 run-long "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 \
+	--set bucketing.version=docs -o "$T/l"
 grep -q '"compiles_runtime":	1,' "$T/l/summary.json" && ok one-runtime-compile || fail one-runtime-compile "$(grep compiles_runtime "$T/l/summary.json")"
 grep -q '"fallback_buckets":	1,' "$T/l/summary.json" && ok one-fallback || fail one-fallback "$(grep fallback_buckets "$T/l/summary.json")"
 grep -q '^prompt,1,2048,0,,0,1,1,2,3900,4096,' "$T/l/buckets.csv" && ok fallback-bucket-row || fail fallback-bucket-row "$(grep '^prompt,1,2048,' "$T/l/buckets.csv")"
