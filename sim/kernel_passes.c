@@ -238,8 +238,11 @@ static void cut_run(struct sim *s, struct lane *in)
 	} else {
 		s->pass_index -= d;
 	}
-	in->busy_ns -= d * dt;
-	s->m.busy_ns -= d * dt;
+	/* Busy time is device time: a step of the run is one pass of the graph (its host time is
+	 * not busy time); a pipelined step's compute is given back by pipe_cut. */
+	int64_t busy = in->owner->stages > 1 ? dt : g->cost_ns;
+	in->busy_ns -= d * busy;
+	s->m.busy_ns -= d * busy;
 	if (in->owner->stages > 1)
 		pipe_cut(s, in, d);
 	s->m.steps -= d;

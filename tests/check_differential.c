@@ -252,6 +252,18 @@ START_TEST(pinned_configurations)
 		"scheduler.batching=continuous", NULL,
 	};
 	ck_assert(fast_equals_reference(adjust_per_batch, 369, "adaptive grouping, adjust=batch"));
+	/* Host time without async scheduling: a step lasts host + device, and a run cut short
+	 * must give back the device time of its steps, not their whole length (utilisation). */
+	static const char *const host_then_device[] = {
+		"workload.lengths=uniform", "workload.prompt_max=600", "workload.output_max=200",
+		"workload.num_requests=40", "workload.arrival=poisson", "workload.rate=0.5",
+		"server.max_num_seqs=64", "server.max_model_len=1536", "server.num_kv_blocks=40",
+		"cluster.mode=disaggregated", "server.chunked_prefill=false",
+		"server.max_num_prefill_seqs=4", "sim.host_time=true", "server.async_scheduling=false",
+		"scheduler.order=sjf", "scheduler.grouping=adaptive", "scheduler.batching=token_budget",
+		"bucketing.strategy=ideal", NULL,
+	};
+	ck_assert(fast_equals_reference(host_then_device, 448, "host + device, a cut run"));
 }
 END_TEST
 
