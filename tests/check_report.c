@@ -1,0 +1,166 @@
+/*
+ * check_report: the report writers' fast number formatting against its reference
+ * (report_reference_format: every field through printf).  The fast path must give the same
+ * bytes: on numbers chosen to be hard (ties of %.6f's rounding, huge and tiny values, negative
+ * times) and on whole runs' requests.csv and batches.csv (disaggregated and unified runs, so
+ * every column is written).
+ */
+#include <check.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "sim/run_int.h"
+#include "tests/check_main.h"
+
+/* fmt_f6 against printf("%.6f") */
+static void same_f6(double x)
+{
+	char a[512], b[512];
+	report_reference_format = false;
+	fmt_f6(a, sizeof a, x);
+	report_reference_format = true;
+	fmt_f6(b, sizeof b, x);
+	report_reference_format = false;
+	char c[512];
+	snprintf(c, sizeof c, "%.6f", x);
+	ck_assert_msg(!strcmp(a, c), "fmt_f6(%.17g) = %s, printf gives %s", x, a, c);
+	ck_assert_str_eq(b, c);
+}
+
+START_TEST(f6_equals_printf)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 5);
+	for (int i = 0; i < 100000; i++) {
+		/* magnitudes from 1e-9 to 1e12 */
+		double x = gsl_rng_uniform(r) * pow(10, (double)gsl_rng_uniform_int(r, 22) - 9);
+		same_f6(x);
+		/* exact and near ties of the sixth decimal: (n + 0.5) / 1e6 */
+		double n = (double)gsl_rng_uniform_int(r, 1u << 30);
+		same_f6((n + 0.5) / 1e6);
+		same_f6(nextafter((n + 0.5) / 1e6, 0));
+		same_f6(nextafter((n + 0.5) / 1e6, INFINITY));
+		/* latencies as the writer forms them: nanoseconds over a token count */
+		same_f6((double)gsl_rng_uniform_int(r, 4000000000u) / 1e6 /
+			(double)(1 + gsl_rng_uniform_int(r, 4096)));
+	}
+	static const double edge[] = {0, 0.5e-6, 1.5e-6, 2.5e-6, 4e9, 4e9 - 1e-6, 1e300, 5e-324};
+	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+		same_f6(edge[i]);
+	gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(ns_formats_equal_printf)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 6);
+	for (int i = 0; i < 100000; i++) {
+		int64_t ns = (int64_t)(gsl_rng_get(r) % 4000000000000ull) - 1000000000000ll;
+		if (i == 0)
+			ns = INT64_MIN;
+		if (i == 1)
+			ns = INT64_MAX;
+		char a[64], b[64];
+		report_reference_format = false;
+		fmt_ns_s(a, sizeof a, ns);
+		report_reference_format = true;
+		fmt_ns_s(b, sizeof b, ns);
+		ck_assert_str_eq(a, b);
+		report_reference_format = false;
+		fmt_ns_ms(a, sizeof a, ns);
+		report_reference_format = true;
+		fmt_ns_ms(b, sizeof b, ns);
+		ck_assert_str_eq(a, b);
+	}
+	report_reference_format = false;
+	gsl_rng_free(r);
+}
+END_TEST
+
+struct sinks {
+	FILE *req, *bat;
+};
+
+static void sink_request(void *ctx, const struct sim *s, int32_t id)
+{
+	report_request_row(((struct sinks *)ctx)->req, s, id);
+}
+
+static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
+{
+	(void)s;
+	report_batch_row(((struct sinks *)ctx)->bat, p);
+}
+
+/* Runs KV ("key=value" list) and writes requests.csv and batches.csv into *REQ and *BAT. */
+static void run_csv(const char *const *kv, bool reference, char **req, char **bat)
+{
+	struct run_ctx x;
+	memset(&x, 0, sizeof x);
+	cli_config_init(&x.cc);
+	x.cc.seed = 3;
+	struct bs_err err = {0};
+	for (size_t i = 0; kv[i]; i++)
+		ck_assert_msg(!config_set_arg(&x.cc.cfg, kv[i], &err), "%s: %s", kv[i], err.msg);
+	ck_assert_msg(!run_setup(&x, run_default_trace(&x.cc.cfg, NULL), true, &err), "%s",
+		      err.msg);
+	size_t nr, nb;
+	struct sinks k = {open_memstream(req, &nr), open_memstream(bat, &nb)};
+	report_reference_format = reference;
+	report_requests_header(k.req);
+	report_batches_header(k.bat);
+	struct sim_costs costs;
+	sim_costs_from_model(&costs, x.cm);
+	struct sim_hooks hooks = {&k, sink_request, sink_pass, NULL, NULL};
+	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
+				&hooks);
+	sim_warmup(s);
+	sim_run(s);
+	sim_finish(s);
+	sim_free(s);
+	report_reference_format = false;
+	fclose(k.req);
+	fclose(k.bat);
+	run_teardown(&x);
+}
+
+START_TEST(runs_equal_reference)
+{
+	static const char *const runs[][8] = {
+		{"workload.num_requests=2000", "cluster.mode=disaggregated", NULL},
+		{"workload.num_requests=1000", "scheduler.batching=unified",
+		 "bucketing.strategy=unified", NULL},
+		{"workload.num_requests=1000", "workload.lengths=uniform", "workload.rate=50",
+		 "bucketing.strategy=none", NULL},
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+		char *fr, *fb, *rr, *rb;
+		run_csv(runs[i], false, &fr, &fb);
+		run_csv(runs[i], true, &rr, &rb);
+		ck_assert_msg(!strcmp(fr, rr), "run %zu: requests.csv differs from the reference", i);
+		ck_assert_msg(!strcmp(fb, rb), "run %zu: batches.csv differs from the reference", i);
+		ck_assert_uint_gt(strlen(fr), 1000);
+		free(fr);
+		free(fb);
+		free(rr);
+		free(rb);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, f6_equals_printf);
+	tcase_add_test(tc, ns_formats_equal_printf);
+	tcase_add_test(tc, runs_equal_reference);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
