@@ -25,9 +25,14 @@ grep -E '"(utilization|mean_ttft_ms)"' "$OUT/b/summary.json" | sed 's/^/    /'
 
 # Whole-process figures (reading the trace, simulating, writing the outputs, start-up), wall
 # time measured around the command (best of the repeats where noted).
-wall() { # prints the wall seconds of "$@" (stdout/stderr dropped)
+wall() { # prints the wall seconds of "$@" (stdout dropped); a failed run is not a figure
 	local t0 t1
-	t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
+	t0=$(date +%s.%N)
+	if ! "$@" >/dev/null 2>"$OUT/wall.err"; then
+		echo "bench: the timed command failed: $(head -n 1 "$OUT/wall.err")" >&2
+		exit 1
+	fi
+	t1=$(date +%s.%N)
 	echo "$t1 - $t0" | bc -l
 }
 echo "- whole process: bucketsim run --trace 1M.csv -o DIR --no-batches (1,000,000 Alpaca-like rows"
