@@ -5,7 +5,7 @@
  * Every point is a `bucketsim run` command line (point_prepare): the local runner (-j N)
  * executes exactly that command in worker processes, --emit parallel prints it, --emit slurm
  * writes it into a job-array script.  Whoever ran the points, the CSV is made by one function
- * (collect()) from the directories they wrote, so `-j` and `--collect` give the same bytes.
+ * (collect() in sim/sweep_csv.c) from the directories they wrote, so `-j` and `--collect` give the same bytes.
  *
  * Sweep directory DIR (-o DIR, or a temporary directory removed at the end):
  *   DIR/sweep.json         the points (what a rerun compares to resume, and --collect reads)
@@ -34,6 +34,7 @@
 
 #include "sim/commands.h"
 #include "sim/run_int.h"
+#include "sim/sweep_csv.h"
 
 enum {
 	OPT_TRACE = 't',
@@ -128,24 +129,6 @@ static void remove_tree(const char *path)
 	}
 	closedir(d);
 	rmdir(path);
-}
-
-static bool file_exists(const char *p)
-{
-	struct stat sb;
-	return stat(p, &sb) == 0;
-}
-
-/* Writes TEXT to PATH atomically. */
-static int write_atomic(const char *path, const char *text, struct bs_err *err)
-{
-	struct outset os;
-	outset_init(&os);
-	FILE *f = outset_open(&os, path, err);
-	if (!f)
-		return -1;
-	fputs(text, f);
-	return outset_commit(&os, err);
 }
 
 /* ---- the points ---- */
@@ -694,245 +677,6 @@ static char *spec_text(const struct spec *s, const struct point *pts, size_t np)
 	return r;
 }
 
-/* ---- the CSV ---- */
-
-static void csv_field(FILE *f, const char *s, bool first)
-{
-	if (!first)
-		fputc(',', f);
-	if (strpbrk(s, ",\"\n\r"))
-		csv_fwrite(f, s, strlen(s));
-	else
-		fputs(s, f);
-}
-
-/* A summary number as the shortest text that reads back to the same double. */
-static void number_text(double v, char *buf, size_t n)
-{
-	if (v == floor(v) && fabs(v) < 9e15) {
-		snprintf(buf, n, "%.0f", v);
-		return;
-	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, n, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-}
-
-/* The first line of a point's stderr, without the "bucketsim: error: " prefix. */
-static char *point_error(const char *dir, const char *name)
-{
-	char *p = xasprintf("%s/points/%s.err", dir, name);
-	FILE *f = fopen(p, "r");
-	free(p);
-	char line[1024] = "";
-	if (f) {
-		if (!fgets(line, sizeof line, f))
-			line[0] = 0;
-		fclose(f);
-	}
-	line[strcspn(line, "\n")] = 0;
-	const char *pre = "bucketsim: error: ";
-	const char *m = strncmp(line, pre, strlen(pre)) ? line : line + strlen(pre);
-	return xstrdup(*m ? m : "not run (no summary.json)");
-}
-
-static void add_name(char ***names, size_t *n, const char *s)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*names)[i], s))
-			return;
-	*names = xrealloc(*names, (*n + 1) * sizeof **names);
-	(*names)[(*n)++] = xstrdup(s);
-}
-
-/* Merges the points of sweep directory DIR (described by SPEC) into CSV text, with the metrics
- * of MLIST (comma-separated; NULL = every numeric one); counts the failed points and describes
- * the first in FIRST_FAIL.  Returns NULL on an error. */
-static char *collect(const char *dir, const cJSON *spec, const char *mlist, size_t *nfailed,
-		     char **first_fail, struct bs_err *err)
-{
-	const cJSON *cols = cJSON_GetObjectItemCaseSensitive(spec, "columns");
-	const cJSON *pa = cJSON_GetObjectItemCaseSensitive(spec, "points");
-	size_t np = (size_t)cJSON_GetArraySize(pa);
-	cJSON **sum = xcalloc(np ? np : 1, sizeof *sum);
-	char **names = NULL;
-	size_t nn = 0;
-	if (mlist) {
-		char *l = xstrdup(mlist);
-		for (char *save = NULL, *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			add_name(&names, &nn, t);
-		free(l);
-	}
-	size_t i = 0;
-	const cJSON *p;
-	cJSON_ArrayForEach(p, pa) {
-		const char *name = cJSON_GetObjectItemCaseSensitive(p, "dir")->valuestring;
-		char *path = xasprintf("%s/points/%s/summary.json", dir, name);
-		size_t len;
-		struct bs_err e2 = {0};
-		char *txt = file_exists(path) ? read_file(path, &len, &e2) : NULL;
-		if (txt) {
-			sum[i] = cJSON_ParseWithLength(txt, len);
-			free(txt);
-			if (!sum[i]) {
-				bs_errf(err, BS_EXIT_RUNTIME, path, 0, NULL, "not valid JSON");
-				free(path);
-				goto fail;
-			}
-			const cJSON *m = cJSON_GetObjectItemCaseSensitive(sum[i], "metrics");
-			const cJSON *v;
-			if (!mlist)
-				cJSON_ArrayForEach(v, m) if (cJSON_IsNumber(v) || cJSON_IsNull(v))
-					add_name(&names, &nn, v->string);
-		}
-		free(path);
-		i++;
-	}
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *f = open_memstream(&buf, &blen);
-	bool first = true;
-	const cJSON *c;
-	cJSON_ArrayForEach(c, cols) {
-		csv_field(f, c->valuestring, first);
-		first = false;
-	}
-	static const char *const fixed[] = {"trace", "preset", "seed", "config_hash", "error"};
-	for (size_t k = 0; k < 5; k++) {
-		csv_field(f, fixed[k], first);
-		first = false;
-	}
-	for (size_t k = 0; k < nn; k++)
-		csv_field(f, names[k], false);
-	fputc('\n', f);
-	i = 0;
-	cJSON_ArrayForEach(p, pa) {
-		const cJSON *set = cJSON_GetObjectItemCaseSensitive(p, "set");
-		first = true;
-		cJSON_ArrayForEach(c, cols) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(set, c->valuestring);
-			csv_field(f, cJSON_IsString(v) ? v->valuestring : "", first);
-			first = false;
-		}
-		for (size_t k = 0; k < 3; k++) {
-			csv_field(f, cJSON_GetObjectItemCaseSensitive(p, fixed[k])->valuestring, first);
-			first = false;
-		}
-		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(sum[i], "meta");
-		const cJSON *h = cJSON_GetObjectItemCaseSensitive(meta, "config_hash");
-		csv_field(f, cJSON_IsString(h) ? h->valuestring : "", false);
-		const char *name = cJSON_GetObjectItemCaseSensitive(p, "dir")->valuestring;
-		if (!sum[i]) {
-			char *e = point_error(dir, name);
-			csv_field(f, e, false);
-			if (!(*nfailed)++) {
-				const cJSON *set2;
-				char lab[512];
-				int off = snprintf(lab, sizeof lab, "point %s (", name);
-				cJSON_ArrayForEach(set2, set) if (off < (int)sizeof lab)
-					off += snprintf(lab + off, sizeof lab - (size_t)off, "%s=%s ",
-							set2->string, set2->valuestring);
-				for (size_t k = 0; k < 3 && off < (int)sizeof lab; k++) {
-					const char *vv = cJSON_GetObjectItemCaseSensitive(
-						p, fixed[k])->valuestring;
-					if (*vv)
-						off += snprintf(lab + off, sizeof lab - (size_t)off,
-								"%s%s=%s", k ? " " : "", fixed[k], vv);
-				}
-				*first_fail = xasprintf("%s): %s", lab, e);
-			}
-			free(e);
-		} else {
-			csv_field(f, "", false);
-		}
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(sum[i], "metrics");
-		for (size_t k = 0; k < nn; k++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, names[k]);
-			char nb[64] = "";
-			if (sum[i] && !v) {
-				bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--metrics",
-					"unknown metric '%s' (see analysis/README.md)", names[k]);
-				fclose(f);
-				free(buf);
-				goto fail;
-			}
-			if (cJSON_IsNumber(v))
-				number_text(v->valuedouble, nb, sizeof nb);
-			csv_field(f, nb, false);
-		}
-		fputc('\n', f);
-		i++;
-	}
-	fclose(f);
-	for (i = 0; i < np; i++)
-		cJSON_Delete(sum[i]);
-	free(sum);
-	for (size_t k = 0; k < nn; k++)
-		free(names[k]);
-	free(names);
-	return buf;
-fail:
-	for (i = 0; i < np; i++)
-		cJSON_Delete(sum[i]);
-	free(sum);
-	for (size_t k = 0; k < nn; k++)
-		free(names[k]);
-	free(names);
-	return NULL;
-}
-
-/* Reads DIR/sweep.json. */
-static cJSON *read_spec(const char *dir, struct bs_err *err)
-{
-	char *path = xasprintf("%s/sweep.json", dir);
-	size_t len;
-	char *txt = read_file(path, &len, err);
-	cJSON *spec = txt ? cJSON_ParseWithLength(txt, len) : NULL;
-	if (txt && (!spec || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(spec, "points"))))
-		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not a sweep description");
-	free(txt);
-	free(path);
-	if (err->code) {
-		cJSON_Delete(spec);
-		return NULL;
-	}
-	return spec;
-}
-
-/* Writes the merged CSV (to DIR/sweep.csv, or stdout when TO_STDOUT) and reports failures in
- * one line.  Returns the exit status. */
-static int finish_csv(const char *dir, const char *mlist, bool to_stdout, int fail_code)
-{
-	struct bs_err err = {0};
-	cJSON *spec = read_spec(dir, &err);
-	if (!spec)
-		return cli_fail(&err);
-	size_t nfailed = 0;
-	char *first = NULL;
-	char *csv = collect(dir, spec, mlist, &nfailed, &first, &err);
-	cJSON_Delete(spec);
-	if (!csv)
-		return cli_fail(&err);
-	int rc = 0;
-	if (to_stdout) {
-		fputs(csv, stdout);
-	} else {
-		char *p = xasprintf("%s/sweep.csv", dir);
-		rc = write_atomic(p, csv, &err) ? cli_fail(&err) : 0;
-		free(p);
-	}
-	free(csv);
-	if (!rc && nfailed) {
-		fprintf(stderr, "bucketsim: error: %zu of the sweep's points failed; first: %s\n",
-			nfailed, first);
-		rc = fail_code ? fail_code : BS_EXIT_RUNTIME;
-	}
-	free(first);
-	return rc;
-}
-
 /* ---- running ---- */
 
 static volatile sig_atomic_t stop_requested;
@@ -1000,7 +744,7 @@ static int finish_point(const char *dir, const struct point *p)
 static bool point_done(const char *dir, const struct point *p)
 {
 	char *s = xasprintf("%s/points/%s/summary.json", dir, p->name);
-	bool r = file_exists(s);
+	bool r = sweep_file_exists(s);
 	free(s);
 	return r;
 }
@@ -1123,7 +867,7 @@ static int emit(const char *how, const char *dir, const struct point *pts, size_
 		write_command(f, exe, dir, &pts[i]);
 	fclose(f);
 	char *p = xasprintf("%s/commands.txt", dir);
-	int rc = write_atomic(p, all, err);
+	int rc = sweep_write_atomic(p, all, err);
 	free(p);
 	if (!rc && !strcmp(how, "parallel")) {
 		for (size_t i = 0; i < np; i++)
@@ -1149,7 +893,7 @@ static int emit(const char *how, const char *dir, const struct point *pts, size_
 		      "eval \"$line\"\n", f);
 		fclose(f);
 		p = xasprintf("%s/sweep.sbatch", dir);
-		rc = write_atomic(p, s, err);
+		rc = sweep_write_atomic(p, s, err);
 		if (!rc) {
 			chmod(p, 0755);
 			printf("%s\n", p);
@@ -1276,7 +1020,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 			rc = cli_usage(self, "--collect DIR takes no other sweep options");
 			goto done;
 		}
-		rc = finish_csv(coll, s.metrics, false, 0);
+		rc = sweep_finish_csv(coll, s.metrics, false, 0);
 		goto done;
 	}
 	if (how && !out) {
@@ -1321,7 +1065,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	 * configuration error is removed again. */
 	if (out) {
 		dir = abs_if_file(out);
-		if (!file_exists(dir))
+		if (!sweep_file_exists(dir))
 			created = true;
 		if (mkdir_p(dir, &err)) {
 			rc = cli_fail(&err);
@@ -1348,7 +1092,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		cJSON_free(t);
 		/* A resumed sweep finds its own base; another sweep's is never overwritten. */
 		int w = 0;
-		if (file_exists(basefile)) {
+		if (sweep_file_exists(basefile)) {
 			size_t len;
 			char *old = read_file(basefile, &len, &err);
 			if (old && strcmp(old, tl))
@@ -1357,7 +1101,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 			free(old);
 			w = err.code ? -1 : 0;
 		} else {
-			w = write_atomic(basefile, tl, &err);
+			w = sweep_write_atomic(basefile, tl, &err);
 			wrote_base = !w;
 		}
 		free(tl);
@@ -1377,7 +1121,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		}
 	spec = spec_text(&s, pts, np);
 	char *specpath = xasprintf("%s/sweep.json", dir);
-	if (file_exists(specpath)) {
+	if (sweep_file_exists(specpath)) {
 		size_t len;
 		char *old = read_file(specpath, &len, &err);
 		if (old && strcmp(old, spec))
@@ -1385,7 +1129,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 				"the directory holds a different sweep; choose another -o DIR");
 		free(old);
 	} else {
-		write_atomic(specpath, spec, &err);
+		sweep_write_atomic(specpath, spec, &err);
 	}
 	free(specpath);
 	char *pd = xasprintf("%s/points", dir);
@@ -1406,7 +1150,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = run_rc;
 		goto done;
 	}
-	rc = finish_csv(dir, s.metrics, !out, run_rc > 0 ? run_rc : 0);
+	rc = sweep_finish_csv(dir, s.metrics, !out, run_rc > 0 ? run_rc : 0);
 	if (tmpdir) {
 		for (size_t i = 0; i < np; i++) {
 			char *q = xasprintf("%s/points/%s", dir, pts[i].name);
