@@ -1,0 +1,70 @@
+/*
+ * sweep_points: a sweep's specification (shared options, axes or listed points, seeds) and its
+ * points, each a `bucketsim run` command line checked as run would check it.
+ */
+#ifndef BUCKETSIM_SWEEP_POINTS_H
+#define BUCKETSIM_SWEEP_POINTS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/util.h"
+
+/* The option key of --trace in the shared option list. */
+enum { SWEEP_OPT_TRACE = 't' };
+
+struct saved_opt {
+	int key;
+	char *arg;
+};
+
+struct axis {
+	char *key;
+	char **vals;
+	size_t n;
+};
+
+struct spec {
+	struct saved_opt *so;   /* shared config options, in order */
+	size_t nso;
+	struct axis *ax;
+	size_t nax;
+	cJSON *listed;          /* the sweep file's "points", or NULL */
+	cJSON *base;            /* the sweep file's base configuration, or NULL */
+	const char *trace;      /* --trace */
+	uint64_t seed0;
+	int64_t seeds;
+	char *metrics;          /* --metrics, or NULL */
+};
+
+/* One point: its assignments (axis keys in order, values as text) and seed. */
+struct point {
+	char **key, **val;
+	size_t n;
+	uint64_t seed;
+	char *trace, *preset;  /* effective, "" when none */
+	char name[24];         /* "0001" */
+	char *label;           /* "workload.rate=20 seed=2" for messages */
+	char **argv;           /* the `bucketsim run` words after the program name */
+	size_t argc;
+};
+
+/* An absolute path for a file argument (unchanged when it names no file). */
+char *sweep_abs_path(const char *p);
+void sweep_spec_release(struct spec *s);
+/* --axis KEY=V1,V2,... or KEY=[JSON list]. */
+int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err);
+/* A sweep file: base configuration plus "axes" or "points". */
+int sweep_load_file(struct spec *s, const char *path, struct bs_err *err);
+void sweep_point_release(struct point *p);
+/* The ordered points: the listed ones, or the grid (first axis slowest); seeds fastest. */
+struct point *sweep_make_points(const struct spec *s, size_t *np);
+/* A point's `bucketsim run` words, its configuration checked as run would. */
+int sweep_point_prepare(const struct spec *s, const char *basefile, struct point *p,
+			 size_t index, size_t width, struct bs_err *err);
+/* The sweep.json text: everything a rerun must match and --collect needs. */
+char *sweep_spec_text(const struct spec *s, const struct point *pts, size_t np);
+
+#endif
