@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis/plot_fig.h"
 #include "sim/commands.h"
 #include "sim/config.h"
 
@@ -56,289 +57,6 @@ static const struct cli_opt opts[] = {
 	{0},
 };
 
-/* ---- tables (libcsv) ---- */
-
-struct table {
-	char **cell;          /* row-major; row 0 is the header */
-	size_t rows, cols, n, cap;
-	size_t cur_col;
-	bool bad;
-};
-
-static void tb_field(void *s, size_t len, void *ctx)
-{
-	struct table *t = ctx;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 256;
-		t->cell = xrealloc(t->cell, t->cap * sizeof *t->cell);
-	}
-	char *c = xmalloc(len + 1);
-	memcpy(c, s, len);
-	c[len] = 0;
-	t->cell[t->n++] = c;
-	t->cur_col++;
-}
-
-static void tb_row(int ch, void *ctx)
-{
-	(void)ch;
-	struct table *t = ctx;
-	if (t->rows == 0)
-		t->cols = t->cur_col;
-	else if (t->cur_col != t->cols)
-		t->bad = true;
-	t->rows++;
-	t->cur_col = 0;
-}
-
-static void table_free(struct table *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->cell[i]);
-	free(t->cell);
-	memset(t, 0, sizeof *t);
-}
-
-static int table_read(const char *path, struct table *t, struct bs_err *err)
-{
-	memset(t, 0, sizeof *t);
-	size_t len;
-	char *txt = read_file(path, &len, err);
-	if (!txt)
-		return -1;
-	struct csv_parser p;
-	csv_init(&p, CSV_APPEND_NULL);
-	if (csv_parse(&p, txt, len, tb_field, tb_row, t) != len || csv_fini(&p, tb_field, tb_row, t))
-		t->bad = true;
-	csv_free(&p);
-	free(txt);
-	if (t->bad || t->rows < 1) {
-		table_free(t);
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL,
-			       "not a CSV table with one header row and equal-length rows");
-	}
-	return 0;
-}
-
-static const char *cell(const struct table *t, size_t r, size_t c)
-{
-	return t->cell[r * t->cols + c];
-}
-
-static long col_of(const struct table *t, const char *name)
-{
-	for (size_t c = 0; c < t->cols; c++)
-		if (!strcmp(cell(t, 0, c), name))
-			return (long)c;
-	return -1;
-}
-
-static int need_col(const struct table *t, const char *path, const char *name, long *c,
-		    struct bs_err *err)
-{
-	*c = col_of(t, name);
-	if (*c < 0)
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, name, "no such column");
-	return 0;
-}
-
-static bool number(const char *s, double *v)
-{
-	char *end;
-	if (!*s)
-		return false;
-	*v = strtod(s, &end);
-	return !*end && isfinite(*v);
-}
-
-/* ---- labels ---- */
-
-/* An axis label with its unit: from a table of summary metrics, else the configuration key's
- * unit, else the name's suffix. */
-static char *label_of(const char *name)
-{
-	static const char *const known[][2] = {
-		{"workload.rate", "request rate (req/s)"},
-		{"slo_attainment", "SLO attainment (fraction)"},
-		{"goodput", "goodput (req/s)"},
-		{"request_throughput", "throughput (req/s)"},
-		{"output_throughput", "output throughput (tokens/s)"},
-		{"total_token_throughput", "total throughput (tokens/s)"},
-		{"padding_waste_ratio", "padding waste (fraction of computed tokens)"},
-		{"compiles_warmup", "buckets compiled at warm-up (graphs)"},
-		{"compiles_runtime", "graphs compiled at run time"},
-		{"warmup_s", "warm-up time (s)"},
-		{"utilization", "utilization (fraction)"},
-		{"preemptions", "preemptions"},
-		{"cards", "cards"},
-	};
-	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-		if (!strcmp(known[i][0], name))
-			return xstrdup(known[i][1]);
-	struct config c;
-	config_init(&c);
-	const struct cfg_entry *e = config_find(&c, name);
-	char *r = e && e->def->unit && *e->def->unit ? xasprintf("%s (%s)", name, e->def->unit)
-						     : NULL;
-	config_release(&c);
-	if (r)
-		return r;
-	size_t n = strlen(name);
-	if (n > 3 && !strcmp(name + n - 3, "_ms"))
-		return xasprintf("%s (ms)", name);
-	if (n > 2 && !strcmp(name + n - 2, "_s"))
-		return xasprintf("%s (s)", name);
-	return xstrdup(name);
-}
-
-/* A gnuplot string literal (double quotes; backslash, quote escaped; "_" kept literal with the
- * noenhanced text mode set in the preamble). */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-/* ---- the script ---- */
-
-struct fig {
-	FILE *dat, *gp;        /* in-memory until written */
-	char *datbuf, *gpbuf;
-	size_t datlen, gplen;
-	const char *out;       /* OUT prefix */
-	size_t blocks;         /* data blocks written so far */
-	bool multi;            /* a multiplot of panels */
-	bool wide;             /* panels two columns wide */
-	int rows, cols;
-};
-
-static void fig_init(struct fig *g, const char *out)
-{
-	memset(g, 0, sizeof *g);
-	g->out = out;
-	g->dat = open_memstream(&g->datbuf, &g->datlen);
-	g->gp = open_memstream(&g->gpbuf, &g->gplen);
-}
-
-/* Starts a data block (a series); returns its gnuplot index. */
-static size_t fig_block(struct fig *g, const char *name)
-{
-	if (g->blocks)
-		fputs("\n\n", g->dat);
-	fprintf(g->dat, "# %s\n", name);
-	return g->blocks++;
-}
-
-static const char *const okabe_ito[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
-					"#56B4E9", "#D55E00", "#F0E442", "#000000"};
-
-/* The preamble: terminals loop, palette, fonts.  The body follows, inside the loop. */
-static char *preamble(const struct fig *g, const char *title)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	double w = 3.5 * (g->wide ? 2 : g->cols), h = (g->wide ? 1.8 : 2.5) * g->rows;
-	fprintf(f, "# bucketsim plot: renders %s.pdf, .svg, .png from %s.dat\n", g->out, g->out);
-	fputs("out = ", f);
-	gp_str(f, g->out);
-	fputs("\ndat = out.'.dat'\n", f);
-	fprintf(f, "do for [fmt in \"pdf svg png\"] {\n"
-		   "  if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
-		   "\"Helvetica,10\" linewidth 1.5 }\n"
-		   "  if (fmt eq \"svg\") { set terminal svg size %.0f,%.0f font \"Helvetica,10\" "
-		   "linewidth 1.5 }\n"
-		   "  if (fmt eq \"png\") { set terminal pngcairo size %d,%d font \"Helvetica,12\" "
-		   "linewidth 1.5 }\n"
-		   "  set output out.'.'.fmt\n"
-		   "  reset\n"
-		   "  set termoption noenhanced\n"
-		   "  set datafile separator whitespace\n"
-		   "  set key top right box opaque samplen 2 spacing 1.1\n"
-		   "  set grid lc rgb \"#dddddd\"\n"
-		   "  set border lw 1\n"
-		   "  set palette defined (0 \"#440154\", 1 \"#3b528b\", 2 \"#21918c\", "
-		   "3 \"#5ec962\", 4 \"#fde725\")\n",
-		w, h, w * 72, h * 72, (int)(w * 120 + 100), (int)(h * 120 + 60));
-	for (size_t i = 0; i < sizeof okabe_ito / sizeof *okabe_ito; i++)
-		fprintf(f, "  set linetype %zu lc rgb \"%s\" lw 1.5 pt %zu ps 0.8\n", i + 1,
-			okabe_ito[i], (size_t[]){7, 5, 9, 11, 13, 15, 4, 6}[i]);
-	if (g->multi) {
-		fprintf(f, "  set multiplot layout %d,%d", g->rows, g->cols);
-		if (title) {
-			fputs(" title ", f);
-			gp_str(f, title);
-		}
-		fputc('\n', f);
-	} else if (title) {
-		fputs("  set title ", f);
-		gp_str(f, title);
-		fputc('\n', f);
-	}
-	fclose(f);
-	return buf;
-}
-
-static int write_file(const char *path, const char *text, size_t len, struct bs_err *err)
-{
-	struct outset os;
-	outset_init(&os);
-	FILE *f = outset_open(&os, path, err);
-	if (!f)
-		return -1;
-	fwrite(text, 1, len, f);
-	return outset_commit(&os, err);
-}
-
-/* Writes OUT.dat and OUT.gp, then runs gnuplot unless SCRIPT_ONLY. */
-static int fig_finish(struct fig *g, const char *title, bool script_only, struct bs_err *err)
-{
-	fclose(g->dat);
-	fclose(g->gp);
-	char *pre = preamble(g, title);
-	char *script = xasprintf("%s%s%s}\n", pre, g->gpbuf, g->multi ? "  unset multiplot\n" : "");
-	free(pre);
-	char *pd = xasprintf("%s.dat", g->out), *pg = xasprintf("%s.gp", g->out);
-	char *dir = xstrdup(g->out);
-	char *slash = strrchr(dir, '/');
-	int rc = 0;
-	if (slash && slash != dir) {
-		*slash = 0;
-		rc = mkdir_p(dir, err);
-	}
-	if (!rc)
-		rc = write_file(pd, g->datbuf, g->datlen, err);
-	if (!rc)
-		rc = write_file(pg, script, strlen(script), err);
-	if (!rc && !script_only) {
-		fflush(NULL);
-		pid_t pid = fork();
-		if (pid == 0) {
-			execlp("gnuplot", "gnuplot", pg, (char *)NULL);
-			fprintf(stderr, "bucketsim: error: cannot run gnuplot: %s (make deps installs "
-					"gnuplot-nox; --script-only writes the script alone)\n",
-				strerror(errno));
-			_exit(127);
-		}
-		int st;
-		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-			rc = bs_errf(err, BS_EXIT_RUNTIME, pg, 0, NULL, "gnuplot failed");
-		}
-	}
-	free(pd);
-	free(pg);
-	free(dir);
-	free(script);
-	free(g->datbuf);
-	free(g->gpbuf);
-	return rc;
-}
-
 /* ---- sweep plots ---- */
 
 struct sopts {
@@ -362,12 +80,12 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 			size_t *ncat, struct bs_err *err)
 {
 	struct table t;
-	if (table_read(path, &t, err))
+	if (plot_table_read(path, &t, err))
 		return -1;
-	long cx, cy, cs = -1, ce = col_of(&t, "error");
-	if (need_col(&t, path, xc, &cx, err) || need_col(&t, path, yc, &cy, err) ||
-	    (sc && need_col(&t, path, sc, &cs, err))) {
-		table_free(&t);
+	long cx, cy, cs = -1, ce = plot_col_of(&t, "error");
+	if (plot_need_col(&t, path, xc, &cx, err) || plot_need_col(&t, path, yc, &cy, err) ||
+	    (sc && plot_need_col(&t, path, sc, &cs, err))) {
+		plot_table_free(&t);
 		return -1;
 	}
 	struct series *s = NULL;
@@ -375,11 +93,11 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 	*cats = NULL;
 	*ncat = 0;
 	for (size_t r = 1; r < t.rows; r++) {
-		if (ce >= 0 && *cell(&t, r, (size_t)ce))
+		if (ce >= 0 && *plot_cell(&t, r, (size_t)ce))
 			continue;
 		double x, y;
-		const char *xs = cell(&t, r, (size_t)cx);
-		if (!number(cell(&t, r, (size_t)cy), &y))
+		const char *xs = plot_cell(&t, r, (size_t)cx);
+		if (!plot_number(plot_cell(&t, r, (size_t)cy), &y))
 			continue;
 		if (categorical) {
 			size_t k = 0;
@@ -390,12 +108,12 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 				(*cats)[(*ncat)++] = xstrdup(xs);
 			}
 			x = (double)k;
-		} else if (!number(xs, &x)) {
-			table_free(&t);
+		} else if (!plot_number(xs, &x)) {
+			plot_table_free(&t);
 			return bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, xc,
 				       "x value '%s' is not a number", xs);
 		}
-		const char *name = cs >= 0 ? cell(&t, r, (size_t)cs) : "";
+		const char *name = cs >= 0 ? plot_cell(&t, r, (size_t)cs) : "";
 		size_t i = 0;
 		while (i < ns && strcmp(s[i].name, name))
 			i++;
@@ -419,7 +137,7 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 		s[i].sum[k] += y;
 		s[i].cnt[k]++;
 	}
-	table_free(&t);
+	plot_table_free(&t);
 	/* x ascending (insertion sort: sweeps are small). */
 	for (size_t i = 0; i < ns; i++)
 		for (size_t a = 1; a < s[i].n; a++)
@@ -456,13 +174,13 @@ static const char *default_series(const char *path)
 {
 	struct table t;
 	struct bs_err e = {0};
-	if (table_read(path, &t, &e))
+	if (plot_table_read(path, &t, &e))
 		return NULL;
-	long c = col_of(&t, "preset");
+	long c = plot_col_of(&t, "preset");
 	bool varies = false;
 	for (size_t r = 2; c >= 0 && r < t.rows; r++)
-		varies |= strcmp(cell(&t, r, (size_t)c), cell(&t, 1, (size_t)c)) != 0;
-	table_free(&t);
+		varies |= strcmp(plot_cell(&t, r, (size_t)c), plot_cell(&t, 1, (size_t)c)) != 0;
+	plot_table_free(&t);
 	return varies ? "preset" : NULL;
 }
 
@@ -470,17 +188,17 @@ static const char *default_series(const char *path)
 static void plot_lines(struct fig *g, struct series *s, size_t ns, const char *xc,
 		       const char *yc, const char *extra, const char *prefix, char **suffix)
 {
-	char *xl = label_of(xc), *yl = label_of(yc);
+	char *xl = plot_label(xc), *yl = plot_label(yc);
 	fputs("  set xlabel ", g->gp);
-	gp_str(g->gp, xl);
+	plot_gp_str(g->gp, xl);
 	fputs("\n  set ylabel ", g->gp);
-	gp_str(g->gp, yl);
+	plot_gp_str(g->gp, yl);
 	fputc('\n', g->gp);
 	if (extra)
 		fputs(extra, g->gp);
 	fputs("  plot ", g->gp);
 	for (size_t i = 0; i < ns; i++) {
-		size_t b = fig_block(g, s[i].name);
+		size_t b = plot_fig_block(g, s[i].name);
 		for (size_t k = 0; k < s[i].n; k++)
 			fprintf(g->dat, "%.17g %.17g\n", s[i].x[k], s[i].sum[k] / (double)s[i].cnt[k]);
 		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
@@ -488,7 +206,7 @@ static void plot_lines(struct fig *g, struct series *s, size_t ns, const char *x
 		char *t = *s[i].name ? xasprintf("%s%s%s", prefix ? prefix : "", s[i].name,
 						 suffix && suffix[i] ? suffix[i] : "")
 				     : xstrdup(yc);
-		gp_str(g->gp, t);
+		plot_gp_str(g->gp, t);
 		free(t);
 	}
 	fputc('\n', g->gp);
@@ -634,7 +352,7 @@ static int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct
 		double c = cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s")->valuedouble;
 		const cJSON *seed0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "seeds"), 0);
 		const cJSON *pt;
-		size_t b = fig_block(g, name);
+		size_t b = plot_fig_block(g, name);
 		cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(seed0, "curve"))
 			fprintf(g->dat, "%.17g %.17g\n",
 				cJSON_GetObjectItemCaseSensitive(pt, "rate")->valuedouble,
@@ -642,7 +360,7 @@ static int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct
 		char *t = xasprintf("%s (capacity %.3g req/s)", name, c);
 		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
 			i ? ", \\\n       " : "", b, i % 8 + 1);
-		gp_str(g->gp, t);
+		plot_gp_str(g->gp, t);
 		free(t);
 		i++;
 	}
@@ -667,22 +385,22 @@ static int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
 		size_t ncat;
 		if (sweep_series(path, x, ys[p], o->series, true, &s, &ns, &cats, &ncat, err))
 			return -1;
-		char *yl = label_of(ys[p]), *xl = label_of(x);
+		char *yl = plot_label(ys[p]), *xl = plot_label(x);
 		fputs("  set xlabel ", g->gp);
-		gp_str(g->gp, xl);
+		plot_gp_str(g->gp, xl);
 		fputs("\n  set ylabel ", g->gp);
-		gp_str(g->gp, yl);
+		plot_gp_str(g->gp, yl);
 		fprintf(g->gp, "\n  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set xtics (", ncat - 1);
 		for (size_t k = 0; k < ncat; k++) {
 			fprintf(g->gp, "%s", k ? ", " : "");
-			gp_str(g->gp, cats[k]);
+			plot_gp_str(g->gp, cats[k]);
 			fprintf(g->gp, " %zu", k);
 		}
 		double w = 0.8 / (double)ns;
 		fprintf(g->gp, ")\n  set style fill solid 0.85 border -1\n  set boxwidth %.4g\n"
 			       "  set key top left\n  plot ", w);
 		for (size_t i = 0; i < ns; i++) {
-			size_t b = fig_block(g, *s[i].name ? s[i].name : ys[p]);
+			size_t b = plot_fig_block(g, *s[i].name ? s[i].name : ys[p]);
 			for (size_t k = 0; k < s[i].n; k++)
 				fprintf(g->dat, "%.17g %.17g\n",
 					s[i].x[k] + w * ((double)i - (double)(ns - 1) / 2),
@@ -690,7 +408,7 @@ static int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
 			fprintf(g->gp, "%sdat index %zu using 1:2 with boxes lt %zu %s",
 				i ? ", \\\n       " : "", b, i % 8 + 1, ns > 1 ? "title " : "notitle");
 			if (ns > 1)
-				gp_str(g->gp, s[i].name);
+				plot_gp_str(g->gp, s[i].name);
 		}
 		fputc('\n', g->gp);
 		for (size_t k = 0; k < ncat; k++)
@@ -723,40 +441,40 @@ static int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
 	int rc = 0;
 	for (int d = 0; d < n && !rc; d++) {
 		char *p = xasprintf("%s/requests.csv", dirs[d]);
-		rc = table_read(p, &t[d], err);
+		rc = plot_table_read(p, &t[d], err);
 		free(p);
 	}
 	for (size_t k = 0; k < 3 && !rc; k++) {
 		fputs("  set xlabel ", g->gp);
-		gp_str(g->gp, cols[k][1]);
+		plot_gp_str(g->gp, cols[k][1]);
 		fputs("\n  set ylabel \"fraction of requests\"\n  set yrange [0:1]\n"
 		      "  set logscale x\n  set key bottom right\n  plot ", g->gp);
 		for (int d = 0; d < n && !rc; d++) {
 			long c;
 			char *p = xasprintf("%s/requests.csv", dirs[d]);
-			rc = need_col(&t[d], p, cols[k][0], &c, err);
+			rc = plot_need_col(&t[d], p, cols[k][0], &c, err);
 			free(p);
 			if (rc)
 				break;
 			double *v = xmalloc(t[d].rows * sizeof *v);
 			size_t m = 0;
 			for (size_t r = 1; r < t[d].rows; r++)
-				if (number(cell(&t[d], r, (size_t)c), &v[m]) && v[m] > 0)
+				if (plot_number(plot_cell(&t[d], r, (size_t)c), &v[m]) && v[m] > 0)
 					m++;
 			qsort(v, m, sizeof *v, cmp_double);
 			const char *base = strrchr(dirs[d], '/') ? strrchr(dirs[d], '/') + 1 : dirs[d];
-			size_t b = fig_block(g, base);
+			size_t b = plot_fig_block(g, base);
 			for (size_t i = 0; i < m; i++)
 				fprintf(g->dat, "%.9g %.9g\n", v[i], (double)(i + 1) / (double)m);
 			free(v);
 			fprintf(g->gp, "%sdat index %zu using 1:2 with steps lt %d title ",
 				d ? ", \\\n       " : "", b, d % 8 + 1);
-			gp_str(g->gp, base);
+			plot_gp_str(g->gp, base);
 		}
 		fputs("\n  unset logscale x\n", g->gp);
 	}
 	for (int d = 0; d < n; d++)
-		table_free(&t[d]);
+		plot_table_free(&t[d]);
 	free(t);
 	return rc;
 }
@@ -767,16 +485,16 @@ static int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 {
 	char *p = xasprintf("%s/buckets.csv", dir);
 	struct table t;
-	int rc = table_read(p, &t, err);
+	int rc = plot_table_read(p, &t, err);
 	long cph, cbs, cq, cb, cu;
 	if (!rc)
-		rc = need_col(&t, p, "phase", &cph, err) || need_col(&t, p, "bs", &cbs, err) ||
-		     need_col(&t, p, "query", &cq, err) || need_col(&t, p, "blocks", &cb, err) ||
-		     need_col(&t, p, "uses", &cu, err);
+		rc = plot_need_col(&t, p, "phase", &cph, err) || plot_need_col(&t, p, "bs", &cbs, err) ||
+		     plot_need_col(&t, p, "query", &cq, err) || plot_need_col(&t, p, "blocks", &cb, err) ||
+		     plot_need_col(&t, p, "uses", &cu, err);
 	free(p);
 	if (rc) {
 		if (t.cell)
-			table_free(&t);
+			plot_table_free(&t);
 		return -1;
 	}
 	g->multi = true;
@@ -790,8 +508,8 @@ static int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 		size_t nx = 0, ny = 0;
 		for (size_t r = 1; r < t.rows; r++) {
 			double x, y;
-			if (strcmp(cell(&t, r, (size_t)cph), ph[k]) ||
-			    !number(cell(&t, r, (size_t)cx), &x) || !number(cell(&t, r, (size_t)cbs), &y))
+			if (strcmp(plot_cell(&t, r, (size_t)cph), ph[k]) ||
+			    !plot_number(plot_cell(&t, r, (size_t)cx), &x) || !plot_number(plot_cell(&t, r, (size_t)cbs), &y))
 				continue;
 			size_t i = 0;
 			while (i < nx && xs[i] != x)
@@ -809,9 +527,9 @@ static int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 		double *u = xcalloc(nx * ny + 1, sizeof *u);
 		for (size_t r = 1; r < t.rows; r++) {
 			double x, y, n;
-			if (strcmp(cell(&t, r, (size_t)cph), ph[k]) ||
-			    !number(cell(&t, r, (size_t)cx), &x) ||
-			    !number(cell(&t, r, (size_t)cbs), &y) || !number(cell(&t, r, (size_t)cu), &n))
+			if (strcmp(plot_cell(&t, r, (size_t)cph), ph[k]) ||
+			    !plot_number(plot_cell(&t, r, (size_t)cx), &x) ||
+			    !plot_number(plot_cell(&t, r, (size_t)cbs), &y) || !plot_number(plot_cell(&t, r, (size_t)cu), &n))
 				continue;
 			size_t i = 0, j = 0;
 			while (i < nx && xs[i] != x)
@@ -821,7 +539,7 @@ static int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 			if (i < nx && j < ny)
 				u[j * nx + i] += n;
 		}
-		size_t b = fig_block(g, ph[k]);
+		size_t b = plot_fig_block(g, ph[k]);
 		for (size_t j = 0; j < ny; j++) {
 			for (size_t i = 0; i < nx; i++) {
 				if (u[j * nx + i] > 0)
@@ -848,7 +566,7 @@ static int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 			       "  plot dat index %zu using 1:2:(0.5):(0.5):3 with boxxyerror fc palette\n"
 			       "  set grid\n  unset title\n", b);
 	}
-	table_free(&t);
+	plot_table_free(&t);
 	return 0;
 }
 
@@ -857,30 +575,30 @@ static int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 {
 	char *p = xasprintf("%s/monitor.csv", dir);
 	struct table t;
-	int rc = table_read(p, &t, err);
+	int rc = plot_table_read(p, &t, err);
 	static const char *const cols[] = {"time_s", "waiting", "running", "transferring",
 					   "kv_utilization", "batch_latency_ms"};
 	long c[6];
 	for (size_t i = 0; i < 6 && !rc; i++)
-		rc = need_col(&t, p, cols[i], &c[i], err);
+		rc = plot_need_col(&t, p, cols[i], &c[i], err);
 	free(p);
 	if (rc) {
 		if (t.cell)
-			table_free(&t);
+			plot_table_free(&t);
 		return -1;
 	}
 	g->multi = true;
 	g->wide = true;
 	g->rows = 3;
 	g->cols = 1;
-	size_t b = fig_block(g, "monitor: time_s waiting running transferring kv_utilization "
+	size_t b = plot_fig_block(g, "monitor: time_s waiting running transferring kv_utilization "
 			     "batch_latency_ms");
 	for (size_t r = 1; r < t.rows; r++) {
 		for (size_t i = 0; i < 6; i++)
-			fprintf(g->dat, "%s%s", i ? " " : "", cell(&t, r, (size_t)c[i]));
+			fprintf(g->dat, "%s%s", i ? " " : "", plot_cell(&t, r, (size_t)c[i]));
 		fputc('\n', g->dat);
 	}
-	table_free(&t);
+	plot_table_free(&t);
 	fprintf(g->gp,
 		"  set xlabel \"simulated time (s)\"\n"
 		"  set ylabel \"requests\"\n  set key above horizontal noopaque nobox\n"
@@ -915,15 +633,15 @@ static int plot_bubbles(const char *dir, double window, struct fig *g, struct bs
 		return -1;
 	p = xasprintf("%s/batches.csv", dir);
 	struct table t;
-	int rc = table_read(p, &t, err);
+	int rc = plot_table_read(p, &t, err);
 	long cs, ce, ci;
 	if (!rc)
-		rc = need_col(&t, p, "start_s", &cs, err) || need_col(&t, p, "end_s", &ce, err) ||
-		     need_col(&t, p, "instance", &ci, err);
+		rc = plot_need_col(&t, p, "start_s", &cs, err) || plot_need_col(&t, p, "end_s", &ce, err) ||
+		     plot_need_col(&t, p, "instance", &ci, err);
 	free(p);
 	if (rc) {
 		if (t.cell)
-			table_free(&t);
+			plot_table_free(&t);
 		return -1;
 	}
 	double t0 = NAN, t1;
@@ -931,8 +649,8 @@ static int plot_bubbles(const char *dir, double window, struct fig *g, struct bs
 	size_t lane0 = 0;
 	for (size_t r = 1; r < t.rows; r++) {
 		double s, e, in;
-		if (!number(cell(&t, r, (size_t)cs), &s) || !number(cell(&t, r, (size_t)ce), &e) ||
-		    !number(cell(&t, r, (size_t)ci), &in))
+		if (!plot_number(plot_cell(&t, r, (size_t)cs), &s) || !plot_number(plot_cell(&t, r, (size_t)ce), &e) ||
+		    !plot_number(plot_cell(&t, r, (size_t)ci), &in))
 			continue;
 		if (isnan(t0))
 			t0 = s;
@@ -946,17 +664,17 @@ static int plot_bubbles(const char *dir, double window, struct fig *g, struct bs
 	t1 = t0 + window;
 	g->rows = g->cols = 1;
 	double *busy = xcalloc((size_t)lanes + 1, sizeof *busy);
-	size_t b = fig_block(g, "passes");
+	size_t b = plot_fig_block(g, "passes");
 	for (size_t r = 1; r < t.rows; r++) {
 		double s, e, in;
-		if (!number(cell(&t, r, (size_t)cs), &s) || !number(cell(&t, r, (size_t)ce), &e) ||
-		    !number(cell(&t, r, (size_t)ci), &in) || s >= t1)
+		if (!plot_number(plot_cell(&t, r, (size_t)cs), &s) || !plot_number(plot_cell(&t, r, (size_t)ce), &e) ||
+		    !plot_number(plot_cell(&t, r, (size_t)ci), &in) || s >= t1)
 			continue;
 		e = e < t1 ? e : t1;
 		busy[(int)in] += e - s;
 		fprintf(g->dat, "%.9g %.9g %d\n", (s - t0) * 1e3, (e - t0) * 1e3, (int)in);
 	}
-	table_free(&t);
+	plot_table_free(&t);
 	fprintf(g->gp, "  set xlabel \"time from the first pass (ms)\"\n  set ylabel \"lane "
 		       "(instance x pipeline stage)\"\n  set yrange [-0.6:%d.6]\n"
 		       "  set xrange [0:%.6g]\n  unset key\n  set style fill solid 0.9 noborder\n"
@@ -1102,7 +820,7 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		return cli_usage(self, "--capacity marks capacities on the attainment plot of a sweep "
 				       "CSV");
 	struct fig g;
-	fig_init(&g, out);
+	plot_fig_init(&g, out);
 	struct bs_err err = {0};
 	int rc;
 	if (!strcmp(kind, "attainment") && is_dir(in[0]))
@@ -1126,7 +844,7 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		free(g.gpbuf);
 		return cli_fail(&err);
 	}
-	return fig_finish(&g, title, script_only, &err) ? cli_fail(&err) : 0;
+	return plot_fig_finish(&g, title, script_only, &err) ? cli_fail(&err) : 0;
 }
 
 const struct cli_cmd cmd_plot = {
