@@ -18,29 +18,8 @@
 set -euo pipefail
 export LC_ALL=C
 
-QUICK=0
-OUT=
-BIN=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--quick) QUICK=1 ;;
-	-o) [ $# -ge 2 ] || { echo "pipeline: -o needs a directory" >&2; exit 2; }
-	    OUT=$2; shift ;;
-	-o*) OUT=${1#-o} ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	-*) echo "pipeline: unknown option '$1'" >&2; exit 2 ;;
-	*) [ -z "$BIN" ] || { echo "pipeline: one binary only" >&2; exit 2; }
-	   BIN=$1 ;;
-	esac
-	shift
-done
-HERE=$(cd "$(dirname "$0")" && pwd)
-[ -n "$BIN" ] || BIN=$HERE/../build/bucketsim
-[ -n "$OUT" ] || { [ $QUICK = 1 ] && OUT=pipeline-quick || OUT=pipeline-out; }
-[ -x "$BIN" ] || { echo "pipeline: no executable bucketsim at '$BIN' (run make)" >&2; exit 2; }
-mkdir -p "$OUT"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/pipeline.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/study_lib.sh"
+study_args pipeline 17 pipeline-out pipeline-quick "$@"
 
 # ---- configuration ------------------------------------------------------------------------
 SEED=1

@@ -12,29 +12,8 @@
 set -euo pipefail
 export LC_ALL=C
 
-QUICK=0
-OUT=
-BIN=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--quick) QUICK=1 ;;
-	-o) [ $# -ge 2 ] || { echo "reproduce: -o needs a directory" >&2; exit 2; }
-	    OUT=$2; shift ;;
-	-o*) OUT=${1#-o} ;;
-	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	-*) echo "reproduce: unknown option '$1'" >&2; exit 2 ;;
-	*) [ -z "$BIN" ] || { echo "reproduce: one binary only" >&2; exit 2; }
-	   BIN=$1 ;;
-	esac
-	shift
-done
-HERE=$(cd "$(dirname "$0")" && pwd)
-[ -n "$BIN" ] || BIN=$HERE/../build/bucketsim
-[ -n "$OUT" ] || { [ $QUICK = 1 ] && OUT=repro-quick || OUT=repro-out; }
-[ -x "$BIN" ] || { echo "reproduce: no executable bucketsim at '$BIN' (run make)" >&2; exit 2; }
-mkdir -p "$OUT"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/reproduce.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/study_lib.sh"
+study_args reproduce 12 repro-out repro-quick "$@"
 
 # ---- configuration ------------------------------------------------------------------------
 SEED=1

@@ -1,0 +1,34 @@
+# Shared by the study scripts (analysis/pipeline.sh, analysis/reproduce_bucketserve.sh): their
+# command line, `[--quick] [-o OUTDIR] [BUCKETSIM]`.  Source it, then call
+#   study_args NAME HELP_LAST_LINE DEFAULT_OUT QUICK_OUT "$@"
+# which sets QUICK (0/1), OUT (created), BIN (checked executable) and TMP (a temporary
+# directory removed on exit).  NAME prefixes the messages; --help prints the script's header
+# comment, lines 2 to HELP_LAST_LINE.  Usage errors exit 2.
+study_args() {
+	local name=$1 help_last=$2 def_out=$3 quick_out=$4 script=$0
+	shift 4
+	QUICK=0
+	OUT=
+	BIN=
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--quick) QUICK=1 ;;
+		-o) [ $# -ge 2 ] || { echo "$name: -o needs a directory" >&2; exit 2; }
+		    OUT=$2; shift ;;
+		-o*) OUT=${1#-o} ;;
+		-h|--help) sed -n "2,${help_last}p" "$script" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-*) echo "$name: unknown option '$1'" >&2; exit 2 ;;
+		*) [ -z "$BIN" ] || { echo "$name: one binary only" >&2; exit 2; }
+		   BIN=$1 ;;
+		esac
+		shift
+	done
+	local here
+	here=$(cd "$(dirname "$script")" && pwd)
+	[ -n "$BIN" ] || BIN=$here/../build/bucketsim
+	[ -n "$OUT" ] || { [ $QUICK = 1 ] && OUT=$quick_out || OUT=$def_out; }
+	[ -x "$BIN" ] || { echo "$name: no executable bucketsim at '$BIN' (run make)" >&2; exit 2; }
+	mkdir -p "$OUT"
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
+	trap 'rm -rf "$TMP"' EXIT
+}
