@@ -1,5 +1,5 @@
 /*
- * cmd_list: `bucketsim list policies|models|workloads|keys`.
+ * cmd_list: `bucketsim list policies|presets|models|workloads|keys`.
  */
 #include <string.h>
 
@@ -60,12 +60,14 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		return BS_EXIT_USAGE;
 	}
 	if (st.optind != argc - 1)
-		return cli_usage(self, "list takes one of: policies, models, workloads, keys");
+		return cli_usage(self, "list takes one of: policies, presets, models, workloads, keys");
 	const char *what = argv[st.optind];
 	if (!strcmp(what, "policies")) {
 		list_policies(stdout);
 		preset_list_print(stdout);
 	}
+	else if (!strcmp(what, "presets"))
+		preset_list_print(stdout);
 	else if (!strcmp(what, "models"))
 		cost_list_print(stdout);
 	else if (!strcmp(what, "workloads"))
@@ -73,18 +75,19 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	else if (!strcmp(what, "keys"))
 		list_keys(stdout);
 	else
-		return cli_usage(self, "unknown list '%s' (policies, models, workloads, keys)", what);
+		return cli_usage(self, "unknown list '%s' (policies, presets, models, workloads, keys)", what);
 	return 0;
 }
 
 static const struct cli_opt opts[] = {CLI_HELP_OPT, {0}};
 
 const struct cli_cmd cmd_list = {
-	"list", "bucketsim list policies|models|workloads|keys",
-	"list policies, hardware/model profiles, bundled workloads or config keys",
-	"Lists what can be selected by name: every policy choice (policies), the hardware and\n"
+	"list", "bucketsim list policies|presets|models|workloads|keys",
+	"list policies, presets, hardware/model profiles, bundled workloads or config keys",
+	"Lists what can be selected by name: every policy choice and preset (policies), the\n"
+	"presets alone with the keys they set (presets), the hardware and\n"
 	"model profiles (models), the bundled traces with their row counts and length statistics\n"
 	"(workloads), or every configuration key with its type, default and meaning (keys).",
-	"  bucketsim list policies\n  bucketsim list workloads\n  bucketsim list keys\n",
+	"  bucketsim list policies\n  bucketsim list presets\n  bucketsim list workloads\n  bucketsim list keys\n",
 	opts, run,
 };

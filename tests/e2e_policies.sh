@@ -23,6 +23,18 @@ expect_stderr preset-unknown-msg "unknown preset 'nosuch'"
 expect_exit 0 preset-print "$B" run --preset uellm --set scheduler.static_batch_size=4 --print-config
 grep -qE '^scheduler\.batching +static +\(preset\)' "$T/stdout" && ok preset-origin || fail preset-origin "$(grep batching "$T/stdout")"
 grep -qE '^scheduler\.static_batch_size +4 +\(command line\)' "$T/stdout" && ok preset-set-wins || fail preset-set-wins "$(grep static_batch "$T/stdout")"
+# `list presets`: every preset, each line's keys exactly what --preset NAME sets (origin preset)
+expect_exit 0 list-presets "$B" list presets
+cp "$T/stdout" "$T/presets.txt"
+[ "$(awk '{print $2}' "$T/presets.txt" | tr '\n' ' ')" = "vllm distserve uellm bucketserve bucketserve-offline " ] \
+	&& ok list-presets-names || fail list-presets-names "$(awk '{print $2}' "$T/presets.txt" | tr '\n' ' ')"
+while read -r _ name rest; do
+	listed=$(printf '%s\n' "$rest" | sed 's/.*the total)://' | tr ' ' '\n' | grep = | sort)
+	"$B" run --preset "$name" --print-config >"$T/pc.txt" 2>/dev/null
+	applied=$(awk '$3 == "(preset)" {print $1 "=" $2}' "$T/pc.txt" | sort)
+	[ -n "$listed" ] && [ "$listed" = "$applied" ] && ok "list-presets-$name" \
+		|| fail "list-presets-$name" "listed [$listed] applied [$applied]"
+done <"$T/presets.txt"
 
 # --- disaggregation: every finished request with more than one token was transferred ---
 expect_exit 0 disagg "$B" run "${LB[@]}" --set cluster.mode=disaggregated \
