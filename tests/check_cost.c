@@ -325,6 +325,33 @@ START_TEST(host_fit_rows)
 	/* one fitted row: no fit */
 	r[1].fit = r[2].fit = false;
 	ck_assert_int_eq(host_fit(r, 4, &hp), -1);
+
+	/* Rows off any line, so the weights matter: the weighted least-squares solution in closed
+	 * form, from the normal equations with w = 1/y^2 (S = sum w, Sx = sum w x, ...):
+	 * h_req = (S Sxy - Sx Sy) / D, h_step = (Sy - h_req Sx) / S, D = S Sxx - Sx^2, and the
+	 * standard errors sqrt(Sxx / D * chi2 / (m - 2)) and sqrt(S / D * chi2 / (m - 2)).  Worked
+	 * out: h_step = 1.0909291 ms, h_req = 14.751211 us (the unweighted fit would give
+	 * 13.51 us). */
+	struct host_row q[] = {{1, 1.0e-3, true}, {10, 1.5e-3, true}, {100, 2.5e-3, true},
+			       {256, 0.3e-3, false}};
+	double S = 0, Sx = 0, Sxx = 0, Sy = 0, Sxy = 0;
+	for (int i = 0; i < 3; i++) {
+		double wi = 1 / (q[i].host_s * q[i].host_s), x = q[i].requests, y = q[i].host_s;
+		S += wi, Sx += wi * x, Sxx += wi * x * x, Sy += wi * y, Sxy += wi * x * y;
+	}
+	double D = S * Sxx - Sx * Sx, b = (S * Sxy - Sx * Sy) / D, a = (Sy - b * Sx) / S, chi2 = 0;
+	for (int i = 0; i < 3; i++) {
+		double res = q[i].host_s - a - b * q[i].requests;
+		chi2 += res * res / (q[i].host_s * q[i].host_s);
+	}
+	ck_assert_int_eq(host_fit(q, 4, &hp), 0);
+	ck_assert_int_eq(hp.n_fit, 3);
+	ck_assert_double_eq_tol(hp.step_s, a, 1e-12 * a);
+	ck_assert_double_eq_tol(hp.req_s, b, 1e-12 * b);
+	ck_assert_double_eq_tol(hp.step_s, 1.0909291e-3, 1e-10);
+	ck_assert_double_eq_tol(hp.req_s, 14.751211e-6, 1e-12);
+	ck_assert_double_eq_tol(hp.step_se, sqrt(Sxx / D * chi2), 1e-9 * hp.step_se);
+	ck_assert_double_eq_tol(hp.req_se, sqrt(S / D * chi2), 1e-9 * hp.req_se);
 	/* the shipped rows: two fitted rows, 5.5 ms at 256 requests and 0.43 ms at 1, so
 	 * h_req = (5.5 - 0.43) / 255 ms = 19.882353 us and h_step = 0.43 ms - h_req = 410.1176 us */
 	struct host_row *rows;
