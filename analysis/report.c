@@ -12,18 +12,29 @@ bool report_reference_format;
 
 /* ---- number formatting: digits written straight into the line (printf's output, faster) ---- */
 
+/* "00".."99": two decimal digits per division. */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* Decimal digits of V at P; returns the end. */
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	char tmp[20], *e = tmp + sizeof tmp, *q = e;
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	memcpy(p, q, (size_t)(e - q));
+	return p + (e - q);
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -44,10 +55,13 @@ static char *put_fixed(char *p, int64_t v, uint64_t scale, int digits)
 	p = put_u64(p, a / scale);
 	*p++ = '.';
 	uint64_t f = a % scale;
-	for (int i = digits - 1; i >= 0; i--) {
-		p[i] = (char)('0' + f % 10);
-		f /= 10;
+	int i = digits;
+	for (; i >= 2; i -= 2) {
+		memcpy(p + i - 2, digit_pairs + 2 * (f % 100), 2);
+		f /= 100;
 	}
+	if (i)
+		p[0] = (char)('0' + f);
 	return p + digits;
 }
 
@@ -184,16 +198,14 @@ void report_batches_header(FILE *f)
 	header(f, cols);
 }
 
-void report_batch_row(FILE *f, const struct pass_rec *p)
+/* batches.csv's row as printf writes it: the reference of report_batch_row. */
+static void batch_row_printf(FILE *f, const struct pass_rec *p)
 {
 	char a[32], b[32], c[32];
 	fmt_ns_s(a, sizeof a, p->start_ns);
 	fmt_ns_s(b, sizeof b, p->end_ns);
 	fmt_ns_ms(c, sizeof c, p->compile_ns);
 	if (p->phase == PHASE_UNIFIED) {
-		/* The seed's tuple (phase, query_len, num_shared_blocks, num_unique_blocks,
-		 * num_logits) in columns of its own; the prompt/decode shape columns stay empty.
-		 * The phase string names the attention paths that run: causal, shared, unique. */
 		char ph[4] = {p->real[3] ? 'c' : '-', p->real[1] ? 's' : '-', p->real[2] ? 'u' : '-',
 			      0};
 		fprintf(f, "%lld,%s,%s,%s,,,,,,,%lld,%lld,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,%d,%d\n",
@@ -209,6 +221,79 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 		(long long)p->real_tokens, (long long)p->padded_tokens, c, p->instance);
 }
 
+/* S and a comma. */
+static char *put_str_c(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	p[n] = ',';
+	return p + n + 1;
+}
+
+/* V and a comma. */
+static char *put_i64_c(char *p, int64_t v)
+{
+	p = put_i64(p, v);
+	*p++ = ',';
+	return p;
+}
+
+void report_batch_row(FILE *f, const struct pass_rec *p)
+{
+	if (report_reference_format) {
+		batch_row_printf(f, p);
+		return;
+	}
+	/* 25 fields: 18 integers of at most 20 bytes, 3 times of at most 22, a phase name. */
+	char line[512], *q = line;
+	q = put_i64_c(q, p->index);
+	q = put_fixed(q, p->start_ns, 1000000000, 9);
+	*q++ = ',';
+	q = put_fixed(q, p->end_ns, 1000000000, 9);
+	*q++ = ',';
+	q = put_str_c(q, bucket_phase_name((enum phase)p->phase));
+	if (p->phase == PHASE_UNIFIED) {
+		/* The seed's tuple (phase, query_len, num_shared_blocks, num_unique_blocks,
+		 * num_logits) in columns of its own; the prompt/decode shape columns stay empty.
+		 * The phase string names the attention paths that run: causal, shared, unique. */
+		memcpy(q, ",,,,,,", 6);
+		q += 6;
+		q = put_i64_c(q, p->real_tokens);
+		q = put_i64_c(q, p->padded_tokens);
+		q = put_fixed(q, p->compile_ns, 1000000, 6);
+		*q++ = ',';
+		q = put_i64_c(q, p->instance);
+		q = put_i64_c(q, p->real[3]);
+		q = put_i64_c(q, p->bucket[3]);
+		*q++ = p->real[3] ? 'c' : '-';
+		*q++ = p->real[1] ? 's' : '-';
+		*q++ = p->real[2] ? 'u' : '-';
+		*q++ = ',';
+		q = put_i64_c(q, p->real[0]);
+		q = put_i64_c(q, p->real[1]);
+		q = put_i64_c(q, p->real[2]);
+		q = put_i64_c(q, p->logits);
+		q = put_i64_c(q, p->bucket[0]);
+		q = put_i64_c(q, p->bucket[1]);
+		q = put_i64_c(q, p->bucket[2]);
+		q = put_i64(q, p->bucket_logits);
+		*q++ = '\n';
+	} else {
+		for (int i = 0; i < 3; i++)
+			q = put_i64_c(q, p->real[i]);
+		for (int i = 0; i < 3; i++)
+			q = put_i64_c(q, p->bucket[i]);
+		q = put_i64_c(q, p->real_tokens);
+		q = put_i64_c(q, p->padded_tokens);
+		q = put_fixed(q, p->compile_ns, 1000000, 6);
+		*q++ = ',';
+		q = put_i64(q, p->instance);
+		memcpy(q, ",,,,,,,,,,,\n", 12);
+		q += 12;
+	}
+	fwrite(line, 1, (size_t)(q - line), f);
+}
+
 static int cmp_graph(const void *a, const void *b)
 {
 	const struct graph *x = *(const struct graph *const *)a, *y = *(const struct graph *const *)b;
@@ -218,6 +303,53 @@ static int cmp_graph(const void *a, const void *b)
 		if (x->v[i] != y->v[i])
 			return x->v[i] < y->v[i] ? -1 : 1;
 	return 0;
+}
+
+/* buckets.csv's row as printf writes it: the reference of bucket_row. */
+static void bucket_row_printf(FILE *f, const struct graph *g)
+{
+	char pass[32], comp[32], ratio[32];
+	fmt_ns_ms(pass, sizeof pass, g->cost_ns);
+	fmt_ns_s(comp, sizeof comp, g->compile_ns);
+	if (g->padded_tokens)
+		snprintf(ratio, sizeof ratio, "%.6f",
+			 (double)(g->padded_tokens - g->real_tokens) / (double)g->padded_tokens);
+	else
+		ratio[0] = 0;
+	char causal[8] = "";
+	if (g->phase == PHASE_UNIFIED)
+		snprintf(causal, sizeof causal, "%d", g->v[3]);
+	fprintf(f, "%s,%d,%d,%d,%s,%d,%d,%d,%lld,%lld,%lld,%s,%s,%s\n",
+		bucket_phase_name((enum phase)g->phase), g->v[0], g->v[1], g->v[2], causal, g->warm,
+		g->fallback, g->runtime, (long long)g->uses, (long long)g->real_tokens,
+		(long long)g->padded_tokens, ratio, pass, comp);
+}
+
+static void bucket_row(FILE *f, const struct graph *g)
+{
+	/* 14 fields: 10 integers of at most 20 bytes, 2 times of at most 22, a ratio (%.6f of a
+	 * value that may be anything if a count is corrupt: at most 330 bytes), a phase name. */
+	char line[640], *q = line;
+	q = put_str_c(q, bucket_phase_name((enum phase)g->phase));
+	for (int i = 0; i < 3; i++)
+		q = put_i64_c(q, g->v[i]);
+	if (g->phase == PHASE_UNIFIED)
+		q = put_i64(q, g->v[3]);
+	*q++ = ',';
+	q = put_i64_c(q, g->warm);
+	q = put_i64_c(q, g->fallback);
+	q = put_i64_c(q, g->runtime);
+	q = put_i64_c(q, g->uses);
+	q = put_i64_c(q, g->real_tokens);
+	q = put_i64_c(q, g->padded_tokens);
+	if (g->padded_tokens)
+		q = put_f6(q, (double)(g->padded_tokens - g->real_tokens) / (double)g->padded_tokens);
+	*q++ = ',';
+	q = put_fixed(q, g->cost_ns, 1000000, 6);
+	*q++ = ',';
+	q = put_fixed(q, g->compile_ns, 1000000000, 9);
+	*q++ = '\n';
+	fwrite(line, 1, (size_t)(q - line), f);
 }
 
 void report_buckets(FILE *f, const struct sim *s)
@@ -233,24 +365,10 @@ void report_buckets(FILE *f, const struct sim *s)
 		g[i] = &graphs[i];
 	qsort(g, ng, sizeof *g, cmp_graph);
 	for (size_t i = 0; i < ng; i++) {
-		char pass[32], comp[32], ratio[32];
-		fmt_ns_ms(pass, sizeof pass, g[i]->cost_ns);
-		fmt_ns_s(comp, sizeof comp, g[i]->compile_ns);
-		if (g[i]->padded_tokens)
-			snprintf(ratio, sizeof ratio, "%.6f",
-				 (double)(g[i]->padded_tokens - g[i]->real_tokens) /
-					 (double)g[i]->padded_tokens);
+		if (report_reference_format)
+			bucket_row_printf(f, g[i]);
 		else
-			ratio[0] = 0;
-		char causal[8] = "";
-		if (g[i]->phase == PHASE_UNIFIED)
-			snprintf(causal, sizeof causal, "%d", g[i]->v[3]);
-		fprintf(f, "%s,%d,%d,%d,%s,%d,%d,%d,%lld,%lld,%lld,%s,%s,%s\n",
-			bucket_phase_name((enum phase)g[i]->phase), g[i]->v[0], g[i]->v[1], g[i]->v[2],
-			causal,
-			g[i]->warm, g[i]->fallback, g[i]->runtime,
-			(long long)g[i]->uses, (long long)g[i]->real_tokens,
-			(long long)g[i]->padded_tokens, ratio, pass, comp);
+			bucket_row(f, g[i]);
 	}
 	free(g);
 }

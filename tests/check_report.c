@@ -2,8 +2,8 @@
  * check_report: the report writers' fast number formatting against its reference
  * (report_reference_format: every field through printf).  The fast path must give the same
  * bytes: on numbers chosen to be hard (ties of %.6f's rounding, huge and tiny values, negative
- * times) and on whole runs' requests.csv and batches.csv (disaggregated and unified runs, so
- * every column is written).
+ * times) and on whole runs' requests.csv, batches.csv and buckets.csv (disaggregated and
+ * unified runs, so every column is written).
  */
 #include <check.h>
 #include <gsl/gsl_rng.h>
@@ -97,8 +97,9 @@ static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 	report_batch_row(((struct sinks *)ctx)->bat, p);
 }
 
-/* Runs KV ("key=value" list) and writes requests.csv and batches.csv into *REQ and *BAT. */
-static void run_csv(const char *const *kv, bool reference, char **req, char **bat)
+/* Runs KV ("key=value" list) and writes requests.csv, batches.csv and buckets.csv into *REQ,
+ * *BAT and *BUCK. */
+static void run_csv(const char *const *kv, bool reference, char **req, char **bat, char **buck)
 {
 	struct run_ctx x;
 	memset(&x, 0, sizeof x);
@@ -122,6 +123,10 @@ static void run_csv(const char *const *kv, bool reference, char **req, char **ba
 	sim_warmup(s);
 	sim_run(s);
 	sim_finish(s);
+	size_t ng;
+	FILE *fg = open_memstream(buck, &ng);
+	report_buckets(fg, s);
+	fclose(fg);
 	sim_free(s);
 	report_reference_format = false;
 	fclose(k.req);
@@ -139,16 +144,21 @@ START_TEST(runs_equal_reference)
 		 "bucketing.strategy=none", NULL},
 	};
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-		char *fr, *fb, *rr, *rb;
-		run_csv(runs[i], false, &fr, &fb);
-		run_csv(runs[i], true, &rr, &rb);
+		char *fr, *fb, *fg, *rr, *rb, *rg;
+		run_csv(runs[i], false, &fr, &fb, &fg);
+		run_csv(runs[i], true, &rr, &rb, &rg);
 		ck_assert_msg(!strcmp(fr, rr), "run %zu: requests.csv differs from the reference", i);
 		ck_assert_msg(!strcmp(fb, rb), "run %zu: batches.csv differs from the reference", i);
+		ck_assert_msg(!strcmp(fg, rg), "run %zu: buckets.csv differs from the reference", i);
 		ck_assert_uint_gt(strlen(fr), 1000);
+		ck_assert_uint_gt(strlen(fb), 1000);
+		ck_assert_uint_gt(strlen(fg), 100);
 		free(fr);
 		free(fb);
+		free(fg);
 		free(rr);
 		free(rb);
+		free(rg);
 	}
 }
 END_TEST
