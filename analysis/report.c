@@ -18,23 +18,29 @@ static const char digit_pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* Decimal digits of V at P; returns the end. */
+/* Decimal digits of V at P; returns the end.  The length first (compares against powers of
+ * ten), then the digits backwards, two per division. */
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[20], *e = tmp + sizeof tmp, *q = e;
+	static const uint64_t pow10[19] = {
+		10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+		1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+	int n = 1;
+	while (n < 20 && v >= pow10[n - 1])
+		n++;
+	char *e = p + n, *q = e;
 	while (v >= 100) {
 		q -= 2;
 		memcpy(q, digit_pairs + 2 * (v % 100), 2);
 		v /= 100;
 	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * v, 2);
-	} else {
-		*--q = (char)('0' + v);
-	}
-	memcpy(p, q, (size_t)(e - q));
-	return p + (e - q);
+	if (v >= 10)
+		memcpy(q - 2, digit_pairs + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
+	return e;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -46,8 +52,10 @@ static char *put_i64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/* V / SCALE with DIGITS decimals, exactly (SCALE = 10^DIGITS). */
-static char *put_fixed(char *p, int64_t v, uint64_t scale, int digits)
+/* V / SCALE with DIGITS decimals, exactly (SCALE = 10^DIGITS).  Inlined into put_s9 and put_ms6
+ * so that the divisions are by constants. */
+static inline __attribute__((always_inline)) char *put_fixed(char *p, int64_t v, uint64_t scale,
+							     int digits)
 {
 	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
 	if (v < 0)
@@ -65,6 +73,17 @@ static char *put_fixed(char *p, int64_t v, uint64_t scale, int digits)
 	return p + digits;
 }
 
+/* Nanoseconds as seconds with 9 decimals / as milliseconds with 6. */
+static char *put_s9(char *p, int64_t ns)
+{
+	return put_fixed(p, ns, 1000000000, 9);
+}
+
+static char *put_ms6(char *p, int64_t ns)
+{
+	return put_fixed(p, ns, 1000000, 6);
+}
+
 /* printf("%.6f", X) for a finite X >= 0.  Fast path: Y = X * 1e6 is within 2^-52 relative of
  * the exact product, so when Y's fraction is not within that of one half, rounding Y and
  * rounding the exact product agree; otherwise (ties, huge values, negative, NaN) snprintf,
@@ -74,7 +93,7 @@ static char *put_f6(char *p, double x)
 	if (!report_reference_format && x >= 0 && x < 4e9) {
 		double y = x * 1e6, r = floor(y), f = y - r;
 		if (fabs(f - 0.5) > y * 0x1p-50 + 0x1p-60)
-			return put_fixed(p, (int64_t)r + (f > 0.5), 1000000, 6);
+			return put_ms6(p, (int64_t)r + (f > 0.5));
 	}
 	return p + sprintf(p, "%.6f", x);
 }
@@ -82,7 +101,7 @@ static char *put_f6(char *p, double x)
 int fmt_ns_s(char *buf, size_t n, int64_t ns)
 {
 	char tmp[32];
-	int len = (int)(put_fixed(tmp, ns, 1000000000, 9) - tmp);
+	int len = (int)(put_s9(tmp, ns) - tmp);
 	if (report_reference_format) {
 		uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
 		return snprintf(buf, n, "%s%llu.%09llu", ns < 0 ? "-" : "",
@@ -94,7 +113,7 @@ int fmt_ns_s(char *buf, size_t n, int64_t ns)
 int fmt_ns_ms(char *buf, size_t n, int64_t ns)
 {
 	char tmp[32];
-	int len = (int)(put_fixed(tmp, ns, 1000000, 6) - tmp);
+	int len = (int)(put_ms6(tmp, ns) - tmp);
 	if (report_reference_format) {
 		uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
 		return snprintf(buf, n, "%s%llu.%06llu", ns < 0 ? "-" : "",
@@ -136,13 +155,13 @@ void report_request_row(FILE *f, const struct sim *s, int32_t id)
 	char line[640], *p = line;
 	p = put_i64(p, id);
 	*p++ = ',';
-	p = put_fixed(p, q->arrival_ns, 1000000000, 9);
+	p = put_s9(p, q->arrival_ns);
 	*p++ = ',';
-	p = put_fixed(p, r->t_sched, 1000000000, 9);
+	p = put_s9(p, r->t_sched);
 	*p++ = ',';
-	p = put_fixed(p, r->t_first, 1000000000, 9);
+	p = put_s9(p, r->t_first);
 	*p++ = ',';
-	p = put_fixed(p, now, 1000000000, 9);
+	p = put_s9(p, now);
 	*p++ = ',';
 	p = put_i64(p, q->prompt_tokens);
 	*p++ = ',';
@@ -150,19 +169,19 @@ void report_request_row(FILE *f, const struct sim *s, int32_t id)
 	*p++ = ',';
 	p = put_i64(p, r->preemptions);
 	*p++ = ',';
-	p = put_fixed(p, r->t_first - q->arrival_ns, 1000000, 6);
+	p = put_ms6(p, r->t_first - q->arrival_ns);
 	*p++ = ',';
 	if (q->output_tokens > 1)
 		p = put_f6(p, (double)(now - r->t_first) / 1e6 / (q->output_tokens - 1));
 	*p++ = ',';
-	p = put_fixed(p, now - q->arrival_ns, 1000000, 6);
+	p = put_ms6(p, now - q->arrival_ns);
 	*p++ = ',';
 	p = put_i64(p, r->lane);
 	*p++ = ',';
 	if (r->prefill_inst >= 0)
 		p = put_i64(p, r->prefill_inst);
 	*p++ = ',';
-	p = put_fixed(p, r->transfer_ns, 1000000, 6);
+	p = put_ms6(p, r->transfer_ns);
 	*p++ = '\n';
 	if (report_reference_format) {
 		/* The reference: every field through printf. */
@@ -247,9 +266,9 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 	/* 25 fields: 18 integers of at most 20 bytes, 3 times of at most 22, a phase name. */
 	char line[512], *q = line;
 	q = put_i64_c(q, p->index);
-	q = put_fixed(q, p->start_ns, 1000000000, 9);
+	q = put_s9(q, p->start_ns);
 	*q++ = ',';
-	q = put_fixed(q, p->end_ns, 1000000000, 9);
+	q = put_s9(q, p->end_ns);
 	*q++ = ',';
 	q = put_str_c(q, bucket_phase_name((enum phase)p->phase));
 	if (p->phase == PHASE_UNIFIED) {
@@ -260,7 +279,7 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 		q += 6;
 		q = put_i64_c(q, p->real_tokens);
 		q = put_i64_c(q, p->padded_tokens);
-		q = put_fixed(q, p->compile_ns, 1000000, 6);
+		q = put_ms6(q, p->compile_ns);
 		*q++ = ',';
 		q = put_i64_c(q, p->instance);
 		q = put_i64_c(q, p->real[3]);
@@ -285,7 +304,7 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 			q = put_i64_c(q, p->bucket[i]);
 		q = put_i64_c(q, p->real_tokens);
 		q = put_i64_c(q, p->padded_tokens);
-		q = put_fixed(q, p->compile_ns, 1000000, 6);
+		q = put_ms6(q, p->compile_ns);
 		*q++ = ',';
 		q = put_i64(q, p->instance);
 		memcpy(q, ",,,,,,,,,,,\n", 12);
@@ -345,9 +364,9 @@ static void bucket_row(FILE *f, const struct graph *g)
 	if (g->padded_tokens)
 		q = put_f6(q, (double)(g->padded_tokens - g->real_tokens) / (double)g->padded_tokens);
 	*q++ = ',';
-	q = put_fixed(q, g->cost_ns, 1000000, 6);
+	q = put_ms6(q, g->cost_ns);
 	*q++ = ',';
-	q = put_fixed(q, g->compile_ns, 1000000000, 9);
+	q = put_s9(q, g->compile_ns);
 	*q++ = '\n';
 	fwrite(line, 1, (size_t)(q - line), f);
 }
