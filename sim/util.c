@@ -130,37 +130,63 @@ static bool decimal_chars(const char *s)
 
 bool util_reference_parse;
 
-/* Fast paths of the two parsers, for the plain forms traces are made of: up to 15 digits with
- * an optional fraction of up to 15 digits (Clinger's fast path: an integer below 2^53 divided
- * by an exact power of ten is the correctly rounded value, the same as strtod's).  0 when S is
- * not such a form (the general path then decides). */
+/* Fast paths of the two parsers, for the plain forms traces are made of: an optional '-', up
+ * to 15 digits and an optional fraction of up to 15 digits (Clinger's fast path: an integer
+ * below 2^53 divided by an exact power of ten is the correctly rounded value, the same as
+ * strtod's; the sign is exact).  false when S[0..LEN) is not such a form (the general path then
+ * decides). */
 static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
 				     1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 
-static bool fast_decimal(const char *s, double *out, bool *integral, int64_t *ival)
+static bool fast_decimal(const char *s, size_t len, double *out, bool *integral, int64_t *ival)
 {
-	if (util_reference_parse)
+	if (util_reference_parse || !len)
 		return false;
+	bool neg = s[0] == '-';
+	const char *p = s + neg, *e = s + len, *dot = NULL;
 	int64_t m = 0;
-	int digits = 0, frac = -1;
-	for (const char *p = s;; p++) {
-		if (*p >= '0' && *p <= '9') {
+	int digits = 0;
+	for (; p < e; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (d < 10) {
 			if (++digits > 15)
 				return false;
-			m = m * 10 + (*p - '0');
-			if (frac >= 0)
-				frac++;
-		} else if (*p == '.' && frac < 0 && digits) {
-			frac = 0;
-		} else if (!*p && digits && frac != 0) {
-			break;
+			m = m * 10 + (int64_t)d;
+		} else if (*p == '.' && !dot && digits) {
+			dot = p;
 		} else {
 			return false;
 		}
 	}
+	int frac = dot ? (int)(e - dot - 1) : -1;
+	if (!digits || frac == 0)
+		return false;
+	double d = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
 	*integral = frac < 0;
-	*ival = m;
-	*out = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
+	*ival = neg ? -m : m;
+	*out = neg ? -d : d;
+	return true;
+}
+
+bool parse_i64_span(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
+{
+	double d;
+	bool integral;
+	int64_t v;
+	if (!fast_decimal(s, len, &d, &integral, &v) || !integral || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_f64_span(const char *s, size_t len, double min, double max, double *out)
+{
+	double d;
+	bool integral;
+	int64_t v;
+	if (!fast_decimal(s, len, &d, &integral, &v) || !(d >= min && d <= max))
+		return false;
+	*out = d;
 	return true;
 }
 
@@ -170,7 +196,7 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, 
 	double fd;
 	bool integral;
 	int64_t fv;
-	if (s && fast_decimal(s, &fd, &integral, &fv) && integral) {
+	if (s && fast_decimal(s, strlen(s), &fd, &integral, &fv) && integral) {
 		if (fv < min || fv > max) {
 			snprintf(why, whylen, "expected an integer in [%lld, %lld], got '%s'",
 				 (long long)min, (long long)max, s);
@@ -217,7 +243,7 @@ int parse_f64(const char *s, double min, double max, double *out, char *why, siz
 	double fd;
 	bool integral;
 	int64_t fv;
-	if (s && fast_decimal(s, &fd, &integral, &fv)) {
+	if (s && fast_decimal(s, strlen(s), &fd, &integral, &fv)) {
 		if (fd < min || fd > max) {
 			snprintf(why, whylen, "expected a number in [%g, %g], got '%s'", min, max, s);
 			return -1;

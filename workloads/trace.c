@@ -190,26 +190,43 @@ const char *tl_short_text(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+/* The integer columns' ranges (PROMPT, OUTPUT, PRIORITY, PREFIX_GROUP, PREFIX_TOKENS, MAX_NEW;
+ * the others are not integers). */
+static const struct {
+	bool integer;
+	int64_t min, max;
+} col_range[NCOL] = {
+	[COL_PROMPT] = {true, 1, INT32_MAX},        [COL_OUTPUT] = {true, 0, INT32_MAX},
+	[COL_PRIORITY] = {true, 0, 254},            [COL_PREFIX_GROUP] = {true, -1, INT32_MAX},
+	[COL_PREFIX_TOKENS] = {true, 0, INT32_MAX}, [COL_MAX_NEW] = {true, 1, INT32_MAX},
+};
+
 /* Validates one value given as text ("" = empty cell) and stores it in the row. */
 int tl_set_field(struct loader *L, enum col c, const char *s)
 {
 	char why[160], sb[64];
-	int64_t v;
+	int64_t v = 0;
 	double d;
 #define shown tl_short_text(s, sb, sizeof sb) /* only on the error paths */
 	if (c == COL_IGNORE)
 		return 0;
 	if (!*s && c != COL_PROMPT && c != COL_OUTPUT && c != COL_ARRIVAL)
 		return 0; /* an empty optional cell: not given */
-	switch (c) {
-	case COL_PROMPT:
-		if (parse_i64(s, 1, INT32_MAX, &v, why, sizeof why))
+	if (col_range[c].integer &&
+	    parse_i64(s, col_range[c].min, col_range[c].max, &v, why, sizeof why)) {
+		switch (c) {
+		case COL_PROMPT:
+		case COL_MAX_NEW:
 			return tl_err(L, c, "expected a positive integer, got '%s'", shown);
-		break;
-	case COL_OUTPUT:
-		if (parse_i64(s, 0, INT32_MAX, &v, why, sizeof why))
+		case COL_PRIORITY:
+			return tl_err(L, c, "expected an integer in [0, 254], got '%s'", shown);
+		case COL_PREFIX_GROUP:
+			return tl_err(L, c, "expected an integer >= -1 (-1 = none), got '%s'", shown);
+		default:
 			return tl_err(L, c, "expected a non-negative integer, got '%s'", shown);
-		break;
+		}
+	}
+	switch (c) {
 	case COL_ARRIVAL:
 		if (parse_f64(s, 0, DBL_MAX, &d, why, sizeof why))
 			return tl_err(L, c, "expected a non-negative number of %s, got '%s'",
@@ -219,14 +236,6 @@ int tl_set_field(struct loader *L, enum col c, const char *s)
 			return tl_err(L, c, "%s is beyond the simulator's time range (%.2g s)", shown,
 				    BS_MAX_SECONDS);
 		L->arrival = d;
-		v = 0;
-		break;
-	case COL_ID:
-		v = 0;
-		break;
-	case COL_PRIORITY:
-		if (parse_i64(s, 0, 254, &v, why, sizeof why))
-			return tl_err(L, c, "expected an integer in [0, 254], got '%s'", shown);
 		break;
 	case COL_TASK:
 		if (!strcmp(s, "online"))
@@ -236,26 +245,42 @@ int tl_set_field(struct loader *L, enum col c, const char *s)
 		else
 			return tl_err(L, c, "expected 'online' or 'offline', got '%s'", shown);
 		break;
-	case COL_PREFIX_GROUP:
-		if (parse_i64(s, -1, INT32_MAX, &v, why, sizeof why))
-			return tl_err(L, c, "expected an integer >= -1 (-1 = none), got '%s'", shown);
-		break;
-	case COL_PREFIX_TOKENS:
-		if (parse_i64(s, 0, INT32_MAX, &v, why, sizeof why))
-			return tl_err(L, c, "expected a non-negative integer, got '%s'", shown);
-		break;
-	case COL_MAX_NEW:
-		if (parse_i64(s, 1, INT32_MAX, &v, why, sizeof why))
-			return tl_err(L, c, "expected a positive integer, got '%s'", shown);
+	case COL_ID:
 		break;
 	default:
-		return 0;
+		if (!col_range[c].integer)
+			return 0;
+		break;
 	}
 	L->given[c] = true;
 	L->v[c] = v;
 	return 0;
 }
 #undef shown
+
+/* tl_set_field's fast path for a CSV field S[0..LEN) (not NUL-terminated): a plain decimal in
+ * its column's range (parse_i64_span, parse_f64_span) is stored; false for anything else (an
+ * empty cell, text, a value out of range, a NUL byte...), which tl_set_field then takes. */
+static bool set_field_span(struct loader *L, enum col c, const char *s, size_t len)
+{
+	int64_t v;
+	double d;
+	if (c == COL_ARRIVAL) {
+		if (!parse_f64_span(s, len, 0, DBL_MAX, &d))
+			return false;
+		d *= L->arrival_unit;
+		if (d > BS_MAX_SECONDS)
+			return false;
+		L->arrival = d;
+		v = 0;
+	} else if (!col_range[c].integer ||
+		   !parse_i64_span(s, len, col_range[c].min, col_range[c].max, &v)) {
+		return false;
+	}
+	L->given[c] = true;
+	L->v[c] = v;
+	return true;
+}
 
 void tl_begin_row(struct loader *L)
 {
@@ -355,6 +380,17 @@ static void csv_cb_field(void *s, size_t len, void *data)
 	if (L->failed)
 		return;
 	L->record = L->ln.rec_line;
+	if (L->nrec > 0 && L->field < L->nhdr) {
+		/* The common case first: a number in a column that takes one. */
+		if (L->field == 0)
+			tl_begin_row(L);
+		enum col c = L->roles[L->field];
+		if ((c == COL_IGNORE || c == COL_ID) ? !memchr(s, 0, len)
+						     : set_field_span(L, c, s, len)) {
+			L->field++;
+			return;
+		}
+	}
 	char nb[32];
 	if (memchr(s, 0, len)) {
 		const char *name = L->nrec == 0 ? NULL : field_name(L, L->field, nb, sizeof nb);
