@@ -18,17 +18,14 @@ static const char digit_pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* Decimal digits of V at P; returns the end.  The length first (compares against powers of
- * ten), then the digits backwards, two per division. */
-static char *put_u64(char *p, uint64_t v)
+/* Decimal digits of V (below 2^32) at P; returns the end.  The length first (compares against
+ * powers of ten), then the digits backwards, two per division (32-bit divisions by constants). */
+static char *put_u32(char *p, uint32_t v)
 {
-	static const uint64_t pow10[19] = {
-		10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
-		1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+	static const uint32_t pow10[9] = {10u,      100u,      1000u,      10000u,     100000u,
+					  1000000u, 10000000u, 100000000u, 1000000000u};
 	int n = 1;
-	while (n < 20 && v >= pow10[n - 1])
+	while (n < 10 && v >= pow10[n - 1])
 		n++;
 	char *e = p + n, *q = e;
 	while (v >= 100) {
@@ -43,6 +40,22 @@ static char *put_u64(char *p, uint64_t v)
 	return e;
 }
 
+/* Decimal digits of V at P; returns the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+	if (v <= UINT32_MAX)
+		return put_u32(p, (uint32_t)v);
+	/* The leading digits, then the last 9 (v < 2^64 has at most 20 digits). */
+	p = put_u64(p, v / 1000000000);
+	uint32_t f = (uint32_t)(v % 1000000000);
+	for (int i = 9; i >= 2; i -= 2) {
+		memcpy(p + i - 2, digit_pairs + 2 * (f % 100), 2);
+		f /= 100;
+	}
+	p[0] = (char)('0' + f);
+	return p + 9;
+}
+
 static char *put_i64(char *p, int64_t v)
 {
 	if (v < 0) {
@@ -52,7 +65,7 @@ static char *put_i64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/* V / SCALE with DIGITS decimals, exactly (SCALE = 10^DIGITS).  Inlined into put_s9 and put_ms6
+/* V / SCALE with DIGITS decimals, exactly (SCALE = 10^DIGITS <= 10^9).  Inlined into put_s9 and put_ms6
  * so that the divisions are by constants. */
 static inline __attribute__((always_inline)) char *put_fixed(char *p, int64_t v, uint64_t scale,
 							     int digits)
@@ -62,7 +75,7 @@ static inline __attribute__((always_inline)) char *put_fixed(char *p, int64_t v,
 		*p++ = '-';
 	p = put_u64(p, a / scale);
 	*p++ = '.';
-	uint64_t f = a % scale;
+	uint32_t f = (uint32_t)(a % scale);
 	int i = digits;
 	for (; i >= 2; i -= 2) {
 		memcpy(p + i - 2, digit_pairs + 2 * (f % 100), 2);
@@ -84,16 +97,22 @@ static char *put_ms6(char *p, int64_t ns)
 	return put_fixed(p, ns, 1000000, 6);
 }
 
-/* printf("%.6f", X) for a finite X >= 0.  Fast path: Y = X * 1e6 is within 2^-52 relative of
- * the exact product, so when Y's fraction is not within that of one half, rounding Y and
- * rounding the exact product agree; otherwise (ties, huge values, negative, NaN) snprintf,
- * which is also the reference (report_reference_format). */
+/* printf("%.6f", X) for a finite X >= 0: the exact value X * 10^6 rounded to an integer.
+ * Y = X * 1e6 rounded is within 2^-52 relative of it, so when Y's fraction is not within that
+ * of one half, rounding Y and rounding the exact product agree.  Near one half, the product's
+ * rounding error E = fma(X, 1e6, -Y) is exact, and the sign of (F - 0.5) + E (F - 0.5 exact
+ * there, and a rounded sum has the sign of the exact one) says on which side of the half the
+ * exact product lies.  An exact half (printf rounds it to even), huge values, negative and NaN:
+ * snprintf, which is also the reference (report_reference_format). */
 static char *put_f6(char *p, double x)
 {
 	if (!report_reference_format && x >= 0 && x < 4e9) {
 		double y = x * 1e6, r = floor(y), f = y - r;
 		if (fabs(f - 0.5) > y * 0x1p-50 + 0x1p-60)
 			return put_ms6(p, (int64_t)r + (f > 0.5));
+		double t = (f - 0.5) + fma(x, 1e6, -y);
+		if (t != 0)
+			return put_ms6(p, (int64_t)r + (t > 0));
 	}
 	return p + sprintf(p, "%.6f", x);
 }
