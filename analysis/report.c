@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,64 +166,91 @@ void report_requests_header(FILE *f)
 	header(f, cols);
 }
 
-void report_request_row(FILE *f, const struct sim *s, int32_t id)
+/* What a requests.csv row shows of a finished request, taken when it finishes. */
+struct req_row {
+	int64_t arrival, sched, first, finish, transfer;
+	int32_t id, prompt, output;
+	int16_t preemptions, lane, prefill_inst;
+};
+
+static void req_row_take(struct req_row *w, const struct sim *s, int32_t id)
 {
 	const struct req *r = sim_req(s, id);
 	const struct req_spec *q = sim_spec(s, id);
-	int64_t now = sim_now(s);
-	/* 14 fields of at most 21 bytes, tpot at most 330 (the %.6f of a huge double). */
-	char line[640], *p = line;
-	p = put_i64(p, id);
+	*w = (struct req_row){q->arrival_ns, r->t_sched, r->t_first, sim_now(s), r->transfer_ns,
+			      id, q->prompt_tokens, q->output_tokens, r->preemptions, r->lane,
+			      r->prefill_inst};
+}
+
+/* requests.csv's row as printf writes it: the reference of req_row_put. */
+static void req_row_printf(FILE *f, const struct req_row *w)
+{
+	char a[32], b[32], c[32], d[32], ttft[32], e2e[32], tpot[400] = "";
+	fmt_ns_s(a, sizeof a, w->arrival);
+	fmt_ns_s(b, sizeof b, w->sched);
+	fmt_ns_s(c, sizeof c, w->first);
+	fmt_ns_s(d, sizeof d, w->finish);
+	fmt_ns_ms(ttft, sizeof ttft, w->first - w->arrival);
+	fmt_ns_ms(e2e, sizeof e2e, w->finish - w->arrival);
+	if (w->output > 1)
+		snprintf(tpot, sizeof tpot, "%.6f",
+			 (double)(w->finish - w->first) / 1e6 / (w->output - 1));
+	char pin[16] = "";
+	if (w->prefill_inst >= 0)
+		snprintf(pin, sizeof pin, "%d", w->prefill_inst);
+	fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%d,%s,%.6f\n", w->id, a, b, c, d, w->prompt,
+		w->output, w->preemptions, ttft, tpot, e2e, w->lane, pin,
+		(double)w->transfer / 1e6);
+}
+
+/* The row at P (at most REQ_ROW_MAX bytes); returns the end.  14 fields of at most 21 bytes,
+ * tpot at most 330 (the %.6f of a huge double). */
+enum { REQ_ROW_MAX = 640 };
+static char *req_row_put(char *p, const struct req_row *w)
+{
+	p = put_i64(p, w->id);
 	*p++ = ',';
-	p = put_s9(p, q->arrival_ns);
+	p = put_s9(p, w->arrival);
 	*p++ = ',';
-	p = put_s9(p, r->t_sched);
+	p = put_s9(p, w->sched);
 	*p++ = ',';
-	p = put_s9(p, r->t_first);
+	p = put_s9(p, w->first);
 	*p++ = ',';
-	p = put_s9(p, now);
+	p = put_s9(p, w->finish);
 	*p++ = ',';
-	p = put_i64(p, q->prompt_tokens);
+	p = put_i64(p, w->prompt);
 	*p++ = ',';
-	p = put_i64(p, q->output_tokens);
+	p = put_i64(p, w->output);
 	*p++ = ',';
-	p = put_i64(p, r->preemptions);
+	p = put_i64(p, w->preemptions);
 	*p++ = ',';
-	p = put_ms6(p, r->t_first - q->arrival_ns);
+	p = put_ms6(p, w->first - w->arrival);
 	*p++ = ',';
-	if (q->output_tokens > 1)
-		p = put_f6(p, (double)(now - r->t_first) / 1e6 / (q->output_tokens - 1));
+	if (w->output > 1)
+		p = put_f6(p, (double)(w->finish - w->first) / 1e6 / (w->output - 1));
 	*p++ = ',';
-	p = put_ms6(p, now - q->arrival_ns);
+	p = put_ms6(p, w->finish - w->arrival);
 	*p++ = ',';
-	p = put_i64(p, r->lane);
+	p = put_i64(p, w->lane);
 	*p++ = ',';
-	if (r->prefill_inst >= 0)
-		p = put_i64(p, r->prefill_inst);
+	if (w->prefill_inst >= 0)
+		p = put_i64(p, w->prefill_inst);
 	*p++ = ',';
-	p = put_ms6(p, r->transfer_ns);
+	p = put_ms6(p, w->transfer);
 	*p++ = '\n';
+	return p;
+}
+
+void report_request_row(FILE *f, const struct sim *s, int32_t id)
+{
+	struct req_row w;
+	req_row_take(&w, s, id);
 	if (report_reference_format) {
-		/* The reference: every field through printf. */
-		char a[32], b[32], c[32], d[32], ttft[32], e2e[32], tpot[400] = "";
-		fmt_ns_s(a, sizeof a, q->arrival_ns);
-		fmt_ns_s(b, sizeof b, r->t_sched);
-		fmt_ns_s(c, sizeof c, r->t_first);
-		fmt_ns_s(d, sizeof d, now);
-		fmt_ns_ms(ttft, sizeof ttft, r->t_first - q->arrival_ns);
-		fmt_ns_ms(e2e, sizeof e2e, now - q->arrival_ns);
-		if (q->output_tokens > 1)
-			snprintf(tpot, sizeof tpot, "%.6f",
-				 (double)(now - r->t_first) / 1e6 / (q->output_tokens - 1));
-		char pin[16] = "";
-		if (r->prefill_inst >= 0)
-			snprintf(pin, sizeof pin, "%d", r->prefill_inst);
-		fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%d,%s,%.6f\n", id, a, b, c, d,
-			q->prompt_tokens, q->output_tokens, r->preemptions, ttft, tpot, e2e, r->lane,
-			pin, (double)r->transfer_ns / 1e6);
+		req_row_printf(f, &w);
 		return;
 	}
-	fwrite(line, 1, (size_t)(p - line), f);
+	char line[REQ_ROW_MAX];
+	fwrite(line, 1, (size_t)(req_row_put(line, &w) - line), f);
 }
 
 void report_batches_header(FILE *f)
@@ -276,14 +304,11 @@ static char *put_i64_c(char *p, int64_t v)
 	return p;
 }
 
-void report_batch_row(FILE *f, const struct pass_rec *p)
+/* The row at Q (at most BATCH_ROW_MAX bytes); returns the end.  25 fields: 18 integers of at
+ * most 20 bytes, 3 times of at most 22, a phase name. */
+enum { BATCH_ROW_MAX = 512 };
+static char *batch_row_put(char *q, const struct pass_rec *p)
 {
-	if (report_reference_format) {
-		batch_row_printf(f, p);
-		return;
-	}
-	/* 25 fields: 18 integers of at most 20 bytes, 3 times of at most 22, a phase name. */
-	char line[512], *q = line;
 	q = put_i64_c(q, p->index);
 	q = put_s9(q, p->start_ns);
 	*q++ = ',';
@@ -329,7 +354,193 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 		memcpy(q, ",,,,,,,,,,,\n", 12);
 		q += 12;
 	}
-	fwrite(line, 1, (size_t)(q - line), f);
+	return q;
+}
+
+void report_batch_row(FILE *f, const struct pass_rec *p)
+{
+	if (report_reference_format) {
+		batch_row_printf(f, p);
+		return;
+	}
+	char line[BATCH_ROW_MAX];
+	fwrite(line, 1, (size_t)(batch_row_put(line, p) - line), f);
+}
+
+/* ---- the row writer: requests.csv and batches.csv formatted on a thread of their own ---- */
+
+enum { WBLOCK_ROWS = 2048, WBLOCKS = 6 };
+
+/* Rows of one file, in the order taken. */
+struct wblock {
+	bool pass;               /* batches.csv rows (else requests.csv) */
+	size_t n;
+	struct wblock *next;
+	union {
+		struct req_row req[WBLOCK_ROWS];
+		struct pass_rec pass[WBLOCK_ROWS];
+	} u;
+};
+
+struct report_writer {
+	FILE *req, *bat;
+	bool threaded;
+	struct wblock *cur_req, *cur_pass;     /* being filled by the caller */
+	struct wblock *blocks;                 /* WBLOCKS of them */
+	char *buf;                             /* the formatting thread's output buffer */
+	/* Under mu: the blocks handed over (FIFO), the free ones, and the end. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv_full, cv_free;
+	struct wblock *full_head, *full_tail, *free_list;
+	bool done;
+	pthread_t thread;
+};
+
+enum { WBUF = 1 << 18 };
+
+/* Formats and writes block B (on the writer's thread, or the caller's when not threaded). */
+static void wblock_write(struct report_writer *w, const struct wblock *b)
+{
+	FILE *f = b->pass ? w->bat : w->req;
+	if (report_reference_format) {
+		for (size_t i = 0; i < b->n; i++) {
+			if (b->pass)
+				batch_row_printf(f, &b->u.pass[i]);
+			else
+				req_row_printf(f, &b->u.req[i]);
+		}
+		return;
+	}
+	char *p = w->buf;
+	for (size_t i = 0; i < b->n; i++) {
+		if (p - w->buf > WBUF - REQ_ROW_MAX - BATCH_ROW_MAX) {
+			fwrite(w->buf, 1, (size_t)(p - w->buf), f);
+			p = w->buf;
+		}
+		p = b->pass ? batch_row_put(p, &b->u.pass[i]) : req_row_put(p, &b->u.req[i]);
+	}
+	fwrite(w->buf, 1, (size_t)(p - w->buf), f);
+}
+
+static void *writer_main(void *arg)
+{
+	struct report_writer *w = arg;
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		while (!w->full_head && !w->done)
+			pthread_cond_wait(&w->cv_full, &w->mu);
+		struct wblock *b = w->full_head;
+		if (b) {
+			w->full_head = b->next;
+			if (!w->full_head)
+				w->full_tail = NULL;
+		}
+		pthread_mutex_unlock(&w->mu);
+		if (!b)
+			return NULL; /* done, and every block written */
+		wblock_write(w, b);
+		pthread_mutex_lock(&w->mu);
+		b->next = w->free_list;
+		w->free_list = b;
+		pthread_cond_signal(&w->cv_free);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded)
+{
+	struct report_writer *w = xcalloc(1, sizeof *w);
+	w->req = req;
+	w->bat = bat;
+	w->blocks = xmalloc(WBLOCKS * sizeof *w->blocks);
+	w->buf = xmalloc(WBUF);
+	for (int i = 0; i < WBLOCKS; i++) {
+		w->blocks[i].next = w->free_list;
+		w->free_list = &w->blocks[i];
+	}
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv_full, NULL);
+	pthread_cond_init(&w->cv_free, NULL);
+	/* No thread (none wanted, or none to be had): the caller formats each full block. */
+	w->threaded = threaded && pthread_create(&w->thread, NULL, writer_main, w) == 0;
+	return w;
+}
+
+static struct wblock *take_free(struct report_writer *w, bool pass)
+{
+	pthread_mutex_lock(&w->mu);
+	while (!w->free_list)
+		pthread_cond_wait(&w->cv_free, &w->mu);
+	struct wblock *b = w->free_list;
+	w->free_list = b->next;
+	pthread_mutex_unlock(&w->mu);
+	b->pass = pass;
+	b->n = 0;
+	b->next = NULL;
+	return b;
+}
+
+static void hand_over(struct report_writer *w, struct wblock *b)
+{
+	if (!w->threaded) {
+		wblock_write(w, b);
+		b->next = w->free_list;
+		w->free_list = b;
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	if (w->full_tail)
+		w->full_tail->next = b;
+	else
+		w->full_head = b;
+	w->full_tail = b;
+	pthread_cond_signal(&w->cv_full);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void report_writer_request(struct report_writer *w, const struct sim *s, int32_t id)
+{
+	if (!w->cur_req)
+		w->cur_req = take_free(w, false);
+	req_row_take(&w->cur_req->u.req[w->cur_req->n++], s, id);
+	if (w->cur_req->n == WBLOCK_ROWS) {
+		hand_over(w, w->cur_req);
+		w->cur_req = NULL;
+	}
+}
+
+void report_writer_pass(struct report_writer *w, const struct pass_rec *p)
+{
+	if (!w->cur_pass)
+		w->cur_pass = take_free(w, true);
+	w->cur_pass->u.pass[w->cur_pass->n++] = *p;
+	if (w->cur_pass->n == WBLOCK_ROWS) {
+		hand_over(w, w->cur_pass);
+		w->cur_pass = NULL;
+	}
+}
+
+void report_writer_close(struct report_writer *w)
+{
+	if (!w)
+		return;
+	if (w->cur_req)
+		hand_over(w, w->cur_req);
+	if (w->cur_pass)
+		hand_over(w, w->cur_pass);
+	if (w->threaded) {
+		pthread_mutex_lock(&w->mu);
+		w->done = true;
+		pthread_cond_signal(&w->cv_full);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->thread, NULL);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv_full);
+	pthread_cond_destroy(&w->cv_free);
+	free(w->blocks);
+	free(w->buf);
+	free(w);
 }
 
 static int cmp_graph(const void *a, const void *b)

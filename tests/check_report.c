@@ -3,7 +3,8 @@
  * (report_reference_format: every field through printf).  The fast path must give the same
  * bytes: on numbers chosen to be hard (ties of %.6f's rounding, huge and tiny values, negative
  * times) and on whole runs' requests.csv, batches.csv and buckets.csv (disaggregated and
- * unified runs, so every column is written).
+ * unified runs, so every column is written), written directly or through the row writer (on its
+ * thread or on the caller's).
  */
 #include <check.h>
 #include <gsl/gsl_rng.h>
@@ -84,22 +85,34 @@ END_TEST
 
 struct sinks {
 	FILE *req, *bat;
+	struct report_writer *w;  /* NULL: the direct writers */
 };
 
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
 {
-	report_request_row(((struct sinks *)ctx)->req, s, id);
+	struct sinks *k = ctx;
+	if (k->w)
+		report_writer_request(k->w, s, id);
+	else
+		report_request_row(k->req, s, id);
 }
 
 static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
+	struct sinks *k = ctx;
 	(void)s;
-	report_batch_row(((struct sinks *)ctx)->bat, p);
+	if (k->w)
+		report_writer_pass(k->w, p);
+	else
+		report_batch_row(k->bat, p);
 }
+
+/* How run_csv writes the rows. */
+enum mode { DIRECT, REFERENCE, WRITER_THREAD, WRITER_CALLER, WRITER_THREAD_REFERENCE };
 
 /* Runs KV ("key=value" list) and writes requests.csv, batches.csv and buckets.csv into *REQ,
  * *BAT and *BUCK. */
-static void run_csv(const char *const *kv, bool reference, char **req, char **bat, char **buck)
+static void run_csv(const char *const *kv, enum mode mode, char **req, char **bat, char **buck)
 {
 	struct run_ctx x;
 	memset(&x, 0, sizeof x);
@@ -111,10 +124,12 @@ static void run_csv(const char *const *kv, bool reference, char **req, char **ba
 	ck_assert_msg(!run_setup(&x, run_default_trace(&x.cc.cfg, NULL), true, &err), "%s",
 		      err.msg);
 	size_t nr, nb;
-	struct sinks k = {open_memstream(req, &nr), open_memstream(bat, &nb)};
-	report_reference_format = reference;
+	struct sinks k = {open_memstream(req, &nr), open_memstream(bat, &nb), NULL};
+	report_reference_format = mode == REFERENCE || mode == WRITER_THREAD_REFERENCE;
 	report_requests_header(k.req);
 	report_batches_header(k.bat);
+	if (mode >= WRITER_THREAD)
+		k.w = report_writer_new(k.req, k.bat, mode != WRITER_CALLER);
 	struct sim_costs costs;
 	sim_costs_from_model(&costs, x.cm);
 	struct sim_hooks hooks = {&k, sink_request, sink_pass, NULL, NULL};
@@ -123,6 +138,7 @@ static void run_csv(const char *const *kv, bool reference, char **req, char **ba
 	sim_warmup(s);
 	sim_run(s);
 	sim_finish(s);
+	report_writer_close(k.w);
 	size_t ng;
 	FILE *fg = open_memstream(buck, &ng);
 	report_buckets(fg, s);
@@ -142,20 +158,30 @@ START_TEST(runs_equal_reference)
 		 "bucketing.strategy=unified", NULL},
 		{"workload.num_requests=1000", "workload.lengths=uniform", "workload.rate=50",
 		 "bucketing.strategy=none", NULL},
+		/* More rows than the writer's blocks hold at once (6 x 2048): the caller waits. */
+		{"workload.num_requests=15000", "bucketing.strategy=none", NULL},
 	};
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-		char *fr, *fb, *fg, *rr, *rb, *rg;
-		run_csv(runs[i], false, &fr, &fb, &fg);
-		run_csv(runs[i], true, &rr, &rb, &rg);
-		ck_assert_msg(!strcmp(fr, rr), "run %zu: requests.csv differs from the reference", i);
-		ck_assert_msg(!strcmp(fb, rb), "run %zu: batches.csv differs from the reference", i);
-		ck_assert_msg(!strcmp(fg, rg), "run %zu: buckets.csv differs from the reference", i);
-		ck_assert_uint_gt(strlen(fr), 1000);
-		ck_assert_uint_gt(strlen(fb), 1000);
-		ck_assert_uint_gt(strlen(fg), 100);
-		free(fr);
-		free(fb);
-		free(fg);
+		char *rr, *rb, *rg;
+		run_csv(runs[i], REFERENCE, &rr, &rb, &rg);
+		ck_assert_uint_gt(strlen(rr), 1000);
+		ck_assert_uint_gt(strlen(rb), 1000);
+		ck_assert_uint_gt(strlen(rg), 100);
+		for (enum mode m = DIRECT; m <= WRITER_THREAD_REFERENCE; m++) {
+			if (m == REFERENCE)
+				continue;
+			char *fr, *fb, *fg;
+			run_csv(runs[i], m, &fr, &fb, &fg);
+			ck_assert_msg(!strcmp(fr, rr), "run %zu mode %d: requests.csv differs from the "
+				      "reference", i, (int)m);
+			ck_assert_msg(!strcmp(fb, rb), "run %zu mode %d: batches.csv differs from the "
+				      "reference", i, (int)m);
+			ck_assert_msg(!strcmp(fg, rg), "run %zu mode %d: buckets.csv differs from the "
+				      "reference", i, (int)m);
+			free(fr);
+			free(fb);
+			free(fg);
+		}
 		free(rr);
 		free(rb);
 		free(rg);
