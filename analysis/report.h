@@ -58,6 +58,8 @@ int fmt_ns_s(char *buf, size_t n, int64_t ns);
 int fmt_ns_ms(char *buf, size_t n, int64_t ns);
 /* Writes X as printf("%.6f") does, with the fast path of requests.csv. */
 int fmt_f6(char *buf, size_t n, double x);
+/* Writes X as printf("%.3f") does, with the same fast path (monitor.csv). */
+int fmt_f3(char *buf, size_t n, double x);
 /* true: every number through printf (the slow reference of the fast formatting, which must
  * give the same bytes; the tests compare them). */
 extern bool report_reference_format;
