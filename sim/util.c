@@ -170,10 +170,21 @@ static bool fast_decimal(const char *s, size_t len, double *out, bool *integral,
 
 bool parse_i64_span(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
 {
-	double d;
-	bool integral;
-	int64_t v;
-	if (!fast_decimal(s, len, &d, &integral, &v) || !integral || v < min || v > max)
+	/* fast_decimal's integers (an optional '-', 1 to 15 digits), in a loop of their own. */
+	if (util_reference_parse || !len)
+		return false;
+	size_t neg = s[0] == '-';
+	if (len == neg || len - neg > 15)
+		return false;
+	int64_t v = 0;
+	for (size_t i = neg; i < len; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (d > 9)
+			return false;
+		v = v * 10 + (int64_t)d;
+	}
+	v = neg ? -v : v;
+	if (v < min || v > max)
 		return false;
 	*out = v;
 	return true;
