@@ -286,8 +286,8 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	sim_warmup(s);
 	sim_run(s);
 	sim_finish(s);
-	report_writer_close(k.rows);
 	double t2 = now_s();
+	/* The summary (sorting the latencies) while the row writer finishes its last blocks. */
 	cJSON *sum = build_summary(&x, s, argc, argv, o.trace);
 	if (fsum) {
 		char *txt = cJSON_Print(sum);
@@ -296,6 +296,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		free(txt);
 		report_buckets(fbuck, s);
 	}
+	report_writer_close(k.rows);
 	if (k.mon_rows > k.mon_cap) {
 		bs_errf(&err, BS_EXIT_INPUT, x.cc.cfg.file, 0, "monitor.interval_s",
 			"the run needed %llu monitor rows, more than the %llu allowed (10^6 + 1000 "
