@@ -143,23 +143,26 @@ static bool fast_decimal(const char *s, size_t len, double *out, bool *integral,
 	if (util_reference_parse || !len)
 		return false;
 	bool neg = s[0] == '-';
-	const char *p = s + neg, *e = s + len, *dot = NULL;
+	const char *p = s + neg, *e = s + len;
+	if (e - p > 16)
+		return false; /* more than 15 digits and a point */
 	int64_t m = 0;
-	int digits = 0;
-	for (; p < e; p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (d < 10) {
-			if (++digits > 15)
-				return false;
-			m = m * 10 + (int64_t)d;
-		} else if (*p == '.' && !dot && digits) {
-			dot = p;
-		} else {
+	const char *q = p;
+	for (; q < e && (unsigned)(*q - '0') < 10; q++)
+		m = m * 10 + (*q - '0');
+	int digits = (int)(q - p), frac = -1;
+	if (q < e) {
+		if (*q != '.' || !digits)
 			return false;
-		}
+		const char *f = ++q;
+		for (; q < e && (unsigned)(*q - '0') < 10; q++)
+			m = m * 10 + (*q - '0');
+		if (q < e)
+			return false;
+		frac = (int)(q - f);
+		digits += frac;
 	}
-	int frac = dot ? (int)(e - dot - 1) : -1;
-	if (!digits || frac == 0)
+	if (!digits || digits > 15 || frac == 0)
 		return false;
 	double d = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
 	*integral = frac < 0;
