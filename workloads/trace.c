@@ -374,6 +374,8 @@ static const char *field_name(const struct loader *L, size_t f, char *buf, size_
 	return buf;
 }
 
+static void field_general(struct loader *L, const char *s, size_t len);
+
 static void csv_cb_field(void *s, size_t len, void *data)
 {
 	struct loader *L = data;
@@ -391,6 +393,12 @@ static void csv_cb_field(void *s, size_t len, void *data)
 			return;
 		}
 	}
+	field_general(L, s, len);
+}
+
+/* The header's names, and every value the fast path above does not take. */
+static __attribute__((noinline)) void field_general(struct loader *L, const char *s, size_t len)
+{
 	char nb[32];
 	if (memchr(s, 0, len)) {
 		const char *name = L->nrec == 0 ? NULL : field_name(L, L->field, nb, sizeof nb);
