@@ -219,18 +219,71 @@ void metrics_sort(double *x, size_t n)
 	free(cnt);
 }
 
-/* mean, median, std, p90, p99 of X (sorted in place) under NAME, as vllm bench names them. */
-static void add_dist(cJSON *o, const char *name, double *x, size_t n)
+bool metrics_reference_stats;
+
+void metrics_mean_sd3(const double *const x[3], const size_t n[3], double mean[3], double sd[3])
+{
+	if (metrics_reference_stats) {
+		for (int j = 0; j < 3; j++) {
+			mean[j] = n[j] ? gsl_stats_mean(x[j], 1, n[j]) : NAN;
+			/* vllm bench uses numpy's std, the population standard deviation (ddof 0). */
+			sd[j] = n[j] > 1 ? gsl_stats_sd_with_fixed_mean(x[j], 1, n[j], mean[j])
+				: n[j] ? 0.0 : NAN;
+		}
+		return;
+	}
+	/* GSL's recurrences (gsl statistics/mean_source.c gsl_stats_mean, variance_source.c
+	 * compute_variance under gsl_stats_sd_with_fixed_mean), operation for operation: a long
+	 * double accumulator, the difference from a double mean taken in double, one division by
+	 * i + 1 per value.  The three arrays advance together while they all have values, so the
+	 * three chains of dependent divisions overlap. */
+	size_t lo = n[0] < n[1] ? n[0] : n[1];
+	lo = lo < n[2] ? lo : n[2];
+	long double m0 = 0, m1 = 0, m2 = 0, m[3];
+	for (size_t i = 0; i < lo; i++) {
+		m0 += (x[0][i] - m0) / (i + 1);
+		m1 += (x[1][i] - m1) / (i + 1);
+		m2 += (x[2][i] - m2) / (i + 1);
+	}
+	m[0] = m0;
+	m[1] = m1;
+	m[2] = m2;
+	for (int j = 0; j < 3; j++) {
+		long double mj = m[j];
+		for (size_t i = lo; i < n[j]; i++)
+			mj += (x[j][i] - mj) / (i + 1);
+		mean[j] = n[j] ? (double)mj : NAN;
+	}
+	long double v0 = 0, v1 = 0, v2 = 0, v[3];
+	for (size_t i = 0; i < lo; i++) {
+		const long double d0 = x[0][i] - mean[0], d1 = x[1][i] - mean[1],
+				  d2 = x[2][i] - mean[2];
+		v0 += (d0 * d0 - v0) / (i + 1);
+		v1 += (d1 * d1 - v1) / (i + 1);
+		v2 += (d2 * d2 - v2) / (i + 1);
+	}
+	v[0] = v0;
+	v[1] = v1;
+	v[2] = v2;
+	for (int j = 0; j < 3; j++) {
+		long double vj = v[j];
+		for (size_t i = lo; i < n[j]; i++) {
+			const long double d = x[j][i] - mean[j];
+			vj += (d * d - vj) / (i + 1);
+		}
+		const double var = (double)vj;
+		sd[j] = n[j] > 1 ? sqrt(var) : n[j] ? 0.0 : NAN;
+	}
+}
+
+/* mean, median, std, p90, p99 of X (sorted) under NAME, as vllm bench names them (MEAN and SD
+ * from metrics_mean_sd3). */
+static void add_dist(cJSON *o, const char *name, const double *x, size_t n, double mean,
+		     double sd)
 {
 	char key[64];
-	double mean = NAN, med = NAN, sd = NAN, p90 = NAN, p99 = NAN;
+	double med = NAN, p90 = NAN, p99 = NAN;
 	if (n) {
-		/* One sort (radix; qsort is its reference), then GSL's statistics on the sorted
-		 * array, in that order (the mean's rounding depends on it). */
-		metrics_sort(x, n);
-		mean = gsl_stats_mean(x, 1, n);
-		/* vllm bench uses numpy's std, the population standard deviation (ddof 0). */
-		sd = n > 1 ? gsl_stats_sd_with_fixed_mean(x, 1, n, mean) : 0.0;
 		med = gsl_stats_median_from_sorted_data(x, 1, n);
 		p90 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.90);
 		p99 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.99);
@@ -324,10 +377,19 @@ cJSON *metrics_to_json(struct metrics *m)
 	json_add_num(o, "output_throughput", dur > 0 ? (double)m->output_tokens / dur : NAN);
 	json_add_num(o, "total_token_throughput",
 		dur > 0 ? (double)(m->prompt_tokens + m->output_tokens) / dur : NAN);
-	add_dist(o, "ttft", m->ttft_ms, m->done);
-	add_dist(o, "tpot", m->tpot_ms, m->n_tpot);
+	/* One sort per sample (radix; qsort is its reference), then the statistics on the sorted
+	 * arrays, in that order (the mean's rounding depends on it). */
+	const double *x[3] = {m->ttft_ms, m->tpot_ms, m->e2e_ms};
+	const size_t n[3] = {m->done, m->n_tpot, m->done};
+	double mean[3], sd[3];
+	metrics_sort(m->ttft_ms, m->done);
+	metrics_sort(m->tpot_ms, m->n_tpot);
+	metrics_sort(m->e2e_ms, m->done);
+	metrics_mean_sd3(x, n, mean, sd);
+	add_dist(o, "ttft", x[0], n[0], mean[0], sd[0]);
+	add_dist(o, "tpot", x[1], n[1], mean[1], sd[1]);
 	add_itl(o, m);
-	add_dist(o, "e2el", m->e2e_ms, m->done);
+	add_dist(o, "e2el", x[2], n[2], mean[2], sd[2]);
 	/* Requests of the workload that did not finish (sim.stop_s) fail every objective: they
 	 * stay in the denominator. */
 	json_add_int(o, "unfinished", (int64_t)(m->n_req - m->done));

@@ -101,4 +101,11 @@ struct cJSON *metrics_to_json(struct metrics *m);
 void metrics_sort(double *x, size_t n);
 extern bool metrics_reference_sort;
 
+/* gsl_stats_mean and the population standard deviation (gsl_stats_sd_with_fixed_mean; 0 for one
+ * value) of three arrays X[j] of N[j] values (NaN for an empty one), the same bits as GSL's:
+ * its recurrences, with the three arrays' divisions interleaved.  metrics_reference_stats: GSL
+ * itself (the reference the tests compare against). */
+void metrics_mean_sd3(const double *const x[3], const size_t n[3], double mean[3], double sd[3]);
+extern bool metrics_reference_stats;
+
 #endif

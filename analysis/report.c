@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,18 +13,48 @@ bool report_reference_format;
 
 /* ---- number formatting: digits written straight into the line (printf's output, faster) ---- */
 
+/* "00".."99": two decimal digits per division. */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal digits of V (below 2^32) at P; returns the end.  The length first (compares against
+ * powers of ten), then the digits backwards, two per division (32-bit divisions by constants). */
+static char *put_u32(char *p, uint32_t v)
+{
+	static const uint32_t pow10[9] = {10u,      100u,      1000u,      10000u,     100000u,
+					  1000000u, 10000000u, 100000000u, 1000000000u};
+	int n = 1;
+	while (n < 10 && v >= pow10[n - 1])
+		n++;
+	char *e = p + n, *q = e;
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(q - 2, digit_pairs + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
+	return e;
+}
+
 /* Decimal digits of V at P; returns the end. */
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	if (v <= UINT32_MAX)
+		return put_u32(p, (uint32_t)v);
+	/* The leading digits, then the last 9 (v < 2^64 has at most 20 digits). */
+	p = put_u64(p, v / 1000000000);
+	uint32_t f = (uint32_t)(v % 1000000000);
+	for (int i = 9; i >= 2; i -= 2) {
+		memcpy(p + i - 2, digit_pairs + 2 * (f % 100), 2);
+		f /= 100;
+	}
+	p[0] = (char)('0' + f);
+	return p + 9;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -35,40 +66,76 @@ static char *put_i64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/* V / SCALE with DIGITS decimals, exactly (SCALE = 10^DIGITS). */
-static char *put_fixed(char *p, int64_t v, uint64_t scale, int digits)
+/* V / SCALE with DIGITS decimals, exactly (SCALE = 10^DIGITS <= 10^9).  Inlined into put_s9 and put_ms6
+ * so that the divisions are by constants. */
+static inline __attribute__((always_inline)) char *put_fixed(char *p, int64_t v, uint64_t scale,
+							     int digits)
 {
 	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
 	if (v < 0)
 		*p++ = '-';
 	p = put_u64(p, a / scale);
 	*p++ = '.';
-	uint64_t f = a % scale;
-	for (int i = digits - 1; i >= 0; i--) {
-		p[i] = (char)('0' + f % 10);
-		f /= 10;
+	uint32_t f = (uint32_t)(a % scale);
+	int i = digits;
+	for (; i >= 2; i -= 2) {
+		memcpy(p + i - 2, digit_pairs + 2 * (f % 100), 2);
+		f /= 100;
 	}
+	if (i)
+		p[0] = (char)('0' + f);
 	return p + digits;
 }
 
-/* printf("%.6f", X) for a finite X >= 0.  Fast path: Y = X * 1e6 is within 2^-52 relative of
- * the exact product, so when Y's fraction is not within that of one half, rounding Y and
- * rounding the exact product agree; otherwise (ties, huge values, negative, NaN) snprintf,
- * which is also the reference (report_reference_format). */
+/* Nanoseconds as seconds with 9 decimals / as milliseconds with 6. */
+static char *put_s9(char *p, int64_t ns)
+{
+	return put_fixed(p, ns, 1000000000, 9);
+}
+
+static char *put_ms6(char *p, int64_t ns)
+{
+	return put_fixed(p, ns, 1000000, 6);
+}
+
+/* printf("%.6f", X) for a finite X >= 0: the exact value X * 10^6 rounded to an integer.
+ * Y = X * 1e6 rounded is within 2^-52 relative of it, so when Y's fraction is not within that
+ * of one half, rounding Y and rounding the exact product agree.  Near one half, the product's
+ * rounding error E = fma(X, 1e6, -Y) is exact, and the sign of (F - 0.5) + E (F - 0.5 exact
+ * there, and a rounded sum has the sign of the exact one) says on which side of the half the
+ * exact product lies.  An exact half (printf rounds it to even), huge values, negative and NaN:
+ * snprintf, which is also the reference (report_reference_format). */
 static char *put_f6(char *p, double x)
 {
 	if (!report_reference_format && x >= 0 && x < 4e9) {
 		double y = x * 1e6, r = floor(y), f = y - r;
 		if (fabs(f - 0.5) > y * 0x1p-50 + 0x1p-60)
-			return put_fixed(p, (int64_t)r + (f > 0.5), 1000000, 6);
+			return put_ms6(p, (int64_t)r + (f > 0.5));
+		double t = (f - 0.5) + fma(x, 1e6, -y);
+		if (t != 0)
+			return put_ms6(p, (int64_t)r + (t > 0));
 	}
 	return p + sprintf(p, "%.6f", x);
+}
+
+/* printf("%.3f", X), as put_f6 with 10^3. */
+static char *put_f3(char *p, double x)
+{
+	if (!report_reference_format && x >= 0 && x < 4e9) {
+		double y = x * 1e3, r = floor(y), f = y - r;
+		if (fabs(f - 0.5) > y * 0x1p-50 + 0x1p-60)
+			return put_fixed(p, (int64_t)r + (f > 0.5), 1000, 3);
+		double t = (f - 0.5) + fma(x, 1e3, -y);
+		if (t != 0)
+			return put_fixed(p, (int64_t)r + (t > 0), 1000, 3);
+	}
+	return p + sprintf(p, "%.3f", x);
 }
 
 int fmt_ns_s(char *buf, size_t n, int64_t ns)
 {
 	char tmp[32];
-	int len = (int)(put_fixed(tmp, ns, 1000000000, 9) - tmp);
+	int len = (int)(put_s9(tmp, ns) - tmp);
 	if (report_reference_format) {
 		uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
 		return snprintf(buf, n, "%s%llu.%09llu", ns < 0 ? "-" : "",
@@ -80,7 +147,7 @@ int fmt_ns_s(char *buf, size_t n, int64_t ns)
 int fmt_ns_ms(char *buf, size_t n, int64_t ns)
 {
 	char tmp[32];
-	int len = (int)(put_fixed(tmp, ns, 1000000, 6) - tmp);
+	int len = (int)(put_ms6(tmp, ns) - tmp);
 	if (report_reference_format) {
 		uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
 		return snprintf(buf, n, "%s%llu.%06llu", ns < 0 ? "-" : "",
@@ -93,6 +160,13 @@ int fmt_f6(char *buf, size_t n, double x)
 {
 	char tmp[400];
 	int len = (int)(put_f6(tmp, x) - tmp);
+	return snprintf(buf, n, "%.*s", len, tmp);
+}
+
+int fmt_f3(char *buf, size_t n, double x)
+{
+	char tmp[400];
+	int len = (int)(put_f3(tmp, x) - tmp);
 	return snprintf(buf, n, "%.*s", len, tmp);
 }
 
@@ -113,64 +187,91 @@ void report_requests_header(FILE *f)
 	header(f, cols);
 }
 
-void report_request_row(FILE *f, const struct sim *s, int32_t id)
+/* What a requests.csv row shows of a finished request, taken when it finishes. */
+struct req_row {
+	int64_t arrival, sched, first, finish, transfer;
+	int32_t id, prompt, output;
+	int16_t preemptions, lane, prefill_inst;
+};
+
+static void req_row_take(struct req_row *w, const struct sim *s, int32_t id)
 {
 	const struct req *r = sim_req(s, id);
 	const struct req_spec *q = sim_spec(s, id);
-	int64_t now = sim_now(s);
-	/* 14 fields of at most 21 bytes, tpot at most 330 (the %.6f of a huge double). */
-	char line[640], *p = line;
-	p = put_i64(p, id);
+	*w = (struct req_row){q->arrival_ns, r->t_sched, r->t_first, sim_now(s), r->transfer_ns,
+			      id, q->prompt_tokens, q->output_tokens, r->preemptions, r->lane,
+			      r->prefill_inst};
+}
+
+/* requests.csv's row as printf writes it: the reference of req_row_put. */
+static void req_row_printf(FILE *f, const struct req_row *w)
+{
+	char a[32], b[32], c[32], d[32], ttft[32], e2e[32], tpot[400] = "";
+	fmt_ns_s(a, sizeof a, w->arrival);
+	fmt_ns_s(b, sizeof b, w->sched);
+	fmt_ns_s(c, sizeof c, w->first);
+	fmt_ns_s(d, sizeof d, w->finish);
+	fmt_ns_ms(ttft, sizeof ttft, w->first - w->arrival);
+	fmt_ns_ms(e2e, sizeof e2e, w->finish - w->arrival);
+	if (w->output > 1)
+		snprintf(tpot, sizeof tpot, "%.6f",
+			 (double)(w->finish - w->first) / 1e6 / (w->output - 1));
+	char pin[16] = "";
+	if (w->prefill_inst >= 0)
+		snprintf(pin, sizeof pin, "%d", w->prefill_inst);
+	fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%d,%s,%.6f\n", w->id, a, b, c, d, w->prompt,
+		w->output, w->preemptions, ttft, tpot, e2e, w->lane, pin,
+		(double)w->transfer / 1e6);
+}
+
+/* The row at P (at most REQ_ROW_MAX bytes); returns the end.  14 fields of at most 21 bytes,
+ * tpot at most 330 (the %.6f of a huge double). */
+enum { REQ_ROW_MAX = 640 };
+static char *req_row_put(char *p, const struct req_row *w)
+{
+	p = put_i64(p, w->id);
 	*p++ = ',';
-	p = put_fixed(p, q->arrival_ns, 1000000000, 9);
+	p = put_s9(p, w->arrival);
 	*p++ = ',';
-	p = put_fixed(p, r->t_sched, 1000000000, 9);
+	p = put_s9(p, w->sched);
 	*p++ = ',';
-	p = put_fixed(p, r->t_first, 1000000000, 9);
+	p = put_s9(p, w->first);
 	*p++ = ',';
-	p = put_fixed(p, now, 1000000000, 9);
+	p = put_s9(p, w->finish);
 	*p++ = ',';
-	p = put_i64(p, q->prompt_tokens);
+	p = put_i64(p, w->prompt);
 	*p++ = ',';
-	p = put_i64(p, q->output_tokens);
+	p = put_i64(p, w->output);
 	*p++ = ',';
-	p = put_i64(p, r->preemptions);
+	p = put_i64(p, w->preemptions);
 	*p++ = ',';
-	p = put_fixed(p, r->t_first - q->arrival_ns, 1000000, 6);
+	p = put_ms6(p, w->first - w->arrival);
 	*p++ = ',';
-	if (q->output_tokens > 1)
-		p = put_f6(p, (double)(now - r->t_first) / 1e6 / (q->output_tokens - 1));
+	if (w->output > 1)
+		p = put_f6(p, (double)(w->finish - w->first) / 1e6 / (w->output - 1));
 	*p++ = ',';
-	p = put_fixed(p, now - q->arrival_ns, 1000000, 6);
+	p = put_ms6(p, w->finish - w->arrival);
 	*p++ = ',';
-	p = put_i64(p, r->lane);
+	p = put_i64(p, w->lane);
 	*p++ = ',';
-	if (r->prefill_inst >= 0)
-		p = put_i64(p, r->prefill_inst);
+	if (w->prefill_inst >= 0)
+		p = put_i64(p, w->prefill_inst);
 	*p++ = ',';
-	p = put_fixed(p, r->transfer_ns, 1000000, 6);
+	p = put_ms6(p, w->transfer);
 	*p++ = '\n';
+	return p;
+}
+
+void report_request_row(FILE *f, const struct sim *s, int32_t id)
+{
+	struct req_row w;
+	req_row_take(&w, s, id);
 	if (report_reference_format) {
-		/* The reference: every field through printf. */
-		char a[32], b[32], c[32], d[32], ttft[32], e2e[32], tpot[400] = "";
-		fmt_ns_s(a, sizeof a, q->arrival_ns);
-		fmt_ns_s(b, sizeof b, r->t_sched);
-		fmt_ns_s(c, sizeof c, r->t_first);
-		fmt_ns_s(d, sizeof d, now);
-		fmt_ns_ms(ttft, sizeof ttft, r->t_first - q->arrival_ns);
-		fmt_ns_ms(e2e, sizeof e2e, now - q->arrival_ns);
-		if (q->output_tokens > 1)
-			snprintf(tpot, sizeof tpot, "%.6f",
-				 (double)(now - r->t_first) / 1e6 / (q->output_tokens - 1));
-		char pin[16] = "";
-		if (r->prefill_inst >= 0)
-			snprintf(pin, sizeof pin, "%d", r->prefill_inst);
-		fprintf(f, "%d,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%d,%s,%.6f\n", id, a, b, c, d,
-			q->prompt_tokens, q->output_tokens, r->preemptions, ttft, tpot, e2e, r->lane,
-			pin, (double)r->transfer_ns / 1e6);
+		req_row_printf(f, &w);
 		return;
 	}
-	fwrite(line, 1, (size_t)(p - line), f);
+	char line[REQ_ROW_MAX];
+	fwrite(line, 1, (size_t)(req_row_put(line, &w) - line), f);
 }
 
 void report_batches_header(FILE *f)
@@ -184,16 +285,14 @@ void report_batches_header(FILE *f)
 	header(f, cols);
 }
 
-void report_batch_row(FILE *f, const struct pass_rec *p)
+/* batches.csv's row as printf writes it: the reference of report_batch_row. */
+static void batch_row_printf(FILE *f, const struct pass_rec *p)
 {
 	char a[32], b[32], c[32];
 	fmt_ns_s(a, sizeof a, p->start_ns);
 	fmt_ns_s(b, sizeof b, p->end_ns);
 	fmt_ns_ms(c, sizeof c, p->compile_ns);
 	if (p->phase == PHASE_UNIFIED) {
-		/* The seed's tuple (phase, query_len, num_shared_blocks, num_unique_blocks,
-		 * num_logits) in columns of its own; the prompt/decode shape columns stay empty.
-		 * The phase string names the attention paths that run: causal, shared, unique. */
 		char ph[4] = {p->real[3] ? 'c' : '-', p->real[1] ? 's' : '-', p->real[2] ? 'u' : '-',
 			      0};
 		fprintf(f, "%lld,%s,%s,%s,,,,,,,%lld,%lld,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,%d,%d\n",
@@ -209,6 +308,262 @@ void report_batch_row(FILE *f, const struct pass_rec *p)
 		(long long)p->real_tokens, (long long)p->padded_tokens, c, p->instance);
 }
 
+/* S and a comma. */
+static char *put_str_c(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	p[n] = ',';
+	return p + n + 1;
+}
+
+/* V and a comma. */
+static char *put_i64_c(char *p, int64_t v)
+{
+	p = put_i64(p, v);
+	*p++ = ',';
+	return p;
+}
+
+/* The row at Q (at most BATCH_ROW_MAX bytes); returns the end.  25 fields: 18 integers of at
+ * most 20 bytes, 3 times of at most 22, a phase name. */
+enum { BATCH_ROW_MAX = 512 };
+static char *batch_row_put(char *q, const struct pass_rec *p)
+{
+	q = put_i64_c(q, p->index);
+	q = put_s9(q, p->start_ns);
+	*q++ = ',';
+	q = put_s9(q, p->end_ns);
+	*q++ = ',';
+	q = put_str_c(q, bucket_phase_name((enum phase)p->phase));
+	if (p->phase == PHASE_UNIFIED) {
+		/* The seed's tuple (phase, query_len, num_shared_blocks, num_unique_blocks,
+		 * num_logits) in columns of its own; the prompt/decode shape columns stay empty.
+		 * The phase string names the attention paths that run: causal, shared, unique. */
+		memcpy(q, ",,,,,,", 6);
+		q += 6;
+		q = put_i64_c(q, p->real_tokens);
+		q = put_i64_c(q, p->padded_tokens);
+		q = put_ms6(q, p->compile_ns);
+		*q++ = ',';
+		q = put_i64_c(q, p->instance);
+		q = put_i64_c(q, p->real[3]);
+		q = put_i64_c(q, p->bucket[3]);
+		*q++ = p->real[3] ? 'c' : '-';
+		*q++ = p->real[1] ? 's' : '-';
+		*q++ = p->real[2] ? 'u' : '-';
+		*q++ = ',';
+		q = put_i64_c(q, p->real[0]);
+		q = put_i64_c(q, p->real[1]);
+		q = put_i64_c(q, p->real[2]);
+		q = put_i64_c(q, p->logits);
+		q = put_i64_c(q, p->bucket[0]);
+		q = put_i64_c(q, p->bucket[1]);
+		q = put_i64_c(q, p->bucket[2]);
+		q = put_i64(q, p->bucket_logits);
+		*q++ = '\n';
+	} else {
+		for (int i = 0; i < 3; i++)
+			q = put_i64_c(q, p->real[i]);
+		for (int i = 0; i < 3; i++)
+			q = put_i64_c(q, p->bucket[i]);
+		q = put_i64_c(q, p->real_tokens);
+		q = put_i64_c(q, p->padded_tokens);
+		q = put_ms6(q, p->compile_ns);
+		*q++ = ',';
+		q = put_i64(q, p->instance);
+		memcpy(q, ",,,,,,,,,,,\n", 12);
+		q += 12;
+	}
+	return q;
+}
+
+void report_batch_row(FILE *f, const struct pass_rec *p)
+{
+	if (report_reference_format) {
+		batch_row_printf(f, p);
+		return;
+	}
+	char line[BATCH_ROW_MAX];
+	fwrite(line, 1, (size_t)(batch_row_put(line, p) - line), f);
+}
+
+/* ---- the row writer: requests.csv and batches.csv formatted on a thread of their own ---- */
+
+enum { WBLOCK_ROWS = 2048, WBLOCKS = 6 };
+
+/* Rows of one file, in the order taken. */
+struct wblock {
+	bool pass;               /* batches.csv rows (else requests.csv) */
+	size_t n;
+	struct wblock *next;
+	union {
+		struct req_row req[WBLOCK_ROWS];
+		struct pass_rec pass[WBLOCK_ROWS];
+	} u;
+};
+
+struct report_writer {
+	FILE *req, *bat;
+	bool threaded;
+	struct wblock *cur_req, *cur_pass;     /* being filled by the caller */
+	struct wblock *blocks;                 /* WBLOCKS of them */
+	char *buf;                             /* the formatting thread's output buffer */
+	/* Under mu: the blocks handed over (FIFO), the free ones, and the end. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv_full, cv_free;
+	struct wblock *full_head, *full_tail, *free_list;
+	bool done;
+	pthread_t thread;
+};
+
+enum { WBUF = 1 << 18 };
+
+/* Formats and writes block B (on the writer's thread, or the caller's when not threaded). */
+static void wblock_write(struct report_writer *w, const struct wblock *b)
+{
+	FILE *f = b->pass ? w->bat : w->req;
+	if (report_reference_format) {
+		for (size_t i = 0; i < b->n; i++) {
+			if (b->pass)
+				batch_row_printf(f, &b->u.pass[i]);
+			else
+				req_row_printf(f, &b->u.req[i]);
+		}
+		return;
+	}
+	char *p = w->buf;
+	for (size_t i = 0; i < b->n; i++) {
+		if (p - w->buf > WBUF - REQ_ROW_MAX - BATCH_ROW_MAX) {
+			fwrite(w->buf, 1, (size_t)(p - w->buf), f);
+			p = w->buf;
+		}
+		p = b->pass ? batch_row_put(p, &b->u.pass[i]) : req_row_put(p, &b->u.req[i]);
+	}
+	fwrite(w->buf, 1, (size_t)(p - w->buf), f);
+}
+
+static void *writer_main(void *arg)
+{
+	struct report_writer *w = arg;
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		while (!w->full_head && !w->done)
+			pthread_cond_wait(&w->cv_full, &w->mu);
+		struct wblock *b = w->full_head;
+		if (b) {
+			w->full_head = b->next;
+			if (!w->full_head)
+				w->full_tail = NULL;
+		}
+		pthread_mutex_unlock(&w->mu);
+		if (!b)
+			return NULL; /* done, and every block written */
+		wblock_write(w, b);
+		pthread_mutex_lock(&w->mu);
+		b->next = w->free_list;
+		w->free_list = b;
+		pthread_cond_signal(&w->cv_free);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded)
+{
+	struct report_writer *w = xcalloc(1, sizeof *w);
+	w->req = req;
+	w->bat = bat;
+	w->blocks = xmalloc(WBLOCKS * sizeof *w->blocks);
+	w->buf = xmalloc(WBUF);
+	for (int i = 0; i < WBLOCKS; i++) {
+		w->blocks[i].next = w->free_list;
+		w->free_list = &w->blocks[i];
+	}
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv_full, NULL);
+	pthread_cond_init(&w->cv_free, NULL);
+	/* No thread (none wanted, or none to be had): the caller formats each full block. */
+	w->threaded = threaded && pthread_create(&w->thread, NULL, writer_main, w) == 0;
+	return w;
+}
+
+static struct wblock *take_free(struct report_writer *w, bool pass)
+{
+	pthread_mutex_lock(&w->mu);
+	while (!w->free_list)
+		pthread_cond_wait(&w->cv_free, &w->mu);
+	struct wblock *b = w->free_list;
+	w->free_list = b->next;
+	pthread_mutex_unlock(&w->mu);
+	b->pass = pass;
+	b->n = 0;
+	b->next = NULL;
+	return b;
+}
+
+static void hand_over(struct report_writer *w, struct wblock *b)
+{
+	if (!w->threaded) {
+		wblock_write(w, b);
+		b->next = w->free_list;
+		w->free_list = b;
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	if (w->full_tail)
+		w->full_tail->next = b;
+	else
+		w->full_head = b;
+	w->full_tail = b;
+	pthread_cond_signal(&w->cv_full);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void report_writer_request(struct report_writer *w, const struct sim *s, int32_t id)
+{
+	if (!w->cur_req)
+		w->cur_req = take_free(w, false);
+	req_row_take(&w->cur_req->u.req[w->cur_req->n++], s, id);
+	if (w->cur_req->n == WBLOCK_ROWS) {
+		hand_over(w, w->cur_req);
+		w->cur_req = NULL;
+	}
+}
+
+void report_writer_pass(struct report_writer *w, const struct pass_rec *p)
+{
+	if (!w->cur_pass)
+		w->cur_pass = take_free(w, true);
+	w->cur_pass->u.pass[w->cur_pass->n++] = *p;
+	if (w->cur_pass->n == WBLOCK_ROWS) {
+		hand_over(w, w->cur_pass);
+		w->cur_pass = NULL;
+	}
+}
+
+void report_writer_close(struct report_writer *w)
+{
+	if (!w)
+		return;
+	if (w->cur_req)
+		hand_over(w, w->cur_req);
+	if (w->cur_pass)
+		hand_over(w, w->cur_pass);
+	if (w->threaded) {
+		pthread_mutex_lock(&w->mu);
+		w->done = true;
+		pthread_cond_signal(&w->cv_full);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->thread, NULL);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv_full);
+	pthread_cond_destroy(&w->cv_free);
+	free(w->blocks);
+	free(w->buf);
+	free(w);
+}
+
 static int cmp_graph(const void *a, const void *b)
 {
 	const struct graph *x = *(const struct graph *const *)a, *y = *(const struct graph *const *)b;
@@ -218,6 +573,53 @@ static int cmp_graph(const void *a, const void *b)
 		if (x->v[i] != y->v[i])
 			return x->v[i] < y->v[i] ? -1 : 1;
 	return 0;
+}
+
+/* buckets.csv's row as printf writes it: the reference of bucket_row. */
+static void bucket_row_printf(FILE *f, const struct graph *g)
+{
+	char pass[32], comp[32], ratio[32];
+	fmt_ns_ms(pass, sizeof pass, g->cost_ns);
+	fmt_ns_s(comp, sizeof comp, g->compile_ns);
+	if (g->padded_tokens)
+		snprintf(ratio, sizeof ratio, "%.6f",
+			 (double)(g->padded_tokens - g->real_tokens) / (double)g->padded_tokens);
+	else
+		ratio[0] = 0;
+	char causal[8] = "";
+	if (g->phase == PHASE_UNIFIED)
+		snprintf(causal, sizeof causal, "%d", g->v[3]);
+	fprintf(f, "%s,%d,%d,%d,%s,%d,%d,%d,%lld,%lld,%lld,%s,%s,%s\n",
+		bucket_phase_name((enum phase)g->phase), g->v[0], g->v[1], g->v[2], causal, g->warm,
+		g->fallback, g->runtime, (long long)g->uses, (long long)g->real_tokens,
+		(long long)g->padded_tokens, ratio, pass, comp);
+}
+
+static void bucket_row(FILE *f, const struct graph *g)
+{
+	/* 14 fields: 10 integers of at most 20 bytes, 2 times of at most 22, a ratio (%.6f of a
+	 * value that may be anything if a count is corrupt: at most 330 bytes), a phase name. */
+	char line[640], *q = line;
+	q = put_str_c(q, bucket_phase_name((enum phase)g->phase));
+	for (int i = 0; i < 3; i++)
+		q = put_i64_c(q, g->v[i]);
+	if (g->phase == PHASE_UNIFIED)
+		q = put_i64(q, g->v[3]);
+	*q++ = ',';
+	q = put_i64_c(q, g->warm);
+	q = put_i64_c(q, g->fallback);
+	q = put_i64_c(q, g->runtime);
+	q = put_i64_c(q, g->uses);
+	q = put_i64_c(q, g->real_tokens);
+	q = put_i64_c(q, g->padded_tokens);
+	if (g->padded_tokens)
+		q = put_f6(q, (double)(g->padded_tokens - g->real_tokens) / (double)g->padded_tokens);
+	*q++ = ',';
+	q = put_ms6(q, g->cost_ns);
+	*q++ = ',';
+	q = put_s9(q, g->compile_ns);
+	*q++ = '\n';
+	fwrite(line, 1, (size_t)(q - line), f);
 }
 
 void report_buckets(FILE *f, const struct sim *s)
@@ -233,24 +635,10 @@ void report_buckets(FILE *f, const struct sim *s)
 		g[i] = &graphs[i];
 	qsort(g, ng, sizeof *g, cmp_graph);
 	for (size_t i = 0; i < ng; i++) {
-		char pass[32], comp[32], ratio[32];
-		fmt_ns_ms(pass, sizeof pass, g[i]->cost_ns);
-		fmt_ns_s(comp, sizeof comp, g[i]->compile_ns);
-		if (g[i]->padded_tokens)
-			snprintf(ratio, sizeof ratio, "%.6f",
-				 (double)(g[i]->padded_tokens - g[i]->real_tokens) /
-					 (double)g[i]->padded_tokens);
+		if (report_reference_format)
+			bucket_row_printf(f, g[i]);
 		else
-			ratio[0] = 0;
-		char causal[8] = "";
-		if (g[i]->phase == PHASE_UNIFIED)
-			snprintf(causal, sizeof causal, "%d", g[i]->v[3]);
-		fprintf(f, "%s,%d,%d,%d,%s,%d,%d,%d,%lld,%lld,%lld,%s,%s,%s\n",
-			bucket_phase_name((enum phase)g[i]->phase), g[i]->v[0], g[i]->v[1], g[i]->v[2],
-			causal,
-			g[i]->warm, g[i]->fallback, g[i]->runtime,
-			(long long)g[i]->uses, (long long)g[i]->real_tokens,
-			(long long)g[i]->padded_tokens, ratio, pass, comp);
+			bucket_row(f, g[i]);
 	}
 	free(g);
 }
@@ -280,12 +668,42 @@ void report_monitor_header(FILE *f)
 
 void report_monitor_row(FILE *f, const struct monitor_rec *m)
 {
-	char t[32];
-	fmt_ns_s(t, sizeof t, m->t_ns);
-	fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu,%zu\n", t, m->waiting,
-		m->running, m->transferring, (long long)m->kv_used, (long long)m->kv_total,
-		m->kv_total ? (double)m->kv_used / (double)m->kv_total : 0.0, m->arrival_rate,
-		m->mean_waiting_len, m->batch_latency_ms, m->buckets, m->microbatches);
+	double kv = m->kv_total ? (double)m->kv_used / (double)m->kv_total : 0.0;
+	if (report_reference_format) {
+		char t[32];
+		fmt_ns_s(t, sizeof t, m->t_ns);
+		fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu,%zu\n", t, m->waiting,
+			m->running, m->transferring, (long long)m->kv_used, (long long)m->kv_total, kv,
+			m->arrival_rate, m->mean_waiting_len, m->batch_latency_ms, m->buckets,
+			m->microbatches);
+		return;
+	}
+	/* 12 fields: 8 integers of at most 20 bytes, a time of at most 22, 4 numbers of at most
+	 * 330 (%.6f of a huge double). */
+	char line[1536], *p = line;
+	p = put_s9(p, m->t_ns);
+	*p++ = ',';
+	p = put_u64(p, m->waiting);
+	*p++ = ',';
+	p = put_u64(p, m->running);
+	*p++ = ',';
+	p = put_u64(p, m->transferring);
+	*p++ = ',';
+	p = put_i64_c(p, m->kv_used);
+	p = put_i64_c(p, m->kv_total);
+	p = put_f6(p, kv);
+	*p++ = ',';
+	p = put_f6(p, m->arrival_rate);
+	*p++ = ',';
+	p = put_f3(p, m->mean_waiting_len);
+	*p++ = ',';
+	p = put_f6(p, m->batch_latency_ms);
+	*p++ = ',';
+	p = put_u64(p, m->buckets);
+	*p++ = ',';
+	p = put_u64(p, m->microbatches);
+	*p++ = '\n';
+	fwrite(line, 1, (size_t)(p - line), f);
 }
 
 void report_boundaries_header(FILE *f)
@@ -298,13 +716,38 @@ void report_boundaries_header(FILE *f)
 void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *b, size_t nb,
 			   size_t splits, size_t merged)
 {
-	char t[32];
-	fmt_ns_s(t, sizeof t, t_ns);
-	fprintf(f, "%s,%s,%zu,%zu,%zu,", t, offline ? "offline" : "all", splits, merged,
-		nb ? nb - 1 : 0);
-	for (size_t i = 0; i < nb; i++)
-		fprintf(f, "%s%u", i ? " " : "", b[i]);
-	fputc('\n', f);
+	if (report_reference_format) {
+		char t[32];
+		fmt_ns_s(t, sizeof t, t_ns);
+		fprintf(f, "%s,%s,%zu,%zu,%zu,", t, offline ? "offline" : "all", splits, merged,
+			nb ? nb - 1 : 0);
+		for (size_t i = 0; i < nb; i++)
+			fprintf(f, "%s%u", i ? " " : "", b[i]);
+		fputc('\n', f);
+		return;
+	}
+	/* The fixed fields, then the boundaries (11 bytes each at most) in pieces of the line. */
+	char line[1024], *p = line;
+	p = put_s9(p, t_ns);
+	*p++ = ',';
+	p = put_str_c(p, offline ? "offline" : "all");
+	p = put_u64(p, splits);
+	*p++ = ',';
+	p = put_u64(p, merged);
+	*p++ = ',';
+	p = put_u64(p, nb ? nb - 1 : 0);
+	*p++ = ',';
+	for (size_t i = 0; i < nb; i++) {
+		if ((size_t)(p - line) > sizeof line - 16) {
+			fwrite(line, 1, (size_t)(p - line), f);
+			p = line;
+		}
+		if (i)
+			*p++ = ' ';
+		p = put_u32(p, b[i]);
+	}
+	*p++ = '\n';
+	fwrite(line, 1, (size_t)(p - line), f);
 }
 
 void report_human(FILE *f, const cJSON *summary)

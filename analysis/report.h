@@ -34,6 +34,22 @@ void report_monitor_row(FILE *f, const struct monitor_rec *m);
 void report_boundaries_header(FILE *f);
 void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *b, size_t nb,
 			   size_t splits, size_t merged);
+/*
+ * The row writer: requests.csv and batches.csv rows taken on the simulation's thread (the values
+ * a row shows, when the hook is called) and formatted and written, in the same order, on a thread
+ * of its own, so that formatting overlaps the simulation.  The bytes are those of
+ * report_request_row and report_batch_row (the tests compare them).  Its memory is fixed (a few
+ * blocks of rows; the caller waits when all are in flight).  THREADED false, or no thread to be
+ * had: the caller's thread formats each block when it is full.  The writer borrows REQ and BAT
+ * (either may be NULL when its rows are never given); report_writer_close writes what is left,
+ * ends the thread and frees the writer, after which the streams are the caller's again.
+ */
+struct report_writer;
+struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded);
+void report_writer_request(struct report_writer *w, const struct sim *s, int32_t id);
+void report_writer_pass(struct report_writer *w, const struct pass_rec *p);
+void report_writer_close(struct report_writer *w);
+
 /* The readable summary printed to stdout. */
 void report_human(FILE *f, const struct cJSON *summary);
 
@@ -42,6 +58,8 @@ int fmt_ns_s(char *buf, size_t n, int64_t ns);
 int fmt_ns_ms(char *buf, size_t n, int64_t ns);
 /* Writes X as printf("%.6f") does, with the fast path of requests.csv. */
 int fmt_f6(char *buf, size_t n, double x);
+/* Writes X as printf("%.3f") does, with the same fast path (monitor.csv). */
+int fmt_f3(char *buf, size_t n, double x);
 /* true: every number through printf (the slow reference of the fast formatting, which must
  * give the same bytes; the tests compare them). */
 extern bool report_reference_format;

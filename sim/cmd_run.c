@@ -103,6 +103,7 @@ static const char *const run_outputs[] = {"summary.json", "requests.csv", "batch
 struct sinks {
 	FILE *req, *bat, *mon, *bnd;
 	uint64_t mon_rows, mon_cap;   /* monitor.csv rows written, and the most allowed */
+	struct report_writer *rows;   /* requests.csv and batches.csv */
 };
 
 /* Every output is bounded by the work: requests.csv by the requests, batches.csv by the passes
@@ -137,14 +138,14 @@ static int check_monitor_rows(const struct run_ctx *x, struct bs_err *err)
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
 {
 	struct sinks *k = ctx;
-	report_request_row(k->req, s, id);
+	report_writer_request(k->rows, s, id);
 }
 
 static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
 	struct sinks *k = ctx;
 	(void)s;
-	report_batch_row(k->bat, p);
+	report_writer_pass(k->rows, p);
 }
 
 static void sink_monitor(void *ctx, const struct sim *s, const struct monitor_rec *m)
@@ -240,7 +241,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	struct outset os;
 	outset_init(&os);
-	struct sinks k = {NULL, NULL, NULL, NULL, 0, monitor_cap(&x.w)};
+	struct sinks k = {NULL, NULL, NULL, NULL, 0, monitor_cap(&x.w), NULL};
 	FILE *fsum = NULL, *fbuck = NULL;
 	if (o.out) {
 		if (outset_init_dir(&os, o.out, run_outputs, &err))
@@ -273,6 +274,9 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	struct sim_costs costs;
 	sim_costs_from_model(&costs, x.cm);
+	/* The rows are formatted and written on a thread of their own, overlapping the run. */
+	if (k.req || k.bat)
+		k.rows = report_writer_new(k.req, k.bat, true);
 	struct sim_hooks hooks = {&k, k.req ? sink_request : NULL, k.bat ? sink_pass : NULL,
 				  k.mon ? sink_monitor : NULL, k.bnd ? sink_boundaries : NULL};
 	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
@@ -283,6 +287,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	sim_run(s);
 	sim_finish(s);
 	double t2 = now_s();
+	/* The summary (sorting the latencies) while the row writer finishes its last blocks. */
 	cJSON *sum = build_summary(&x, s, argc, argv, o.trace);
 	if (fsum) {
 		char *txt = cJSON_Print(sum);
@@ -291,6 +296,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		free(txt);
 		report_buckets(fbuck, s);
 	}
+	report_writer_close(k.rows);
 	if (k.mon_rows > k.mon_cap) {
 		bs_errf(&err, BS_EXIT_INPUT, x.cc.cfg.file, 0, "monitor.interval_s",
 			"the run needed %llu monitor rows, more than the %llu allowed (10^6 + 1000 "

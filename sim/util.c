@@ -130,37 +130,77 @@ static bool decimal_chars(const char *s)
 
 bool util_reference_parse;
 
-/* Fast paths of the two parsers, for the plain forms traces are made of: up to 15 digits with
- * an optional fraction of up to 15 digits (Clinger's fast path: an integer below 2^53 divided
- * by an exact power of ten is the correctly rounded value, the same as strtod's).  0 when S is
- * not such a form (the general path then decides). */
+/* Fast paths of the two parsers, for the plain forms traces are made of: an optional '-', up
+ * to 15 digits and an optional fraction of up to 15 digits (Clinger's fast path: an integer
+ * below 2^53 divided by an exact power of ten is the correctly rounded value, the same as
+ * strtod's; the sign is exact).  false when S[0..LEN) is not such a form (the general path then
+ * decides). */
 static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
 				     1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 
-static bool fast_decimal(const char *s, double *out, bool *integral, int64_t *ival)
+static bool fast_decimal(const char *s, size_t len, double *out, bool *integral, int64_t *ival)
 {
-	if (util_reference_parse)
+	if (util_reference_parse || !len)
 		return false;
+	bool neg = s[0] == '-';
+	const char *p = s + neg, *e = s + len;
+	if (e - p > 16)
+		return false; /* more than 15 digits and a point */
 	int64_t m = 0;
-	int digits = 0, frac = -1;
-	for (const char *p = s;; p++) {
-		if (*p >= '0' && *p <= '9') {
-			if (++digits > 15)
-				return false;
-			m = m * 10 + (*p - '0');
-			if (frac >= 0)
-				frac++;
-		} else if (*p == '.' && frac < 0 && digits) {
-			frac = 0;
-		} else if (!*p && digits && frac != 0) {
-			break;
-		} else {
+	const char *q = p;
+	for (; q < e && (unsigned)(*q - '0') < 10; q++)
+		m = m * 10 + (*q - '0');
+	int digits = (int)(q - p), frac = -1;
+	if (q < e) {
+		if (*q != '.' || !digits)
 			return false;
-		}
+		const char *f = ++q;
+		for (; q < e && (unsigned)(*q - '0') < 10; q++)
+			m = m * 10 + (*q - '0');
+		if (q < e)
+			return false;
+		frac = (int)(q - f);
+		digits += frac;
 	}
+	if (!digits || digits > 15 || frac == 0)
+		return false;
+	double d = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
 	*integral = frac < 0;
-	*ival = m;
-	*out = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
+	*ival = neg ? -m : m;
+	*out = neg ? -d : d;
+	return true;
+}
+
+bool parse_i64_span(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
+{
+	/* fast_decimal's integers (an optional '-', 1 to 15 digits), in a loop of their own. */
+	if (util_reference_parse || !len)
+		return false;
+	size_t neg = s[0] == '-';
+	if (len == neg || len - neg > 15)
+		return false;
+	int64_t v = 0;
+	for (size_t i = neg; i < len; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (d > 9)
+			return false;
+		v = v * 10 + (int64_t)d;
+	}
+	v = neg ? -v : v;
+	if (v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_f64_span(const char *s, size_t len, double min, double max, double *out)
+{
+	double d;
+	bool integral;
+	int64_t v;
+	if (!fast_decimal(s, len, &d, &integral, &v) || !(d >= min && d <= max))
+		return false;
+	*out = d;
 	return true;
 }
 
@@ -170,7 +210,7 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, 
 	double fd;
 	bool integral;
 	int64_t fv;
-	if (s && fast_decimal(s, &fd, &integral, &fv) && integral) {
+	if (s && fast_decimal(s, strlen(s), &fd, &integral, &fv) && integral) {
 		if (fv < min || fv > max) {
 			snprintf(why, whylen, "expected an integer in [%lld, %lld], got '%s'",
 				 (long long)min, (long long)max, s);
@@ -217,7 +257,7 @@ int parse_f64(const char *s, double min, double max, double *out, char *why, siz
 	double fd;
 	bool integral;
 	int64_t fv;
-	if (s && fast_decimal(s, &fd, &integral, &fv)) {
+	if (s && fast_decimal(s, strlen(s), &fd, &integral, &fv)) {
 		if (fd < min || fd > max) {
 			snprintf(why, whylen, "expected a number in [%g, %g], got '%s'", min, max, s);
 			return -1;

@@ -56,8 +56,16 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * -1 and fill `why` (a short phrase such as "expected an integer, got 'x'").  Never clamps. */
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, char *why, size_t whylen);
 int parse_f64(const char *s, double min, double max, double *out, char *why, size_t whylen);
-/* true: both parsers take their general path (strtoll/strtod) for every input, the slow
- * reference of the fast path for plain decimals (the tests compare them). */
+/* The fast path alone, for a value held as a span (not NUL-terminated), as the trace reader
+ * gets them: true and *OUT set when S[0..LEN) is a plain decimal (an optional '-', up to 15
+ * digits, for parse_f64_span an optional fraction of up to 15 digits) in [MIN, MAX], which is
+ * then exactly what parse_i64/parse_f64 give; false otherwise (the caller then calls those,
+ * which decide and word the error). */
+bool parse_i64_span(const char *s, size_t len, int64_t min, int64_t max, int64_t *out);
+bool parse_f64_span(const char *s, size_t len, double min, double max, double *out);
+/* true: the parsers take their general path (strtoll/strtod) for every input and the span
+ * parsers return false, the slow reference of the fast path for plain decimals (the tests
+ * compare them). */
 extern bool util_reference_parse;
 
 /* Largest number of seconds whose nanosecond count fits an int64 with margin (about 292 years):

@@ -51,6 +51,57 @@ START_TEST(radix_sort_equals_qsort)
 }
 END_TEST
 
+/* The interleaved mean and standard deviation against GSL's own (metrics_reference_stats):
+ * the same bits, on sorted latencies and on values of every magnitude, for arrays of unequal
+ * lengths (each one the shortest in turn, and empty or single ones). */
+START_TEST(mean_sd3_equals_gsl)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 12);
+	static const size_t sizes[][3] = {{0, 0, 0}, {1, 0, 1}, {1, 1, 1}, {2, 5, 3}, {1000, 999, 1000},
+					  {777, 5000, 4000}, {3000, 2000, 1}, {100000, 60000, 100000}};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		double *x[3];
+		for (int j = 0; j < 3; j++) {
+			size_t n = sizes[k][j];
+			x[j] = malloc((n ? n : 1) * sizeof *x[j]);
+			for (size_t i = 0; i < n; i++)
+				x[j][i] = j == 1 ? (gsl_rng_uniform(rng) - 0.3) *
+							   pow(10, (double)gsl_rng_uniform_int(rng, 30) - 15)
+						 : (double)gsl_rng_uniform_int(rng, 4000000000u) / 1e6;
+			gsl_sort(x[j], 1, n);
+		}
+		const double *cx[3] = {x[0], x[1], x[2]};
+		double m1[3], s1[3], m2[3], s2[3];
+		metrics_reference_stats = false;
+		metrics_mean_sd3(cx, sizes[k], m1, s1);
+		metrics_reference_stats = true;
+		metrics_mean_sd3(cx, sizes[k], m2, s2);
+		metrics_reference_stats = false;
+		for (int j = 0; j < 3; j++) {
+			ck_assert_msg(!memcmp(&m1[j], &m2[j], sizeof m1[j]), "case %zu array %d: mean %.17g, "
+				      "GSL %.17g", k, j, m1[j], m2[j]);
+			ck_assert_msg(!memcmp(&s1[j], &s2[j], sizeof s1[j]), "case %zu array %d: sd %.17g, "
+				      "GSL %.17g", k, j, s1[j], s2[j]);
+			ck_assert(sizes[k][j] ? isfinite(m1[j]) : isnan(m1[j]));
+			free(x[j]);
+		}
+	}
+	/* By hand: {1, 2, 3, 4} has mean 2.5 and population sd sqrt(1.25); one value has sd 0. */
+	const double a[] = {1, 2, 3, 4}, b[] = {7};
+	const double *cx[3] = {a, b, a};
+	const size_t n[3] = {4, 1, 0};
+	double m[3], sd[3];
+	metrics_mean_sd3(cx, n, m, sd);
+	ck_assert_double_eq(m[0], 2.5);
+	ck_assert_double_eq(sd[0], sqrt(1.25));
+	ck_assert_double_eq(m[1], 7);
+	ck_assert_double_eq(sd[1], 0);
+	ck_assert(isnan(m[2]) && isnan(sd[2]));
+	gsl_rng_free(rng);
+}
+END_TEST
+
 /* The fast %.6f of requests.csv against printf: random magnitudes, the exact ties printf rounds
  * to even (k/128), values around every rounding boundary, zero and huge values. */
 START_TEST(fast_f6_equals_printf)
@@ -189,6 +240,7 @@ int main(void)
 	tcase_add_test(tc, summary_by_hand);
 	tcase_add_test(tc, empty_samples_are_null);
 	tcase_add_test(tc, radix_sort_equals_qsort);
+	tcase_add_test(tc, mean_sd3_equals_gsl);
 	tcase_add_test(tc, fast_f6_equals_printf);
 	suite_add_tcase(s, tc);
 	return check_run(s);

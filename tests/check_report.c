@@ -2,8 +2,9 @@
  * check_report: the report writers' fast number formatting against its reference
  * (report_reference_format: every field through printf).  The fast path must give the same
  * bytes: on numbers chosen to be hard (ties of %.6f's rounding, huge and tiny values, negative
- * times) and on whole runs' requests.csv and batches.csv (disaggregated and unified runs, so
- * every column is written).
+ * times) and on whole runs' requests.csv, batches.csv and buckets.csv (disaggregated and
+ * unified runs, so every column is written; monitor.csv and boundaries.csv too), written
+ * directly or through the row writer (on its thread or on the caller's).
  */
 #include <check.h>
 #include <gsl/gsl_rng.h>
@@ -16,7 +17,7 @@
 #include "sim/run_int.h"
 #include "tests/check_main.h"
 
-/* fmt_f6 against printf("%.6f") */
+/* fmt_f6 against printf("%.6f"), fmt_f3 against printf("%.3f") */
 static void same_f6(double x)
 {
 	char a[512], b[512];
@@ -29,6 +30,13 @@ static void same_f6(double x)
 	snprintf(c, sizeof c, "%.6f", x);
 	ck_assert_msg(!strcmp(a, c), "fmt_f6(%.17g) = %s, printf gives %s", x, a, c);
 	ck_assert_str_eq(b, c);
+	/* and %.3f, on X and on X * 1000 (so that the ties of the third decimal are met) */
+	for (int k = 0; k < 2; k++) {
+		double y = k ? x * 1000 : x;
+		fmt_f3(a, sizeof a, y);
+		snprintf(c, sizeof c, "%.3f", y);
+		ck_assert_msg(!strcmp(a, c), "fmt_f3(%.17g) = %s, printf gives %s", y, a, c);
+	}
 }
 
 START_TEST(f6_equals_printf)
@@ -82,23 +90,53 @@ START_TEST(ns_formats_equal_printf)
 }
 END_TEST
 
+/* The files run_csv writes. */
+enum { OUT_REQ, OUT_BAT, OUT_BUCK, OUT_MON, OUT_BND, NOUT };
+static const char *const out_name[NOUT] = {"requests.csv", "batches.csv", "buckets.csv",
+					   "monitor.csv", "boundaries.csv"};
+
 struct sinks {
-	FILE *req, *bat;
+	FILE *f[NOUT];
+	struct report_writer *w;  /* NULL: the direct writers */
 };
 
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
 {
-	report_request_row(((struct sinks *)ctx)->req, s, id);
+	struct sinks *k = ctx;
+	if (k->w)
+		report_writer_request(k->w, s, id);
+	else
+		report_request_row(k->f[OUT_REQ], s, id);
 }
 
 static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
+	struct sinks *k = ctx;
 	(void)s;
-	report_batch_row(((struct sinks *)ctx)->bat, p);
+	if (k->w)
+		report_writer_pass(k->w, p);
+	else
+		report_batch_row(k->f[OUT_BAT], p);
 }
 
-/* Runs KV ("key=value" list) and writes requests.csv and batches.csv into *REQ and *BAT. */
-static void run_csv(const char *const *kv, bool reference, char **req, char **bat)
+static void sink_monitor(void *ctx, const struct sim *s, const struct monitor_rec *m)
+{
+	(void)s;
+	report_monitor_row(((struct sinks *)ctx)->f[OUT_MON], m);
+}
+
+static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const uint32_t *b,
+			    size_t nb, size_t splits, size_t merged)
+{
+	report_boundaries_row(((struct sinks *)ctx)->f[OUT_BND], sim_now(s), offline, b, nb, splits,
+			      merged);
+}
+
+/* How run_csv writes the rows. */
+enum mode { DIRECT, REFERENCE, WRITER_THREAD, WRITER_CALLER, WRITER_THREAD_REFERENCE };
+
+/* Runs KV ("key=value" list) and writes each file of out_name into OUT[]. */
+static void run_csv(const char *const *kv, enum mode mode, char *out[NOUT])
 {
 	struct run_ctx x;
 	memset(&x, 0, sizeof x);
@@ -109,46 +147,76 @@ static void run_csv(const char *const *kv, bool reference, char **req, char **ba
 		ck_assert_msg(!config_set_arg(&x.cc.cfg, kv[i], &err), "%s: %s", kv[i], err.msg);
 	ck_assert_msg(!run_setup(&x, run_default_trace(&x.cc.cfg, NULL), true, &err), "%s",
 		      err.msg);
-	size_t nr, nb;
-	struct sinks k = {open_memstream(req, &nr), open_memstream(bat, &nb)};
-	report_reference_format = reference;
-	report_requests_header(k.req);
-	report_batches_header(k.bat);
+	size_t len[NOUT];
+	struct sinks k = {{NULL}, NULL};
+	for (int i = 0; i < NOUT; i++)
+		k.f[i] = open_memstream(&out[i], &len[i]);
+	report_reference_format = mode == REFERENCE || mode == WRITER_THREAD_REFERENCE;
+	report_requests_header(k.f[OUT_REQ]);
+	report_batches_header(k.f[OUT_BAT]);
+	report_monitor_header(k.f[OUT_MON]);
+	report_boundaries_header(k.f[OUT_BND]);
+	if (mode >= WRITER_THREAD)
+		k.w = report_writer_new(k.f[OUT_REQ], k.f[OUT_BAT], mode != WRITER_CALLER);
 	struct sim_costs costs;
 	sim_costs_from_model(&costs, x.cm);
-	struct sim_hooks hooks = {&k, sink_request, sink_pass, NULL, NULL};
+	struct sim_hooks hooks = {&k, sink_request, sink_pass, sink_monitor, sink_boundaries};
 	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
 				&hooks);
 	sim_warmup(s);
 	sim_run(s);
 	sim_finish(s);
+	report_writer_close(k.w);
+	report_buckets(k.f[OUT_BUCK], s);
 	sim_free(s);
 	report_reference_format = false;
-	fclose(k.req);
-	fclose(k.bat);
+	for (int i = 0; i < NOUT; i++)
+		fclose(k.f[i]);
 	run_teardown(&x);
 }
 
 START_TEST(runs_equal_reference)
 {
-	static const char *const runs[][8] = {
-		{"workload.num_requests=2000", "cluster.mode=disaggregated", NULL},
-		{"workload.num_requests=1000", "scheduler.batching=unified",
-		 "bucketing.strategy=unified", NULL},
-		{"workload.num_requests=1000", "workload.lengths=uniform", "workload.rate=50",
-		 "bucketing.strategy=none", NULL},
+	/* The smallest size each file must reach in each run (so that its rows were written). */
+	static const struct {
+		const char *kv[16];
+		size_t min[NOUT];
+	} runs[] = {
+		{{"workload.num_requests=2000", "cluster.mode=disaggregated", NULL},
+		 {1000, 1000, 100, 0, 0}},
+		{{"workload.num_requests=1000", "scheduler.batching=unified",
+		  "bucketing.strategy=unified", NULL}, {1000, 1000, 100, 0, 0}},
+		{{"workload.num_requests=1000", "workload.lengths=uniform", "workload.rate=50",
+		  "bucketing.strategy=none", "monitor.interval_s=0.25", NULL}, {1000, 1000, 100, 1000, 0}},
+		/* More rows than the writer's blocks hold at once (6 x 2048): the caller waits. */
+		{{"workload.num_requests=15000", "bucketing.strategy=none", NULL},
+		 {1000, 1000, 100, 0, 0}},
+		/* BucketServe's adaptive grouping: boundaries.csv, and monitor.csv. */
+		{{"workload.mix=alpaca:0.8,longbench:0.2", "workload.truncate=true",
+		  "server.max_model_len=4096", "workload.num_requests=2000", "workload.arrival=poisson",
+		  "workload.rate=30", "server.max_num_seqs=16", "scheduler.n_max=8",
+		  "scheduler.grouping=adaptive", "scheduler.order=earliest_bucket",
+		  "monitor.interval_s=5", NULL}, {1000, 1000, 100, 1000, 100}},
 	};
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-		char *fr, *fb, *rr, *rb;
-		run_csv(runs[i], false, &fr, &fb);
-		run_csv(runs[i], true, &rr, &rb);
-		ck_assert_msg(!strcmp(fr, rr), "run %zu: requests.csv differs from the reference", i);
-		ck_assert_msg(!strcmp(fb, rb), "run %zu: batches.csv differs from the reference", i);
-		ck_assert_uint_gt(strlen(fr), 1000);
-		free(fr);
-		free(fb);
-		free(rr);
-		free(rb);
+		char *ref[NOUT];
+		run_csv(runs[i].kv, REFERENCE, ref);
+		for (int o = 0; o < NOUT; o++)
+			ck_assert_msg(strlen(ref[o]) >= runs[i].min[o], "run %zu: %s has %zu bytes", i,
+				      out_name[o], strlen(ref[o]));
+		for (enum mode m = DIRECT; m <= WRITER_THREAD_REFERENCE; m++) {
+			if (m == REFERENCE)
+				continue;
+			char *got[NOUT];
+			run_csv(runs[i].kv, m, got);
+			for (int o = 0; o < NOUT; o++) {
+				ck_assert_msg(!strcmp(got[o], ref[o]), "run %zu mode %d: %s differs from "
+					      "the reference", i, (int)m, out_name[o]);
+				free(got[o]);
+			}
+		}
+		for (int o = 0; o < NOUT; o++)
+			free(ref[o]);
 	}
 }
 END_TEST

@@ -360,20 +360,42 @@ START_TEST(fast_parse_equals_reference)
 		x ^= x << 17;
 		int ip = (int)(x % 17), fp = (int)((x >> 8) % 19);
 		unsigned long long a = (x >> 12) % 1000000000000000000ULL;
-		int n = snprintf(s, sizeof s, "%.*llu", ip ? ip : 1, a % 10000000000000000ULL);
+		int n = snprintf(s, sizeof s, "%s%.*llu", (x >> 50) % 4 ? "" : "-", ip ? ip : 1,
+				 a % 10000000000000000ULL);
 		if (fp && (x >> 40) % 3)
 			snprintf(s + n, sizeof s - (size_t)n, ".%0*llu", fp, (x >> 20) % 1000000000000ULL);
 		double d1 = -1, d2 = -1;
 		int64_t v1 = -1, v2 = -1;
 		util_reference_parse = false;
-		int r1 = parse_f64(s, 0, 1e300, &d1, why, sizeof why);
-		int q1 = parse_i64(s, 0, INT64_MAX, &v1, why, sizeof why);
+		/* Ranges that cut through the samples: out-of-range values are errors both ways. */
+		double lo = (x >> 44) % 2 ? -1e300 : 0;
+		int64_t ilo = (x >> 45) % 2 ? INT64_MIN : -999, ihi = (x >> 46) % 2 ? INT64_MAX : 1000000;
+		int r1 = parse_f64(s, lo, 1e300, &d1, why, sizeof why);
+		int q1 = parse_i64(s, ilo, ihi, &v1, why, sizeof why);
+		double d3 = -1;
+		int64_t v3 = -1;
+		bool fr = parse_f64_span(s, strlen(s), lo, 1e300, &d3);
+		bool fq = parse_i64_span(s, strlen(s), ilo, ihi, &v3);
 		util_reference_parse = true;
-		int r2 = parse_f64(s, 0, 1e300, &d2, why, sizeof why);
-		int q2 = parse_i64(s, 0, INT64_MAX, &v2, why, sizeof why);
+		int r2 = parse_f64(s, lo, 1e300, &d2, why, sizeof why);
+		int q2 = parse_i64(s, ilo, ihi, &v2, why, sizeof why);
+		double d4;
+		int64_t v4;
+		ck_assert(!parse_f64_span(s, strlen(s), lo, 1e300, &d4));
+		ck_assert(!parse_i64_span(s, strlen(s), ilo, ihi, &v4));
 		util_reference_parse = false;
-		ck_assert_msg(r1 == r2 && d1 == d2, "%s: %.17g vs %.17g", s, d1, d2);
+		ck_assert_msg(r1 == r2 && d1 == d2 && signbit(d1) == signbit(d2), "%s: %.17g vs %.17g",
+			      s, d1, d2);
 		ck_assert_msg(q1 == q2 && v1 == v2, "%s: %lld vs %lld", s, (long long)v1, (long long)v2);
+		/* The span fast path: taken for every in-range value of at most 15 digits, and
+		 * then exact. */
+		int nd = 0;
+		for (const char *c = s; *c; c++)
+			nd += *c >= '0' && *c <= '9';
+		ck_assert_msg(fr == (r2 == 0 && nd <= 15) && (!fr || (d3 == d2 && signbit(d3) == signbit(d2))),
+			      "%s: span %d %.17g", s, fr, d3);
+		ck_assert_msg(fq == (q2 == 0 && nd <= 15 && !strchr(s, '.')) && (!fq || v3 == v2), "%s: span %d",
+			      s, fq);
 	}
 }
 END_TEST
@@ -382,6 +404,7 @@ int main(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, parse_strict);
 	tcase_add_test(tc, first_error_wins);
 	tcase_add_test(tc, outset_atomic);

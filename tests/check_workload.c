@@ -237,6 +237,102 @@ END_TEST
 
 /* Errors name the physical line: blank lines and quoted newlines count (libcsv counts
  * records only). */
+/* The CSV reader's fast path for plain numbers (parsed in place) against its reference, every
+ * value through the general parsers (util_reference_parse): same columns, bit for bit, on
+ * fields of every accepted form (signs, fractions, exponents, leading zeros, more than 15
+ * digits, quoted, empty, ignored columns, an arrival in milliseconds), and the same error for
+ * every rejected form. */
+static void load_both(const char *path, struct trace *fast, struct trace *ref, struct bs_err *ef,
+		      struct bs_err *er)
+{
+	util_reference_parse = false;
+	int a = trace_load(path, false, true, fast, ef);
+	util_reference_parse = true;
+	int b = trace_load(path, false, true, ref, er);
+	util_reference_parse = false;
+	ck_assert_int_eq(a, b);
+}
+
+#define SAME_COL(x, y, col, n)                                                               \
+	ck_assert(((x)->col == NULL && (y)->col == NULL) ||                                  \
+		  ((x)->col && (y)->col && !memcmp((x)->col, (y)->col, (n) * sizeof *(x)->col)))
+
+/* A trace of 2000 rows whose integer fields take FORMS[k] on one field in four. */
+static char *mixed_trace(const char *arrival_col, const char *const *forms, size_t nforms,
+			 unsigned long long x)
+{
+	char *text = xasprintf("id,%s,prompt_tokens,output_tokens,priority,prefix_group,"
+			       "prefix_tokens,max_new_tokens,note\n", arrival_col);
+	size_t len = strlen(text);
+	static const char *const afrac[] = {"%d.%03u", "%d", "%d.%03u0000000000000000", "%de0"};
+	for (int i = 0; i < 2000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		char f[6][64], arr[64];
+		for (int k = 0; k < 6; k++) {
+			unsigned v = 1 + (unsigned)((x >> (8 * k)) % 200);
+			const char *form = (x >> (40 + k)) % 4 ? "%u" : forms[(x >> (8 * k)) % nforms];
+			snprintf(f[k], sizeof f[k], form, v);
+		}
+		snprintf(arr, sizeof arr, afrac[(x >> 50) % 4], i, (unsigned)(x % 1000));
+		char row[512];
+		int n = snprintf(row, sizeof row, "r%d,%s,%s,%s,%s,%s,%s,%s,\"a,b\"\n", i, arr, f[0],
+				 f[1], (x >> 60) % 2 ? f[2] : "", (x >> 61) % 2 ? "-1" : f[3],
+				 (x >> 62) % 2 ? "" : "0", (x >> 63) % 2 ? f[5] : "");
+		text = xrealloc(text, len + (size_t)n + 1);
+		memcpy(text + len, row, (size_t)n + 1);
+		len += (size_t)n;
+	}
+	return text;
+}
+
+START_TEST(csv_fast_path_equals_reference)
+{
+	static const char *const good[] = {"%u", "%u.0", "%ue0", "+%u", "0%u",
+					   "00000000000000%u", "\"%u\"", "%u.000000000000000", "%u.",
+					   " %u", "%u "};
+	static const char *const bad[] = {"%u.5", "-%u", ".%u", "0x%u", "%u-",
+					  "%u99999999999999999999", "1e400", "%u\"\"", "-0"};
+	static const char *const heads[] = {"arrival_time_s", "timestamp"};
+	for (size_t h = 0; h < 2; h++) {
+		char *text = mixed_trace(heads[h], good, sizeof good / sizeof *good, 88172645463325252ull + h);
+		char *p = write_tmp("mixed.csv", text);
+		struct trace a, b;
+		struct bs_err ea = {0}, eb = {0};
+		load_both(p, &a, &b, &ea, &eb);
+		ck_assert_int_eq(a.n, 2000);
+		ck_assert_int_eq(a.n, b.n);
+		SAME_COL(&a, &b, prompt, a.n);
+		SAME_COL(&a, &b, output, a.n);
+		SAME_COL(&a, &b, arrival_s, a.n);
+		SAME_COL(&a, &b, priority, a.n);
+		SAME_COL(&a, &b, prefix_group, a.n);
+		SAME_COL(&a, &b, prefix_tokens, a.n);
+		SAME_COL(&a, &b, max_new, a.n);
+		SAME_COL(&a, &b, recno, a.n);
+		trace_release(&a);
+		trace_release(&b);
+		free(p);
+		free(text);
+	}
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		const char *one[] = {bad[k]};
+		char *text = mixed_trace(heads[k % 2], one, 1, 88172645463325252ull + k);
+		char *p = write_tmp("bad.csv", text);
+		struct trace a, b;
+		struct bs_err ea = {0}, eb = {0};
+		load_both(p, &a, &b, &ea, &eb);
+		ck_assert_msg(a.n == 0 && ea.line > 1, "form '%s' accepted", bad[k]);
+		ck_assert_int_eq(ea.line, eb.line);
+		ck_assert_str_eq(ea.field, eb.field);
+		ck_assert_str_eq(ea.msg, eb.msg);
+		free(p);
+		free(text);
+	}
+}
+END_TEST
+
 START_TEST(csv_physical_lines)
 {
 	expect_bad("blank.csv", "prompt_tokens,output_tokens\n\n\n5,1\n\n-3,4\n", 6, "prompt_tokens",
@@ -1110,6 +1206,7 @@ int main(void)
 	tcase_add_test(tc, csv_all_columns);
 	tcase_add_test(tc, csv_malformed);
 	tcase_add_test(tc, csv_physical_lines);
+	tcase_add_test(tc, csv_fast_path_equals_reference);
 	tcase_add_test(tc, csv_nul_rejected);
 	tcase_add_test(tc, csv_long_text);
 	tcase_add_test(tc, csv_lenient_numbers);

@@ -1,11 +1,12 @@
 /*
- * trace: see trace_int.h.  CSV is parsed by libcsv (strict mode; records counted in the
- * end-of-record callback), JSON by cJSON.  Both feed the same per-field validators, so a
- * value means the same in either format.
+ * trace: see trace_int.h.  The column names, the per-field validators and the rows
+ * (trace_load_int.h), the CSV reader (libcsv, strict mode; records counted in the
+ * end-of-record callback), sorting, Mooncake prefixes and the entry points.  JSON is read by
+ * trace_json.c through the same validators, so a value means the same in either format.
  */
 #include "workloads/trace_int.h"
+#include "workloads/trace_load_int.h"
 
-#include <cjson/cJSON.h>
 #include <csv.h>
 #include <errno.h>
 #include <float.h>
@@ -49,21 +50,6 @@ const struct bundled_trace *trace_bundled_find(const char *name)
 	return NULL;
 }
 
-enum col {
-	COL_IGNORE = -1,
-	COL_PROMPT = 0,
-	COL_OUTPUT,
-	COL_ARRIVAL,
-	COL_ID,
-	COL_PRIORITY,
-	COL_TASK,
-	COL_PREFIX_GROUP,
-	COL_PREFIX_TOKENS,
-	COL_MAX_NEW,
-	COL_HASH_IDS,   /* Mooncake's shared-prefix blocks (JSON only) */
-	NCOL
-};
-
 /* Mooncake's hash_ids name blocks of this many prompt tokens (kvcache-ai/Mooncake,
  * FAST25-release/traces: "block_size 512"). */
 #define MOONCAKE_BLOCK_TOKENS 512
@@ -104,43 +90,13 @@ static int col_index(const char *name)
 	return -1;
 }
 
-static enum col col_lookup(const char *name)
+enum col tl_col_lookup(const char *name)
 {
 	int i = col_index(name);
 	return i < 0 ? COL_IGNORE : col_names[i].col;
 }
 
-struct loader {
-	struct trace *t;
-	struct bs_err *err;
-	bool failed;
-	bool sort, outputs_only_ok, need_sort;
-	size_t cap;
-	bool has[NCOL];
-	char colname[NCOL][48];
-	long record;            /* line (CSV: where the record begins) of the record being read */
-	double arrival_unit;    /* seconds per unit of the arrival column */
-	bool arrival_relative;  /* arrivals made relative to the first row (start_time) */
-	/* Mooncake hash_ids: every row's ids, flat, and each row's count. */
-	int64_t *hid;
-	size_t nhid, hidcap;
-	uint32_t *hid_n;
-	/* The row being read. */
-	bool given[NCOL];
-	int64_t v[NCOL];
-	double arrival;
-	double last_arrival;
-	/* CSV only. */
-	enum col *roles;
-	char **hdr;             /* the header's names, for errors */
-	size_t nhdr, hdrcap, field;
-	long nrec;              /* records completed (the header is the first) */
-	struct csv_lines ln;
-};
-
-static int lerr(struct loader *L, enum col c, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int lerr(struct loader *L, enum col c, const char *fmt, ...)
+int tl_err(struct loader *L, enum col c, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -181,7 +137,7 @@ static void grow(struct loader *L)
 
 /* Declares column C present under NAME.  For an optional column first seen after record 1
  * (JSON), the earlier rows get the "not given" value. */
-static void add_col(struct loader *L, enum col c, const char *name)
+void tl_add_col(struct loader *L, enum col c, const char *name)
 {
 	struct trace *t = L->t;
 	snprintf(L->colname[c], sizeof L->colname[c], "%s", name);
@@ -225,7 +181,7 @@ static void add_col(struct loader *L, enum col c, const char *name)
 	}
 }
 
-static const char *short_text(const char *s, char *buf, size_t len)
+const char *tl_short_text(const char *s, char *buf, size_t len)
 {
 	size_t n = strlen(s);
 	if (n < 48)
@@ -234,43 +190,52 @@ static const char *short_text(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+/* The integer columns' ranges (PROMPT, OUTPUT, PRIORITY, PREFIX_GROUP, PREFIX_TOKENS, MAX_NEW;
+ * the others are not integers). */
+static const struct {
+	bool integer;
+	int64_t min, max;
+} col_range[NCOL] = {
+	[COL_PROMPT] = {true, 1, INT32_MAX},        [COL_OUTPUT] = {true, 0, INT32_MAX},
+	[COL_PRIORITY] = {true, 0, 254},            [COL_PREFIX_GROUP] = {true, -1, INT32_MAX},
+	[COL_PREFIX_TOKENS] = {true, 0, INT32_MAX}, [COL_MAX_NEW] = {true, 1, INT32_MAX},
+};
+
 /* Validates one value given as text ("" = empty cell) and stores it in the row. */
-static int set_field(struct loader *L, enum col c, const char *s)
+int tl_set_field(struct loader *L, enum col c, const char *s)
 {
 	char why[160], sb[64];
-	int64_t v;
+	int64_t v = 0;
 	double d;
-#define shown short_text(s, sb, sizeof sb) /* only on the error paths */
+#define shown tl_short_text(s, sb, sizeof sb) /* only on the error paths */
 	if (c == COL_IGNORE)
 		return 0;
 	if (!*s && c != COL_PROMPT && c != COL_OUTPUT && c != COL_ARRIVAL)
 		return 0; /* an empty optional cell: not given */
+	if (col_range[c].integer &&
+	    parse_i64(s, col_range[c].min, col_range[c].max, &v, why, sizeof why)) {
+		switch (c) {
+		case COL_PROMPT:
+		case COL_MAX_NEW:
+			return tl_err(L, c, "expected a positive integer, got '%s'", shown);
+		case COL_PRIORITY:
+			return tl_err(L, c, "expected an integer in [0, 254], got '%s'", shown);
+		case COL_PREFIX_GROUP:
+			return tl_err(L, c, "expected an integer >= -1 (-1 = none), got '%s'", shown);
+		default:
+			return tl_err(L, c, "expected a non-negative integer, got '%s'", shown);
+		}
+	}
 	switch (c) {
-	case COL_PROMPT:
-		if (parse_i64(s, 1, INT32_MAX, &v, why, sizeof why))
-			return lerr(L, c, "expected a positive integer, got '%s'", shown);
-		break;
-	case COL_OUTPUT:
-		if (parse_i64(s, 0, INT32_MAX, &v, why, sizeof why))
-			return lerr(L, c, "expected a non-negative integer, got '%s'", shown);
-		break;
 	case COL_ARRIVAL:
 		if (parse_f64(s, 0, DBL_MAX, &d, why, sizeof why))
-			return lerr(L, c, "expected a non-negative number of %s, got '%s'",
+			return tl_err(L, c, "expected a non-negative number of %s, got '%s'",
 				    L->arrival_unit == 1 ? "seconds" : "milliseconds", shown);
 		d *= L->arrival_unit;
 		if (d > BS_MAX_SECONDS)
-			return lerr(L, c, "%s is beyond the simulator's time range (%.2g s)", shown,
+			return tl_err(L, c, "%s is beyond the simulator's time range (%.2g s)", shown,
 				    BS_MAX_SECONDS);
 		L->arrival = d;
-		v = 0;
-		break;
-	case COL_ID:
-		v = 0;
-		break;
-	case COL_PRIORITY:
-		if (parse_i64(s, 0, 254, &v, why, sizeof why))
-			return lerr(L, c, "expected an integer in [0, 254], got '%s'", shown);
 		break;
 	case COL_TASK:
 		if (!strcmp(s, "online"))
@@ -278,22 +243,14 @@ static int set_field(struct loader *L, enum col c, const char *s)
 		else if (!strcmp(s, "offline"))
 			v = TASK_OFFLINE;
 		else
-			return lerr(L, c, "expected 'online' or 'offline', got '%s'", shown);
+			return tl_err(L, c, "expected 'online' or 'offline', got '%s'", shown);
 		break;
-	case COL_PREFIX_GROUP:
-		if (parse_i64(s, -1, INT32_MAX, &v, why, sizeof why))
-			return lerr(L, c, "expected an integer >= -1 (-1 = none), got '%s'", shown);
-		break;
-	case COL_PREFIX_TOKENS:
-		if (parse_i64(s, 0, INT32_MAX, &v, why, sizeof why))
-			return lerr(L, c, "expected a non-negative integer, got '%s'", shown);
-		break;
-	case COL_MAX_NEW:
-		if (parse_i64(s, 1, INT32_MAX, &v, why, sizeof why))
-			return lerr(L, c, "expected a positive integer, got '%s'", shown);
+	case COL_ID:
 		break;
 	default:
-		return 0;
+		if (!col_range[c].integer)
+			return 0;
+		break;
 	}
 	L->given[c] = true;
 	L->v[c] = v;
@@ -301,32 +258,56 @@ static int set_field(struct loader *L, enum col c, const char *s)
 }
 #undef shown
 
-static void begin_row(struct loader *L)
+/* tl_set_field's fast path for a CSV field S[0..LEN) (not NUL-terminated): a plain decimal in
+ * its column's range (parse_i64_span, parse_f64_span) is stored; false for anything else (an
+ * empty cell, text, a value out of range, a NUL byte...), which tl_set_field then takes. */
+static bool set_field_span(struct loader *L, enum col c, const char *s, size_t len)
+{
+	int64_t v;
+	double d;
+	if (c == COL_ARRIVAL) {
+		if (!parse_f64_span(s, len, 0, DBL_MAX, &d))
+			return false;
+		d *= L->arrival_unit;
+		if (d > BS_MAX_SECONDS)
+			return false;
+		L->arrival = d;
+		v = 0;
+	} else if (!col_range[c].integer ||
+		   !parse_i64_span(s, len, col_range[c].min, col_range[c].max, &v)) {
+		return false;
+	}
+	L->given[c] = true;
+	L->v[c] = v;
+	return true;
+}
+
+void tl_begin_row(struct loader *L)
 {
 	memset(L->given, 0, sizeof L->given);
 }
 
 /* Checks the finished row and appends it. */
-static int end_row(struct loader *L)
+int tl_end_row(struct loader *L)
 {
 	struct trace *t = L->t;
 	for (int c = COL_PROMPT; c <= COL_ARRIVAL; c++)
 		if (L->has[c] && !L->given[c])
-			return lerr(L, c, "missing value");
+			return tl_err(L, c, "missing value");
 	int64_t pg = L->given[COL_PREFIX_GROUP] ? L->v[COL_PREFIX_GROUP] : -1;
 	int64_t pt = L->given[COL_PREFIX_TOKENS] ? L->v[COL_PREFIX_TOKENS] : 0;
 	if (pt > 0 && pg < 0)
-		return lerr(L, COL_PREFIX_TOKENS,
+		return tl_err(L, COL_PREFIX_TOKENS,
 			    "%lld shared prefix tokens but no prefix_group in this record",
 			    (long long)pt);
 	if (L->has[COL_PROMPT] && pt > L->v[COL_PROMPT])
-		return lerr(L, COL_PREFIX_TOKENS,
+		return tl_err(L, COL_PREFIX_TOKENS,
 			    "shared prefix of %lld tokens is longer than the prompt (%lld tokens)",
 			    (long long)pt, (long long)L->v[COL_PROMPT]);
 	if (L->has[COL_ARRIVAL]) {
 		if (t->n > 0 && L->arrival < L->last_arrival) {
 			if (!L->sort)
-				return lerr(L, COL_ARRIVAL,
+				return tl_err(L, COL_ARRIVAL,
 					    "%.9g s is earlier than the previous record's %.9g s "
 					    "(timestamps must not decrease; workload.sort_arrivals=true "
 					    "sorts them)", L->arrival, L->last_arrival);
@@ -335,12 +316,12 @@ static int end_row(struct loader *L)
 		L->last_arrival = L->arrival;
 	}
 	if (t->n >= TRACE_MAX_ROWS)
-		return lerr(L, COL_IGNORE, "more than %d records (the most a workload may have)",
+		return tl_err(L, COL_IGNORE, "more than %d records (the most a workload may have)",
 			    TRACE_MAX_ROWS);
 	if (L->record > (long)UINT32_MAX)
-		return lerr(L, COL_IGNORE, "more than %lu lines", (unsigned long)UINT32_MAX);
+		return tl_err(L, COL_IGNORE, "more than %lu lines", (unsigned long)UINT32_MAX);
 	if (L->given[COL_HASH_IDS] && (L->given[COL_PREFIX_GROUP] || L->given[COL_PREFIX_TOKENS]))
-		return lerr(L, COL_HASH_IDS, "given with prefix_group/prefix_tokens: use one or the "
+		return tl_err(L, COL_HASH_IDS, "given with prefix_group/prefix_tokens: use one or the "
 			    "other");
 	grow(L);
 	size_t i = t->n++;
@@ -366,16 +347,16 @@ static int end_row(struct loader *L)
 }
 
 /* Checks the column set (after the CSV header or the first JSON record). */
-static int check_columns(struct loader *L)
+int tl_check_columns(struct loader *L)
 {
 	if (!L->has[COL_OUTPUT]) {
 		snprintf(L->colname[COL_OUTPUT], sizeof L->colname[0], "output_tokens");
-		return lerr(L, COL_OUTPUT, "required column is missing (also accepted: "
+		return tl_err(L, COL_OUTPUT, "required column is missing (also accepted: "
 			    "output_len)");
 	}
 	if (!L->has[COL_PROMPT] && !L->outputs_only_ok) {
 		snprintf(L->colname[COL_PROMPT], sizeof L->colname[0], "prompt_tokens");
-		return lerr(L, COL_PROMPT, "required column is missing (also accepted: "
+		return tl_err(L, COL_PROMPT, "required column is missing (also accepted: "
 			    "input_tokens, prompt_len); a trace of output lengths only can serve "
 			    "as workload.output_trace");
 	}
@@ -393,12 +374,31 @@ static const char *field_name(const struct loader *L, size_t f, char *buf, size_
 	return buf;
 }
 
+static void field_general(struct loader *L, const char *s, size_t len);
+
 static void csv_cb_field(void *s, size_t len, void *data)
 {
 	struct loader *L = data;
 	if (L->failed)
 		return;
 	L->record = L->ln.rec_line;
+	if (L->nrec > 0 && L->field < L->nhdr) {
+		/* The common case first: a number in a column that takes one. */
+		if (L->field == 0)
+			tl_begin_row(L);
+		enum col c = L->roles[L->field];
+		if ((c == COL_IGNORE || c == COL_ID) ? !memchr(s, 0, len)
+						     : set_field_span(L, c, s, len)) {
+			L->field++;
+			return;
+		}
+	}
+	field_general(L, s, len);
+}
+
+/* The header's names, and every value the fast path above does not take. */
+static __attribute__((noinline)) void field_general(struct loader *L, const char *s, size_t len)
+{
 	char nb[32];
 	if (memchr(s, 0, len)) {
 		const char *name = L->nrec == 0 ? NULL : field_name(L, L->field, nb, sizeof nb);
@@ -418,22 +418,22 @@ static void csv_cb_field(void *s, size_t len, void *data)
 			L->roles = xrealloc(L->roles, L->hdrcap * sizeof *L->roles);
 			L->hdr = xrealloc(L->hdr, L->hdrcap * sizeof *L->hdr);
 		}
-		enum col c = col_lookup(name);
+		enum col c = tl_col_lookup(name);
 		if (c == COL_HASH_IDS)
 			c = COL_IGNORE; /* a list: JSON Lines only */
 		L->hdr[L->nhdr] = name;
 		L->roles[L->nhdr++] = c;
 		if (c != COL_IGNORE && L->has[c]) {
 			L->field++;
-			lerr(L, COL_IGNORE, "column '%s' repeats column '%s'", name, L->colname[c]);
+			tl_err(L, COL_IGNORE, "column '%s' repeats column '%s'", name, L->colname[c]);
 			return;
 		}
 		if (c != COL_IGNORE)
-			add_col(L, c, name);
+			tl_add_col(L, c, name);
 		return;
 	}
 	if (L->field == 0)
-		begin_row(L);
+		tl_begin_row(L);
 	enum col c = L->field < L->nhdr ? L->roles[L->field] : COL_IGNORE;
 	L->field++;
 	if (c == COL_IGNORE || c == COL_ID)
@@ -443,7 +443,7 @@ static void csv_cb_field(void *s, size_t len, void *data)
 		v = heap = xmalloc(len + 1);
 	memcpy(v, s, len);
 	v[len] = 0;
-	set_field(L, c, v);
+	tl_set_field(L, c, v);
 	free(heap);
 }
 
@@ -456,17 +456,17 @@ static void csv_cb_record(int c, void *data)
 	L->record = L->ln.rec_line;
 	if (L->nrec == 0) {
 		L->field = 0;
-		if (check_columns(L) == 0)
+		if (tl_check_columns(L) == 0)
 			L->nrec++;
 		return;
 	}
 	if (L->field != L->nhdr) {
-		lerr(L, COL_IGNORE, "expected %zu fields as in the header, got %zu", L->nhdr,
+		tl_err(L, COL_IGNORE, "expected %zu fields as in the header, got %zu", L->nhdr,
 		     L->field);
 		return;
 	}
 	L->field = 0;
-	if (end_row(L) == 0)
+	if (tl_end_row(L) == 0)
 		L->nrec++;
 }
 
@@ -506,7 +506,7 @@ static int load_csv(struct loader *L, struct csv_src *src)
 			break;
 		if (csv_parse_lines(&p, data, n, &L->ln) != n && !L->failed) {
 			L->record = L->ln.line;
-			rc = lerr(L, COL_IGNORE, "malformed CSV (%s)",
+			rc = tl_err(L, COL_IGNORE, "malformed CSV (%s)",
 				  csv_error(&p) == CSV_EPARSE ? "bad quoting" :
 				  "parser out of memory");
 			break;
@@ -516,197 +516,14 @@ static int load_csv(struct loader *L, struct csv_src *src)
 	}
 	if (!L->failed && !rc && csv_fini_lines(&p, &L->ln) != 0 && !L->failed) {
 		L->record = L->ln.rec_line;
-		lerr(L, COL_IGNORE, "malformed CSV (unterminated quoted field at end of file)");
+		tl_err(L, COL_IGNORE, "malformed CSV (unterminated quoted field at end of file)");
 	}
 	csv_free(&p);
 	if (L->failed || rc)
 		return -1;
 	if (L->nrec == 0 && L->nhdr == 0) {
 		L->record = 0;
-		return lerr(L, COL_IGNORE, "empty file (expected a header row)"), -1;
-	}
-	return 0;
-}
-
-/* ---- JSON ---- */
-
-/* The text of a JSON value for the validators; *OK false when its type does not fit C. */
-static char *json_text(const cJSON *v, enum col c, bool *ok)
-{
-	*ok = true;
-	if (cJSON_IsNull(v))
-		return xstrdup("");
-	if (c == COL_TASK || c == COL_ID) {
-		if (cJSON_IsString(v))
-			return xstrdup(v->valuestring);
-		if (c == COL_ID && cJSON_IsNumber(v))
-			return xstrdup("0");
-	} else if (cJSON_IsNumber(v)) {
-		double d = v->valuedouble;
-		if (d == floor(d) && fabs(d) < 9e15)
-			return xasprintf("%lld", (long long)d);
-		return xasprintf("%.17g", d);
-	}
-	*ok = false;
-	char *p = cJSON_PrintUnformatted(v);
-	char *s = xstrdup(p ? p : "?");
-	cJSON_free(p);
-	return s;
-}
-
-/* Mooncake's hash_ids: a list of non-negative integers, appended to L->hid. */
-static int json_hash_ids(struct loader *L, const cJSON *v)
-{
-	if (cJSON_IsNull(v))
-		return 0;
-	if (!cJSON_IsArray(v))
-		return lerr(L, COL_HASH_IDS, "expected a list of non-negative integers");
-	size_t k = 0;
-	const cJSON *e;
-	cJSON_ArrayForEach(e, v) {
-		double d = cJSON_IsNumber(e) ? e->valuedouble : -1;
-		if (!(d >= 0 && d < 9e15 && d == floor(d)))
-			return lerr(L, COL_HASH_IDS, "element %zu: expected a non-negative integer", k + 1);
-		if (L->nhid == L->hidcap) {
-			L->hidcap = L->hidcap ? 2 * L->hidcap : 1024;
-			L->hid = xrealloc(L->hid, L->hidcap * sizeof *L->hid);
-		}
-		L->hid[L->nhid++] = (int64_t)d;
-		k++;
-	}
-	L->given[COL_HASH_IDS] = true;
-	L->v[COL_HASH_IDS] = (int64_t)k;
-	return 0;
-}
-
-static int json_record(struct loader *L, const cJSON *obj, bool first)
-{
-	if (!cJSON_IsObject(obj))
-		return lerr(L, COL_IGNORE, "expected a JSON object (one request)");
-	bool seen[NCOL] = {0};
-	const cJSON *it;
-	cJSON_ArrayForEach(it, obj) {
-		enum col c = col_lookup(it->string);
-		if (c == COL_IGNORE)
-			continue;
-		if (seen[c])
-			return lerr(L, COL_IGNORE, "field '%s' repeats field '%s'", it->string,
-				    L->colname[c]);
-		seen[c] = true;
-		if (!L->has[c] && !first && (c == COL_PROMPT || c == COL_ARRIVAL || c == COL_OUTPUT)) {
-			snprintf(L->colname[c], sizeof L->colname[c], "%s", it->string);
-			return lerr(L, c, "given here but not in the first record");
-		}
-		add_col(L, c, it->string);
-	}
-	if (first && check_columns(L))
-		return -1;
-	begin_row(L);
-	cJSON_ArrayForEach(it, obj) {
-		enum col c = col_lookup(it->string);
-		if (c == COL_IGNORE)
-			continue;
-		if (c == COL_HASH_IDS) {
-			if (json_hash_ids(L, it))
-				return -1;
-			continue;
-		}
-		bool ok;
-		char *s = json_text(it, c, &ok);
-		if (!ok) {
-			char sb[64];
-			lerr(L, c, "expected %s, got '%s'",
-			     c == COL_TASK ? "a string" : "a number", short_text(s, sb, sizeof sb));
-			free(s);
-			return -1;
-		}
-		int rc = set_field(L, c, s);
-		free(s);
-		if (rc)
-			return -1;
-	}
-	return end_row(L);
-}
-
-static int json_syntax_error(struct loader *L, const char *start, const char *end)
-{
-	/* Line and column of the failure from cJSON's end pointer. */
-	long line = L->record, col = 1;
-	for (const char *p = start; end && p < end; p++) {
-		if (*p == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	L->record = line;
-	return lerr(L, COL_IGNORE, "invalid JSON at column %ld", col);
-}
-
-static int load_json(struct loader *L, const char *buf, size_t len)
-{
-	size_t i = 0;
-	while (i < len && strchr(" \t\r\n", buf[i]))
-		i++;
-	if (i == len) {
-		L->record = 0;
-		return lerr(L, COL_IGNORE, "empty file (no records)");
-	}
-	if (buf[i] == '[') {
-		/* A JSON array of objects: record N is the array's Nth element. */
-		const char *end = NULL;
-		cJSON *arr = cJSON_ParseWithLengthOpts(buf, len, &end, false);
-		L->record = 1;
-		if (!arr)
-			return json_syntax_error(L, buf, end);
-		const char *q = end;
-		while (q < buf + len && strchr(" \t\r\n", *q))
-			q++;
-		if (q < buf + len) {
-			cJSON_Delete(arr);
-			return json_syntax_error(L, buf, q);
-		}
-		const cJSON *it;
-		long k = 0;
-		cJSON_ArrayForEach(it, arr) {
-			L->record = ++k;
-			if (json_record(L, it, k == 1)) {
-				cJSON_Delete(arr);
-				return -1;
-			}
-		}
-		cJSON_Delete(arr);
-		return 0;
-	}
-	/* JSON Lines: one object per line; blank lines are skipped; record = line number. */
-	L->record = 0;
-	bool first = true;
-	for (size_t pos = 0; pos < len;) {
-		const char *line = buf + pos;
-		const char *nl = memchr(line, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - line) : len - pos;
-		pos += n + 1;
-		L->record++;
-		size_t k = 0;
-		while (k < n && strchr(" \t\r", line[k]))
-			k++;
-		if (k == n)
-			continue;
-		const char *end = NULL;
-		cJSON *obj = cJSON_ParseWithLengthOpts(line, n, &end, false);
-		if (!obj)
-			return json_syntax_error(L, line, end);
-		for (const char *q = end; q < line + n; q++)
-			if (!strchr(" \t\r", *q)) {
-				cJSON_Delete(obj);
-				return json_syntax_error(L, line, q);
-			}
-		int rc = json_record(L, obj, first);
-		cJSON_Delete(obj);
-		if (rc)
-			return -1;
-		first = false;
+		return tl_err(L, COL_IGNORE, "empty file (expected a header row)"), -1;
 	}
 	return 0;
 }
@@ -826,7 +643,7 @@ static int finish(struct loader *L, int rc)
 	if (!rc && !L->failed && L->has[COL_HASH_IDS] &&
 	    (L->has[COL_PREFIX_GROUP] || L->has[COL_PREFIX_TOKENS])) {
 		L->record = 0;
-		lerr(L, COL_HASH_IDS, "given with prefix_group/prefix_tokens: use one or the other");
+		tl_err(L, COL_HASH_IDS, "given with prefix_group/prefix_tokens: use one or the other");
 	}
 	if (!rc && !L->failed && L->has[COL_HASH_IDS] && L->t->n)
 		hash_prefixes(L);
@@ -846,7 +663,7 @@ static int finish(struct loader *L, int rc)
 	}
 	if (L->t->n == 0) {
 		L->record = 0;
-		lerr(L, COL_IGNORE, "no records (a trace needs at least one request)");
+		tl_err(L, COL_IGNORE, "no records (a trace needs at least one request)");
 		trace_release(L->t);
 		return -1;
 	}
@@ -876,7 +693,7 @@ int trace_load_buffer(const char *name, const char *buf, size_t len, bool is_jso
 	struct loader L;
 	loader_init(&L, name, sort, outputs_only_ok, t, err);
 	if (is_json)
-		return finish(&L, load_json(&L, buf, len));
+		return finish(&L, trace_load_json(&L, buf, len));
 	struct csv_src src = {buf, len, NULL};
 	return finish(&L, load_csv(&L, &src));
 }

@@ -1,0 +1,193 @@
+/*
+ * trace_json: traces in JSON Lines (one object per line, record = line) or a JSON array of
+ * objects (record = the element's position), parsed by cJSON.  Values go through the same
+ * validators as the CSV reader's (trace_load_int.h); Mooncake's hash_ids lists are collected
+ * here for the prefix groups.
+ */
+#include "workloads/trace_load_int.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The text of a JSON value for the validators; *OK false when its type does not fit C. */
+static char *json_text(const cJSON *v, enum col c, bool *ok)
+{
+	*ok = true;
+	if (cJSON_IsNull(v))
+		return xstrdup("");
+	if (c == COL_TASK || c == COL_ID) {
+		if (cJSON_IsString(v))
+			return xstrdup(v->valuestring);
+		if (c == COL_ID && cJSON_IsNumber(v))
+			return xstrdup("0");
+	} else if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		if (d == floor(d) && fabs(d) < 9e15)
+			return xasprintf("%lld", (long long)d);
+		return xasprintf("%.17g", d);
+	}
+	*ok = false;
+	char *p = cJSON_PrintUnformatted(v);
+	char *s = xstrdup(p ? p : "?");
+	cJSON_free(p);
+	return s;
+}
+
+/* Mooncake's hash_ids: a list of non-negative integers, appended to L->hid. */
+static int json_hash_ids(struct loader *L, const cJSON *v)
+{
+	if (cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsArray(v))
+		return tl_err(L, COL_HASH_IDS, "expected a list of non-negative integers");
+	size_t k = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, v) {
+		double d = cJSON_IsNumber(e) ? e->valuedouble : -1;
+		if (!(d >= 0 && d < 9e15 && d == floor(d)))
+			return tl_err(L, COL_HASH_IDS, "element %zu: expected a non-negative integer", k + 1);
+		if (L->nhid == L->hidcap) {
+			L->hidcap = L->hidcap ? 2 * L->hidcap : 1024;
+			L->hid = xrealloc(L->hid, L->hidcap * sizeof *L->hid);
+		}
+		L->hid[L->nhid++] = (int64_t)d;
+		k++;
+	}
+	L->given[COL_HASH_IDS] = true;
+	L->v[COL_HASH_IDS] = (int64_t)k;
+	return 0;
+}
+
+static int json_record(struct loader *L, const cJSON *obj, bool first)
+{
+	if (!cJSON_IsObject(obj))
+		return tl_err(L, COL_IGNORE, "expected a JSON object (one request)");
+	bool seen[NCOL] = {0};
+	const cJSON *it;
+	cJSON_ArrayForEach(it, obj) {
+		enum col c = tl_col_lookup(it->string);
+		if (c == COL_IGNORE)
+			continue;
+		if (seen[c])
+			return tl_err(L, COL_IGNORE, "field '%s' repeats field '%s'", it->string,
+				    L->colname[c]);
+		seen[c] = true;
+		if (!L->has[c] && !first && (c == COL_PROMPT || c == COL_ARRIVAL || c == COL_OUTPUT)) {
+			snprintf(L->colname[c], sizeof L->colname[c], "%s", it->string);
+			return tl_err(L, c, "given here but not in the first record");
+		}
+		tl_add_col(L, c, it->string);
+	}
+	if (first && tl_check_columns(L))
+		return -1;
+	tl_begin_row(L);
+	cJSON_ArrayForEach(it, obj) {
+		enum col c = tl_col_lookup(it->string);
+		if (c == COL_IGNORE)
+			continue;
+		if (c == COL_HASH_IDS) {
+			if (json_hash_ids(L, it))
+				return -1;
+			continue;
+		}
+		bool ok;
+		char *s = json_text(it, c, &ok);
+		if (!ok) {
+			char sb[64];
+			tl_err(L, c, "expected %s, got '%s'",
+			     c == COL_TASK ? "a string" : "a number", tl_short_text(s, sb, sizeof sb));
+			free(s);
+			return -1;
+		}
+		int rc = tl_set_field(L, c, s);
+		free(s);
+		if (rc)
+			return -1;
+	}
+	return tl_end_row(L);
+}
+
+static int json_syntax_error(struct loader *L, const char *start, const char *end)
+{
+	/* Line and column of the failure from cJSON's end pointer. */
+	long line = L->record, col = 1;
+	for (const char *p = start; end && p < end; p++) {
+		if (*p == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	L->record = line;
+	return tl_err(L, COL_IGNORE, "invalid JSON at column %ld", col);
+}
+
+int trace_load_json(struct loader *L, const char *buf, size_t len)
+{
+	size_t i = 0;
+	while (i < len && strchr(" \t\r\n", buf[i]))
+		i++;
+	if (i == len) {
+		L->record = 0;
+		return tl_err(L, COL_IGNORE, "empty file (no records)");
+	}
+	if (buf[i] == '[') {
+		/* A JSON array of objects: record N is the array's Nth element. */
+		const char *end = NULL;
+		cJSON *arr = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+		L->record = 1;
+		if (!arr)
+			return json_syntax_error(L, buf, end);
+		const char *q = end;
+		while (q < buf + len && strchr(" \t\r\n", *q))
+			q++;
+		if (q < buf + len) {
+			cJSON_Delete(arr);
+			return json_syntax_error(L, buf, q);
+		}
+		const cJSON *it;
+		long k = 0;
+		cJSON_ArrayForEach(it, arr) {
+			L->record = ++k;
+			if (json_record(L, it, k == 1)) {
+				cJSON_Delete(arr);
+				return -1;
+			}
+		}
+		cJSON_Delete(arr);
+		return 0;
+	}
+	/* JSON Lines: one object per line; blank lines are skipped; record = line number. */
+	L->record = 0;
+	bool first = true;
+	for (size_t pos = 0; pos < len;) {
+		const char *line = buf + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
+		L->record++;
+		size_t k = 0;
+		while (k < n && strchr(" \t\r", line[k]))
+			k++;
+		if (k == n)
+			continue;
+		const char *end = NULL;
+		cJSON *obj = cJSON_ParseWithLengthOpts(line, n, &end, false);
+		if (!obj)
+			return json_syntax_error(L, line, end);
+		for (const char *q = end; q < line + n; q++)
+			if (!strchr(" \t\r", *q)) {
+				cJSON_Delete(obj);
+				return json_syntax_error(L, line, q);
+			}
+		int rc = json_record(L, obj, first);
+		cJSON_Delete(obj);
+		if (rc)
+			return -1;
+		first = false;
+	}
+	return 0;
+}
