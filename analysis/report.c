@@ -272,8 +272,8 @@ static const char *str(const cJSON *o, const char *k)
 void report_monitor_header(FILE *f)
 {
 	static const char *const cols[] = {
-		"time_s", "waiting", "running", "transferring", "kv_used_blocks", "kv_total_blocks",
-		"kv_utilization", "arrival_rate", "mean_waiting_prompt_tokens", "batch_latency_ms",
+		"time_s", "waiting", "running", "transferring", "kv_used_blocks", "kv_max_block_id",
+		"kv_total_blocks", "kv_utilization", "arrival_rate", "mean_waiting_prompt_tokens", "batch_latency_ms",
 		"buckets", "microbatches_in_flight", NULL};
 	header(f, cols);
 }
@@ -282,8 +282,9 @@ void report_monitor_row(FILE *f, const struct monitor_rec *m)
 {
 	char t[32];
 	fmt_ns_s(t, sizeof t, m->t_ns);
-	fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu,%zu\n", t, m->waiting,
-		m->running, m->transferring, (long long)m->kv_used, (long long)m->kv_total,
+	fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu,%zu\n", t, m->waiting,
+		m->running, m->transferring, (long long)m->kv_used, (long long)m->kv_max_id,
+		(long long)m->kv_total,
 		m->kv_total ? (double)m->kv_used / (double)m->kv_total : 0.0, m->arrival_rate,
 		m->mean_waiting_len, m->batch_latency_ms, m->buckets, m->microbatches);
 }

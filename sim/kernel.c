@@ -43,6 +43,7 @@ static void on_monitor(struct sim *s)
 	for (int k = 0; k < s->n_pools; k++) {
 		m.kv_used += s->pools[k].used;
 		m.kv_total += s->pools[k].total;
+		m.kv_max_id += kv_max_id(&s->pools[k]);
 	}
 	double iv = (double)s->p.monitor_ns / 1e9;
 	m.arrival_rate = (double)s->mon_arrivals / iv;
