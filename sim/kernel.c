@@ -187,7 +187,7 @@ bool sim_check_invariants(const struct sim *s)
 	for (int k = 0; k < s->n_pools; k++) {
 		const struct kvpool *kv = &s->pools[k];
 		if (kv->free + kv->used != kv->total || kv->free < 0 || kv->reserved < 0 ||
-		    kv->cached_free > kv->free || kv->cached_free < 0)
+		    kv->cached_free > kv->free || kv->cached_free < 0 || !kv_ids_consistent(kv))
 			return false;
 	}
 	for (int i = 0; i < s->n_lanes; i++) {

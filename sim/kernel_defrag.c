@@ -136,10 +136,18 @@ static void mark(struct kvids *d, int32_t p, bool used)
 	if (used) {
 		idset_insert(&d->used, p);
 		idset_erase(&d->freeset, p);
+		d->n_used++;
 	} else {
 		idset_erase(&d->used, p);
 		idset_insert(&d->freeset, p);
+		d->n_used--;
 	}
+}
+
+bool kv_ids_consistent(const struct kvpool *kv)
+{
+	const struct kvids *d = kv->ids;
+	return !d || (d->n_used == kv->used && d->len == kv->free - kv->cached_free);
 }
 
 /* Logical id L, not in use, joins the free queue's tail. */

@@ -118,6 +118,7 @@ struct kvids {
 	struct idset used, freeset;     /* physical ids in use, physical ids 1..n not in use */
 	struct blist *pcl;              /* the logical ids of each prefix-cache entry (as pc) */
 	int32_t npcl;
+	int64_t n_used;                 /* ids in used */
 };
 
 /* A lane's decode batch's physical block ids (contiguous PA): references by its decoding
@@ -384,6 +385,9 @@ int64_t kv_defrag(struct sim *s, struct lane *in);
 int32_t kv_decode_span(struct lane *in);
 /* IN's step ended after K decode steps: the fragmentation metric counts them. */
 void kv_decode_done(struct sim *s, const struct lane *in, int64_t k);
+/* KV's ids agree with its counts: as many in use, the free queue holds its uncached free
+ * blocks. */
+bool kv_ids_consistent(const struct kvpool *kv);
 /* The highest physical id in use in KV (0: none, or ids not modelled). */
 int64_t kv_max_id(const struct kvpool *kv);
 
