@@ -227,11 +227,9 @@ void kv_ids_release(struct sim *s)
 	}
 }
 
-void kv_ids_take(struct sim *s, struct kvpool *kv, int32_t id, int32_t nb)
+void kv_ids_take_(struct sim *s, struct kvpool *kv, int32_t id, int32_t nb)
 {
 	struct kvids *d = kv->ids;
-	if (!d)
-		return;
 	if (d->len < nb)
 		BUG("free block queue holds %lld ids, %d taken", (long long)d->len, nb);
 	for (int32_t i = 0; i < nb; i++) {
@@ -342,11 +340,9 @@ static void lane_ref(struct lane_ids *li, int32_t p, int sign)
 	}
 }
 
-void kv_ids_decode(struct sim *s, struct lane *in, int32_t id, int sign, int32_t from)
+void kv_ids_decode_(struct sim *s, struct lane *in, int32_t id, int sign, int32_t from)
 {
 	struct lane_ids *li = in->dids;
-	if (!li)
-		return;
 	const struct kvids *d = in->kv->ids;
 	const struct req *r = &s->r[id];
 	const struct blist *b = &s->rids[id];
@@ -364,14 +360,6 @@ int32_t kv_decode_span(struct lane *in)
 	in->step_span = idset_max(&in->dids->set) + 1;
 	in->step_distinct = in->dids->distinct;
 	return (int32_t)in->step_span;
-}
-
-void kv_decode_done(struct sim *s, const struct lane *in, int64_t k)
-{
-	if (!in->dids || !k)
-		return;
-	s->m.kv_span_blocks += k * in->step_span;
-	s->m.kv_read_blocks += k * in->step_distinct;
 }
 
 int64_t kv_max_id(const struct kvpool *kv)
@@ -413,12 +401,10 @@ static void swap_ids(struct sim *s, struct lane *in, int32_t h, int32_t l)
 static const int32_t swap_pads[] = {8, 16, 32, 64, 128, 256, 512};
 #define SWAPS_MAX 512
 
-int64_t kv_defrag(struct sim *s, struct lane *in)
+int64_t kv_defrag_(struct sim *s, struct lane *in)
 {
 	struct kvids *d = in->kv->ids;
 	in->step_swaps = 0;
-	if (!d || !s->p.defrag)
-		return 0;
 	int64_t max_used = idset_max(&d->used);
 	if (max_used < 0 || max_used - s->p.defrag_threshold <= in->kv->used)
 		return 0;

@@ -358,7 +358,12 @@ int64_t idset_next(const struct idset *t, int64_t x); /* smallest member >= x, -
 void kv_ids_init(struct sim *s);
 void kv_ids_release(struct sim *s);
 /* Takes NB ids from the free queue for request ID (appended to its block table). */
-void kv_ids_take(struct sim *s, struct kvpool *kv, int32_t id, int32_t nb);
+void kv_ids_take_(struct sim *s, struct kvpool *kv, int32_t id, int32_t nb);
+static inline void kv_ids_take(struct sim *s, struct kvpool *kv, int32_t id, int32_t nb)
+{
+	if (kv->ids)
+		kv_ids_take_(s, kv, id, nb);
+}
 /* Frees request ID's whole block table (tail first, as vLLM frees a request's blocks). */
 void kv_ids_free_request(struct sim *s, struct kvpool *kv, int32_t id);
 /* Moves prefix-cache entry E's ids: into / out of the blocks in use (referenced or not). */
@@ -376,15 +381,33 @@ void kv_ids_resume(struct sim *s, struct kvpool *kv, int32_t id, int32_t e, int3
 		   int32_t own);
 /* Request ID joins (SIGN 1) or leaves (-1) IN's decode batch: its block table (from FROM on)
  * and its group's shared blocks enter or leave the lane's set. */
-void kv_ids_decode(struct sim *s, struct lane *in, int32_t id, int sign, int32_t from);
+void kv_ids_decode_(struct sim *s, struct lane *in, int32_t id, int sign, int32_t from);
+static inline void kv_ids_decode(struct sim *s, struct lane *in, int32_t id, int sign,
+				 int32_t from)
+{
+	if (in->dids)
+		kv_ids_decode_(s, in, id, sign, from);
+}
 /* The online defragmenter of IN's pool before its step (OnlineDefragmenter.defragment):
  * returns the device time of its swaps (0: none), their number in in->step_swaps. */
-int64_t kv_defrag(struct sim *s, struct lane *in);
+int64_t kv_defrag_(struct sim *s, struct lane *in);
+static inline int64_t kv_defrag(struct sim *s, struct lane *in)
+{
+	if (!s->p.defrag)
+		return 0; /* in->step_swaps stays 0 */
+	return kv_defrag_(s, in);
+}
 /* The decode shape of IN's step with contiguous PA: the highest physical id its decode
  * batch reads + 1; records it for the fragmentation metric. */
 int32_t kv_decode_span(struct lane *in);
 /* IN's step ended after K decode steps: the fragmentation metric counts them. */
-void kv_decode_done(struct sim *s, const struct lane *in, int64_t k);
+static inline void kv_decode_done(struct sim *s, const struct lane *in, int64_t k)
+{
+	if (!in->dids)
+		return;
+	s->m.kv_span_blocks += k * in->step_span;
+	s->m.kv_read_blocks += k * in->step_distinct;
+}
 /* KV's ids agree with its counts: as many in use, the free queue holds its uncached free
  * blocks. */
 bool kv_ids_consistent(const struct kvpool *kv);
