@@ -424,6 +424,16 @@ cJSON *metrics_to_json(struct metrics *m)
 		m->end_ns > 0 && m->kv_blocks_total
 			? m->kv_block_ns / (double)m->end_ns / (double)m->kv_blocks_total : NAN);
 	json_add_int(o, "running_peak", m->running_peak);
+	if (m->kv_ids) {
+		json_add_num(o, "kv_fragmentation",
+			m->kv_read_blocks ? (double)m->kv_span_blocks / (double)m->kv_read_blocks : NAN);
+		json_add_int(o, "kv_span_blocks", m->kv_span_blocks);
+		json_add_int(o, "kv_read_blocks", m->kv_read_blocks);
+		json_add_int(o, "defrag_steps", m->defrag_steps);
+		json_add_int(o, "defrag_swaps", m->defrag_swaps);
+		json_add_int(o, "defrag_padded_swaps", m->defrag_padded_swaps);
+		json_add_num(o, "defrag_s", (double)m->defrag_ns / 1e9);
+	}
 	json_add_num(o, "simulated_s", (double)m->end_ns / 1e9);
 	if (m->pp_stages > 1)
 		add_pipeline(o, m);

@@ -57,6 +57,11 @@ struct metrics {
 	int64_t kv_blocks_total, kv_blocks_peak;
 	double kv_block_ns;                     /* integral of used blocks over time */
 	int64_t running_peak;
+	/* Block ids (contiguous PA, sim/kernel_defrag.c); kv_ids: modelled, and reported. */
+	bool kv_ids;
+	int64_t kv_span_blocks;                 /* over decode steps: highest id read + 1 */
+	int64_t kv_read_blocks;                 /* over decode steps: distinct blocks read */
+	int64_t defrag_steps, defrag_swaps, defrag_padded_swaps, defrag_ns;
 	int instances;                          /* lanes: instances x pipeline stages (the cards
 						   utilization divides by, per TP group) */
 	/* Pipeline parallelism (pp_stages > 1; set by the kernel at the end of the run). */

@@ -660,8 +660,8 @@ static const char *str(const cJSON *o, const char *k)
 void report_monitor_header(FILE *f)
 {
 	static const char *const cols[] = {
-		"time_s", "waiting", "running", "transferring", "kv_used_blocks", "kv_total_blocks",
-		"kv_utilization", "arrival_rate", "mean_waiting_prompt_tokens", "batch_latency_ms",
+		"time_s", "waiting", "running", "transferring", "kv_used_blocks", "kv_max_block_id",
+		"kv_total_blocks", "kv_utilization", "arrival_rate", "mean_waiting_prompt_tokens", "batch_latency_ms",
 		"buckets", "microbatches_in_flight", NULL};
 	header(f, cols);
 }
@@ -672,13 +672,14 @@ void report_monitor_row(FILE *f, const struct monitor_rec *m)
 	if (report_reference_format) {
 		char t[32];
 		fmt_ns_s(t, sizeof t, m->t_ns);
-		fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu,%zu\n", t, m->waiting,
-			m->running, m->transferring, (long long)m->kv_used, (long long)m->kv_total, kv,
+		fprintf(f, "%s,%zu,%zu,%zu,%lld,%lld,%lld,%.6f,%.6f,%.3f,%.6f,%zu,%zu\n", t, m->waiting,
+			m->running, m->transferring, (long long)m->kv_used, (long long)m->kv_max_id,
+			(long long)m->kv_total, kv,
 			m->arrival_rate, m->mean_waiting_len, m->batch_latency_ms, m->buckets,
 			m->microbatches);
 		return;
 	}
-	/* 12 fields: 8 integers of at most 20 bytes, a time of at most 22, 4 numbers of at most
+	/* 13 fields: 9 integers of at most 20 bytes, a time of at most 22, 4 numbers of at most
 	 * 330 (%.6f of a huge double). */
 	char line[1536], *p = line;
 	p = put_s9(p, m->t_ns);
@@ -690,6 +691,7 @@ void report_monitor_row(FILE *f, const struct monitor_rec *m)
 	p = put_u64(p, m->transferring);
 	*p++ = ',';
 	p = put_i64_c(p, m->kv_used);
+	p = put_i64_c(p, m->kv_max_id);
 	p = put_i64_c(p, m->kv_total);
 	p = put_f6(p, kv);
 	*p++ = ',';

@@ -27,6 +27,9 @@ const struct env_var_def env_var_defs[] = {
 	{"VLLM_ENABLE_BUCKETING", "false: no bucketing, every shape compiles on first use"},
 	{"VLLM_SKIP_WARMUP", "true: compile nothing at start (bucketing.skip_warmup)"},
 	{"VLLM_CONTIGUOUS_PA", "contiguous paged attention (server.contiguous_pa)"},
+	{"VLLM_DEFRAG", "the online defragmenter of the KV block ids (server.defrag)"},
+	{"VLLM_DEFRAG_THRESHOLD", "fragmentation in blocks the defragmenter tolerates "
+	 "(server.defrag_threshold)"},
 	{"VLLM_MERGED_PREFILL", "merge several prefills into one sequence (server.merged_prefill)"},
 	KNOB("PROMPT", "BS", "MIN", "smallest prompt batch-size bucket (linear and padding-aware "
 	     "strategies)"),

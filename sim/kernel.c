@@ -43,6 +43,7 @@ static void on_monitor(struct sim *s)
 	for (int k = 0; k < s->n_pools; k++) {
 		m.kv_used += s->pools[k].used;
 		m.kv_total += s->pools[k].total;
+		m.kv_max_id += kv_max_id(&s->pools[k]);
 	}
 	double iv = (double)s->p.monitor_ns / 1e9;
 	m.arrival_rate = (double)s->mon_arrivals / iv;
@@ -186,7 +187,7 @@ bool sim_check_invariants(const struct sim *s)
 	for (int k = 0; k < s->n_pools; k++) {
 		const struct kvpool *kv = &s->pools[k];
 		if (kv->free + kv->used != kv->total || kv->free < 0 || kv->reserved < 0 ||
-		    kv->cached_free > kv->free || kv->cached_free < 0)
+		    kv->cached_free > kv->free || kv->cached_free < 0 || !kv_ids_consistent(kv))
 			return false;
 	}
 	for (int i = 0; i < s->n_lanes; i++) {

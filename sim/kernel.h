@@ -98,6 +98,9 @@ struct sim_costs {
 	/* Extra host time of one pass run without its HPU graph (cost_eager_extra_ns); NULL =
 	 * none.  Charged when sim_params.host_time. */
 	int64_t (*eager)(void *ctx);
+	/* One swap graph of the online defragmenter moving BLOCKS padded blocks on an instance of
+	 * PP stages, BOTH with prefix caching (cost_kv_swap_ns); NULL = free. */
+	int64_t (*kv_swap)(void *ctx, int32_t blocks, bool both, int32_t pp);
 };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
@@ -148,6 +151,11 @@ struct sim_params {
 	bool merged_prefill;            /* server.merged_prefill: a step's fresh prefills run as
 					 * one sequence (sim/kernel_prefill.c) */
 	bool ideal;                     /* bucketing.strategy=ideal: no padding, no compile */
+	/* vllm-gaudi's online defragmenter (server.defrag, with contiguous PA): it swaps blocks
+	 * when the highest id in use exceeds the blocks in use by more than defrag_threshold
+	 * (sim/kernel_defrag.c). */
+	bool defrag;
+	int32_t defrag_threshold;
 };
 /* Reads server.*, scheduler.*, cluster.*, monitor.*, sim.stop_s, slo.* (resolved) and the
  * bucketing params' max_num_prefill_seqs / contiguous_pa / strategy; checks vLLM's own config
@@ -195,6 +203,8 @@ struct monitor_rec {
 	int64_t t_ns;
 	size_t waiting, running, transferring;
 	int64_t kv_used, kv_total;
+	int64_t kv_max_id;              /* highest block id in use, summed over the KV pools (0
+					 * without contiguous PA: ids not modelled) */
 	double arrival_rate;            /* arrivals per second over the last interval */
 	double mean_waiting_len;        /* mean prompt length of waiting requests */
 	double batch_latency_ms;        /* mean step duration over the last interval */

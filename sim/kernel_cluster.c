@@ -162,6 +162,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	shapemap_init(&s->graphs_by_shape);
 	metrics_init(&s->m, n, p->slo_ttft_ms, p->slo_tpot_ms);
 	s->m.slo_e2e_ms = p->slo_e2e_ms;
+	kv_ids_init(s);
 	s->m.kv_blocks_total = 0;
 	for (int k = 0; k < s->n_pools; k++)
 		s->m.kv_blocks_total += s->pools[k].total;
@@ -178,6 +179,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 
 void sim_release(struct sim *s)
 {
+	kv_ids_release(s);
 	pipe_release(s);
 	evq_release(&s->q);
 	for (int k = 0; k < Q_ROLES; k++) {

@@ -62,10 +62,12 @@ static void dec_join(struct sim *s, struct lane *in, int32_t id)
 	ih_push(&in->cross_at, id, slot - q->prompt_tokens + 1 - r->g0 + r->join);
 	in->n_dec++;
 	in->dec_blocks += r->shared + r->blocks;
+	kv_ids_decode(s, in, id, 1, 0);
 }
 
-static void dec_leave(struct lane *in, struct req *r, int32_t id)
+static void dec_leave(struct sim *s, struct lane *in, struct req *r, int32_t id)
 {
+	kv_ids_decode(s, in, id, -1, 0);
 	r->generated = r->g0 + (int32_t)(in->G - r->join);
 	ih_remove(&in->done_at, id);
 	ih_remove(&in->cross_at, id);
@@ -79,7 +81,7 @@ static void preempt(struct sim *s, struct lane *in, int32_t id)
 	/* The tokens whose KV it has computed: a decode has written all but its last token. */
 	int64_t kv_tokens = r->computed;
 	if (r->state == RS_DECODE) {
-		dec_leave(in, r, id);
+		dec_leave(s, in, r, id);
 		r->t_last_tok = in->last_end;
 		kv_tokens = (int64_t)s->spec[id].prompt_tokens + r->generated - 1;
 	} else {
@@ -312,7 +314,8 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		     account_pass(s, in, PHASE_PROMPT, real, gi, compile_ns, tokens, 0, t, 1);
 	}
 	if (in->n_dec) {
-		int32_t nb = (int32_t)(s->p.contiguous_pa ? in->kv->used : in->dec_blocks);
+		/* Contiguous PA reads cache[:highest block id + 1] (sim/kernel_defrag.c). */
+		int32_t nb = s->p.contiguous_pa ? kv_decode_span(in) : (int32_t)in->dec_blocks;
 		int32_t real[4] = {in->n_dec, 1, nb, 0};
 		int64_t compile_ns;
 		int32_t gi = pad_shape(s, in, PHASE_DECODE, real, &compile_ns);
@@ -341,6 +344,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 		if (!make_room(s, in, id, 1, &preempted))
 			continue;
 		kv_take(s, in, &s->r[id], 1);
+		kv_ids_decode(s, in, id, 1, s->r[id].blocks - 1);
 		in->dec_blocks++;
 		ih_update(&in->cross_at, id, in->cross_at.key[id] + B);
 	}
@@ -403,7 +407,13 @@ void engine_schedule(struct sim *s, struct lane *in)
 	if (grp->stages > 1 && grp->stage_free[0] > t0)
 		t0 = grp->stage_free[0]; /* the microbatch enters the first stage when it frees */
 	in->host_ns = step_host_ns(s, in);
-	int64_t t = submit(s, in, t0, preempted);
+	/* The defragmenter's swaps run first (sim/kernel_defrag.c); a step that swapped is not
+	 * repeated as a run.  A pipelined instance swaps on every stage at once. */
+	int64_t defrag_ns = kv_defrag(s, in);
+	if (grp->stages > 1)
+		in->mb_pre += defrag_ns;
+	int64_t t = submit(s, in, t0 + (grp->stages > 1 ? 0 : defrag_ns),
+			   preempted || in->step_swaps);
 	if (s->p.pp_prefill_chunks)
 		pipe_chunks_submitted(s, in);
 	int64_t work = t - t0;
@@ -483,11 +493,12 @@ void engine_update(struct sim *s, struct lane *in)
 	host_step_done(s, in);
 	/* Decoders: k tokens each; each token's gap is one step. */
 	if (k) {
+		kv_decode_done(s, in, k);
 		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);
 		in->G += k;
 		for (int32_t id = ih_top(&in->done_at); id >= 0 && in->done_at.key[id] < in->G;
 		     id = ih_top(&in->done_at)) {
-			dec_leave(in, &s->r[id], id);
+			dec_leave(s, in, &s->r[id], id);
 			finish(s, in, id);
 		}
 	}

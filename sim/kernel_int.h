@@ -9,6 +9,7 @@
  *   kernel_passes.c   passes: accounting, batches.csv order, the decode-run fast path
  *   kernel_queue.c    the waiting queues (an ordered heap or BucketServe buckets)
  *   kernel_kv.c       the paged KV block pool and the automatic prefix cache
+ *   kernel_defrag.c   block ids of a KV pool (contiguous PA) and the online defragmenter
  *   kernel_client.c   when requests are sent: open loop, or a closed loop of N in flight
  *   kernel_unified.c  the shape of a unified-attention pass (create_unified_batch)
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
@@ -88,6 +89,46 @@ struct waitq {
 	int consumers;                  /* instances (lanes) admitting from it */
 };
 
+/* A set of ids 0..n-1: a bitmap with summary levels (bit i of level l + 1 is set when word i
+ * of level l is not zero), so that inserting, erasing, the largest member and the smallest
+ * member from x on each take O(log64 n). */
+#define IDSET_LEVELS 6                  /* 64^6 = 2^36 ids */
+struct idset {
+	uint64_t *w[IDSET_LEVELS];
+	int64_t nw[IDSET_LEVELS];       /* words of each level */
+	int levels;
+};
+
+/* A list of block ids (a request's block table, a cached prefix). */
+struct blist {
+	int32_t *v;
+	int32_t n, cap;
+};
+
+/* The block ids of a KV pool, modelled with contiguous PA (the decode pass reads the slice
+ * cache[:highest id + 1]; sim/kernel_defrag.c).  Ids run 1..n: block 0 is vLLM's null block.
+ * The scheduler's (logical) ids come from vLLM's free-block queue; the defragmenter maps them
+ * to the (physical) ids the kernel reads. */
+struct kvids {
+	int32_t n;
+	int32_t *fifo;                  /* free logical ids, a ring of n: FreeKVCacheBlockQueue */
+	int64_t head, len;
+	int32_t *fwd, *bwd;             /* the defragmenter's logical -> physical map and back
+					 * (NULL: no defragmenter, physical = logical) */
+	struct idset used, freeset;     /* physical ids in use, physical ids 1..n not in use */
+	struct blist *pcl;              /* the logical ids of each prefix-cache entry (as pc) */
+	int32_t npcl;
+	int64_t n_used;                 /* ids in used */
+};
+
+/* A lane's decode batch's physical block ids (contiguous PA): references by its decoding
+ * requests per id, and the set of ids referenced. */
+struct lane_ids {
+	int32_t *ref;
+	struct idset set;
+	int64_t distinct;               /* ids in set */
+};
+
 /* A paged KV-cache block pool, with the prefix cache kept in it.  Each instance has its own;
  * the lanes of a pipeline-parallel instance with the async or atomic loop share one. */
 struct kvpool {
@@ -98,6 +139,7 @@ struct kvpool {
 	struct pcache *pc;              /* by prefix group; with prefix caching, then by request
 					 * id (a preempted request's own cached blocks) */
 	int32_t lru_head, lru_tail;     /* unreferenced cached groups, least recently used first */
+	struct kvids *ids;              /* NULL: block ids not modelled (kernel_defrag.c) */
 };
 
 /* One serving instance: its lanes (1, or cluster.pp with pipeline parallelism) share the
@@ -168,6 +210,11 @@ struct lane {
 					 * step more (async scheduling) */
 	bool lag;                       /* the next schedule follows a step (async scheduling) */
 	bool lag_blocked;               /* the last schedule left a request for that reason */
+	/* Contiguous PA (kernel_defrag.c): its decode batch's block ids (NULL: not modelled),
+	 * and the step in flight's highest id + 1 and distinct ids read by its decode. */
+	struct lane_ids *dids;
+	int64_t step_span, step_distinct;
+	int32_t step_swaps;             /* the defragmenter's swaps before the step in flight */
 };
 
 struct sim {
@@ -237,6 +284,8 @@ struct sim {
 	int64_t frag_preemptions, frag_free_blocks; /* virtual engines: KV fragmentation */
 	int64_t lost_slots;             /* atomic loop without empty microbatches */
 	int32_t *inflight;              /* async prefill chunks: tokens in flight by request */
+	struct blist *rids;             /* block ids: each request's block table (its own
+					 * blocks, logical ids); NULL when not modelled */
 };
 
 
@@ -296,6 +345,74 @@ void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64
 int32_t kv_resume_blocks(const struct sim *s, const struct lane *in, int32_t id, int32_t hit,
 			 int32_t max_blocks);
 void kv_resume(struct sim *s, struct lane *in, struct req *r, int32_t id, int32_t own);
+
+/* kernel_defrag.c: block ids (with contiguous PA, outside unified attention) and the online
+ * defragmenter.  kv_ids_* keep the ids in step with kernel_kv.c's block counts. */
+void idset_init(struct idset *t, int64_t n);
+void idset_release(struct idset *t);
+void idset_insert(struct idset *t, int64_t x);
+void idset_erase(struct idset *t, int64_t x);
+bool idset_has(const struct idset *t, int64_t x);
+int64_t idset_max(const struct idset *t);          /* -1: empty */
+int64_t idset_next(const struct idset *t, int64_t x); /* smallest member >= x, -1: none */
+void kv_ids_init(struct sim *s);
+void kv_ids_release(struct sim *s);
+/* Takes NB ids from the free queue for request ID (appended to its block table). */
+void kv_ids_take_(struct sim *s, struct kvpool *kv, int32_t id, int32_t nb);
+static inline void kv_ids_take(struct sim *s, struct kvpool *kv, int32_t id, int32_t nb)
+{
+	if (kv->ids)
+		kv_ids_take_(s, kv, id, nb);
+}
+/* Frees request ID's whole block table (tail first, as vLLM frees a request's blocks). */
+void kv_ids_free_request(struct sim *s, struct kvpool *kv, int32_t id);
+/* Moves prefix-cache entry E's ids: into / out of the blocks in use (referenced or not). */
+void kv_ids_entry_use(struct kvpool *kv, int32_t e, bool used);
+/* Evicts the last N ids of entry E into the free queue. */
+void kv_ids_entry_evict(struct kvpool *kv, int32_t e, int32_t n);
+/* Request ID's first N ids become entry E's (they stay in use). */
+void kv_ids_donate(struct sim *s, struct kvpool *kv, int32_t id, int32_t e, int32_t n);
+/* Preemption: request ID's first KEPT ids become entry E's (no longer in use), the rest are
+ * freed. */
+void kv_ids_preempt(struct sim *s, struct kvpool *kv, int32_t id, int32_t e, int32_t kept);
+/* Resume: entry E's ids from FROM on, OWN of them, become request ID's (in use); the others
+ * are freed. */
+void kv_ids_resume(struct sim *s, struct kvpool *kv, int32_t id, int32_t e, int32_t from,
+		   int32_t own);
+/* Request ID joins (SIGN 1) or leaves (-1) IN's decode batch: its block table (from FROM on)
+ * and its group's shared blocks enter or leave the lane's set. */
+void kv_ids_decode_(struct sim *s, struct lane *in, int32_t id, int sign, int32_t from);
+static inline void kv_ids_decode(struct sim *s, struct lane *in, int32_t id, int sign,
+				 int32_t from)
+{
+	if (in->dids)
+		kv_ids_decode_(s, in, id, sign, from);
+}
+/* The online defragmenter of IN's pool before its step (OnlineDefragmenter.defragment):
+ * returns the device time of its swaps (0: none), their number in in->step_swaps. */
+int64_t kv_defrag_(struct sim *s, struct lane *in);
+static inline int64_t kv_defrag(struct sim *s, struct lane *in)
+{
+	if (!s->p.defrag)
+		return 0; /* in->step_swaps stays 0 */
+	return kv_defrag_(s, in);
+}
+/* The decode shape of IN's step with contiguous PA: the highest physical id its decode
+ * batch reads + 1; records it for the fragmentation metric. */
+int32_t kv_decode_span(struct lane *in);
+/* IN's step ended after K decode steps: the fragmentation metric counts them. */
+static inline void kv_decode_done(struct sim *s, const struct lane *in, int64_t k)
+{
+	if (!in->dids)
+		return;
+	s->m.kv_span_blocks += k * in->step_span;
+	s->m.kv_read_blocks += k * in->step_distinct;
+}
+/* KV's ids agree with its counts: as many in use, the free queue holds its uncached free
+ * blocks. */
+bool kv_ids_consistent(const struct kvpool *kv);
+/* The highest physical id in use in KV (0: none, or ids not modelled). */
+int64_t kv_max_id(const struct kvpool *kv);
 
 /* kernel_client.c */
 void client_init(struct sim *s);

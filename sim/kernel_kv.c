@@ -78,6 +78,7 @@ static void pc_evict_for(struct sim *s, struct lane *in, int64_t nb)
 			take = kv->cached_free - (kv->free - nb);
 		c->blocks -= (int32_t)take;
 		kv->cached_free -= take;
+		kv_ids_entry_evict(kv, g, (int32_t)take);
 		if (!c->blocks)
 			lru_unlink(in, g);
 	}
@@ -92,6 +93,7 @@ void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t sh
 		lru_unlink(in, g);
 		in->kv->cached_free -= c->blocks;
 		pool_used_add(s, in->kv, c->blocks);
+		kv_ids_entry_use(in->kv, g, true);
 	}
 	r->shared = share;
 }
@@ -106,6 +108,7 @@ static void pc_unref(struct sim *s, struct lane *in, struct req *r, int32_t id)
 	if (--c->ref == 0) {
 		pool_used_add(s, in->kv, -c->blocks);
 		in->kv->cached_free += c->blocks;
+		kv_ids_entry_use(in->kv, g, false);
 		lru_append(in, g);
 	}
 }
@@ -115,6 +118,7 @@ void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb)
 	assert(in->kv->free >= nb);
 	pc_evict_for(s, in, nb);
 	pool_used_add(s, in->kv, nb);
+	kv_ids_take(s, in->kv, (int32_t)(r - s->r), nb);
 	r->blocks += nb;
 }
 
@@ -122,6 +126,7 @@ void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb)
 void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id)
 {
 	pool_used_add(s, in->kv, -r->blocks);
+	kv_ids_free_request(s, in->kv, id);
 	r->blocks = 0;
 	pc_unref(s, in, r, id);
 }
@@ -140,7 +145,9 @@ void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id)
 	if (c->blocks) { /* an unreferenced copy: replaced by this one */
 		lru_unlink(in, g);
 		in->kv->cached_free -= c->blocks;
+		kv_ids_entry_evict(in->kv, g, c->blocks);
 	}
+	kv_ids_donate(s, in->kv, id, g, pb);
 	c->blocks = pb;
 	c->ref = 1;
 	r->blocks -= pb;
@@ -166,9 +173,11 @@ void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64
 	if (e->blocks) { /* a stale entry from an earlier preemption on this pool */
 		lru_unlink(in, s->ngroups + id);
 		in->kv->cached_free -= e->blocks;
+		kv_ids_entry_evict(in->kv, s->ngroups + id, e->blocks);
 		e->blocks = 0;
 	}
 	pool_used_add(s, in->kv, -r->blocks);
+	kv_ids_preempt(s, in->kv, id, s->ngroups + id, kept);
 	r->blocks = 0;
 	if (kept) {
 		e->blocks = kept;
@@ -209,6 +218,9 @@ void kv_resume(struct sim *s, struct lane *in, struct req *r, int32_t id, int32_
 		return;
 	lru_unlink(in, s->ngroups + id);
 	in->kv->cached_free -= e->blocks;
+	/* Its entry's blocks follow the group's first e->base: those from r->shared on are its
+	 * own again (kv_resume_blocks). */
+	kv_ids_resume(s, in->kv, id, s->ngroups + id, r->shared - e->base, own);
 	e->blocks = 0;
 	pool_used_add(s, in->kv, own);
 	r->blocks += own;

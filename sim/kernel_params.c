@@ -68,6 +68,11 @@ static int64_t model_eager(void *ctx)
 	return cost_eager_extra_ns(ctx);
 }
 
+static int64_t model_kv_swap(void *ctx, int32_t blocks, bool both, int32_t pp)
+{
+	return cost_kv_swap_ns(ctx, blocks, both, pp);
+}
+
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 {
 	c->ctx = cm;
@@ -82,6 +87,7 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 	c->host = model_host;
 	c->decode_gather = model_decode_gather;
 	c->eager = model_eager;
+	c->kv_swap = model_kv_swap;
 }
 
 /* ---- parameters -------------------------------------------------------------------------- */
@@ -90,6 +96,47 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 static int64_t need_blocks(const struct sim_params *p)
 {
 	return (p->max_model_len + p->block_size - 1) / p->block_size;
+}
+
+/* vllm-gaudi's online defragmenter: on with contiguous PA (extension/features.py, Value('defrag',
+ * Enabled('use_contiguous_pa')), overridden by VLLM_DEFRAG), its threshold VLLM_DEFRAG_THRESHOLD
+ * (32 when unset: OnlineDefragmenter.__init__).  Block ids are modelled for the prompt/decode
+ * engine, not under unified attention (its shape is kernel_unified.c's). */
+#define BLOCK_IDS_MAX (INT64_C(1) << 24)
+
+static int defrag_params(const struct config *cfg, struct sim_params *p, struct bs_err *err)
+{
+	char why[160];
+	const char *src = "server.defrag", *file = cfg->file;
+	p->defrag = config_is_set(cfg, "server.defrag") ? config_bool(cfg, "server.defrag")
+							 : p->contiguous_pa && !p->unified;
+	const char *e = config_env(cfg, "VLLM_DEFRAG");
+	if (e) {
+		if (parse_bool(e, &p->defrag, why, sizeof why))
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_DEFRAG", "%s", why);
+		src = "VLLM_DEFRAG";
+		file = NULL;
+	}
+	int64_t t = config_int(cfg, "server.defrag_threshold");
+	if ((e = config_env(cfg, "VLLM_DEFRAG_THRESHOLD")) &&
+	    parse_i64(e, 0, 1ll << 30, &t, why, sizeof why))
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "VLLM_DEFRAG_THRESHOLD", "%s", why);
+	p->defrag_threshold = (int32_t)t;
+	/* Block ids cost about 16 bytes per block and lane (sim/kernel_defrag.c). */
+	if (p->contiguous_pa && !p->unified && p->num_kv_blocks > BLOCK_IDS_MAX)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.num_kv_blocks",
+			       "block ids are modelled with contiguous PA for at most %lld blocks "
+			       "per instance, got %lld", (long long)BLOCK_IDS_MAX,
+			       (long long)p->num_kv_blocks);
+	if (p->defrag && !p->contiguous_pa)
+		return bs_errf(err, BS_EXIT_INPUT, file, 0, src,
+			       "the defragmenter compacts the block ids that contiguous paged "
+			       "attention reads: it needs server.contiguous_pa");
+	if (p->defrag && p->unified)
+		return bs_errf(err, BS_EXIT_INPUT, file, 0, src,
+			       "block ids and the defragmenter are not modelled under unified "
+			       "attention");
+	return 0;
 }
 
 int sim_params_from_config(const struct config *cfg, const struct bucket_params *bp,
@@ -191,6 +238,8 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 				       "cache: false cannot apply");
 		p->contiguous_pa = true;
 	}
+	if (defrag_params(cfg, p, err))
+		return -1;
 	if (p->disaggregated && p->unified)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.mode",
 			       "unified attention runs prefill and decode together: it cannot be "

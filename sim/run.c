@@ -14,12 +14,13 @@
 
 #include "sim/resolve.h"
 
-/* server.contiguous_pa as it runs (environment and unified attention included), for
- * --print-config and summary.json; a value the user set is never changed (a conflict is an
- * error of sim_params_from_config). */
+/* server.contiguous_pa and server.defrag as they run (environment and unified attention
+ * included), for --print-config and summary.json; a value the user set is never changed (a
+ * conflict is an error of sim_params_from_config). */
 void run_report_contiguous_pa(struct run_ctx *x)
 {
 	config_set_derived(&x->cc.cfg, "server.contiguous_pa", x->sp.contiguous_pa ? "true" : "false");
+	config_set_derived(&x->cc.cfg, "server.defrag", x->sp.defrag ? "true" : "false");
 }
 
 /* Everything up to a built workload and bucketer. */

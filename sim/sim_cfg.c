@@ -27,6 +27,15 @@ const struct cfg_def sim_cfg_defs[] = {
 	{"server.contiguous_pa", CFG_BOOL, NULL, 0, 0, NULL, "",
 	 "contiguous paged attention; auto = not server.prefix_caching (env VLLM_CONTIGUOUS_PA "
 	 "overrides)"},
+	{"server.defrag", CFG_BOOL, NULL, 0, 0, NULL, "",
+	 "vllm-gaudi's online defragmenter (env VLLM_DEFRAG overrides): each step, when the "
+	 "highest KV block id in use exceeds the blocks in use by more than "
+	 "server.defrag_threshold, it swaps the highest used blocks into the lowest free ids, at "
+	 "most 512 per step, charging their copy time (sim/README.md, \"Block ids\"); auto = "
+	 "server.contiguous_pa outside unified attention; needs contiguous PA"},
+	{"server.defrag_threshold", CFG_INT, "32", 0, 1ll << 30, NULL, "blocks",
+	 "fragmentation the defragmenter tolerates: highest block id in use - blocks in use "
+	 "(env VLLM_DEFRAG_THRESHOLD overrides; 32 as upstream)"},
 	{"server.merged_prefill", CFG_BOOL, "false", 0, 0, NULL, "",
 	 "merge several prefills into one sequence (VLLM_MERGED_PREFILL)"},
 	{"server.chunked_prefill", CFG_BOOL, "true", 0, 0, NULL, "",

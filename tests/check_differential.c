@@ -65,6 +65,13 @@ static const char *const topologies[][4] = {
 	/* upstream prefill grouping with batched and merged prefills */
 	{"server.max_num_prefill_seqs=4", NULL},
 	{"server.merged_prefill=true", NULL},
+	/* contiguous PA (prefix caching off): block ids and the online defragmenter, at its
+	 * default threshold, at 0 (it swaps at every gap), off; and on a shared pipelined pool */
+	{"server.prefix_caching=false", NULL},
+	{"server.prefix_caching=false", "server.defrag_threshold=0", NULL},
+	{"server.prefix_caching=false", "server.defrag=false", NULL},
+	{"cluster.pp=2", "loop", "server.prefix_caching=false", NULL},
+	{"cluster.instances=2", "server.contiguous_pa=true", "server.defrag_threshold=1", NULL},
 };
 
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */

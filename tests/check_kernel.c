@@ -65,7 +65,7 @@ static int64_t fc_compile(void *c, int phase, const int32_t v[4], bool runtime)
 static struct sim_costs costs_of(struct fixed_cost *f)
 {
 	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer,
-			      NULL, NULL, NULL, NULL, NULL, NULL};
+			      NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 	return c;
 }
 
@@ -1299,8 +1299,9 @@ START_TEST(gather_vs_contiguous_decode)
 		sim_init(&s, &p, &r, 1, NULL, NULL, &c, NULL);
 		sim_run(&s);
 		sim_finish(&s);
-		/* prefill 11000, then 2 decodes of 1500 (+ 700 gathered) */
-		ck_assert_int_eq(s.m.last_finish_ns, contiguous ? 11000 + 2 * 1500 : 11000 + 2 * 2200);
+		/* prefill 11000, then 2 decodes: gathered, 1 block (1500 + 700); contiguous, the
+		 * slice cache[:2] up to its block id 1 (1000 + 2 x 500) */
+		ck_assert_int_eq(s.m.last_finish_ns, contiguous ? 11000 + 2 * 2000 : 11000 + 2 * 2200);
 		sim_release(&s);
 	}
 }
@@ -1380,7 +1381,9 @@ START_TEST(long_decode_real_blocks)
 	p.max_model_len = 64;
 	p.num_kv_blocks = 64;
 	p.max_num_batched_tokens = 64;
-	p.contiguous_pa = true;
+	/* blocks gathered by index: the decode reads exactly its blocks (with contiguous PA it
+	 * would read the slice up to its highest block id, one more: the null block 0) */
+	p.contiguous_pa = false;
 	struct fixed_cost f = {10, 0, 1, 0, 100};
 	struct sim_costs c = costs_of(&f);
 	struct passlog l = {0};

@@ -79,13 +79,13 @@ rows=$(awk -F, 'NR>1 {s += $3} END {print s + 0}' "$T/a/boundaries.csv")
 [ "$sp" -gt 0 ] && [ "$sp" = "$rows" ] && ok boundaries-splits || fail boundaries-splits "summary $sp, log $rows"
 head -1 "$T/a/boundaries.csv" | grep -qx 'time_s,queue,splits,merged,buckets,boundaries' && ok boundaries-header || fail boundaries-header "$(head -1 "$T/a/boundaries.csv")"
 # monitor: one row per interval from 0 to the end
-head -1 "$T/a/monitor.csv" | grep -qx 'time_s,waiting,running,transferring,kv_used_blocks,kv_total_blocks,kv_utilization,arrival_rate,mean_waiting_prompt_tokens,batch_latency_ms,buckets,microbatches_in_flight' \
+head -1 "$T/a/monitor.csv" | grep -qx 'time_s,waiting,running,transferring,kv_used_blocks,kv_max_block_id,kv_total_blocks,kv_utilization,arrival_rate,mean_waiting_prompt_tokens,batch_latency_ms,buckets,microbatches_in_flight' \
 	&& ok monitor-header || fail monitor-header "$(head -1 "$T/a/monitor.csv")"
 end=$(val "$T/a" simulated_s)
 n=$(($(wc -l < "$T/a/monitor.csv") - 1))
 want=$(awk -v e="$end" 'BEGIN {printf "%d", e / 5 + 1}')
 [ "$n" -ge "$want" ] && [ "$n" -le $((want + 1)) ] && ok monitor-rows || fail monitor-rows "$n rows for $end s"
-arr=$(awk -F, 'NR>1 {s += $8 * 5} END {printf "%.0f", s}' "$T/a/monitor.csv")
+arr=$(awk -F, 'NR>1 {s += $9 * 5} END {printf "%.0f", s}' "$T/a/monitor.csv")
 [ "$arr" = 2000 ] && ok monitor-arrivals || fail monitor-arrivals "arrival rates sum to $arr"
 # fixed grouping
 expect_exit 0 fixed "$B" run --trace alpaca --set scheduler.grouping=fixed --set scheduler.boundaries=0,64,128,max --json -q -o "$T/f"
