@@ -63,6 +63,21 @@ struct pass_pending {
 };
 
 
+/* The fast path's caches in front of pure functions, direct-mapped and unused in the
+ * step-by-step reference (sim.decode_jumps = false), which the differential test compares
+ * with: a real shape's graph (shape_graph) and a step's host time (step_host_ns). */
+#define SHAPE_CACHE 256
+#define HOST_CACHE_BITS 6
+#define HOST_CACHE (1 << HOST_CACHE_BITS)
+struct shape_slot {
+	struct shape_key k;
+	int32_t gi1;                    /* graph + 1; 0 = empty */
+};
+struct host_slot {
+	int32_t decodes, prefills;
+	int64_t ns;                     /* 0 = empty */
+};
+
 struct pre_item {
 	int32_t id, chunk;
 	int32_t ahead;                  /* tokens of the request in flight in older microbatches
@@ -197,6 +212,8 @@ struct sim {
 	int32_t next_admit;
 
 	struct shapemap lookup;         /* (phase, real shape) -> graph */
+	struct shape_slot shape_cache[SHAPE_CACHE]; /* recent look-ups (kernel_graph.c) */
+	struct host_slot host_cache[HOST_CACHE];    /* recent host times (kernel_host.c) */
 	struct shapemap graphs_by_shape;
 	struct graph *graphs;
 	size_t n_graphs, cap_graphs;
@@ -242,7 +259,7 @@ struct sim {
 
 /* ---- kernel_host.c: host time and async scheduling ---- */
 /* The host time of the step IN is about to submit (its decodes and prefill chunks). */
-int64_t step_host_ns(const struct sim *s, const struct lane *in);
+int64_t step_host_ns(struct sim *s, const struct lane *in);
 /* The wall time of one engine step of IN whose passes take DEVICE_NS: max(host, device) with
  * async scheduling, host + device without. */
 int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns);
