@@ -336,13 +336,13 @@ void engine_schedule(struct sim *s, struct lane *in)
 	const int32_t B = s->p.block_size;
 
 	/* 1. Decodes: each writes one KV slot; a request starting a new block allocates it. */
-	for (int32_t id = ih_top(&in->cross_at); id >= 0 && in->cross_at.key[id] <= in->G;
+	for (int32_t id = ih_top(&in->cross_at); id >= 0 && ih_top_key(&in->cross_at) <= in->G;
 	     id = ih_top(&in->cross_at)) {
 		if (!make_room(s, in, id, 1, &preempted))
 			continue;
 		kv_take(s, in, &s->r[id], 1);
 		in->dec_blocks++;
-		ih_update(&in->cross_at, id, in->cross_at.key[id] + B);
+		ih_update(&in->cross_at, id, ih_top_key(&in->cross_at) + B);
 	}
 
 	/* 2. Running prefills continue, in admission order. */
@@ -485,7 +485,7 @@ void engine_update(struct sim *s, struct lane *in)
 	if (k) {
 		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);
 		in->G += k;
-		for (int32_t id = ih_top(&in->done_at); id >= 0 && in->done_at.key[id] < in->G;
+		for (int32_t id = ih_top(&in->done_at); id >= 0 && ih_top_key(&in->done_at) < in->G;
 		     id = ih_top(&in->done_at)) {
 			dec_leave(in, &s->r[id], id);
 			finish(s, in, id);

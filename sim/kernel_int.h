@@ -84,12 +84,15 @@ struct pre_item {
 					 * (cluster.async_prefill_chunks), after `computed` */
 };
 
-/* Indexed binary min-heap of request ids keyed by (key, id); key and pos arrays are shared
- * by every heap of one kind, since a request is in at most one of them. */
+/* Indexed min-heap of request ids keyed by (key, id) (kernel_heap.c); the position array is
+ * by request id, shared by heaps a request is never in two of at once. */
+struct ih_ent {
+	int64_t key;
+	int32_t id;
+};
 struct iheap {
-	int32_t *ids;
+	struct ih_ent *e;
 	size_t n, cap;
-	int64_t *key;                   /* by request id (borrowed) */
 	int32_t *pos;                   /* by request id (borrowed); -1 = absent */
 };
 
@@ -199,8 +202,9 @@ struct sim {
 	int64_t now;
 	size_t next_arrival;
 
-	int64_t *wkey, *dkey, *xkey;    /* heap keys by request id */
-	int32_t *wpos, *dpos, *xpos;
+	/* Heap positions by request id: in the waiting queues or done_at (a request is in one
+	 * at most), and in cross_at. */
+	int32_t *wpos, *xpos;
 	struct waitq queue[Q_ROLES];    /* by role */
 	struct lane *lanes;             /* every lane of every instance, instance by instance */
 	int n_lanes;
@@ -276,7 +280,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 void sim_release(struct sim *s);
 
 /* kernel_heap.c */
-void ih_init(struct iheap *h, int64_t *key, int32_t *pos, size_t cap);
+void ih_init(struct iheap *h, int32_t *pos, size_t cap);
 void ih_push(struct iheap *h, int32_t id, int64_t key);
 void ih_release(struct iheap *h);
 void ih_remove(struct iheap *h, int32_t id);
@@ -388,7 +392,13 @@ static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 
 static inline int32_t ih_top(const struct iheap *h)
 {
-	return h->n ? h->ids[0] : -1;
+	return h->n ? h->e[0].id : -1;
+}
+
+/* The key of the heap's top (not empty). */
+static inline int64_t ih_top_key(const struct iheap *h)
+{
+	return h->e[0].key;
 }
 
 static inline size_t wq_len(const struct waitq *q)

@@ -190,10 +190,10 @@ int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t,
 {
 	if (s->p.step_by_step || adjusts_every_step(s, in))
 		return 1;
-	int32_t c = ih_top(&in->done_at), x = ih_top(&in->cross_at);
-	int64_t k = in->done_at.key[c] - in->G + 1;
-	if (x >= 0 && in->cross_at.key[x] - in->G < k)
-		k = in->cross_at.key[x] - in->G;
+	int32_t x = ih_top(&in->cross_at);
+	int64_t k = ih_top_key(&in->done_at) - in->G + 1;
+	if (x >= 0 && ih_top_key(&in->cross_at) - in->G < k)
+		k = ih_top_key(&in->cross_at) - in->G;
 	if (k < 1)
 		BUG("decode run of %lld steps", (long long)k);
 	int64_t limit = next_outside_change(s, in);
