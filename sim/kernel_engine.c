@@ -45,6 +45,19 @@ static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
 		s->m.running_peak = (int64_t)in->owner->running;
 }
 
+/* The decode step (in the lane's count G) after which decoding request ID has its output. */
+static int64_t last_step(const struct sim *s, const struct req *r, int32_t id)
+{
+	return r->join + (s->spec[id].output_tokens - r->g0) - 1;
+}
+
+/* Whether decoding request ID, next crossing a block boundary at step CROSS, waits in
+ * cross_at: the fast path leaves out a crossing after its last step, which never comes. */
+static bool needs_block(const struct sim *s, const struct req *r, int32_t id, int64_t cross)
+{
+	return s->p.step_by_step || cross <= last_step(s, r, id);
+}
+
 static void dec_join(struct sim *s, struct lane *in, int32_t id)
 {
 	struct req *r = &s->r[id];
@@ -54,12 +67,16 @@ static void dec_join(struct sim *s, struct lane *in, int32_t id)
 	r->g0 = r->generated;
 	/* At step G the request writes KV slot P + g(G) - 1, with g(G) = g0 + G - join.
 	 * Completion: after the step that brings generated to output_tokens. */
-	ih_push(&in->done_at, id, r->join + (q->output_tokens - r->g0) - 1);
+	ih_push(&in->done_at, id, last_step(s, r, id));
 	/* Next block: the step writing the first slot past the blocks held. */
 	int64_t slot = (int64_t)(r->shared + r->blocks) * s->p.block_size;
 	if (slot < (int64_t)q->prompt_tokens + r->generated - 1)
 		BUG("request %d holds too few blocks", id);
-	ih_push(&in->cross_at, id, slot - q->prompt_tokens + 1 - r->g0 + r->join);
+	int64_t cross = slot - q->prompt_tokens + 1 - r->g0 + r->join;
+	if (needs_block(s, r, id, cross))
+		ih_push(&in->cross_at, id, cross);
+	else
+		in->cross_at.pos[id] = -1;
 	in->n_dec++;
 	in->dec_blocks += r->shared + r->blocks;
 }
@@ -68,7 +85,8 @@ static void dec_leave(struct lane *in, struct req *r, int32_t id)
 {
 	r->generated = r->g0 + (int32_t)(in->G - r->join);
 	ih_remove(&in->done_at, id);
-	ih_remove(&in->cross_at, id);
+	if (in->cross_at.pos[id] >= 0)
+		ih_remove(&in->cross_at, id);
 	in->n_dec--;
 	in->dec_blocks -= r->shared + r->blocks;
 }
@@ -342,7 +360,11 @@ void engine_schedule(struct sim *s, struct lane *in)
 			continue;
 		kv_take(s, in, &s->r[id], 1);
 		in->dec_blocks++;
-		ih_update(&in->cross_at, id, ih_top_key(&in->cross_at) + B);
+		int64_t next = ih_top_key(&in->cross_at) + B;
+		if (needs_block(s, &s->r[id], id, next))
+			ih_update(&in->cross_at, id, next);
+		else
+			ih_remove(&in->cross_at, id);
 	}
 
 	/* 2. Running prefills continue, in admission order. */
