@@ -41,11 +41,16 @@ int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns)
 	return in->host_ns + device_ns;
 }
 
-void host_step_done(const struct sim *s, struct lane *in)
+bool host_lags(const struct sim *s, const struct lane *in)
 {
 	/* The lag is modelled for an instance with one lane; the lanes of a pipeline-parallel
 	 * instance schedule by their engine loop (policies/loop.h). */
-	if (s->p.host_time && s->p.async_scheduling && in->owner->lanes == 1) {
+	return s->p.host_time && s->p.async_scheduling && in->owner->lanes == 1;
+}
+
+void host_step_done(const struct sim *s, struct lane *in)
+{
+	if (host_lags(s, in)) {
 		in->lag = true;
 		in->sched_cutoff = s->now - in->step_dt;
 	}

@@ -267,6 +267,9 @@ int64_t step_host_ns(struct sim *s, const struct lane *in);
 /* The wall time of one engine step of IN whose passes take DEVICE_NS: max(host, device) with
  * async scheduling, host + device without. */
 int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns);
+/* Whether IN's schedule after a step lags (async scheduling): a request arriving after the
+ * step started waits one step more. */
+bool host_lags(const struct sim *s, const struct lane *in);
 /* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
  * had arrived when the step started. */
 void host_step_done(const struct sim *s, struct lane *in);
