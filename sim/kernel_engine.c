@@ -166,6 +166,8 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 	const struct batch_policy *ctl = s->p.batching;
 	if (ctl->idle_only && in->n_run > 0)
 		return budget; /* its batch runs to completion before the next is formed */
+	if (!q->bsm && !q->h.n)
+		return budget; /* an empty queue */
 	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
 		wq_adjust(s, q);
 	int64_t k = wq_pick(s, q);
