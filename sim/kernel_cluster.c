@@ -120,6 +120,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	evq_init(&s->q);
 	s->wpos = xmalloc(nn * sizeof *s->wpos);
 	s->xpos = xmalloc(nn * sizeof *s->xpos);
+	s->rpos = xmalloc(nn * sizeof *s->rpos);
 	for (int k = 0; k < Q_ROLES; k++) {
 		ih_init(&s->queue[k].h, s->wpos, 1024);
 		s->queue[k].front_key = INT64_MIN / 2;
@@ -205,6 +206,7 @@ void sim_release(struct sim *s)
 	free(s->ua_touched);
 	free(s->wpos);
 	free(s->xpos);
+	free(s->rpos);
 	free(s->batch_lens);
 	shapemap_release(&s->lookup);
 	shapemap_release(&s->graphs_by_shape);

@@ -11,14 +11,9 @@
 
 static void run_remove(struct sim *s, struct lane *in, int32_t id)
 {
-	for (size_t i = 0; i < in->n_run; i++)
-		if (in->run[i] == id) {
-			in->run[i] = in->run[--in->n_run];
-			in->owner->running--;
-			pipe_running(s, in->owner, in->owner->running + 1);
-			return;
-		}
-	BUG("request %d not running", id);
+	run_del(s, in, id);
+	in->owner->running--;
+	pipe_running(s, in->owner, in->owner->running + 1);
 }
 
 static void pre_remove(struct lane *in, int32_t id)
@@ -38,7 +33,7 @@ static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
 	r->state = st;
 	r->admit = s->next_admit++;
 	r->lane = (int16_t)in->idx;
-	in->run[in->n_run++] = id;
+	run_add(s, in, id);
 	in->owner->running++;
 	pipe_running(s, in->owner, in->owner->running - 1);
 	if ((int64_t)in->owner->running > s->m.running_peak)

@@ -205,6 +205,7 @@ struct sim {
 	/* Heap positions by request id: in the waiting queues or done_at (a request is in one
 	 * at most), and in cross_at. */
 	int32_t *wpos, *xpos;
+	int32_t *rpos;                  /* a running request's index in its lane's run array */
 	struct waitq queue[Q_ROLES];    /* by role */
 	struct lane *lanes;             /* every lane of every instance, instance by instance */
 	int n_lanes;
@@ -455,6 +456,24 @@ static inline struct waitq *wq_for(struct sim *s, int32_t id)
 {
 	return s->p.task_aware && s->spec[id].task == TASK_OFFLINE ? &s->queue[Q_OFFLINE]
 								     : &s->queue[Q_NEW];
+}
+
+/* Request ID joins IN's running set. */
+static inline void run_add(struct sim *s, struct lane *in, int32_t id)
+{
+	s->rpos[id] = (int32_t)in->n_run;
+	in->run[in->n_run++] = id;
+}
+
+/* Request ID leaves IN's running set: the last one takes its place. */
+static inline void run_del(struct sim *s, struct lane *in, int32_t id)
+{
+	size_t i = (size_t)s->rpos[id];
+	if (i >= in->n_run || in->run[i] != id)
+		BUG("request %d not running", id);
+	int32_t last = in->run[--in->n_run];
+	in->run[i] = last;
+	s->rpos[last] = (int32_t)i;
 }
 
 /* Asks IN to schedule now, unless it is busy or already asked. */
