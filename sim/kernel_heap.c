@@ -10,7 +10,7 @@
 
 /* ---- indexed heaps ----------------------------------------------------------------------- */
 
-#define IH_ARITY 4
+#define IH_ARITY 4                      /* ih_down's tournament assumes 4 */
 
 void ih_init(struct iheap *h, int32_t *pos, size_t cap)
 {
@@ -50,24 +50,29 @@ static void ih_up(struct iheap *h, size_t i)
 	ih_set(h, i, x);
 }
 
+/* The least of the entries at A and B. */
+static inline size_t ih_min2(const struct iheap *h, size_t a, size_t b)
+{
+	return ih_less(h->e[b], h->e[a]) ? b : a;
+}
+
 static void ih_down(struct iheap *h, size_t i)
 {
 	struct ih_ent x = h->e[i];
 	for (;;) {
-		size_t c = IH_ARITY * i + 1, end = c + IH_ARITY, m = i;
-		if (c >= h->n)
+		size_t c = IH_ARITY * i + 1, m;
+		if (c + IH_ARITY <= h->n) { /* every child: a tournament */
+			m = ih_min2(h, ih_min2(h, c, c + 1), ih_min2(h, c + 2, c + 3));
+		} else {
+			if (c >= h->n)
+				break;
+			m = c;
+			for (size_t j = c + 1; j < h->n; j++)
+				m = ih_min2(h, m, j);
+		}
+		if (!ih_less(h->e[m], x))
 			break;
-		if (end > h->n)
-			end = h->n;
-		struct ih_ent best = x;
-		for (; c < end; c++)
-			if (ih_less(h->e[c], best)) {
-				m = c;
-				best = h->e[c];
-			}
-		if (m == i)
-			break;
-		ih_set(h, i, best);
+		ih_set(h, i, h->e[m]);
 		i = m;
 	}
 	ih_set(h, i, x);

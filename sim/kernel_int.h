@@ -12,7 +12,7 @@
  *   kernel_client.c   when requests are sent: open loop, or a closed loop of N in flight
  *   kernel_unified.c  the shape of a unified-attention pass (create_unified_batch)
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
- *   kernel_heap.c     indexed binary heaps of request ids
+ *   kernel_heap.c     indexed 4-ary heaps of request ids
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
  *   kernel_pipeline.c pipeline parallelism: microbatches through the stages, their metrics
  *   kernel_host.c     the host side of an engine step: host time, async scheduling's lag
