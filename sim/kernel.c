@@ -64,6 +64,16 @@ static bool work_left(const struct sim *s)
 	return s->finished < s->n;
 }
 
+/* The fast path: whether an event queued now in class CLS would be the next one taken (none
+ * queued comes first), so that it may be handled at once without the queue.  Never in the
+ * step-by-step reference. */
+static bool next_now(const struct sim *s, int cls)
+{
+	const struct event *top = evq_peek(&s->q);
+	return !s->p.step_by_step &&
+	       (!top || top->t_ns > s->now || (top->t_ns == s->now && top->cls > cls));
+}
+
 bool sim_step(struct sim *s)
 {
 	struct event e;
@@ -108,6 +118,13 @@ bool sim_step(struct sim *s)
 	case EV_PASS_DONE: {
 		struct lane *in = &s->lanes[e.arg & 0xfffff];
 		engine_update(s, in);
+		if (in->owner->lanes == 1 && !in->schedule_pending && next_now(s, EVC_SCHEDULE)) {
+			/* Its schedule event would be the next event: it is processed now. */
+			assert(sim_check_invariants(s));
+			s->events++;
+			engine_schedule(s, in);
+			break;
+		}
 		/* The lane schedules its returned requests again; its idle sibling lanes (empty
 		 * microbatch slots) may take waiting work.  The atomic loop builds the next
 		 * microbatch before it processes the returned one, so the idle lanes go first

@@ -25,8 +25,8 @@ static void lane_init(struct sim *s, struct lane *in, int idx, enum lane_role ro
 	in->run = xmalloc(mns * sizeof *in->run);
 	in->pre = xmalloc(mns * sizeof *in->pre);
 	in->items = xmalloc(mns * sizeof *in->items);
-	ih_init(&in->done_at, s->dkey, s->dpos, mns);
-	ih_init(&in->cross_at, s->xkey, s->xpos, mns);
+	ih_init(&in->done_at, s->wpos, mns);
+	ih_init(&in->cross_at, s->xpos, mns);
 }
 
 static void lane_release(struct lane *in)
@@ -70,7 +70,7 @@ static void build_instances(struct sim *s)
 	if (lanes > 1 && p->loop->virtual_engines) {
 		s->lane_q = xcalloc((size_t)s->n_lanes, sizeof *s->lane_q);
 		for (int i = 0; i < s->n_lanes; i++) {
-			ih_init(&s->lane_q[i].h, s->wkey, s->wpos, 64);
+			ih_init(&s->lane_q[i].h, s->wpos, 64);
 			s->lane_q[i].front_key = INT64_MIN / 2;
 			s->lane_q[i].order = p->order;
 		}
@@ -118,14 +118,11 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	if (hooks)
 		s->hooks = *hooks;
 	evq_init(&s->q);
-	s->wkey = xmalloc(nn * sizeof *s->wkey);
-	s->dkey = xmalloc(nn * sizeof *s->dkey);
-	s->xkey = xmalloc(nn * sizeof *s->xkey);
 	s->wpos = xmalloc(nn * sizeof *s->wpos);
-	s->dpos = xmalloc(nn * sizeof *s->dpos);
 	s->xpos = xmalloc(nn * sizeof *s->xpos);
+	s->rpos = xmalloc(nn * sizeof *s->rpos);
 	for (int k = 0; k < Q_ROLES; k++) {
-		ih_init(&s->queue[k].h, s->wkey, s->wpos, 1024);
+		ih_init(&s->queue[k].h, s->wpos, 1024);
 		s->queue[k].front_key = INT64_MIN / 2;
 		s->queue[k].order = p->order;
 	}
@@ -209,12 +206,9 @@ void sim_release(struct sim *s)
 	free(s->spec_sent);
 	free(s->ua_group_tokens);
 	free(s->ua_touched);
-	free(s->wkey);
-	free(s->dkey);
-	free(s->xkey);
 	free(s->wpos);
-	free(s->dpos);
 	free(s->xpos);
+	free(s->rpos);
 	free(s->batch_lens);
 	shapemap_release(&s->lookup);
 	shapemap_release(&s->graphs_by_shape);

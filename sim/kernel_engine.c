@@ -11,14 +11,9 @@
 
 static void run_remove(struct sim *s, struct lane *in, int32_t id)
 {
-	for (size_t i = 0; i < in->n_run; i++)
-		if (in->run[i] == id) {
-			in->run[i] = in->run[--in->n_run];
-			in->owner->running--;
-			pipe_running(s, in->owner, in->owner->running + 1);
-			return;
-		}
-	BUG("request %d not running", id);
+	run_del(s, in, id);
+	in->owner->running--;
+	pipe_running(s, in->owner, in->owner->running + 1);
 }
 
 static void pre_remove(struct lane *in, int32_t id)
@@ -38,11 +33,24 @@ static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
 	r->state = st;
 	r->admit = s->next_admit++;
 	r->lane = (int16_t)in->idx;
-	in->run[in->n_run++] = id;
+	run_add(s, in, id);
 	in->owner->running++;
 	pipe_running(s, in->owner, in->owner->running - 1);
 	if ((int64_t)in->owner->running > s->m.running_peak)
 		s->m.running_peak = (int64_t)in->owner->running;
+}
+
+/* The decode step (in the lane's count G) after which decoding request ID has its output. */
+static int64_t last_step(const struct sim *s, const struct req *r, int32_t id)
+{
+	return r->join + (s->spec[id].output_tokens - r->g0) - 1;
+}
+
+/* Whether decoding request ID, next crossing a block boundary at step CROSS, waits in
+ * cross_at: the fast path leaves out a crossing after its last step, which never comes. */
+static bool needs_block(const struct sim *s, const struct req *r, int32_t id, int64_t cross)
+{
+	return s->p.step_by_step || cross <= last_step(s, r, id);
 }
 
 static void dec_join(struct sim *s, struct lane *in, int32_t id)
@@ -54,12 +62,16 @@ static void dec_join(struct sim *s, struct lane *in, int32_t id)
 	r->g0 = r->generated;
 	/* At step G the request writes KV slot P + g(G) - 1, with g(G) = g0 + G - join.
 	 * Completion: after the step that brings generated to output_tokens. */
-	ih_push(&in->done_at, id, r->join + (q->output_tokens - r->g0) - 1);
+	ih_push(&in->done_at, id, last_step(s, r, id));
 	/* Next block: the step writing the first slot past the blocks held. */
 	int64_t slot = (int64_t)(r->shared + r->blocks) * s->p.block_size;
 	if (slot < (int64_t)q->prompt_tokens + r->generated - 1)
 		BUG("request %d holds too few blocks", id);
-	ih_push(&in->cross_at, id, slot - q->prompt_tokens + 1 - r->g0 + r->join);
+	int64_t cross = slot - q->prompt_tokens + 1 - r->g0 + r->join;
+	if (needs_block(s, r, id, cross))
+		ih_push(&in->cross_at, id, cross);
+	else
+		in->cross_at.pos[id] = -1;
 	in->n_dec++;
 	in->dec_blocks += r->shared + r->blocks;
 	kv_ids_decode(s, in, id, 1, 0);
@@ -70,7 +82,8 @@ static void dec_leave(struct sim *s, struct lane *in, struct req *r, int32_t id)
 	kv_ids_decode(s, in, id, -1, 0);
 	r->generated = r->g0 + (int32_t)(in->G - r->join);
 	ih_remove(&in->done_at, id);
-	ih_remove(&in->cross_at, id);
+	if (in->cross_at.pos[id] >= 0)
+		ih_remove(&in->cross_at, id);
 	in->n_dec--;
 	in->dec_blocks -= r->shared + r->blocks;
 }
@@ -150,6 +163,8 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 	const struct batch_policy *ctl = s->p.batching;
 	if (ctl->idle_only && in->n_run > 0)
 		return budget; /* its batch runs to completion before the next is formed */
+	if (!q->bsm && !q->h.n)
+		return budget; /* an empty queue */
 	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
 		wq_adjust(s, q);
 	int64_t k = wq_pick(s, q);
@@ -339,14 +354,18 @@ void engine_schedule(struct sim *s, struct lane *in)
 	const int32_t B = s->p.block_size;
 
 	/* 1. Decodes: each writes one KV slot; a request starting a new block allocates it. */
-	for (int32_t id = ih_top(&in->cross_at); id >= 0 && in->cross_at.key[id] <= in->G;
+	for (int32_t id = ih_top(&in->cross_at); id >= 0 && ih_top_key(&in->cross_at) <= in->G;
 	     id = ih_top(&in->cross_at)) {
 		if (!make_room(s, in, id, 1, &preempted))
 			continue;
 		kv_take(s, in, &s->r[id], 1);
 		kv_ids_decode(s, in, id, 1, s->r[id].blocks - 1);
 		in->dec_blocks++;
-		ih_update(&in->cross_at, id, in->cross_at.key[id] + B);
+		int64_t next = ih_top_key(&in->cross_at) + B;
+		if (needs_block(s, &s->r[id], id, next))
+			ih_update(&in->cross_at, id, next);
+		else
+			ih_remove(&in->cross_at, id);
 	}
 
 	/* 2. Running prefills continue, in admission order. */
@@ -496,7 +515,7 @@ void engine_update(struct sim *s, struct lane *in)
 		kv_decode_done(s, in, k);
 		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);
 		in->G += k;
-		for (int32_t id = ih_top(&in->done_at); id >= 0 && in->done_at.key[id] < in->G;
+		for (int32_t id = ih_top(&in->done_at); id >= 0 && ih_top_key(&in->done_at) < in->G;
 		     id = ih_top(&in->done_at)) {
 			dec_leave(s, in, &s->r[id], id);
 			finish(s, in, id);

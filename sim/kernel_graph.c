@@ -112,14 +112,28 @@ void sim_warmup(struct sim *s)
 	}
 }
 
-/* Pads a real shape to its bucket.  A decode whose blocks exceed its bucket's (`current`
- * clamps the look-up to the largest decode bucket) still reads every block: it runs at its
- * real block count, a graph of its own for each new length, compiled at run time (the
- * compile storm vllm-gaudi removed in v0.19).  Returns the graph; *compile_ns is the runtime compile
- * charged now on IN (0 when the graph is warm there). */
-int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4])
+/* The fast path's cache slot of a real shape (kernel_int.h, struct shape_slot). */
+static struct shape_slot *shape_slot(struct sim *s, const struct shape_key *k)
 {
-	struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
+	uint32_t h = (uint32_t)k->phase * 0x165667B1u ^ (uint32_t)k->v[0] * 0x9E3779B1u ^
+		     (uint32_t)k->v[1] * 0x85EBCA77u ^ (uint32_t)k->v[2] * 0xC2B2AE3Du ^
+		     (uint32_t)k->v[3] * 0x27D4EB2Fu;
+	return &s->shape_cache[(h ^ h >> 15) % SHAPE_CACHE];
+}
+
+static bool same_shape(const struct shape_key *a, const struct shape_key *b)
+{
+	return a->phase == b->phase && a->v[0] == b->v[0] && a->v[1] == b->v[1] &&
+	       a->v[2] == b->v[2] && a->v[3] == b->v[3];
+}
+
+/* shape_graph() past the fast path's cache: the map of real shapes seen, else the bucketer. */
+static __attribute__((noinline)) int32_t shape_graph_slow(struct sim *s, const struct shape_key *kk,
+							 bool make, int32_t padded[4])
+{
+	struct shape_key k = *kk;
+	int phase = k.phase;
+	const int32_t *real = k.v;
 	int32_t gi = shapemap_get(&s->lookup, &k);
 	if (gi >= 0 && padded)
 		memcpy(padded, s->graphs[gi].v, sizeof s->graphs[gi].v);
@@ -135,6 +149,7 @@ int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, 
 		if (created) {
 			/* The bucket list changed: cached look-ups may no longer be the server's. */
 			shapemap_clear(&s->lookup);
+			memset(s->shape_cache, 0, sizeof s->shape_cache);
 			s->m.fallback_buckets++;
 		}
 		bool longer = phase == PHASE_DECODE && out.v[2] < real[2];
@@ -157,7 +172,28 @@ int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, 
 			s->graphs[gi].fallback = true;
 		shapemap_put(&s->lookup, &k, gi);
 	}
+	if (!s->p.step_by_step)
+		*shape_slot(s, &k) = (struct shape_slot){k, gi + 1};
 	return gi;
+}
+
+/* Pads a real shape to its bucket.  A decode whose blocks exceed its bucket's (`current`
+ * clamps the look-up to the largest decode bucket) still reads every block: it runs at its
+ * real block count, a graph of its own for each new length, compiled at run time (the
+ * compile storm vllm-gaudi removed in v0.19).  Returns the graph; *compile_ns is the runtime compile
+ * charged now on IN (0 when the graph is warm there). */
+int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4])
+{
+	struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
+	if (!s->p.step_by_step) { /* the fast path: a recent look-up */
+		const struct shape_slot *c = shape_slot(s, &k);
+		if (c->gi1 && same_shape(&c->k, &k)) {
+			if (padded)
+				memcpy(padded, s->graphs[c->gi1 - 1].v, sizeof s->graphs[0].v);
+			return c->gi1 - 1;
+		}
+	}
+	return shape_graph_slow(s, &k, make, padded);
 }
 
 int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
@@ -165,7 +201,8 @@ int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[
 {
 	int32_t gi = shape_graph(s, phase, real, true, NULL);
 	struct graph *g = &s->graphs[gi];
-	uint8_t *c = compiled_flag(in, gi);
+	struct instance *grp = in->owner;
+	uint8_t *c = (size_t)gi < grp->compiled_cap ? &grp->compiled[gi] : compiled_flag(in, gi);
 	*compile_ns = 0;
 	if (!*c && s->p.ideal)
 		*c = 1; /* the reference compiles nothing */

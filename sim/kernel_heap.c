@@ -1,5 +1,8 @@
 /*
- * kernel_heap: indexed binary min-heaps of request ids keyed by (key, id).
+ * kernel_heap: indexed 4-ary min-heaps of request ids keyed by (key, id).  Each entry keeps
+ * its key next to its id, so that sifting reads one array; the position of each id is kept in
+ * an array by request id (shared by the heaps a request can be in only one of).  The order is
+ * total, so the heap's shape never shows in the results.
  */
 #include "sim/kernel_int.h"
 
@@ -7,74 +10,79 @@
 
 /* ---- indexed heaps ----------------------------------------------------------------------- */
 
-void ih_init(struct iheap *h, int64_t *key, int32_t *pos, size_t cap)
+#define IH_ARITY 4                      /* ih_down's tournament assumes 4 */
+
+void ih_init(struct iheap *h, int32_t *pos, size_t cap)
 {
 	h->cap = cap ? cap : 16;
-	h->ids = xmalloc(h->cap * sizeof *h->ids);
+	h->e = xmalloc(h->cap * sizeof *h->e);
 	h->n = 0;
-	h->key = key;
 	h->pos = pos;
 }
 
 void ih_release(struct iheap *h)
 {
-	free(h->ids);
-	h->ids = NULL;
+	free(h->e);
+	h->e = NULL;
 }
 
-static inline bool ih_less(const struct iheap *h, int32_t a, int32_t b)
+static inline bool ih_less(struct ih_ent a, struct ih_ent b)
 {
-	return h->key[a] < h->key[b] || (h->key[a] == h->key[b] && a < b);
+	return a.key < b.key || (a.key == b.key && a.id < b.id);
 }
 
-static inline void ih_set(struct iheap *h, size_t i, int32_t id)
+static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)
 {
-	h->ids[i] = id;
-	h->pos[id] = (int32_t)i;
+	h->e[i] = x;
+	h->pos[x.id] = (int32_t)i;
 }
 
 static void ih_up(struct iheap *h, size_t i)
 {
-	int32_t id = h->ids[i];
+	struct ih_ent x = h->e[i];
 	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!ih_less(h, id, h->ids[p]))
+		size_t p = (i - 1) / IH_ARITY;
+		if (!ih_less(x, h->e[p]))
 			break;
-		ih_set(h, i, h->ids[p]);
+		ih_set(h, i, h->e[p]);
 		i = p;
 	}
-	ih_set(h, i, id);
+	ih_set(h, i, x);
+}
+
+/* The least of the entries at A and B. */
+static inline size_t ih_min2(const struct iheap *h, size_t a, size_t b)
+{
+	return ih_less(h->e[b], h->e[a]) ? b : a;
 }
 
 static void ih_down(struct iheap *h, size_t i)
 {
-	int32_t id = h->ids[i];
+	struct ih_ent x = h->e[i];
 	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		int32_t best = id;
-		if (l < h->n && ih_less(h, h->ids[l], best)) {
-			m = l;
-			best = h->ids[l];
+		size_t c = IH_ARITY * i + 1, m;
+		if (c + IH_ARITY <= h->n) { /* every child: a tournament */
+			m = ih_min2(h, ih_min2(h, c, c + 1), ih_min2(h, c + 2, c + 3));
+		} else {
+			if (c >= h->n)
+				break;
+			m = c;
+			for (size_t j = c + 1; j < h->n; j++)
+				m = ih_min2(h, m, j);
 		}
-		if (l + 1 < h->n && ih_less(h, h->ids[l + 1], best)) {
-			m = l + 1;
-			best = h->ids[l + 1];
-		}
-		if (m == i)
+		if (!ih_less(h->e[m], x))
 			break;
-		ih_set(h, i, best);
+		ih_set(h, i, h->e[m]);
 		i = m;
 	}
-	ih_set(h, i, id);
+	ih_set(h, i, x);
 }
 
 void ih_push(struct iheap *h, int32_t id, int64_t key)
 {
 	if (h->n == h->cap)
-		h->ids = xrealloc(h->ids, (h->cap *= 2) * sizeof *h->ids);
-	h->key[id] = key;
-	h->ids[h->n] = id;
-	h->pos[id] = (int32_t)h->n;
+		h->e = xrealloc(h->e, (h->cap *= 2) * sizeof *h->e);
+	h->e[h->n] = (struct ih_ent){key, id};
 	h->n++;
 	ih_up(h, h->n - 1);
 }
@@ -86,16 +94,22 @@ void ih_remove(struct iheap *h, int32_t id)
 	h->n--;
 	if (i == h->n)
 		return;
-	int32_t last = h->ids[h->n];
-	ih_set(h, i, last);
-	ih_down(h, i);
-	ih_up(h, (size_t)h->pos[last]);
+	struct ih_ent last = h->e[h->n];
+	bool up = ih_less(last, h->e[i]);
+	h->e[i] = last;
+	if (up)
+		ih_up(h, i);
+	else
+		ih_down(h, i);
 }
 
 void ih_update(struct iheap *h, int32_t id, int64_t key)
 {
-	h->key[id] = key;
-	ih_down(h, (size_t)h->pos[id]);
-	ih_up(h, (size_t)h->pos[id]);
+	size_t i = (size_t)h->pos[id];
+	bool up = key < h->e[i].key;
+	h->e[i].key = key;
+	if (up)
+		ih_up(h, i);
+	else
+		ih_down(h, i);
 }
-

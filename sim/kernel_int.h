@@ -13,7 +13,7 @@
  *   kernel_client.c   when requests are sent: open loop, or a closed loop of N in flight
  *   kernel_unified.c  the shape of a unified-attention pass (create_unified_batch)
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
- *   kernel_heap.c     indexed binary heaps of request ids
+ *   kernel_heap.c     indexed 4-ary heaps of request ids
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
  *   kernel_pipeline.c pipeline parallelism: microbatches through the stages, their metrics
  *   kernel_host.c     the host side of an engine step: host time, async scheduling's lag
@@ -64,18 +64,36 @@ struct pass_pending {
 };
 
 
+/* The fast path's caches in front of pure functions, direct-mapped and unused in the
+ * step-by-step reference (sim.decode_jumps = false), which the differential test compares
+ * with: a real shape's graph (shape_graph) and a step's host time (step_host_ns). */
+#define SHAPE_CACHE 256
+#define HOST_CACHE_BITS 6
+#define HOST_CACHE (1 << HOST_CACHE_BITS)
+struct shape_slot {
+	struct shape_key k;
+	int32_t gi1;                    /* graph + 1; 0 = empty */
+};
+struct host_slot {
+	int32_t decodes, prefills;
+	int64_t ns;                     /* 0 = empty */
+};
+
 struct pre_item {
 	int32_t id, chunk;
 	int32_t ahead;                  /* tokens of the request in flight in older microbatches
 					 * (cluster.async_prefill_chunks), after `computed` */
 };
 
-/* Indexed binary min-heap of request ids keyed by (key, id); key and pos arrays are shared
- * by every heap of one kind, since a request is in at most one of them. */
+/* Indexed min-heap of request ids keyed by (key, id) (kernel_heap.c); the position array is
+ * by request id, shared by heaps a request is never in two of at once. */
+struct ih_ent {
+	int64_t key;
+	int32_t id;
+};
 struct iheap {
-	int32_t *ids;
+	struct ih_ent *e;
 	size_t n, cap;
-	int64_t *key;                   /* by request id (borrowed) */
 	int32_t *pos;                   /* by request id (borrowed); -1 = absent */
 };
 
@@ -231,8 +249,10 @@ struct sim {
 	int64_t now;
 	size_t next_arrival;
 
-	int64_t *wkey, *dkey, *xkey;    /* heap keys by request id */
-	int32_t *wpos, *dpos, *xpos;
+	/* Heap positions by request id: in the waiting queues or done_at (a request is in one
+	 * at most), and in cross_at. */
+	int32_t *wpos, *xpos;
+	int32_t *rpos;                  /* a running request's index in its lane's run array */
 	struct waitq queue[Q_ROLES];    /* by role */
 	struct lane *lanes;             /* every lane of every instance, instance by instance */
 	int n_lanes;
@@ -244,6 +264,8 @@ struct sim {
 	int32_t next_admit;
 
 	struct shapemap lookup;         /* (phase, real shape) -> graph */
+	struct shape_slot shape_cache[SHAPE_CACHE]; /* recent look-ups (kernel_graph.c) */
+	struct host_slot host_cache[HOST_CACHE];    /* recent host times (kernel_host.c) */
 	struct shapemap graphs_by_shape;
 	struct graph *graphs;
 	size_t n_graphs, cap_graphs;
@@ -291,10 +313,13 @@ struct sim {
 
 /* ---- kernel_host.c: host time and async scheduling ---- */
 /* The host time of the step IN is about to submit (its decodes and prefill chunks). */
-int64_t step_host_ns(const struct sim *s, const struct lane *in);
+int64_t step_host_ns(struct sim *s, const struct lane *in);
 /* The wall time of one engine step of IN whose passes take DEVICE_NS: max(host, device) with
  * async scheduling, host + device without. */
 int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns);
+/* Whether IN's schedule after a step lags (async scheduling): a request arriving after the
+ * step started waits one step more. */
+bool host_lags(const struct sim *s, const struct lane *in);
 /* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
  * had arrived when the step started. */
 void host_step_done(const struct sim *s, struct lane *in);
@@ -308,7 +333,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 void sim_release(struct sim *s);
 
 /* kernel_heap.c */
-void ih_init(struct iheap *h, int64_t *key, int32_t *pos, size_t cap);
+void ih_init(struct iheap *h, int32_t *pos, size_t cap);
 void ih_push(struct iheap *h, int32_t id, int64_t key);
 void ih_release(struct iheap *h);
 void ih_remove(struct iheap *h, int32_t id);
@@ -488,7 +513,13 @@ static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 
 static inline int32_t ih_top(const struct iheap *h)
 {
-	return h->n ? h->ids[0] : -1;
+	return h->n ? h->e[0].id : -1;
+}
+
+/* The key of the heap's top (not empty). */
+static inline int64_t ih_top_key(const struct iheap *h)
+{
+	return h->e[0].key;
 }
 
 static inline size_t wq_len(const struct waitq *q)
@@ -542,6 +573,24 @@ static inline struct waitq *wq_for(struct sim *s, int32_t id)
 {
 	return s->p.task_aware && s->spec[id].task == TASK_OFFLINE ? &s->queue[Q_OFFLINE]
 								     : &s->queue[Q_NEW];
+}
+
+/* Request ID joins IN's running set. */
+static inline void run_add(struct sim *s, struct lane *in, int32_t id)
+{
+	s->rpos[id] = (int32_t)in->n_run;
+	in->run[in->n_run++] = id;
+}
+
+/* Request ID leaves IN's running set: the last one takes its place. */
+static inline void run_del(struct sim *s, struct lane *in, int32_t id)
+{
+	size_t i = (size_t)s->rpos[id];
+	if (i >= in->n_run || in->run[i] != id)
+		BUG("request %d not running", id);
+	int32_t last = in->run[--in->n_run];
+	in->run[i] = last;
+	s->rpos[last] = (int32_t)i;
 }
 
 /* Asks IN to schedule now, unless it is busy or already asked. */

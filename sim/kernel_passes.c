@@ -163,12 +163,15 @@ static bool transfers_matter(const struct sim *s, const struct lane *in)
  * the stop time (INT64_MAX: none).  Events that cannot be foreseen when the run starts (a
  * transfer's end, a request preempted by another instance, a bucket adjustment) cut the run
  * short when they happen (cut_run). */
-static int64_t next_outside_change(const struct sim *s, const struct lane *in)
+static int64_t next_outside_change(const struct sim *s, const struct lane *in, bool *arrival)
 {
 	int64_t limit = s->p.stop_ns;
 	int64_t next = client_next_arrival_ns(s); /* closed loop: maybe only at a completion */
-	if (in->role != ROLE_DECODE && next < limit && arrivals_matter(s, in))
+	*arrival = false;
+	if (in->role != ROLE_DECODE && next < limit && arrivals_matter(s, in)) {
 		limit = next;
+		*arrival = true;
+	}
 	return limit;
 }
 
@@ -184,21 +187,27 @@ static bool adjusts_every_step(const struct sim *s, const struct lane *in)
 
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
  * next completion (included), the next KV-block boundary (excluded), the first step that
- * could admit an arrival, and the stop time.  1 in the step-by-step reference mode
+ * could admit an arrival (with async scheduling's lag, the step after the one it arrives in),
+ * and the stop time.  1 in the step-by-step reference mode
  * (sim.decode_jumps = false) and when every step adjusts the buckets. */
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt)
 {
 	if (s->p.step_by_step || adjusts_every_step(s, in))
 		return 1;
-	int32_t c = ih_top(&in->done_at), x = ih_top(&in->cross_at);
-	int64_t k = in->done_at.key[c] - in->G + 1;
-	if (x >= 0 && in->cross_at.key[x] - in->G < k)
-		k = in->cross_at.key[x] - in->G;
+	int32_t x = ih_top(&in->cross_at);
+	int64_t k = ih_top_key(&in->done_at) - in->G + 1;
+	if (x >= 0 && ih_top_key(&in->cross_at) - in->G < k)
+		k = ih_top_key(&in->cross_at) - in->G;
 	if (k < 1)
 		BUG("decode run of %lld steps", (long long)k);
-	int64_t limit = next_outside_change(s, in);
+	bool arrival;
+	int64_t limit = next_outside_change(s, in, &arrival);
 	if (limit != INT64_MAX) {
 		int64_t kk = limit <= t ? 1 : (limit - t + dt - 1) / dt;
+		/* An arrival during the run's last step, under async scheduling's lag, is first
+		 * scheduled a step later (sim/kernel_host.c): that step is one more of the run. */
+		if (arrival && limit > t && host_lags(s, in))
+			kk++;
 		if (kk < k)
 			k = kk;
 	}

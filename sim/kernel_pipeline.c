@@ -255,14 +255,10 @@ int64_t pipe_take_chunks(struct sim *s, struct lane *in, int64_t budget)
 			if (need > 0)
 				kv_take(s, in, r, need);
 			/* the request moves to IN: out of O's lists (pre keeps admission order) */
-			for (size_t j = 0; j < o->n_run; j++)
-				if (o->run[j] == id) {
-					o->run[j] = o->run[--o->n_run];
-					break;
-				}
+			run_del(s, o, id);
 			memmove(&o->pre[i], &o->pre[i + 1], (o->n_pre - i - 1) * sizeof *o->pre);
 			o->n_pre--;
-			in->run[in->n_run++] = id;
+			run_add(s, in, id);
 			in->pre[in->n_pre++] = id;
 			r->lane = (int16_t)in->idx;
 			in->items[in->n_items++] =
