@@ -252,10 +252,19 @@ int bucket_finish_current(const struct bucket_params *p, const struct bucket_ran
 	    bucket_check_range(&r->dbs, "decode bs", err) ||
 	    bucket_check_range(&r->blocks, "decode block", err))
 		return -1;
-	if (bucket_combine_prompt(p, &r->bs, &r->query, &r->ctx, &g->prompt, err) ||
-	    bucket_combine_decode(p, &r->dbs, &r->blocks, &g->decode, err))
+	if (bucket_combine_prompt(p, &r->bs, &r->query, &r->ctx, &g->prompt, err))
 		return -1;
-	return 0;
+	/* upstream HPUBucketingManager.generate_decode_buckets, for every strategy: with
+	 * contiguous PA, num_hpu_blocks is appended to the block range when the range ends below
+	 * it (the range is sorted, so this is its new maximum) */
+	struct ivec blocks = {0};
+	for (size_t i = 0; i < r->blocks.n; i++)
+		ivec_push(&blocks, r->blocks.v[i]);
+	if (p->contiguous_pa && blocks.n && blocks.v[blocks.n - 1] < p->num_kv_blocks)
+		ivec_push(&blocks, p->num_kv_blocks);
+	int rc = bucket_combine_decode(p, &r->dbs, &blocks, &g->decode, err);
+	ivec_free(&blocks);
+	return rc;
 }
 
 void bucket_merged_override(const struct bucket_params *p, int64_t *pb, int64_t *pq, int64_t *pc,

@@ -145,7 +145,8 @@ struct bucket_ranges {
 };
 void bucket_ranges_release(struct bucket_ranges *r);
 /* Version current from ranges to lists: the range checks, then bucket_combine_prompt and
- * bucket_combine_decode into G. */
+ * bucket_combine_decode into G; with contiguous PA, num_kv_blocks is appended to a block range
+ * that ends below it (upstream's manager does this for every strategy). */
 int bucket_finish_current(const struct bucket_params *p, const struct bucket_ranges *r,
 			  struct bgen *g, struct bs_err *err);
 /* Version current's prompt filter (reference 2.4; merged prefill has its own) and the

@@ -1150,7 +1150,20 @@ START_TEST(env_precedence)
 	b = make(&p);
 	ck_assert(!p.contiguous_pa);
 	done(b);
+	/* current: vllm-gaudi's runtime config derives its prefix_caching from
+	 * VLLM_CONTIGUOUS_PA alone (extension/environment.py, _get_prefix), so vLLM's prefix
+	 * caching off leaves contiguous PA off; docs: contiguous PA = not prefix caching */
 	base("current", "1024", "4", "5781");
+	cset("server.prefix_caching", "false");
+	b = make(&p);
+	ck_assert(!p.contiguous_pa);
+	done(b);
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_CONTIGUOUS_PA=true");
+	b = make(&p);
+	ck_assert(p.contiguous_pa);
+	done(b);
+	base("docs", "1024", "4", "5781");
 	cset("server.prefix_caching", "false");
 	b = make(&p);
 	ck_assert(p.contiguous_pa);
