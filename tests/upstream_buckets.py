@@ -219,9 +219,9 @@ def draw_file(rng, path, B, mml, mns):
             lines.append(f"({dbs}, 1, {c})")
         else:
             q = rng.choice([rng.randint(2, mml + 64), [B, 2 * B, 4 * B],
-                            f"range({B}, {2 * mml}, {rng.choice([B, 100])})"])
+                            f"range({B}, {min(2 * mml, 64 * B)}, {rng.choice([B, 100])})"])
             c = rng.choice([0, rng.randint(0, mml // B + 2), [0, 1, 2, 4],
-                            f"range(0, {mml // B + 3})"])
+                            f"range(0, {min(mml // B + 3, 200)})"])
             lines.append(f"({bs}, {q}, {c})" if rng.random() < 0.7 else f"{bs}, {q}, {c}")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -327,11 +327,13 @@ def too_big(sets, env):
         return int(math.log2(step)) + 2 + max(mx, 0) // step
 
     cpa = as_bool(env.get("VLLM_CONTIGUOUS_PA", sets.get("server.contiguous_pa", "false")))
-    prompt = n("PROMPT", "BS", 1, 1, mnps) * n("PROMPT", "QUERY", B, B, mnbt) * \
-        n("PROMPT", "CTX", 0, 1, max(mml, 1) // B * max(mns, mnps))
-    decode = n("DECODE", "BS", 1, 2, mns) * \
+    merged = as_bool(env.get("VLLM_MERGED_PREFILL", sets["server.merged_prefill"]))
+    prompt = (1 if merged else n("PROMPT", "BS", 1, 1, mnps)) * \
+        n("PROMPT", "QUERY", B, B, mnbt) * \
+        n("PROMPT", "CTX", 0, 4 if merged else 1, max(mml, 1) // B * (mns if merged else 1))
+    decode = n("DECODE", "BS", 1, 32 if strat == "linear" else 2, mns) * \
         n("DECODE", "BLOCK", 1, B, nhb if cpa else max(mml * mns // B, B))
-    return prompt > 300000 or decode > 300000
+    return prompt > 150000 or decode > 150000
 
 
 def phase_summary(res):
