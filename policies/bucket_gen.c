@@ -279,19 +279,22 @@ void bucket_merged_override(const struct bucket_params *p, int64_t *pb, int64_t 
 	pc[2] = maxctx * p->max_num_prefill_seqs;
 }
 
-int bucket_decode_blocks_current(const struct bucket_params *p, int64_t *dk, struct bs_err *err)
+int bucket_decode_blocks_current(const struct bucket_params *p, int64_t *dk, bool min_vs_max,
+				 struct bs_err *err)
 {
 	int64_t nhb = p->num_kv_blocks, defmax = dk[2];
 	if (bucket_knobs(p, "DECODE", "BLOCK", dk, 3, err))
 		return -1;
-	/* upstream: the maximum is clamped to num_kv_blocks with contiguous PA only; a minimum
-	 * above num_kv_blocks becomes max(1, num_kv_blocks - step); the pad_max default is a
-	 * quarter of the default maximum */
+	/* upstream: the maximum is clamped to num_kv_blocks with contiguous PA only; the pad_max
+	 * default is a quarter of the default maximum.  A minimum above a bound X becomes
+	 * max(1, X - step): X is the (clamped) maximum in LinearBucketingStrategy.get_decode_cfgs,
+	 * num_kv_blocks (max_blocks) in PaddingAwareBucketingStrategy.get_decode_cfgs. */
 	dk[3] = bucket_ceil_div(defmax, 4);
 	if (p->contiguous_pa && dk[2] > nhb)
 		dk[2] = nhb;
-	if (dk[0] > nhb)
-		dk[0] = max64(1, nhb - dk[1]);
+	int64_t bound = min_vs_max ? dk[2] : nhb;
+	if (dk[0] > bound)
+		dk[0] = max64(1, bound - dk[1]);
 	return 0;
 }
 
