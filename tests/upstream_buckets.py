@@ -9,7 +9,8 @@ tests/README.md, "Cross-check against upstream".
       arguments as `bucketsim buckets`, and prints {"prompt": [...], "decode": [...]} (or
       {"unified": [...]}, or {"error": "..."} when upstream raises) as bucketsim's
       --format json spells those keys.
-  upstream_buckets.py compare UPSTREAM_DIR BUCKETSIM N SEED [--unified-dir DIR] [--workdir DIR]
+  upstream_buckets.py compare UPSTREAM_DIR BUCKETSIM N SEED [--version current|docs]
+                             [--unified-dir DIR] [--workdir DIR]
       Draws N random configurations, runs both, prints one line per mismatch with a reproducer
       and a summary of the configurations compared per strategy and phase.
 
@@ -31,7 +32,10 @@ HPUModelRunner.__init__ and warmup_model in vllm_gaudi/v1/worker/hpu_model_runne
   read it (its prefix_caching value is derived from VLLM_CONTIGUOUS_PA), so it is not passed.
 
 Stubs: only what the bucketing modules import and this machine may lack: numpy (float_power is
-C pow(), as math.pow) and packaging (only used by features that bucketing never evaluates).
+C pow(), as math.pow; arange of integers is range) and packaging (only used by features that
+bucketing never evaluates); for the July 2025 extension also habana_frameworks (device type and
+bridge mode, evaluated by its runtime config) and its torch-dependent utils module (the kernel
+loaders take only the logger from it).
 """
 import json
 import math
@@ -50,6 +54,7 @@ def install_stubs():
     except ImportError:
         np = types.ModuleType("numpy")
         np.float_power = lambda a, b: math.pow(float(a), float(b))
+        np.arange = lambda start, stop, step=1: range(start, stop, step)   # integer arguments
         sys.modules["numpy"] = np
     try:
         import packaging.version  # noqa: F401
@@ -63,6 +68,9 @@ def install_stubs():
             def __init__(self, *a, **k):
                 pass
 
+            def __contains__(self, _):
+                return False
+
         ver.Version = _Opaque
         ver.parse = _Opaque
         ver.InvalidVersion = ValueError
@@ -70,6 +78,24 @@ def install_stubs():
         pk.version, pk.specifiers = ver, spec
         sys.modules.update({"packaging": pk, "packaging.version": ver,
                             "packaging.specifiers": spec})
+
+
+def install_habana_stub():
+    """The July 2025 runtime config evaluates every value at once, the device type and the
+    PyTorch bridge mode included: a Gaudi 3 in lazy mode (neither reaches bucketing)."""
+    mods = {n: types.ModuleType(n) for n in (
+        "habana_frameworks", "habana_frameworks.torch", "habana_frameworks.torch.utils",
+        "habana_frameworks.torch.utils.experimental", "habana_frameworks.torch.utils.internal")}
+    exp = mods["habana_frameworks.torch.utils.experimental"]
+    exp.synDeviceType = types.SimpleNamespace(synDeviceGaudi2=2, synDeviceGaudi3=3)
+    exp._get_device_type = lambda: 3
+    mods["habana_frameworks.torch.utils.internal"].is_lazy = lambda: True
+    mods["habana_frameworks"].torch = mods["habana_frameworks.torch"]
+    mods["habana_frameworks.torch"].utils = mods["habana_frameworks.torch.utils"]
+    mods["habana_frameworks.torch.utils"].experimental = exp
+    mods["habana_frameworks.torch.utils"].internal = mods["habana_frameworks.torch.utils.internal"]
+    for n, m in mods.items():
+        sys.modules.setdefault(n, m)
 
 
 def parse_args(argv):
@@ -91,15 +117,27 @@ def as_bool(s):
 
 
 class Upstream:
-    """Upstream's bucketing package imported from one export directory."""
+    """Upstream's bucketing package imported from one export directory: vllm_gaudi/extension
+    (vllm-gaudi) or vllm_hpu_extension (the July 2025 extension, bucketing.version docs)."""
 
     def __init__(self, root):
         install_stubs()
         sys.path.insert(0, os.path.abspath(root))
-        from vllm_gaudi.extension import runtime
-        from vllm_gaudi.extension.bucketing import common
-        self.runtime, self.common = runtime, common
-        self.unified = os.path.exists(os.path.join(root, "vllm_gaudi/extension/bucketing/unified.py"))
+        self.legacy = os.path.isdir(os.path.join(root, "vllm_hpu_extension"))
+        if self.legacy:
+            install_habana_stub()
+            # its utils module needs torch; the kernel loaders only take logger from it
+            from vllm_hpu_extension.logger import logger
+            ut = types.ModuleType("vllm_hpu_extension.utils")
+            ut.logger, ut.is_fake_hpu = logger, lambda: False
+            sys.modules["vllm_hpu_extension.utils"] = ut
+        pkg = "vllm_hpu_extension" if self.legacy else "vllm_gaudi.extension"
+        import importlib
+        self.runtime = importlib.import_module(pkg + ".runtime")
+        self.environment = importlib.import_module(pkg + ".environment")
+        self.common = importlib.import_module(pkg + ".bucketing.common")
+        self.unified = os.path.exists(os.path.join(root, pkg.replace(".", "/"),
+                                                   "bucketing/unified.py"))
 
     def run(self, sets, env):
         for k in list(os.environ):
@@ -107,21 +145,30 @@ class Upstream:
                 del os.environ[k]
         strategy = sets.get("bucketing.strategy", "exponential")
         e = {}
-        if strategy in STRATEGY_ENV:
+        if self.legacy and strategy in ("exponential", "linear"):
+            e["VLLM_EXPONENTIAL_BUCKETING"] = "true" if strategy == "exponential" else "false"
+        elif strategy in STRATEGY_ENV and not self.legacy:
             e["VLLM_BUCKETING_STRATEGY"] = STRATEGY_ENV[strategy]
-        elif strategy == "file":
+        elif strategy == "file" and not self.legacy:
             e["VLLM_BUCKETING_FROM_FILE"] = sets["bucketing.file"]
-        elif strategy == "unified":
+        elif strategy == "unified" and not self.legacy:
             e["VLLM_UNIFIED_ATTN"] = "true"
         else:
-            return {"error": f"strategy {strategy} is not an upstream strategy"}
+            return {"error": f"strategy {strategy} is not in this upstream export"}
         if "server.merged_prefill" in sets:
             e["VLLM_MERGED_PREFILL"] = sets["server.merged_prefill"]
         if "server.contiguous_pa" in sets:
             e["VLLM_CONTIGUOUS_PA"] = sets["server.contiguous_pa"]
+        if self.legacy:
+            e["VLLM_BUILD"] = "1.21.0"   # else read from `pip show habana-torch-plugin`
         e.update(env)
         os.environ.update(e)
         self.runtime.RUNTIME_CONFIG = None
+        self.runtime.DETECTED = None
+        # vLLM's --enable-prefix-caching (set_vllm_config); read by the legacy runtime config only
+        self.environment._VLLM_VALUES["prefix_caching"] = \
+            as_bool(sets.get("server.prefix_caching", "true"))
+        self.environment._VLLM_VALUES.setdefault("model_type", "llama")
         unified = as_bool(os.environ.get("VLLM_UNIFIED_ATTN", "false"))
         try:
             cfg = self.runtime.get_config()
@@ -190,8 +237,8 @@ def bucketsim_args(sets, env):
     return a
 
 
-def run_bucketsim(exe, sets, env):
-    r = subprocess.run([exe, "buckets", "--format", "json", "--set", "bucketing.version=current"]
+def run_bucketsim(exe, version, sets, env):
+    r = subprocess.run([exe, "buckets", "--format", "json", "--set", f"bucketing.version={version}"]
                        + bucketsim_args(sets, env), capture_output=True, text=True)
     if r.returncode != 0:
         err = [l for l in r.stderr.splitlines() if "error" in l]
@@ -227,7 +274,7 @@ def draw_file(rng, path, B, mml, mns):
         f.write("\n".join(lines) + "\n")
 
 
-def draw(rng, workdir, idx, with_unified):
+def draw(rng, workdir, idx, with_unified, version):
     """One random configuration: (sets, env), realistic and edge values."""
     B = rng.choice([128, 128, 64, 64, 32, 256, 16])
     r = rng.random()
@@ -255,7 +302,9 @@ def draw(rng, workdir, idx, with_unified):
     if rng.random() < 0.7:
         sets["server.contiguous_pa"] = rng.choice(["true", "false"])
     s = rng.random()
-    strategies = ["exponential", "linear", "padding_aware", "file"] + (["unified"] if with_unified else [])
+    strategies = ["exponential", "linear"] + \
+        (["padding_aware", "file"] if version == "current" else []) + \
+        (["unified"] if with_unified else [])
     strategy = rng.choice(strategies)
     sets["bucketing.strategy"] = strategy
     env = {}
@@ -270,6 +319,8 @@ def draw(rng, workdir, idx, with_unified):
         env["VLLM_EXPONENTIAL_BUCKETING"] = rng.choice(["true", "false"])
     if rng.random() < 0.1:
         env["VLLM_PROMPT_BS_BUCKET_MAX"] = str(rng.choice([1, 2, 4, 8, log_uniform(rng, 1, 128)]))
+    if version == "docs":
+        return {k: str(v) for k, v in sets.items()}, draw_docs_env(rng, strategy, env, B)
     if strategy == "exponential" or env.get("VLLM_BUCKETING_STRATEGY") == "exp":
         if rng.random() < 0.2:
             env["VLLM_PROMPT_QUERY_BUCKET_MIN"] = str(rng.choice([1, 1, 2, B]))
@@ -300,6 +351,50 @@ def draw(rng, workdir, idx, with_unified):
     if rng.random() < 0.05:
         env["VLLM_CONTIGUOUS_PA"] = rng.choice(["true", "false"])
     return {k: str(v) for k, v in sets.items()}, env
+
+
+def draw_docs_env(rng, strategy, env, B):
+    """The variables the July 2025 code read: LIMIT (exponential), MIN/STEP/MAX (linear) of
+    PROMPT_BS, PROMPT_SEQ, DECODE_BS, DECODE_BLOCK."""
+    env.pop("VLLM_BUCKETING_STRATEGY", None)
+    exp = strategy == "exponential"
+    if "VLLM_EXPONENTIAL_BUCKETING" in env:
+        exp = as_bool(env["VLLM_EXPONENTIAL_BUCKETING"])
+    if strategy == "unified" or rng.random() < 0.4:
+        return env
+    for phase, dim, dflt in (("PROMPT", "BS", 4), ("PROMPT", "SEQ", B), ("DECODE", "BS", 32),
+                             ("DECODE", "BLOCK", B)):
+        for param in (("LIMIT",) if exp else ("MIN", "STEP", "MAX")):
+            if rng.random() < 0.2:
+                if param == "LIMIT":
+                    v = rng.choice([1, 2, 3, 5, 8, 12, 20])
+                elif param == "MIN":
+                    v = rng.choice([1, 2, dflt, rng.randint(1, 4 * dflt)])
+                elif param == "STEP":
+                    v = rng.choice([1, 2, dflt, rng.randint(1, 4 * dflt)])
+                else:
+                    v = rng.choice([dflt * rng.randint(1, 64), rng.randint(1, 8 * dflt)])
+                env[f"VLLM_{phase}_{dim}_BUCKET_{param}"] = str(v)
+    return env
+
+
+def too_big_docs(sets, env):
+    """The July 2025 prompt triangle: bs x seq x ctx values (upper estimate)."""
+    mml, B = int(sets["server.max_model_len"]), int(sets["server.block_size"])
+    lin = sets["bucketing.strategy"] == "linear"
+    if "VLLM_EXPONENTIAL_BUCKETING" in env:
+        lin = not as_bool(env["VLLM_EXPONENTIAL_BUCKETING"])
+    if sets["bucketing.strategy"] == "unified":
+        return False
+    step = int(env.get("VLLM_PROMPT_SEQ_BUCKET_STEP", B)) if lin else B
+    smax = int(env.get("VLLM_PROMPT_SEQ_BUCKET_MAX", mml)) if lin else mml
+    nseq = (max(smax, 1) // max(step, 1) + 8) if lin else int(env.get("VLLM_PROMPT_SEQ_BUCKET_LIMIT", 20))
+    nctx = max(smax, 1) // B + 1 if as_bool(sets["server.prefix_caching"]) else 1
+    mns, nhb = int(sets["server.max_num_seqs"]), int(sets["server.num_kv_blocks"])
+    dstep = int(env.get("VLLM_DECODE_BLOCK_BUCKET_STEP", B)) if lin else B
+    dmax = int(env.get("VLLM_DECODE_BLOCK_BUCKET_MAX", nhb)) if lin else nhb
+    decode = (mns // 2 + 8) * (max(dmax, 1) // max(dstep, 1) + 8)
+    return nseq * nctx * 16 > 150000 or decode > 150000
 
 
 def too_big(sets, env):
@@ -345,10 +440,11 @@ def phase_summary(res):
 def compare_main(argv):
     if len(argv) < 4:
         raise SystemExit("usage: upstream_buckets.py compare UPSTREAM_DIR BUCKETSIM N SEED "
-                         "[--unified-dir DIR] [--workdir DIR]")
+                         "[--version current|docs] [--unified-dir DIR] [--workdir DIR]")
     root, exe, n, seed = argv[0], argv[1], int(argv[2]), int(argv[3])
     opts = dict(zip(argv[4::2], argv[5::2]))
     workdir = opts.get("--workdir") or os.environ.get("TMPDIR", "/tmp")
+    version = opts.get("--version", "current")
     os.makedirs(workdir, exist_ok=True)
     head = Worker(root)
     uni = Worker(opts["--unified-dir"]) if opts.get("--unified-dir") else None
@@ -357,18 +453,18 @@ def compare_main(argv):
     mismatches = 0
     skipped = 0
     for i in range(n):
-        sets, env = draw(rng, workdir, i, uni is not None)
-        if too_big(sets, env):
+        sets, env = draw(rng, workdir, i, uni is not None, version)
+        if (too_big_docs if version == "docs" else too_big)(sets, env):
             skipped += 1
             continue
         unified = sets["bucketing.strategy"] == "unified" or \
             as_bool(env.get("VLLM_UNIFIED_ATTN", "false"))
         up = (uni if unified else head).run(sets, env)
-        bs = run_bucketsim(exe, sets, env)
+        bs = run_bucketsim(exe, version, sets, env)
         strat = sets["bucketing.strategy"]
         if env.get("VLLM_EXPONENTIAL_BUCKETING"):
             strat = "exponential" if as_bool(env["VLLM_EXPONENTIAL_BUCKETING"]) else "linear"
-        elif env.get("VLLM_BUCKETING_STRATEGY") and strat in STRATEGY_ENV:
+        elif env.get("VLLM_BUCKETING_STRATEGY") and strat in STRATEGY_ENV and version == "current":
             strat = {v: k for k, v in STRATEGY_ENV.items()}[env["VLLM_BUCKETING_STRATEGY"]]
         phases = ["unified"] if unified else ["prompt", "decode"]
         st = stats.setdefault(strat, {})
@@ -379,6 +475,8 @@ def compare_main(argv):
                 rec = st.setdefault("both rejected", [0, 0])
                 if a and b:
                     rec[0] += 1
+                    if os.environ.get("UPSTREAM_BUCKETS_VERBOSE"):
+                        print(f"both rejected #{i}: upstream {up['error']} | bucketsim {bs['error']}")
                 if a != b:
                     bad.append("error")
                 continue
@@ -402,12 +500,12 @@ def compare_main(argv):
                                   f"only upstream {sorted(u - b)[:4]} only bucketsim "
                                   f"{sorted(b - u)[:4]}")
             print(f"MISMATCH #{i} [{strat}] {'; '.join(detail)}")
-            print(f"  repro: bucketsim buckets --format json --set bucketing.version=current "
+            print(f"  repro: bucketsim buckets --format json --set bucketing.version={version} "
                   f"{' '.join(bucketsim_args(sets, env))}")
     head.close()
     if uni:
         uni.close()
-    print(f"# {n} configurations drawn (seed {seed}), {skipped} skipped as too large, "
+    print(f"# version {version}: {n} configurations drawn (seed {seed}), {skipped} skipped as too large, "
           f"{mismatches} with a mismatch")
     for strat in sorted(stats):
         for ph, (c, m) in sorted(stats[strat].items()):
