@@ -28,7 +28,8 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 		return -1;
 	int64_t db[3] = {1, 32, mns};
 	int64_t dk[4] = {1, B, p->contiguous_pa ? p->num_kv_blocks : max64(mml * mns / B, B), 0};
-	if (bucket_knobs(p, "DECODE", "BS", db, 3, err) || bucket_decode_blocks_current(p, dk, true, err))
+	if (bucket_knobs(p, "DECODE", "BS", db, 3, err) ||
+	    bucket_decode_blocks_current(p, dk, true, err))
 		return -1;
 	struct bucket_ranges r = {0};
 	int rc = -1;
