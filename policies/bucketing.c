@@ -488,13 +488,11 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 		*bucket = *f;
 		return false;
 	}
-	/* ctx cap: the largest prepared decode ctx (upstream _fallback_max_ctx, when > 0) and,
-	 * for prompts, ceil((mml-1)/B) (reference 7). */
-	int64_t cmax = b->decode_maxctx > 0 ? b->decode_maxctx : INT32_MAX;
-	if (ph == PHASE_PROMPT) {
-		int64_t pm = bucket_ceil_div(p->max_model_len - 1, p->block_size);
-		cmax = pm < cmax ? pm : cmax;
-	}
+	/* ctx cap (upstream HPUBucketingManager.generate_fallback_bucket): a prompt's at
+	 * ceil((mml-1)/B) only, a decode's at the largest prepared decode ctx
+	 * (_fallback_max_ctx, when > 0). */
+	int64_t cmax = ph == PHASE_PROMPT ? bucket_ceil_div(p->max_model_len - 1, p->block_size)
+		     : b->decode_maxctx > 0 ? b->decode_maxctx : INT32_MAX;
 	struct bshape fb = cur ? bucket_fallback_current(p, t.v[0], t.v[1], t.v[2], cmax)
 			       : bucket_fallback_docs(p, ph, t.v[0], t.v[1], t.v[2]);
 	*bucket = fb;

@@ -652,6 +652,21 @@ START_TEST(current_upstream_found)
 	cset("bucketing.strategy", "unified");
 	ck_assert_str_eq(make_fail().field, "server.max_num_seqs");
 	config_release(&cfg);
+	/* generate_fallback_bucket caps a prompt fallback's ctx at ceil((mml - 1) / B) only (the
+	 * prepared decode maximum caps decode fallbacks): mml 1024, nhb 5 with contiguous PA, so
+	 * decode blocks end at 5; prompt (2, 100, 5) misses (bs 2 > mnps 1) and falls back to
+	 * (min(fb(2, 2) = 4, mns 4), fb(100, 32) = 5 * 32 = 160, min(fb(5, 32) = 64, 1023 // 128 + 1
+	 * = 8)) = (4, 160, 8) */
+	base("current", "1024", "4", "5");
+	cset("server.contiguous_pa", "true");
+	b = make(&p);
+	bool fb = false;
+	struct bshape got = look(b, PHASE_PROMPT, 2, 100, 5, 0, &fb);
+	ck_assert(fb);
+	ck_assert_int_eq(got.v[0], 4);
+	ck_assert_int_eq(got.v[1], 160);
+	ck_assert_int_eq(got.v[2], 8);
+	done(b);
 	base("current", "1024", "2", "500");
 	cset("bucketing.strategy", "unified");
 	b = make(&p);

@@ -5,14 +5,18 @@ Not part of `make check`: it needs an export of upstream's Python (never committ
 tests/README.md, "Cross-check against upstream".
 
   upstream_buckets.py one UPSTREAM_DIR [--set KEY=VALUE]... [--env NAME=VALUE]...
+                         [--lookup PHASE:SHAPE]...
       Runs upstream's HPUBucketingManager on one configuration, given with the same --set/--env
       arguments as `bucketsim buckets`, and prints {"prompt": [...], "decode": [...]} (or
       {"unified": [...]}, or {"error": "..."} when upstream raises) as bucketsim's
-      --format json spells those keys.
+      --format json spells those keys, and "lookups": the bucket of each look-up in order
+      (find_prompt_bucket, find_decode_bucket, find_unified_bucket; a fallback is appended to
+      the list and seen by later look-ups).
   upstream_buckets.py compare UPSTREAM_DIR BUCKETSIM N SEED [--version current|docs]
                              [--unified-dir DIR] [--workdir DIR]
-      Draws N random configurations, runs both, prints one line per mismatch with a reproducer
-      and a summary of the configurations compared per strategy and phase.
+      Draws N random configurations and six look-ups each, runs both, prints one line per
+      mismatch with a reproducer and a summary of the configurations compared per strategy and
+      phase.
 
 UPSTREAM_DIR holds vllm_gaudi/extension of vllm-gaudi (current = main).  Unified bucketing was
 removed from main; --unified-dir holds the same export of the last commit that had it
@@ -99,17 +103,21 @@ def install_habana_stub():
 
 
 def parse_args(argv):
-    """--set KEY=VALUE / --env NAME=VALUE pairs into two dicts."""
-    sets, env = {}, {}
+    """--set KEY=VALUE / --env NAME=VALUE pairs into two dicts, --lookup PHASE:SHAPE into a list."""
+    sets, env, lookups = {}, {}, []
     i = 0
     while i < len(argv):
         opt = argv[i]
+        if opt == "--lookup" and i + 1 < len(argv):
+            lookups.append(argv[i + 1])
+            i += 2
+            continue
         if opt not in ("--set", "--env") or i + 1 >= len(argv) or "=" not in argv[i + 1]:
             raise SystemExit(f"upstream_buckets: bad argument {opt!r}")
         k, v = argv[i + 1].split("=", 1)
         (sets if opt == "--set" else env)[k] = v
         i += 2
-    return sets, env
+    return sets, env, lookups
 
 
 def as_bool(s):
@@ -139,7 +147,7 @@ class Upstream:
         self.unified = os.path.exists(os.path.join(root, pkg.replace(".", "/"),
                                                    "bucketing/unified.py"))
 
-    def run(self, sets, env):
+    def run(self, sets, env, lookups=()):
         for k in list(os.environ):
             if k.startswith(("VLLM_", "PT_HPU_")):
                 del os.environ[k]
@@ -188,15 +196,36 @@ class Upstream:
                 if not self.unified:
                     return {"error": "this export has no unified bucketing"}
                 mgr.generate_unified_buckets()
-                return {"unified": [list(b) for b in mgr.unified_buckets]}
+                res = {"unified": [list(b) for b in mgr.unified_buckets]}
+                return self.look(mgr, res, lookups)
             if not cfg.use_bucketing:
                 return {"prompt": [], "decode": []}
             mgr.generate_prompt_buckets()
             mgr.generate_decode_buckets()
-            return {"prompt": [list(b) for b in mgr.prompt_buckets],
-                    "decode": [list(b) for b in mgr.decode_buckets]}
+            res = {"prompt": [list(b) for b in mgr.prompt_buckets],
+                   "decode": [list(b) for b in mgr.decode_buckets]}
+            return self.look(mgr, res, lookups)
         except Exception as ex:  # upstream's own failure is a result too
             return {"error": f"{type(ex).__name__}: {ex}".splitlines()[0]}
+
+
+    @staticmethod
+    def look(mgr, res, lookups):
+        """The runner's look-ups, in order (a fallback bucket is appended to the list and seen
+        by later look-ups); LOOKUPS as bucketsim's --lookup PHASE:SHAPE."""
+        out = []
+        for lk in lookups:
+            ph, shape = lk.split(":")
+            v = [int(x) for x in shape.split(",")]
+            if ph == "prompt":
+                b = mgr.find_prompt_bucket(v[0], v[1], v[2])
+            elif ph == "decode":
+                b = mgr.find_decode_bucket(v[0], v[2])
+            else:
+                b = mgr.find_unified_bucket(v[0], v[1], v[2], v[3])
+            out.append(list(b))
+        res["lookups"] = out
+        return res
 
 
 def worker_main(root):
@@ -205,8 +234,8 @@ def worker_main(root):
     logging.disable(logging.CRITICAL)
     up = Upstream(root)
     for line in sys.stdin:
-        sets, env = json.loads(line)
-        sys.stdout.write(json.dumps(up.run(sets, env)) + "\n")
+        sets, env, lookups = json.loads(line)
+        sys.stdout.write(json.dumps(up.run(sets, env, lookups)) + "\n")
         sys.stdout.flush()
 
 
@@ -215,8 +244,8 @@ class Worker:
         self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "_worker", root],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-    def run(self, sets, env):
-        self.p.stdin.write(json.dumps([sets, env]) + "\n")
+    def run(self, sets, env, lookups):
+        self.p.stdin.write(json.dumps([sets, env, lookups]) + "\n")
         self.p.stdin.flush()
         line = self.p.stdout.readline()
         if not line:
@@ -237,14 +266,17 @@ def bucketsim_args(sets, env):
     return a
 
 
-def run_bucketsim(exe, version, sets, env):
+def run_bucketsim(exe, version, sets, env, lookups):
     r = subprocess.run([exe, "buckets", "--format", "json", "--set", f"bucketing.version={version}"]
-                       + bucketsim_args(sets, env), capture_output=True, text=True)
+                       + bucketsim_args(sets, env) + [a for lk in lookups for a in ("--lookup", lk)],
+                       capture_output=True, text=True)
     if r.returncode != 0:
         err = [l for l in r.stderr.splitlines() if "error" in l]
         return {"error": (err[-1] if err else r.stderr.strip()) + f" (exit {r.returncode})"}
     j = json.loads(r.stdout)
-    return {k: j[k] for k in ("prompt", "decode", "unified") if k in j}
+    res = {k: j[k] for k in ("prompt", "decode", "unified") if k in j}
+    res["lookups"] = [lk["bucket"] for lk in j["lookups"]]
+    return res
 
 
 # ---- random configurations ----
@@ -378,6 +410,27 @@ def draw_docs_env(rng, strategy, env, B):
     return env
 
 
+def draw_lookups(rng, sets, env, unified):
+    """Six runtime shapes around and beyond the lists' limits, as --lookup arguments."""
+    mml, B = int(sets["server.max_model_len"]), int(sets["server.block_size"])
+    mns, mnbt = int(sets["server.max_num_seqs"]), int(sets["server.max_num_batched_tokens"])
+    mnps = int(env.get("VLLM_PROMPT_BS_BUCKET_MAX", sets["server.max_num_prefill_seqs"]))
+    nhb = int(sets["server.num_kv_blocks"])
+    out = []
+    for _ in range(6):
+        if unified:
+            q = rng.randint(1, int(mnbt * 1.2) + 1)
+            out.append(f"unified:{q},{rng.randint(0, mml // B + 2)},{rng.randint(0, nhb + 2)},"
+                       f"{rng.randint(0, 1)}")
+        elif rng.random() < 0.5:
+            out.append(f"prompt:{rng.randint(1, max(mnps, 1) + 1)},{rng.randint(1, int(mnbt * 1.2) + 1)},"
+                       f"{rng.randint(0, mml // B + 2) if rng.random() < 0.6 else 0}")
+        else:
+            out.append(f"decode:{rng.randint(1, mns + 3)},1,"
+                       f"{rng.randint(1, max(mml * mns // B, 1) * 2 if rng.random() < 0.2 else max(nhb, 1) + 2)}")
+    return out
+
+
 def too_big_docs(sets, env):
     """The July 2025 prompt triangle: bs x seq x ctx values (upper estimate)."""
     mml, B = int(sets["server.max_model_len"]), int(sets["server.block_size"])
@@ -434,7 +487,7 @@ def too_big(sets, env):
 def phase_summary(res):
     if "error" in res:
         return "error"
-    return ", ".join(f"{k} {len(v)}" for k, v in res.items())
+    return ", ".join(f"{k} {len(v)}" for k, v in res.items() if k != "lookups")
 
 
 def compare_main(argv):
@@ -459,8 +512,9 @@ def compare_main(argv):
             continue
         unified = sets["bucketing.strategy"] == "unified" or \
             as_bool(env.get("VLLM_UNIFIED_ATTN", "false"))
-        up = (uni if unified else head).run(sets, env)
-        bs = run_bucketsim(exe, version, sets, env)
+        lookups = draw_lookups(rng, sets, env, unified)
+        up = (uni if unified else head).run(sets, env, lookups)
+        bs = run_bucketsim(exe, version, sets, env, lookups)
         strat = sets["bucketing.strategy"]
         if env.get("VLLM_EXPONENTIAL_BUCKETING"):
             strat = "exponential" if as_bool(env["VLLM_EXPONENTIAL_BUCKETING"]) else "linear"
@@ -469,6 +523,10 @@ def compare_main(argv):
         phases = ["unified"] if unified else ["prompt", "decode"]
         st = stats.setdefault(strat, {})
         bad = []
+        if "error" not in up and "error" not in bs:
+            phases.append("lookups")
+            if unified:   # a miss: upstream returns the 3-tuple (query, shared, unique)
+                bs["lookups"] = [b[:len(u)] for b, u in zip(bs["lookups"], up["lookups"])]
         for ph in phases + ["error"]:
             if ph == "error":
                 a, b = "error" in up, "error" in bs
@@ -494,14 +552,19 @@ def compare_main(argv):
                 if ph == "error":
                     detail.append(f"upstream: {up.get('error', phase_summary(up))} | "
                                   f"bucketsim: {bs.get('error', phase_summary(bs))}")
+                elif ph == "lookups":
+                    detail.append("lookups: " + ", ".join(
+                        f"{lk} -> upstream {u} bucketsim {b}"
+                        for lk, u, b in zip(lookups, up[ph], bs[ph]) if u != b))
                 else:
                     u, b = set(map(tuple, up[ph])), set(map(tuple, bs[ph]))
                     detail.append(f"{ph}: upstream {len(up[ph])} bucketsim {len(bs[ph])}; "
                                   f"only upstream {sorted(u - b)[:4]} only bucketsim "
                                   f"{sorted(b - u)[:4]}")
             print(f"MISMATCH #{i} [{strat}] {'; '.join(detail)}")
+            look = " ".join(f"--lookup {lk}" for lk in lookups)
             print(f"  repro: bucketsim buckets --format json --set bucketing.version={version} "
-                  f"{' '.join(bucketsim_args(sets, env))}")
+                  f"{' '.join(bucketsim_args(sets, env))} {look}")
     head.close()
     if uni:
         uni.close()
@@ -519,8 +582,8 @@ def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "one":
         import logging
         logging.disable(logging.CRITICAL)
-        sets, env = parse_args(sys.argv[3:])
-        print(json.dumps(Upstream(sys.argv[2]).run(sets, env)))
+        sets, env, lookups = parse_args(sys.argv[3:])
+        print(json.dumps(Upstream(sys.argv[2]).run(sets, env, lookups)))
         return 0
     if len(sys.argv) >= 2 and sys.argv[1] == "compare":
         return compare_main(sys.argv[2:])
