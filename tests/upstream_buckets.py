@@ -291,16 +291,17 @@ def draw_file(rng, path, B, mml, mns):
         kind = rng.random()
         bs = rng.choice([1, 2, 4, [1, 2, 4], f"range(1, {rng.randint(2, 9)})"])
         if kind < 0.5:   # decode
+            st = rng.choice([B, 32, 7])
             c = rng.choice([rng.randint(0, 4 * mml // B + 1),
-                            f"range({B}, {B * rng.randint(2, 12)}, {rng.choice([B, 32, 7])})",
+                            f"range({B}, {B + st * rng.randint(1, 40)}, {st})",
                             [rng.randint(0, 64) for _ in range(3)]])
-            dbs = rng.choice([rng.randint(1, mns + 2), [1, 8, 64], f"range(1, {mns + 2}, 3)"])
+            dbs = rng.choice([rng.randint(1, mns + 2), [1, 8, 64], f"range(1, {min(mns + 2, 60)}, 3)"])
             lines.append(f"({dbs}, 1, {c})")
         else:
             q = rng.choice([rng.randint(2, mml + 64), [B, 2 * B, 4 * B],
-                            f"range({B}, {min(2 * mml, 64 * B)}, {rng.choice([B, 100])})"])
+                            f"range({B}, {min(2 * mml, B + 16 * max(B, 100))}, {rng.choice([B, 100])})"])
             c = rng.choice([0, rng.randint(0, mml // B + 2), [0, 1, 2, 4],
-                            f"range(0, {min(mml // B + 3, 200)})"])
+                            f"range(0, {min(mml // B + 3, 64)})"])
             lines.append(f"({bs}, {q}, {c})" if rng.random() < 0.7 else f"{bs}, {q}, {c}")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
