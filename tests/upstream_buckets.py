@@ -18,9 +18,10 @@ tests/README.md, "Cross-check against upstream".
       mismatch with a reproducer and a summary of the configurations compared per strategy and
       phase.
 
-UPSTREAM_DIR holds vllm_gaudi/extension of vllm-gaudi (current = main).  Unified bucketing was
-removed from main; --unified-dir holds the same export of the last commit that had it
-(bucketing/unified.py), used for the unified configurations.
+UPSTREAM_DIR holds vllm_gaudi/extension of vllm-gaudi (version current = main), or, with
+--version docs, vllm_hpu_extension of the July 2025 extension.  Unified bucketing was removed from
+main; --unified-dir holds a vllm_gaudi/extension export that has it (bucketing/unified.py: the
+last commit with it for current, the alpha commit for docs), used for unified configurations.
 
 How a bucketsim configuration maps to upstream's inputs (what the runner passes, see
 HPUModelRunner.__init__ and warmup_model in vllm_gaudi/v1/worker/hpu_model_runner.py):
@@ -32,8 +33,9 @@ HPUModelRunner.__init__ and warmup_model in vllm_gaudi/v1/worker/hpu_model_runne
   VLLM_CONTIGUOUS_PA (unset when the key is unset); bucketing.strategy -> VLLM_BUCKETING_STRATEGY
   (exp, lin, pad), `file` -> VLLM_BUCKETING_FROM_FILE=bucketing.file, `unified` ->
   VLLM_UNIFIED_ATTN; a variable given with --env wins over the key it stands for.
-  server.prefix_caching is vLLM's --enable-prefix-caching: upstream's runtime config does not
-  read it (its prefix_caching value is derived from VLLM_CONTIGUOUS_PA), so it is not passed.
+  server.prefix_caching is vLLM's --enable-prefix-caching, given to the runtime config as
+  set_vllm_config does; vllm-gaudi main's runtime config ignores it (its prefix_caching value is
+  derived from VLLM_CONTIGUOUS_PA), the July 2025 one derives contiguous PA from it.
 
 Stubs: only what the bucketing modules import and this machine may lack: numpy (float_power is
 C pow(), as math.pow; arange of integers is range) and packaging (only used by features that
@@ -47,6 +49,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 import types
 
 STRATEGY_ENV = {"exponential": "exp", "linear": "lin", "padding_aware": "pad"}
@@ -433,7 +436,8 @@ def draw_lookups(rng, sets, env, unified):
 
 
 def too_big_docs(sets, env):
-    """The July 2025 prompt triangle: bs x seq x ctx values (upper estimate)."""
+    """The July 2025 prompt triangle: bs x seq x ctx values (upper estimate), skipped when
+    large."""
     mml, B = int(sets["server.max_model_len"]), int(sets["server.block_size"])
     lin = sets["bucketing.strategy"] == "linear"
     if "VLLM_EXPONENTIAL_BUCKETING" in env:
@@ -442,13 +446,17 @@ def too_big_docs(sets, env):
         return False
     step = int(env.get("VLLM_PROMPT_SEQ_BUCKET_STEP", B)) if lin else B
     smax = int(env.get("VLLM_PROMPT_SEQ_BUCKET_MAX", mml)) if lin else mml
+    if lin and as_bool(env.get("VLLM_MERGED_PREFILL", sets["server.merged_prefill"])):
+        smax = min(int(sets["server.max_num_seqs"]) * smax,
+                   int(sets["server.max_num_batched_tokens"]))
     nseq = (max(smax, 1) // max(step, 1) + 8) if lin else int(env.get("VLLM_PROMPT_SEQ_BUCKET_LIMIT", 20))
     nctx = max(smax, 1) // B + 1 if as_bool(sets["server.prefix_caching"]) else 1
     mns, nhb = int(sets["server.max_num_seqs"]), int(sets["server.num_kv_blocks"])
     dstep = int(env.get("VLLM_DECODE_BLOCK_BUCKET_STEP", B)) if lin else B
     dmax = int(env.get("VLLM_DECODE_BLOCK_BUCKET_MAX", nhb)) if lin else nhb
     decode = (mns // 2 + 8) * (max(dmax, 1) // max(dstep, 1) + 8)
-    return nseq * nctx * 16 > 150000 or decode > 150000
+    # the July 2025 code lists its omitted buckets in quadratic time: keep the lists small
+    return nseq * nctx * 8 > 30000 or decode > 150000
 
 
 def too_big(sets, env):
@@ -514,7 +522,11 @@ def compare_main(argv):
         unified = sets["bucketing.strategy"] == "unified" or \
             as_bool(env.get("VLLM_UNIFIED_ATTN", "false"))
         lookups = draw_lookups(rng, sets, env, unified)
+        t0 = time.monotonic()
         up = (uni if unified else head).run(sets, env, lookups)
+        if os.environ.get("UPSTREAM_BUCKETS_VERBOSE") and time.monotonic() - t0 > 2:
+            print(f"slow #{i}: upstream took {time.monotonic() - t0:.1f} s: "
+                  f"{' '.join(bucketsim_args(sets, env))}", flush=True)
         bs = run_bucketsim(exe, version, sets, env, lookups)
         strat = sets["bucketing.strategy"]
         if env.get("VLLM_EXPONENTIAL_BUCKETING"):
