@@ -818,6 +818,31 @@ START_TEST(docs_linear)
 }
 END_TEST
 
+/* The legacy linear decode list may be empty (found by the cross-check against the July 2025
+ * code): blocks (412, 128, 433) keep no value (the ramp starts above the step, the multiples of
+ * 128 up to 433 are below the minimum), so nothing is warmed up and a decode look-up falls back
+ * to (2^ceil(log2 3), 1, ceil(100 / 2) * 2) = (4, 1, 100). */
+START_TEST(docs_linear_empty_decode)
+{
+	base("docs", "1024", "8", "3593");
+	cset("bucketing.strategy", "linear");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MIN=412");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=433");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 0);
+	ck_assert_uint_gt(count(b, PHASE_PROMPT), 0);
+	struct bshape *w = NULL;
+	ck_assert_uint_eq(bucketer_warmup(b, PHASE_DECODE, &w), 0);
+	free(w);
+	bool fb = false;
+	struct bshape got = look(b, PHASE_DECODE, 3, 1, 100, 0, &fb);
+	ck_assert(fb);
+	SHAPE_IS(got, 4, 1, 100);
+	done(b);
+}
+END_TEST
+
 START_TEST(docs_padding_aware_is_error)
 {
 	base("docs", "1024", "4", "5781");
@@ -1710,6 +1735,7 @@ int main(void)
 	tcase_add_test(tc, docs_seed);
 	tcase_add_test(tc, docs_linear);
 	tcase_add_test(tc, docs_padding_aware_is_error);
+	tcase_add_test(tc, docs_linear_empty_decode);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unified");
 	tcase_add_test(tc, unified_counts);
