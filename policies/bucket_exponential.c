@@ -58,8 +58,6 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 	brange_exp(&r.ctx, pc[0], pc[1], pc[2], pc[3], cpa);
 	brange_exp(&r.dbs, db[0], db[1], db[2], db[3], cpa);
 	brange_exp(&r.blocks, dk[0], dk[1], dk[2], dk[3], cpa);
-	if (cpa && r.blocks.n && r.blocks.v[r.blocks.n - 1] < nhb)
-		ivec_push(&r.blocks, nhb);
 	bucket_cfg_line(g->prompt_cfg, sizeof g->prompt_cfg,
 			"Prompt bucket config (min, step, max_warmup, limit)", 4,
 			p->merged_prefill ? 7u : 0u, "bs", pb, "query", pq, "blocks", pc);

@@ -252,10 +252,19 @@ int bucket_finish_current(const struct bucket_params *p, const struct bucket_ran
 	    bucket_check_range(&r->dbs, "decode bs", err) ||
 	    bucket_check_range(&r->blocks, "decode block", err))
 		return -1;
-	if (bucket_combine_prompt(p, &r->bs, &r->query, &r->ctx, &g->prompt, err) ||
-	    bucket_combine_decode(p, &r->dbs, &r->blocks, &g->decode, err))
+	if (bucket_combine_prompt(p, &r->bs, &r->query, &r->ctx, &g->prompt, err))
 		return -1;
-	return 0;
+	/* upstream HPUBucketingManager.generate_decode_buckets, for every strategy: with
+	 * contiguous PA, num_hpu_blocks is appended to the block range when the range ends below
+	 * it (the range is sorted, so this is its new maximum) */
+	struct ivec blocks = {0};
+	for (size_t i = 0; i < r->blocks.n; i++)
+		ivec_push(&blocks, r->blocks.v[i]);
+	if (p->contiguous_pa && blocks.n && blocks.v[blocks.n - 1] < p->num_kv_blocks)
+		ivec_push(&blocks, p->num_kv_blocks);
+	int rc = bucket_combine_decode(p, &r->dbs, &blocks, &g->decode, err);
+	ivec_free(&blocks);
+	return rc;
 }
 
 void bucket_merged_override(const struct bucket_params *p, int64_t *pb, int64_t *pq, int64_t *pc,
@@ -270,19 +279,22 @@ void bucket_merged_override(const struct bucket_params *p, int64_t *pb, int64_t 
 	pc[2] = maxctx * p->max_num_prefill_seqs;
 }
 
-int bucket_decode_blocks_current(const struct bucket_params *p, int64_t *dk, struct bs_err *err)
+int bucket_decode_blocks_current(const struct bucket_params *p, int64_t *dk, bool min_vs_max,
+				 struct bs_err *err)
 {
 	int64_t nhb = p->num_kv_blocks, defmax = dk[2];
 	if (bucket_knobs(p, "DECODE", "BLOCK", dk, 3, err))
 		return -1;
-	/* upstream: the maximum is clamped to num_kv_blocks with contiguous PA only; a minimum
-	 * above num_kv_blocks becomes max(1, num_kv_blocks - step); the pad_max default is a
-	 * quarter of the default maximum */
+	/* upstream: the maximum is clamped to num_kv_blocks with contiguous PA only; the pad_max
+	 * default is a quarter of the default maximum.  A minimum above a bound X becomes
+	 * max(1, X - step): X is the (clamped) maximum in LinearBucketingStrategy.get_decode_cfgs,
+	 * num_kv_blocks (max_blocks) in PaddingAwareBucketingStrategy.get_decode_cfgs. */
 	dk[3] = bucket_ceil_div(defmax, 4);
 	if (p->contiguous_pa && dk[2] > nhb)
 		dk[2] = nhb;
-	if (dk[0] > nhb)
-		dk[0] = max64(1, nhb - dk[1]);
+	int64_t bound = min_vs_max ? dk[2] : nhb;
+	if (dk[0] > bound)
+		dk[0] = max64(1, bound - dk[1]);
 	return 0;
 }
 

@@ -145,7 +145,8 @@ struct bucket_ranges {
 };
 void bucket_ranges_release(struct bucket_ranges *r);
 /* Version current from ranges to lists: the range checks, then bucket_combine_prompt and
- * bucket_combine_decode into G. */
+ * bucket_combine_decode into G; with contiguous PA, num_kv_blocks is appended to a block range
+ * that ends below it (upstream's manager does this for every strategy). */
 int bucket_finish_current(const struct bucket_params *p, const struct bucket_ranges *r,
 			  struct bgen *g, struct bs_err *err);
 /* Version current's prompt filter (reference 2.4; merged prefill has its own) and the
@@ -159,8 +160,10 @@ void bucket_merged_override(const struct bucket_params *p, int64_t *pb, int64_t 
 /* Version current's decode block config of the linear family: DK holds the defaults (min,
  * step, max); reads the MIN/STEP/MAX knobs, sets DK[3] to a quarter of the default maximum
  * (the pad_max default), clamps the maximum to num_kv_blocks with contiguous PA only and a
- * minimum above num_kv_blocks to max(1, num_kv_blocks - step). */
-int bucket_decode_blocks_current(const struct bucket_params *p, int64_t *dk, struct bs_err *err);
+ * minimum above a bound to max(1, bound - step): the bound is the maximum with MIN_VS_MAX
+ * (linear), num_kv_blocks without (padding-aware). */
+int bucket_decode_blocks_current(const struct bucket_params *p, int64_t *dk, bool min_vs_max,
+				 struct bs_err *err);
 /* Version docs' prompt list: for each (bs, seq), ctx 0 or, with prefix caching, the triangle
  * 0..(SMAX - seq) // B; kept when bs * (seq + ctx * B) <= mnbt and (unless NO_MML_CHECK)
  * seq <= mml; when nothing is kept, all are kept with a warning, as the server does. */

@@ -28,7 +28,8 @@ static int gen_current(const struct bucket_params *p, struct bgen *g, struct bs_
 	int64_t dk[5] = {B, B,
 			 p->contiguous_pa ? p->num_kv_blocks : max64(bucket_ceil_div(mml * mns, B), B),
 			 0, 25};
-	if (bucket_knobs(p, "DECODE", "BS", db, 5, err) || bucket_decode_blocks_current(p, dk, err) ||
+	if (bucket_knobs(p, "DECODE", "BS", db, 5, err) ||
+	    bucket_decode_blocks_current(p, dk, false, err) ||
 	    bucket_knob(p, "DECODE", "BLOCK", "PAD_MAX", &dk[3], err) < 0 ||
 	    bucket_knob(p, "DECODE", "BLOCK", "PAD_PERCENT", &dk[4], err) < 0)
 		return -1;

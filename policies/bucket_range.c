@@ -174,7 +174,9 @@ void brange_exp_fill(struct ivec *out, int64_t bmin, int64_t bstep, int64_t bmax
 
 int brange_lin(struct ivec *out, int64_t bmin, int64_t bstep, int64_t bmax, bool head_zero)
 {
-	if (bstep < 1)
+	/* upstream linear.warmup_range asserts min <= max on the given minimum, before the 0
+	 * case replaces it by the step: (0, 13, 1) is valid and gives [0] */
+	if (bstep < 1 || bmin > bmax)
 		return -1;
 	bool add0 = false;
 	if (bmin == 0 && head_zero) {
@@ -185,8 +187,8 @@ int brange_lin(struct ivec *out, int64_t bmin, int64_t bstep, int64_t bmax, bool
 		add0 = true;
 		bmin = bstep;
 	}
-	if (bmin < 1 || bmin > bmax)
-		return -1;   /* upstream asserts min <= max (after the 0 case) */
+	if (bmin < 1)
+		return -1;
 	struct ivec s = {0};
 	for (int64_t x = bmin; x < bstep && x <= bmax; x *= 2)
 		ivec_push(&s, x);

@@ -10,25 +10,34 @@
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-static bool keep(const struct bucket_params *p, bool alpha, int64_t q, int64_t s, int64_t u,
-		 int causal)
+/* Upstream generate_unified_buckets' filter: 1 keep, 0 drop, -1 where upstream divides by zero
+ * (causal: shared * B // min(max_num_seqs, query) with a query of 0, which the alpha ranges
+ * hold when max_num_seqs < 4; non-causal in the last version: shared * B // (query // 2) with a
+ * query of 1, held when max_num_seqs = 1).  Python evaluates the conditions left to right and
+ * stops at the first false one, as the C below does. */
+static int keep(const struct bucket_params *p, bool alpha, int64_t q, int64_t s, int64_t u,
+		int causal)
 {
 	int64_t B = p->block_size, mml = p->max_model_len, mns = p->max_num_seqs;
 	if (causal) {
 		int64_t d = min64(mns, q);
-		return d > 0 && (s * B) / d <= mml;   /* upstream divides by zero here: dropped */
+		if (d <= 0)
+			return -1;
+		return (s * B) / d <= mml;
 	}
 	if (q > mns || !(s > 0 || u > 0))
-		return false;
+		return 0;
 	if (s != 0) {
 		if (alpha && !(q > 1))
-			return false;
-		if (q / 2 == 0 || (s * B) / (q / 2) > mml)
-			return false;
+			return 0;
+		if (q / 2 <= 0)
+			return -1;
+		if ((s * B) / (q / 2) > mml)
+			return 0;
 	}
 	if (!alpha && !(s > 0 || q <= u))
-		return false;
-	return true;
+		return 0;
+	return 1;
 }
 
 static int gen(const struct bucket_params *p, struct bgen *g, bool alpha, struct bs_err *err)
@@ -66,9 +75,24 @@ static int gen(const struct bucket_params *p, struct bgen *g, bool alpha, struct
 	for (size_t i = 0; i < q.n; i++)
 		for (size_t j = 0; j < s.n; j++)
 			for (size_t k = 0; k < u.n; k++)
-				for (int c = 0; c < 2; c++)
-					if (keep(p, alpha, q.v[i], s.v[j], u.v[k], c))
+				for (int c = 0; c < 2; c++) {
+					int kp = keep(p, alpha, q.v[i], s.v[j], u.v[k], c);
+					if (kp < 0) {
+						bs_errf(err, BS_EXIT_INPUT, p->cfg ? p->cfg->file : NULL,
+							0, "server.max_num_seqs",
+							"unified bucketing of bucketing.version %s "
+							"cannot start with max_num_seqs = %lld: the "
+							"bucket (%lld, %lld, %lld, %d) makes the server's "
+							"generate_unified_buckets divide by zero (need "
+							"max_num_seqs >= %d)",
+							alpha ? "docs" : "current", (long long)mns,
+							(long long)q.v[i], (long long)s.v[j],
+							(long long)u.v[k], c, alpha ? 4 : 2);
+						goto out;
+					}
+					if (kp)
 						blist_push(&g->unified, q.v[i], s.v[j], u.v[k], c);
+				}
 	blist_sort_unique(&g->unified);
 	rc = g->unified.n ? 0 : bucket_empty_error("unified", err);
 out:

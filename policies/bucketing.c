@@ -189,6 +189,16 @@ static int check_env(struct bucket_params *p, const struct config *cfg, struct b
 	return 0;
 }
 
+bool bucket_contiguous_pa_auto(enum bucket_version v, bool prefix_caching)
+{
+	/* docs (vllm-hpu-extension features): use_contiguous_pa = Disabled('prefix_caching'), with
+	 * prefix_caching taken from vLLM's cache config.  current (vllm-gaudi
+	 * extension/environment.py, _get_prefix): the runtime config's prefix_caching is derived
+	 * from VLLM_CONTIGUOUS_PA alone, so without that variable contiguous PA is off whatever
+	 * vLLM's --enable-prefix-caching says. */
+	return v == BUCKET_VERSION_DOCS && !prefix_caching;
+}
+
 static int need_key(const struct config *cfg, const char *key, struct bs_err *err)
 {
 	if (!config_is_set(cfg, key))
@@ -209,12 +219,13 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	p->block_size = (int32_t)config_int(cfg, "server.block_size");
 	p->num_kv_blocks = config_int(cfg, "server.num_kv_blocks");
 	p->prefix_caching = config_bool(cfg, "server.prefix_caching");
-	p->contiguous_pa = config_is_set(cfg, "server.contiguous_pa")
-				   ? config_bool(cfg, "server.contiguous_pa") : !p->prefix_caching;
 	p->merged_prefill = config_bool(cfg, "server.merged_prefill");
 	p->skip_warmup = config_bool(cfg, "bucketing.skip_warmup");
 	p->version = strcmp(config_str(cfg, "bucketing.version"), "docs") ? BUCKET_VERSION_CURRENT
 									 : BUCKET_VERSION_DOCS;
+	p->contiguous_pa = config_is_set(cfg, "server.contiguous_pa")
+				   ? config_bool(cfg, "server.contiguous_pa")
+				   : bucket_contiguous_pa_auto(p->version, p->prefix_caching);
 	const char *sname = config_str(cfg, "bucketing.strategy");
 	const char *strategy_src = "bucketing.strategy";
 	if (!(p->strategy = bucket_strategy_find(sname)))
@@ -477,13 +488,11 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 		*bucket = *f;
 		return false;
 	}
-	/* ctx cap: the largest prepared decode ctx (upstream _fallback_max_ctx, when > 0) and,
-	 * for prompts, ceil((mml-1)/B) (reference 7). */
-	int64_t cmax = b->decode_maxctx > 0 ? b->decode_maxctx : INT32_MAX;
-	if (ph == PHASE_PROMPT) {
-		int64_t pm = bucket_ceil_div(p->max_model_len - 1, p->block_size);
-		cmax = pm < cmax ? pm : cmax;
-	}
+	/* ctx cap (upstream HPUBucketingManager.generate_fallback_bucket): a prompt's at
+	 * ceil((mml-1)/B) only, a decode's at the largest prepared decode ctx
+	 * (_fallback_max_ctx, when > 0). */
+	int64_t cmax = ph == PHASE_PROMPT ? bucket_ceil_div(p->max_model_len - 1, p->block_size)
+		     : b->decode_maxctx > 0 ? b->decode_maxctx : INT32_MAX;
 	struct bshape fb = cur ? bucket_fallback_current(p, t.v[0], t.v[1], t.v[2], cmax)
 			       : bucket_fallback_docs(p, ph, t.v[0], t.v[1], t.v[2]);
 	*bucket = fb;

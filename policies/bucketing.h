@@ -105,6 +105,10 @@ struct bucket_params {
 	char warnings[2048];
 };
 
+/* server.contiguous_pa when it is not set: in version docs not server.prefix_caching, in
+ * version current false (VLLM_CONTIGUOUS_PA alone turns it on). */
+bool bucket_contiguous_pa_auto(enum bucket_version v, bool prefix_caching);
+
 /* server.max_model_len and server.num_kv_blocks must be resolved (set or derived) first.
  * Also checks every --env name against env_var_defs[]: an unknown one warns (with the nearest
  * known name when one is close), or is an error (exit 3) when sim.strict is true. */

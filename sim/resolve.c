@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "policies/bucketing.h"
 
 /* VLLM_GRAPH_RESERVED_MEM: the fraction of the usable free memory kept for HPU graphs
  * (vllm-gaudi HPUWorker.determine_available_memory; default 0.1).  Upstream falls back to the
@@ -67,7 +70,10 @@ int sim_resolve_config(struct config *cfg, struct cost_model **cm_out, struct bs
 	}
 	if (!config_is_set(cfg, "server.contiguous_pa"))
 		config_set_derived(cfg, "server.contiguous_pa",
-				   config_bool(cfg, "server.prefix_caching") ? "false" : "true");
+				   bucket_contiguous_pa_auto(
+					   strcmp(config_str(cfg, "bucketing.version"), "docs")
+						   ? BUCKET_VERSION_CURRENT : BUCKET_VERSION_DOCS,
+					   config_bool(cfg, "server.prefix_caching")) ? "true" : "false");
 	*cm_out = cm;
 	return 0;
 }

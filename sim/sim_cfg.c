@@ -25,8 +25,9 @@ const struct cfg_def sim_cfg_defs[] = {
 	{"server.prefix_caching", CFG_BOOL, "true", 0, 0, NULL, "",
 	 "automatic prefix caching (on by default in vLLM V1)"},
 	{"server.contiguous_pa", CFG_BOOL, NULL, 0, 0, NULL, "",
-	 "contiguous paged attention; auto = not server.prefix_caching (env VLLM_CONTIGUOUS_PA "
-	 "overrides)"},
+	 "contiguous paged attention; auto = false in bucketing.version current (only "
+	 "VLLM_CONTIGUOUS_PA turns it on), not server.prefix_caching in docs (env "
+	 "VLLM_CONTIGUOUS_PA overrides)"},
 	{"server.defrag", CFG_BOOL, NULL, 0, 0, NULL, "",
 	 "vllm-gaudi's online defragmenter (env VLLM_DEFRAG overrides): each step, when the "
 	 "highest KV block id in use exceeds the blocks in use by more than "

@@ -204,7 +204,11 @@ START_TEST(lin_range)
 	brange_lin(&r, 1, 128, 200, true);   /* bmax itself only when a multiple of the step */
 	RANGE_IS(&r, 1, 2, 4, 8, 16, 32, 64, 128);
 	ivec_free(&r);
-	ck_assert_int_eq(brange_lin(&r, 0, 4, 2, true), -1);   /* min := step, then min <= max */
+	/* upstream asserts min <= max on the given minimum, then min := step: 0 <= 2 holds, the
+	 * ramp (4 < 4) and the multiples of 4 up to 2 are empty, so only the 0 remains */
+	ck_assert_int_eq(brange_lin(&r, 0, 4, 2, true), 0);
+	RANGE_IS(&r, 0);
+	ivec_free(&r);
 	ck_assert_int_eq(brange_lin(&r, 8, 4, 2, true), -1);
 	ck_assert_int_eq(brange_lin(&r, 0, 4, 64, false), -1);   /* legacy: no 0 case */
 	ck_assert_int_eq(brange_lin(&r, 1, 0, 64, true), -1);
@@ -571,6 +575,109 @@ END_TEST
  * merged-prefill filter keeps.  Expected list computed with a re-implementation of
  * vllm-gaudi vllm_gaudi/extension/bucketing/{common,exponential}.py (newest stored common.py,
  * the one that imports padding_aware; the rule is unchanged since #739). */
+/* Configurations the cross-check against upstream's Python (tests/upstream_buckets.sh) found
+ * diverging; expected lists worked out by hand from upstream's rules. */
+START_TEST(current_upstream_found)
+{
+	struct bucket_params p;
+	struct bucketer *b;
+	/* LinearBucketingStrategy.get_decode_cfgs: a block minimum above the maximum becomes
+	 * max(1, max - step).  mml 435, mns 8, B 128: max = max(435*8 // 128, 128) = 128, min 300 ->
+	 * max(1, 128 - 128) = 1; blocks (1, 128, 128) = 1, 2, 4, ..., 64, 128; bs (1, 32, 8) =
+	 * 1, 2, 4, 8; keep bs <= blocks, then blocks := min(blocks, bs * ceil(435 / 128) = 4 bs) */
+	base("current", "435", "8", "3593");
+	cset("bucketing.strategy", "linear");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MIN=300");
+	b = make(&p);
+	char *s = list_str(b, PHASE_DECODE);
+	ck_assert_str_eq(s, "[(1, 1, 1), (1, 1, 2), (1, 1, 4), (2, 1, 2), (2, 1, 4), (2, 1, 8), "
+			 "(4, 1, 4), (4, 1, 8), (4, 1, 16), (8, 1, 8), (8, 1, 16), (8, 1, 32)]");
+	free(s);
+	done(b);
+	/* padding-aware compares the minimum with num_kv_blocks instead (PaddingAware
+	 * get_decode_cfgs): min 300 <= 3593 stays, blocks (300, 128, max(ceil(435*8/128), 128) =
+	 * 128) is min > max, which upstream's range asserts against */
+	base("current", "435", "8", "3593");
+	cset("bucketing.strategy", "padding_aware");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MIN=300");
+	ck_assert_str_eq(make_fail().field, "VLLM_DECODE_BLOCK_BUCKET_MAX");
+	config_release(&cfg);
+	/* HPUBucketingManager.generate_decode_buckets appends num_hpu_blocks to the block range of
+	 * every strategy when contiguous PA ends it below: linear blocks (1, 128, nhb = 1000) =
+	 * 1 .. 64 doubling, 128 .. 896 by 128, then 1000; bs 1, 2, 4; no filter with contiguous PA:
+	 * 3 x 15 buckets */
+	base("current", "1024", "4", "1000");
+	cset("bucketing.strategy", "linear");
+	cset("server.contiguous_pa", "true");
+	b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 45);
+	ck_assert(has(b, PHASE_DECODE, 1, 1, 896, 0));
+	ck_assert(has(b, PHASE_DECODE, 4, 1, 1000, 0));
+	done(b);
+	/* padding-aware with a user maximum 512: blocks (128, 128, 512, pad_max ceil(1000/4) = 250,
+	 * 25 %) = 128, 256, 384, 512 (each step pads over 25 %), then 1000; bs (1, 2, 4, 1, 25) =
+	 * 1, 2, 4: 3 x 5 buckets */
+	base("current", "1024", "4", "1000");
+	cset("bucketing.strategy", "padding_aware");
+	cset("server.contiguous_pa", "true");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=512");
+	b = make(&p);
+	s = list_str(b, PHASE_DECODE);
+	ck_assert_str_eq(s, "[(1, 1, 128), (1, 1, 256), (1, 1, 384), (1, 1, 512), (1, 1, 1000), "
+			 "(2, 1, 128), (2, 1, 256), (2, 1, 384), (2, 1, 512), (2, 1, 1000), "
+			 "(4, 1, 128), (4, 1, 256), (4, 1, 384), (4, 1, 512), (4, 1, 1000)]");
+	free(s);
+	done(b);
+	/* linear prompt ctx (0, 13, (95 - 32) // 32 = 1): warmup_range asserts 0 <= 1, then the
+	 * step 13 leaves only the 0; B 32, queries 32, 64 (<= 95 and <= mnbt), bs 1 */
+	base("current", "95", "32", "26");
+	cset("server.block_size", "32");
+	cset("bucketing.strategy", "linear");
+	cenv("VLLM_PROMPT_CTX_BUCKET_STEP=13");
+	b = make(&p);
+	s = list_str(b, PHASE_PROMPT);
+	ck_assert_str_eq(s, "[(1, 32, 0), (1, 64, 0)]");
+	free(s);
+	done(b);
+	/* unified: upstream's generate_unified_buckets divides by zero when max_num_seqs = 1
+	 * (current: query 1, shared_blocks * B // (1 // 2)) or < 4 (docs: query max_num_seqs // 4
+	 * = 0 in a causal bucket): an error naming the key */
+	base("current", "1024", "1", "500");
+	cset("bucketing.strategy", "unified");
+	struct bs_err e = make_fail();
+	ck_assert_str_eq(e.field, "server.max_num_seqs");
+	ck_assert_ptr_nonnull(strstr(e.msg, "divide by zero"));
+	config_release(&cfg);
+	base("docs", "1024", "3", "500");
+	cset("bucketing.strategy", "unified");
+	ck_assert_str_eq(make_fail().field, "server.max_num_seqs");
+	config_release(&cfg);
+	/* generate_fallback_bucket caps a prompt fallback's ctx at ceil((mml - 1) / B) only (the
+	 * prepared decode maximum caps decode fallbacks): mml 1024, nhb 5 with contiguous PA, so
+	 * decode blocks end at 5; prompt (2, 100, 5) misses (bs 2 > mnps 1) and falls back to
+	 * (min(fb(2, 2) = 4, mns 4), fb(100, 32) = 5 * 32 = 160, min(fb(5, 32) = 64, 1023 // 128 + 1
+	 * = 8)) = (4, 160, 8) */
+	base("current", "1024", "4", "5");
+	cset("server.contiguous_pa", "true");
+	b = make(&p);
+	bool fb = false;
+	struct bshape got = look(b, PHASE_PROMPT, 2, 100, 5, 0, &fb);
+	ck_assert(fb);
+	ck_assert_int_eq(got.v[0], 4);
+	ck_assert_int_eq(got.v[1], 160);
+	ck_assert_int_eq(got.v[2], 8);
+	done(b);
+	base("current", "1024", "2", "500");
+	cset("bucketing.strategy", "unified");
+	b = make(&p);
+	/* query points ceil(2048^(i/9) / 2) * 2 start at 2; shared (0, 8, 2) = 0, 2, 4, 6, 8;
+	 * (2, 2, 0, 0): 2 <= max_num_seqs and 2 * 128 // (2 // 2) = 256 <= 1024 */
+	ck_assert(has(b, PHASE_UNIFIED, 2, 2, 0, 0));
+	ck_assert(!has(b, PHASE_UNIFIED, 1, 2, 0, 0));
+	done(b);
+}
+END_TEST
+
 START_TEST(current_merged_long_edge)
 {
 	base("current", "8192", "2", "100");
@@ -707,6 +814,31 @@ START_TEST(docs_linear)
 	b = make(&p);
 	ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT),
 			 "Prompt bucket config (min, step, max_warmup) bs:(1, 1, 1), seq:(128, 128, 2048)");
+	done(b);
+}
+END_TEST
+
+/* The legacy linear decode list may be empty (found by the cross-check against the July 2025
+ * code): blocks (412, 128, 433) keep no value (the ramp starts above the step, the multiples of
+ * 128 up to 433 are below the minimum), so nothing is warmed up and a decode look-up falls back
+ * to (2^ceil(log2 3), 1, ceil(100 / 2) * 2) = (4, 1, 100). */
+START_TEST(docs_linear_empty_decode)
+{
+	base("docs", "1024", "8", "3593");
+	cset("bucketing.strategy", "linear");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MIN=412");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=433");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), 0);
+	ck_assert_uint_gt(count(b, PHASE_PROMPT), 0);
+	struct bshape *w = NULL;
+	ck_assert_uint_eq(bucketer_warmup(b, PHASE_DECODE, &w), 0);
+	free(w);
+	bool fb = false;
+	struct bshape got = look(b, PHASE_DECODE, 3, 1, 100, 0, &fb);
+	ck_assert(fb);
+	SHAPE_IS(got, 4, 1, 100);
 	done(b);
 }
 END_TEST
@@ -1150,7 +1282,20 @@ START_TEST(env_precedence)
 	b = make(&p);
 	ck_assert(!p.contiguous_pa);
 	done(b);
+	/* current: vllm-gaudi's runtime config derives its prefix_caching from
+	 * VLLM_CONTIGUOUS_PA alone (extension/environment.py, _get_prefix), so vLLM's prefix
+	 * caching off leaves contiguous PA off; docs: contiguous PA = not prefix caching */
 	base("current", "1024", "4", "5781");
+	cset("server.prefix_caching", "false");
+	b = make(&p);
+	ck_assert(!p.contiguous_pa);
+	done(b);
+	base("current", "1024", "4", "5781");
+	cenv("VLLM_CONTIGUOUS_PA=true");
+	b = make(&p);
+	ck_assert(p.contiguous_pa);
+	done(b);
+	base("docs", "1024", "4", "5781");
 	cset("server.prefix_caching", "false");
 	b = make(&p);
 	ck_assert(p.contiguous_pa);
@@ -1584,11 +1729,13 @@ int main(void)
 	tcase_add_test(tc, current_padding_aware_cfgs);
 	tcase_add_test(tc, current_generate_buckets);
 	tcase_add_test(tc, current_merged_long_edge);
+	tcase_add_test(tc, current_upstream_found);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("docs");
 	tcase_add_test(tc, docs_seed);
 	tcase_add_test(tc, docs_linear);
 	tcase_add_test(tc, docs_padding_aware_is_error);
+	tcase_add_test(tc, docs_linear_empty_decode);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unified");
 	tcase_add_test(tc, unified_counts);

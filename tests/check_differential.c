@@ -43,7 +43,7 @@ static const char *const base_keys[] = {
 };
 
 /* The topologies; "loop" stands for each registered engine loop with cluster.pp = 2. */
-static const char *const topologies[][4] = {
+static const char *const topologies[][5] = {
 	{NULL},
 	{"cluster.instances=3", NULL},
 	{"cluster.mode=disaggregated", "cluster.prefill_instances=2", "cluster.decode_instances=2",
@@ -65,12 +65,14 @@ static const char *const topologies[][4] = {
 	/* upstream prefill grouping with batched and merged prefills */
 	{"server.max_num_prefill_seqs=4", NULL},
 	{"server.merged_prefill=true", NULL},
-	/* contiguous PA (prefix caching off): block ids and the online defragmenter, at its
-	 * default threshold, at 0 (it swaps at every gap), off; and on a shared pipelined pool */
-	{"server.prefix_caching=false", NULL},
-	{"server.prefix_caching=false", "server.defrag_threshold=0", NULL},
-	{"server.prefix_caching=false", "server.defrag=false", NULL},
-	{"cluster.pp=2", "loop", "server.prefix_caching=false", NULL},
+	/* contiguous PA (VLLM_CONTIGUOUS_PA=true: prefix caching off): block ids and the online
+	 * defragmenter, at its default threshold, at 0 (it swaps at every gap), off; and on a
+	 * shared pipelined pool */
+	{"server.prefix_caching=false", "server.contiguous_pa=true", NULL},
+	{"server.prefix_caching=false", "server.contiguous_pa=true", "server.defrag_threshold=0",
+	 NULL},
+	{"server.prefix_caching=false", "server.contiguous_pa=true", "server.defrag=false", NULL},
+	{"cluster.pp=2", "loop", "server.prefix_caching=false", "server.contiguous_pa=true", NULL},
 	{"cluster.instances=2", "server.contiguous_pa=true", "server.defrag_threshold=1", NULL},
 };
 

@@ -189,7 +189,7 @@ START_TEST(runs_equal_reference)
 		{{"workload.num_requests=1000", "workload.lengths=uniform", "workload.rate=50",
 		  "bucketing.strategy=none", "monitor.interval_s=0.25", NULL}, {1000, 1000, 100, 1000, 0}},
 		/* Contiguous PA with block ids and the defragmenter: kv_max_block_id in monitor.csv. */
-		{{"workload.num_requests=1000", "workload.rate=20", "server.prefix_caching=false",
+		{{"workload.num_requests=1000", "workload.rate=20", "server.contiguous_pa=true",
 		  "monitor.interval_s=0.25", NULL}, {1000, 1000, 100, 1000, 0}},
 		/* More rows than the writer's blocks hold at once (6 x 2048): the caller waits. */
 		{{"workload.num_requests=15000", "bucketing.strategy=none", NULL},

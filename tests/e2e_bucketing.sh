@@ -84,6 +84,23 @@ expect_exit 0 unified_csv B --set server.max_model_len=1024 --set server.max_num
 	--set server.num_kv_blocks=5781 --set bucketing.strategy=unified --format csv
 head -1 "$E2E_TMP/stdout" | grep -qx 'phase,query,shared_blocks,unique_blocks,causal' && ok unified_csv_header \
 	|| fail unified_csv_header "$(head -1 "$E2E_TMP/stdout")"
+# upstream's generate_unified_buckets divides by zero at max_num_seqs = 1 (current: a query of 1
+# with shared blocks, 1 // 2 = 0): an error naming the key, nothing on stdout
+expect_exit 3 unified_mns1 B --set server.max_model_len=1024 --set server.max_num_seqs=1 \
+	--set server.num_kv_blocks=500 --set bucketing.strategy=unified --set bucketing.version=current
+expect_stderr unified_mns1_msg "field 'server.max_num_seqs': .*divide by zero"
+[ -s "$E2E_TMP/stdout" ] && fail unified_mns1_stdout "output on an error" || ok unified_mns1_stdout
+
+# 6b. Contiguous PA when server.contiguous_pa is unset: vllm-gaudi main derives it from
+# VLLM_CONTIGUOUS_PA alone (off with prefix caching off); the July 2025 code from prefix caching.
+expect_exit 0 cpa_auto_current B "${SEED[@]}" --set bucketing.version=current \
+	--set server.prefix_caching=false --print-config
+grep -qE '^server\.contiguous_pa +false +\(derived\)' "$E2E_TMP/stdout" && ok cpa_auto_current_off \
+	|| fail cpa_auto_current_off "$(grep contiguous_pa "$E2E_TMP/stdout")"
+expect_exit 0 cpa_auto_docs B "${SEED[@]}" --set bucketing.version=docs \
+	--set server.prefix_caching=false --print-config
+grep -qE '^server\.contiguous_pa +true +\(derived\)' "$E2E_TMP/stdout" && ok cpa_auto_docs_on \
+	|| fail cpa_auto_docs_on "$(grep contiguous_pa "$E2E_TMP/stdout")"
 
 # 7. Bucket file: the sample with mml=4096 under current collapses range(256,512,32).
 cat > "$E2E_TMP/buckets.txt" <<'F'

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/e2e_lib.sh
 B=$BUCKETSIM
 T=$E2E_TMP
-W=(--set server.prefix_caching=false --set workload.num_requests=400 --set workload.rate=20
+W=(--set server.prefix_caching=false --set server.contiguous_pa=true --set workload.num_requests=400 --set workload.rate=20
    --set monitor.interval_s=0.05 --seed 3)
 key() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); m=d.get('metrics', d); print(m[sys.argv[2]])" "$1" "$2"; }
 
