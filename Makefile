@@ -77,6 +77,11 @@ $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@if [ "$$(cat $@ 2>/dev/null)" != "$(FLAGS_NOW)" ]; then echo "$(FLAGS_NOW)" > $@; fi
 
+# The fuzzing build's coverage ignore list (make fuzz) is part of its flags.
+ifneq ($(findstring fuzzer,$(SANITIZE)),)
+$(LIB_OBJ): tests/fuzz/coverage.ignore
+endif
+
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
