@@ -95,11 +95,11 @@ int bucket_lin_range(struct ivec *r, const int64_t *c, bool head, const char *wh
 		     struct bs_err *err)
 {
 	char kn[96];
-	/* (max - min) / step multiples plus at most 32 doublings below the step and a 0 */
-	if (c[1] >= 1 && c[2] >= c[0] && (c[2] - c[0]) / c[1] + 34 > BUCKET_GEN_MAX)
+	/* about (max - min) / step values: refused before they are allocated */
+	if (c[1] >= 1 && c[2] >= c[0] && (c[2] - c[0]) / c[1] > BUCKET_GEN_MAX)
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, knob_name(kn, sizeof kn, what, "STEP"),
-			       "%s linear bucket config (min, step, max) = (%lld, %lld, %lld) has "
-			       "more than %d values: raise the step", what, (long long)c[0],
+			       "%s linear bucket config (min, step, max) = (%lld, %lld, %lld) spans "
+			       "more than %d steps: raise the step", what, (long long)c[0],
 			       (long long)c[1], (long long)c[2], BUCKET_GEN_MAX);
 	if (brange_lin(r, c[0], c[1], c[2], head))
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0,

@@ -133,9 +133,9 @@ int bucket_pad_range(struct ivec *r, const int64_t *c, const char *what, struct 
 int bucket_exp_cfg_ok(const int64_t *c, const char *what, struct bs_err *err);
 /* "generated 0 PHASE buckets: ..." (exit 3); returns -1. */
 int bucket_empty_error(const char *phase, struct bs_err *err);
-/* Most values in one bucket range, and most candidate buckets of one phase (the product of its
- * ranges, checked before expanding it): no server warms up more, and an unbounded product (a
- * linear step of 1 over a long context) would exhaust memory instead of failing. */
+/* Most steps in one linear bucket range, and most candidate buckets of one phase (the product
+ * of its ranges, checked before expanding it): no server warms up more, and an unbounded
+ * product (a linear step of 1 over a long context) would exhaust memory instead of failing. */
 #define BUCKET_GEN_MAX 1000000
 /* An error (exit 3) when N, the candidate buckets of PHASE, exceeds BUCKET_GEN_MAX; else 0. */
 int bucket_product_check(const char *phase, double n, struct bs_err *err);

@@ -740,7 +740,7 @@ START_TEST(product_blowup_is_error)
 	e = make_fail();
 	ck_assert_str_eq(e.field, "VLLM_DECODE_BLOCK_BUCKET_STEP");
 	ck_assert_str_eq(e.msg, "decode block linear bucket config (min, step, max) = (1, 1, "
-				"2000000000) has more than 1000000 values: raise the step");
+				"2000000000) spans more than 1000000 steps: raise the step");
 	config_release(&cfg);
 }
 END_TEST
