@@ -263,10 +263,11 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 		return 0;
 	}
 	if (2 * (c->nenv + 1) > c->nenvslot) {
-		/* Grow the index (doubling) and put every variable back in. */
+		/* Double the index, and the list to half its size; put every variable back in. */
 		free(c->envslot);
 		c->nenvslot = c->nenvslot ? 2 * c->nenvslot : 16;
 		c->envslot = xcalloc(c->nenvslot, sizeof *c->envslot);
+		c->env = xrealloc(c->env, c->nenvslot / 2 * sizeof *c->env);
 		for (size_t k = 0; k < c->nenv; k++) {
 			uint32_t h = key_hash(c->env[k].name);
 			struct cfg_slot *s = slot_of(c, true, c->env[k].name, h);
@@ -274,7 +275,6 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 			s->idx = (uint32_t)k + 1;
 		}
 	}
-	c->env = xrealloc(c->env, (c->nenv + 1) * sizeof *c->env);
 	c->env[c->nenv].name = xstrdup(name);
 	c->env[c->nenv].value = xstrdup(value);
 	c->env[c->nenv].origin = origin;

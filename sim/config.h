@@ -78,7 +78,8 @@ struct config {
 	struct cfg_env *env;
 	size_t nenv;
 	struct cfg_slot *envslot;  /* the same index of env[] by name (config_env) */
-	size_t nenvslot;           /* 0, or a power of two at least twice nenv */
+	size_t nenvslot;           /* 0, or a power of two at least twice nenv; env[] has room
+				    * for nenvslot / 2 */
 	char *file;           /* the config file loaded, or NULL */
 };
 
