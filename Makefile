@@ -21,6 +21,8 @@
 #   SAN_CC=clang   compiler of the sanitizer and fuzzing builds (gcc has no float-cast-overflow)
 #   FUZZ_TIME=60   seconds per harness for make fuzz; FUZZ_RUNS=N runs N inputs instead
 #   FUZZ=name      make fuzz runs only this harness (trace_csv trace_jsonl config bucket_file calib)
+#   FUZZ_FLAGS=... more libFuzzer options for make fuzz (e.g. -close_fd_mask=2 silences the
+#                  harness's own stderr, such as the config warnings; sanitizer reports remain)
 #   BUILD=dir      build directory (default build)
 #   OPT=...        optimisation flags (default -O2 -g -DNDEBUG: the kernel's invariant
 #                  asserts run in the sanitizer build, which uses -O1 -g)
@@ -33,6 +35,7 @@ SAN_CC   ?= clang
 SAN_LIST := address,undefined,float-cast-overflow
 FUZZ_TIME ?= 60
 FUZZ_RUNS ?=
+FUZZ_FLAGS ?=
 FUZZ_NAMES := trace_csv trace_jsonl config bucket_file calib
 FUZZ     ?= $(FUZZ_NAMES)
 
@@ -73,6 +76,11 @@ FLAGS_NOW   := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@if [ "$$(cat $@ 2>/dev/null)" != "$(FLAGS_NOW)" ]; then echo "$(FLAGS_NOW)" > $@; fi
+
+# The fuzzing build's coverage ignore list (make fuzz) is part of its flags.
+ifneq ($(findstring fuzzer,$(SANITIZE)),)
+$(LIB_OBJ): tests/fuzz/coverage.ignore
+endif
 
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
@@ -162,13 +170,14 @@ bench: deps
 # are read only), a crash to build-fuzz/crashes/NAME/ (add it to tests/fuzz/crashes/NAME/ so
 # make check replays it from then on).  Limits: 2 GB RSS, 512 MB per allocation, 10 s per input.
 fuzz: deps
-	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(SAN_CC) OPT="-O1 -g" \
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(SAN_CC) \
+		OPT="-O1 -g -fsanitize-coverage-ignorelist=tests/fuzz/coverage.ignore" \
 		SANITIZE=$(SAN_LIST),fuzzer-no-link fuzz-bins
 	@for n in $(FUZZ); do \
 	  mkdir -p build-fuzz/corpus/$$n build-fuzz/crashes/$$n; \
 	  echo "fuzz: $$n"; \
 	  build-fuzz/tests/fuzz/fuzz_$$n -dict=tests/fuzz/$$n.dict -rss_limit_mb=2048 \
-	    -malloc_limit_mb=512 -timeout=10 -print_final_stats=1 \
+	    -malloc_limit_mb=512 -timeout=10 -print_final_stats=1 $(FUZZ_FLAGS) \
 	    $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) \
 	    -artifact_prefix=build-fuzz/crashes/$$n/ build-fuzz/corpus/$$n tests/fuzz/corpus/$$n \
 	    || exit 1; \

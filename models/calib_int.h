@@ -1,6 +1,6 @@
 /*
- * calib_int: reading the measurements CSV and fitting the cost model (calib.c), shared by
- * `bucketsim calibrate` and the unit tests.
+ * calib_int: reading the measurements CSV (calib_csv.c) and fitting the cost model (calib.c),
+ * shared by `bucketsim calibrate` and the unit tests.
  *
  * Lifetime: calib_read_csv() returns an owned row array (free with free()); calib_fit() fills a
  * caller-owned struct calib_result whose arrays are freed by calib_result_release().

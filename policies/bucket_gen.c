@@ -95,6 +95,12 @@ int bucket_lin_range(struct ivec *r, const int64_t *c, bool head, const char *wh
 		     struct bs_err *err)
 {
 	char kn[96];
+	/* about (max - min) / step values: refused before they are allocated */
+	if (c[1] >= 1 && c[2] >= c[0] && (c[2] - c[0]) / c[1] > BUCKET_GEN_MAX)
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, knob_name(kn, sizeof kn, what, "STEP"),
+			       "%s linear bucket config (min, step, max) = (%lld, %lld, %lld) spans "
+			       "more than %d steps: raise the step", what, (long long)c[0],
+			       (long long)c[1], (long long)c[2], BUCKET_GEN_MAX);
 	if (brange_lin(r, c[0], c[1], c[2], head))
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0,
 			       knob_name(kn, sizeof kn, what, c[1] < 1 ? "STEP"
@@ -133,6 +139,16 @@ int bucket_exp_cfg_ok(const int64_t *c, const char *what, struct bs_err *err)
 	return 0;
 }
 
+int bucket_product_check(const char *phase, double n, struct bs_err *err)
+{
+	if (n <= BUCKET_GEN_MAX)
+		return 0;
+	return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
+		       "the %s bucket ranges combine to %.0f candidate buckets, more than %d (no "
+		       "server warms up that many): raise the bucket steps or server.block_size",
+		       phase, n, BUCKET_GEN_MAX);
+}
+
 int bucket_empty_error(const char *phase, struct bs_err *err)
 {
 	return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
@@ -160,6 +176,8 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 	int64_t B = p->block_size, mml = p->max_model_len, cmax_env = 0;
 	int has_cmax = bucket_env_int(p->cfg, "VLLM_PROMPT_CTX_BUCKET_MAX", &cmax_env, err);
 	if (has_cmax < 0)
+		return -1;
+	if (bucket_product_check("prompt", (double)bs->n * (double)qr->n * (double)ctx->n, err))
 		return -1;
 	int64_t maxc = ivec_max(ctx);
 	/* Upstream common.generate_buckets tests only is_prompt, the largest ctx and
@@ -209,6 +227,8 @@ void bucket_correct_decode(const struct bucket_params *p, struct blist *l)
 int bucket_combine_decode(const struct bucket_params *p, const struct ivec *bs,
 			  const struct ivec *blocks, struct blist *out, struct bs_err *err)
 {
+	if (bucket_product_check("decode", (double)bs->n * (double)blocks->n, err))
+		return -1;
 	for (size_t i = 0; i < bs->n; i++)
 		for (size_t j = 0; j < blocks->n; j++)
 			blist_push(out, bs->v[i], 1, blocks->v[j], 0);
@@ -305,6 +325,12 @@ int bucket_docs_prompt(const struct bucket_params *p, const struct ivec *bs,
 		       struct bs_err *err)
 {
 	int64_t B = p->block_size, mml = p->max_model_len, mnbt = p->max_num_batched_tokens;
+	double cand = 0;   /* the (bs, seq, ctx) triples below */
+	for (size_t j = 0; j < seq->n; j++)
+		cand += p->prefix_caching ? (double)max64(0, bucket_floordiv(smax - seq->v[j], B) + 1)
+					  : 1;
+	if (bucket_product_check("prompt", cand * (double)bs->n, err))
+		return -1;
 	struct blist all = {0};
 	for (size_t i = 0; i < bs->n; i++)
 		for (size_t j = 0; j < seq->n; j++) {

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,41 @@ static size_t all_defs(const struct cfg_def **out)
 	return n;
 }
 
+#define FNV_OFFSET 1469598103934665603ull
+
+static uint64_t fnv(uint64_t h, const char *p)
+{
+	for (;; p++) {
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		if (!*p)
+			return h;
+	}
+}
+
+static uint32_t key_hash(const char *key)
+{
+	return (uint32_t)fnv(FNV_OFFSET, key);
+}
+
+/* The name of entry IDX (0-based) of C's keys, or of its --env variables when ENV. */
+static const char *name_at(const struct config *c, bool env, size_t idx)
+{
+	return env ? c->env[idx].name : c->e[idx].def->key;
+}
+
+/* The slot of NAME (hash H) in C's index of keys or, when ENV, of --env variables: its entry's,
+ * or the empty one where it would go. */
+static struct cfg_slot *slot_of(const struct config *c, bool env, const char *name, uint32_t h)
+{
+	struct cfg_slot *slots = env ? c->envslot : c->slot;
+	size_t mask = (env ? c->nenvslot : c->nslot) - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct cfg_slot *s = &slots[i];
+		if (!s->idx || (s->hash == h && !strcmp(name_at(c, env, s->idx - 1), name)))
+			return s;
+	}
+}
+
 void config_init(struct config *c)
 {
 	memset(c, 0, sizeof *c);
@@ -44,13 +80,19 @@ void config_init(struct config *c)
 	const struct cfg_def **defs = xmalloc(n * sizeof *defs);
 	all_defs(defs);
 	c->e = xcalloc(n, sizeof *c->e);
+	for (c->nslot = 16; c->nslot < 2 * n; c->nslot *= 2)
+		;
+	c->slot = xcalloc(c->nslot, sizeof *c->slot);
 	for (size_t i = 0; i < n; i++) {
 		const struct cfg_def *d = defs[i];
-		for (size_t k = 0; k < c->n; k++)
-			if (!strcmp(c->e[k].def->key, d->key))
-				BUG("config key '%s' defined twice", d->key);
+		uint32_t h = key_hash(d->key);
+		struct cfg_slot *s = slot_of(c, false, d->key, h);
+		if (s->idx)
+			BUG("config key '%s' defined twice", d->key);
 		struct cfg_entry *e = &c->e[c->n++];
 		e->def = d;
+		s->hash = h;
+		s->idx = (uint32_t)c->n;
 		if (d->def) {
 			struct bs_err err = {0};
 			if (config_set(c, d->key, d->def, CFG_ORIGIN_DEFAULT, NULL, 0, &err))
@@ -84,17 +126,19 @@ void config_release(struct config *c)
 		free(c->env[i].value);
 	}
 	free(c->e);
+	free(c->slot);
 	free(c->env);
+	free(c->envslot);
 	free(c->file);
 	memset(c, 0, sizeof *c);
 }
 
 static struct cfg_entry *find_mut(const struct config *c, const char *key)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->e[i].def->key, key))
-			return &c->e[i];
-	return NULL;
+	if (!c->nslot)
+		return NULL; /* released */
+	const struct cfg_slot *s = slot_of(c, false, key, key_hash(key));
+	return s->idx ? &c->e[s->idx - 1] : NULL;
 }
 
 const struct cfg_entry *config_find(const struct config *c, const char *key)
@@ -196,26 +240,50 @@ int config_set_arg(struct config *c, const char *arg, struct bs_err *err)
 	return rc;
 }
 
+/* The index of --env NAME in C->env, or -1. */
+static ptrdiff_t env_index(const struct config *c, const char *name)
+{
+	if (!c->nenv)
+		return -1;
+	const struct cfg_slot *s = slot_of(c, true, name, key_hash(name));
+	return s->idx ? (ptrdiff_t)s->idx - 1 : -1;
+}
+
 static int set_env(struct config *c, const char *name, const char *value, enum cfg_origin origin,
 		   long line)
 {
-	for (size_t i = 0; i < c->nenv; i++) {
-		if (!strcmp(c->env[i].name, name)) {
-			if (origin < c->env[i].origin)
-				return 0;
-			free(c->env[i].value);
-			c->env[i].value = xstrdup(value);
-			c->env[i].origin = origin;
-			c->env[i].line = line;
+	ptrdiff_t i = env_index(c, name);
+	if (i >= 0) {
+		if (origin < c->env[i].origin)
 			return 0;
+		free(c->env[i].value);
+		c->env[i].value = xstrdup(value);
+		c->env[i].origin = origin;
+		c->env[i].line = line;
+		return 0;
+	}
+	if (2 * (c->nenv + 1) > c->nenvslot) {
+		/* Double the index, and the list to half its size; put every variable back in. */
+		free(c->envslot);
+		c->nenvslot = c->nenvslot ? 2 * c->nenvslot : 16;
+		c->envslot = xcalloc(c->nenvslot, sizeof *c->envslot);
+		c->env = xrealloc(c->env, c->nenvslot / 2 * sizeof *c->env);
+		for (size_t k = 0; k < c->nenv; k++) {
+			uint32_t h = key_hash(c->env[k].name);
+			struct cfg_slot *s = slot_of(c, true, c->env[k].name, h);
+			s->hash = h;
+			s->idx = (uint32_t)k + 1;
 		}
 	}
-	c->env = xrealloc(c->env, (c->nenv + 1) * sizeof *c->env);
 	c->env[c->nenv].name = xstrdup(name);
 	c->env[c->nenv].value = xstrdup(value);
 	c->env[c->nenv].origin = origin;
 	c->env[c->nenv].line = line;
 	c->nenv++;
+	uint32_t h = key_hash(name);
+	struct cfg_slot *s = slot_of(c, true, name, h);
+	s->hash = h;
+	s->idx = (uint32_t)c->nenv;
 	return 0;
 }
 
@@ -235,10 +303,8 @@ int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin
 
 const char *config_env(const struct config *c, const char *name)
 {
-	for (size_t i = 0; i < c->nenv; i++)
-		if (!strcmp(c->env[i].name, name))
-			return c->env[i].value;
-	return NULL;
+	ptrdiff_t i = env_index(c, name);
+	return i >= 0 ? c->env[i].value : NULL;
 }
 
 /* Line (1-based) of byte offset OFF in TEXT. */
@@ -460,15 +526,6 @@ void config_print(const struct config *c, FILE *out)
 			config_origin_name(c->env[i].origin));
 }
 
-static uint64_t fnv(uint64_t h, const char *p)
-{
-	for (;; p++) {
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-		if (!*p)
-			return h;
-	}
-}
-
 static int cmp_env(const void *a, const void *b)
 {
 	return strcmp((*(const struct cfg_env *const *)a)->name,
@@ -477,7 +534,7 @@ static int cmp_env(const void *a, const void *b)
 
 uint64_t config_hash(const struct config *c)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = FNV_OFFSET;
 	char num[40];
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cfg_entry *e = &c->e[i];
@@ -513,13 +570,11 @@ void config_locate(const struct config *c, struct bs_err *err)
 	enum cfg_origin origin;
 	long line;
 	const struct cfg_entry *e = config_find(c, err->field);
-	size_t i = 0;
-	while (!e && i < c->nenv && strcmp(c->env[i].name, err->field))
-		i++;
+	ptrdiff_t i = e ? -1 : env_index(c, err->field);
 	if (e && e->text) {
 		origin = e->origin;
 		line = e->line;
-	} else if (!e && i < c->nenv) {
+	} else if (i >= 0) {
 		origin = c->env[i].origin;
 		line = c->env[i].line;
 	} else {

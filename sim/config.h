@@ -65,11 +65,21 @@ struct cfg_env {
 	long line;            /* line in the config file when origin is FILE, else 0 */
 };
 
+struct cfg_slot {
+	uint32_t hash;        /* FNV-1a of the key */
+	uint32_t idx;         /* entry index + 1; 0 marks an empty slot */
+};
+
 struct config {
 	struct cfg_entry *e;
 	size_t n;
+	struct cfg_slot *slot;  /* open-addressing index of e[] by key (config_find) */
+	size_t nslot;           /* a power of two, at least twice n */
 	struct cfg_env *env;
 	size_t nenv;
+	struct cfg_slot *envslot;  /* the same index of env[] by name (config_env) */
+	size_t nenvslot;           /* 0, or a power of two at least twice nenv; env[] has room
+				    * for nenvslot / 2 */
 	char *file;           /* the config file loaded, or NULL */
 };
 

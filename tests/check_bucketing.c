@@ -843,6 +843,40 @@ START_TEST(docs_linear_empty_decode)
 }
 END_TEST
 
+/* Ranges and products that would exhaust memory are errors before they are expanded. */
+START_TEST(product_blowup_is_error)
+{
+	/* block_size 1: query 1..2048 step 1 (2048 values) x ctx blocks 0..2047 (2048) x bs 1 */
+	base("current", "2048", "4", "5781");
+	cset("bucketing.strategy", "linear");
+	cset("server.block_size", "1");
+	struct bs_err e = make_fail();
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.msg, "the prompt bucket ranges combine to 4194304 candidate buckets, "
+				"more than 1000000 (no server warms up that many): raise the bucket "
+				"steps or server.block_size");
+	config_release(&cfg);
+	/* the same in version docs: 2048 queries x 2048 contexts (prefix caching) */
+	base("docs", "2048", "4", "5781");
+	cset("bucketing.strategy", "linear");
+	cset("server.block_size", "1");
+	e = make_fail();
+	ck_assert_ptr_nonnull(strstr(e.msg, "more than 1000000"));
+	config_release(&cfg);
+	/* one linear range of 2e9 values */
+	base("current", "1024", "4", "5781");
+	cset("bucketing.strategy", "linear");
+	cenv("VLLM_CONTIGUOUS_PA=false");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_STEP=1");
+	cenv("VLLM_DECODE_BLOCK_BUCKET_MAX=2000000000");
+	e = make_fail();
+	ck_assert_str_eq(e.field, "VLLM_DECODE_BLOCK_BUCKET_STEP");
+	ck_assert_str_eq(e.msg, "decode block linear bucket config (min, step, max) = (1, 1, "
+				"2000000000) spans more than 1000000 steps: raise the step");
+	config_release(&cfg);
+}
+END_TEST
+
 START_TEST(docs_padding_aware_is_error)
 {
 	base("docs", "1024", "4", "5781");
@@ -1764,6 +1798,7 @@ int main(void)
 	tcase_add_test(tc, env_table);
 	tcase_add_test(tc, every_strategy_properties);
 	tcase_add_test(tc, every_strategy_disabled);
+	tcase_add_test(tc, product_blowup_is_error);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -93,6 +93,43 @@ START_TEST(precedence)
 }
 END_TEST
 
+/* The --env list past its index's growth: each name found with its last value, a lower origin
+ * ignored, the variables kept in the order first given; every key found by name. */
+START_TEST(env_many_and_every_key)
+{
+	struct config c;
+	config_init(&c);
+	struct bs_err e = {0};
+	char arg[64];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(arg, sizeof arg, "V%d=%d", i, i);
+		ck_assert_int_eq(config_set_env_arg(&c, arg, CFG_ORIGIN_CMDLINE, &e), 0);
+	}
+	for (int i = 0; i < 1000; i += 3) {
+		snprintf(arg, sizeof arg, "V%d=x%d", i, i);
+		ck_assert_int_eq(config_set_env_arg(&c, arg, CFG_ORIGIN_CMDLINE, &e), 0);
+	}
+	ck_assert_int_eq(config_set_env_arg(&c, "V1=file", CFG_ORIGIN_FILE, &e), 0);
+	ck_assert_uint_eq(c.nenv, 1000);
+	for (int i = 0; i < 1000; i++) {
+		char want[16], name[16];
+		snprintf(name, sizeof name, "V%d", i);
+		snprintf(want, sizeof want, i % 3 ? "%d" : "x%d", i);
+		ck_assert_str_eq(config_env(&c, name), want);
+		ck_assert_str_eq(c.env[i].name, name);
+	}
+	ck_assert_ptr_null(config_env(&c, "V1000"));
+	ck_assert_ptr_null(config_env(&c, "V"));
+	for (size_t i = 0; i < c.n; i++)
+		ck_assert_ptr_eq(config_find(&c, c.e[i].def->key), &c.e[i]);
+	ck_assert_ptr_null(config_find(&c, "server.max_num_seq"));
+	ck_assert_ptr_null(config_find(&c, ""));
+	config_release(&c);
+	ck_assert_ptr_null(config_find(&c, "server.max_num_seqs"));
+	ck_assert_ptr_null(config_env(&c, "V1"));
+}
+END_TEST
+
 START_TEST(json_errors_name_the_line)
 {
 	struct {
@@ -188,6 +225,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, defaults_and_types);
 	tcase_add_test(tc, precedence);
+	tcase_add_test(tc, env_many_and_every_key);
 	tcase_add_test(tc, json_errors_name_the_line);
 	tcase_add_test(tc, hash_is_stable);
 	tcase_add_test(tc, registry_choices);

@@ -1,0 +1,287 @@
+/*
+ * calib_csv: reads the measurements CSV of `bucketsim calibrate` (libcsv, strict) into
+ * calib_rows: 13 named columns, a header row, then one row per measurement; the numeric fields
+ * of the metrics the fit uses must be proper numbers (models/calib_int.h, models/README.md).
+ */
+#include <csv.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/calib_int.h"
+
+#define NCOL 13
+#define CALIB_MAX_CARDS 65536
+#define NMEMO 8
+
+static const char *const columns[NCOL] = {
+	"source", "hardware", "cards", "model", "precision", "framework", "input_len",
+	"output_len", "batch_size", "metric", "value", "unit", "notes",
+};
+
+struct reader {
+	const char *path;
+	char *field[NCOL];
+	int nf;
+	long record;       /* line on which the record being read began */
+	long nrec;         /* records completed (the header is the first) */
+	struct csv_lines ln;
+	struct calib_row *rows;
+	size_t n, cap;
+	/* The last NMEMO distinct model names and their calib_norm_model(), replaced in turn:
+	 * a profile lookup parses the embedded models.json. */
+	struct { char raw[96], model[32]; } memo[NMEMO];
+	size_t nmemo;
+	struct bs_err *err;
+	bool failed;
+};
+
+static void lower(char *dst, const char *src, size_t n)
+{
+	size_t i = 0;
+	for (; src[i] && i + 1 < n; i++)
+		dst[i] = (char)tolower((unsigned char)src[i]);
+	dst[i] = 0;
+}
+
+void calib_norm_hw(const char *raw, char *out, size_t n)
+{
+	char l[64];
+	lower(l, raw, sizeof l);
+	const char *names[] = {"gaudi2", "gaudi3", "h100", "a100"};
+	out[0] = 0;
+	for (int i = 0; i < 4; i++)
+		if (!strncmp(l, names[i], strlen(names[i])))
+			snprintf(out, n, "%s", names[i]);
+}
+
+void calib_norm_model(const char *raw, char *out, size_t n)
+{
+	char l[96];
+	lower(l, raw, sizeof l);
+	char *s = l;
+	if (!strncmp(s, "meta-", 5))
+		s += 5;
+	char *cut = strstr(s, "-instruct");
+	if (cut)
+		*cut = 0;
+	struct model_arch m;
+	struct bs_err e = {0};
+	out[0] = 0;
+	if (profile_load_model(s, &m, &e) == 0)
+		snprintf(out, n, "%s", s);
+}
+
+static void software_of(const char *src, const char *notes, char *out, size_t n)
+{
+	const char *p;
+	out[0] = 0;
+	if ((p = strstr(src, "Gaudi_1-")) && isdigit((unsigned char)p[8]) &&
+	    isdigit((unsigned char)p[9])) {
+		snprintf(out, n, "1.%c%c", p[8], p[9]);
+		return;
+	}
+	const char *texts[2] = {src, notes};
+	for (int i = 0; i < 2; i++)
+		if ((p = strstr(texts[i], "SynapseAI ")) && isdigit((unsigned char)p[10]) &&
+		    p[11] == '.' && isdigit((unsigned char)p[12]) && isdigit((unsigned char)p[13])) {
+			snprintf(out, n, "%c.%c%c", p[10], p[12], p[13]);
+			return;
+		}
+}
+
+static double num_or_nan(const char *s)
+{
+	double v;
+	char why[96];
+	if (parse_f64(s, -1e300, 1e300, &v, why, sizeof why))
+		return NAN;
+	return v;
+}
+
+/* Metrics whose numeric fields the fit needs: a malformed one is an input error. */
+static bool needs_shape(const char *metric)
+{
+	return !strcmp(metric, "throughput_generated_tokens") ||
+	       !strcmp(metric, "prefill_forward_latency");
+}
+
+static void on_field(void *s, size_t len, void *data)
+{
+	struct reader *r = data;
+	if (!r->failed && memchr(s, 0, len)) {
+		r->record = r->ln.rec_line;
+		bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, r->nf < NCOL ? columns[r->nf] : NULL,
+			"NUL byte in the value");
+		r->failed = true;
+	}
+	if (r->nf < NCOL) {
+		char *f = xmalloc(len + 1);
+		memcpy(f, s, len);
+		f[len] = 0;
+		r->field[r->nf] = f;
+	}
+	r->nf++;
+}
+
+static void clear_fields(struct reader *r)
+{
+	for (int i = 0; i < NCOL && i < r->nf; i++) {
+		free(r->field[i]);
+		r->field[i] = NULL;
+	}
+	r->nf = 0;
+}
+
+/* W's model from its model_raw (as calib_norm_model(), which sees no more of the field). */
+static void norm_model(struct reader *r, struct calib_row *w)
+{
+	size_t k = 0, have = r->nmemo < NMEMO ? r->nmemo : NMEMO;
+	while (k < have && strcmp(r->memo[k].raw, w->model_raw))
+		k++;
+	if (k == have) {
+		k = r->nmemo++ % NMEMO;
+		snprintf(r->memo[k].raw, sizeof r->memo[k].raw, "%s", w->model_raw);
+		calib_norm_model(w->model_raw, r->memo[k].model, sizeof r->memo[k].model);
+	}
+	snprintf(w->model, sizeof w->model, "%s", r->memo[k].model);
+}
+
+static void on_record(int c, void *data)
+{
+	(void)c;
+	struct reader *r = data;
+	r->record = r->ln.rec_line;
+	r->nrec++;
+	if (r->failed) {
+		clear_fields(r);
+		return;
+	}
+	if (r->nf != NCOL) {
+		bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, NULL,
+			"expected %d fields, got %d", NCOL, r->nf);
+		r->failed = true;
+		clear_fields(r);
+		return;
+	}
+	if (r->nrec == 1) {
+		for (int i = 0; i < NCOL; i++)
+			if (strcmp(r->field[i], columns[i])) {
+				bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, columns[i],
+					"header: expected column '%s', got '%s'", columns[i], r->field[i]);
+				r->failed = true;
+				break;
+			}
+		clear_fields(r);
+		return;
+	}
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 16;
+		r->rows = xrealloc(r->rows, r->cap * sizeof *r->rows);
+	}
+	struct calib_row *w = &r->rows[r->n];
+	memset(w, 0, sizeof *w);
+	w->record = r->record;
+	char **f = r->field;
+	calib_norm_hw(f[1], w->hw, sizeof w->hw);
+	snprintf(w->model_raw, sizeof w->model_raw, "%s", f[3]);
+	norm_model(r, w);
+	w->fp8 = !strcmp(f[4], "fp8");
+	snprintf(w->metric, sizeof w->metric, "%s", f[9]);
+	snprintf(w->source, sizeof w->source, "%s", f[0]);
+	software_of(f[0], f[12], w->software, sizeof w->software);
+	char notes[512];
+	lower(notes, f[12], sizeof notes);
+	w->doubtful = strstr(notes, "caution") || strstr(notes, "approximate") ||
+		      strstr(notes, "doubt");
+	w->no_reuse_cache = strstr(notes, "reuse_cache=false") != NULL;
+	/* Range first: casting a double beyond int is undefined.  0 = not a card count. */
+	double cards = num_or_nan(f[2]);
+	w->tp = cards >= 1 && cards <= CALIB_MAX_CARDS ? (int)cards : 0;
+	w->in = num_or_nan(f[6]);
+	w->out = num_or_nan(f[7]);
+	w->bs = num_or_nan(f[8]);
+	w->value = num_or_nan(f[10]);
+	if (!strcmp(f[6], "short default prompt")) {
+		w->short_prompt = true;
+		w->in = CALIB_SHORT_PROMPT_TOKENS;
+	}
+	if (needs_shape(w->metric)) {
+		const int need[] = {2, 6, 7, 8, 10};
+		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+			int k = need[i];
+			double v = num_or_nan(f[k]);
+			/* Shapes written as text ("short default prompt") mark rows that are not
+			 * static-batch shapes: kept, never fitted.  Anything numeric-looking must
+			 * be a proper count; value and cards must be numbers. */
+			bool texty = isnan(v) && f[k][0] && !isdigit((unsigned char)f[k][0]) &&
+				     f[k][0] != '-' && f[k][0] != '+' && f[k][0] != '.';
+			if (texty && k >= 6 && k <= 8)
+				continue;
+			if (isnan(v) || v < 0 || (k != 10 && v != floor(v))) {
+				bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, columns[k],
+					"expected a non-negative %s for metric '%s', got '%s'",
+					k == 10 ? "number" : "integer", w->metric, f[k]);
+				r->failed = true;
+				clear_fields(r);
+				return;
+			}
+		}
+		if (w->value <= 0 || w->tp < 1) {
+			bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, w->value <= 0 ? "value" : "cards",
+				w->value <= 0 ? "expected a positive number, got '%s'"
+					      : "expected a card count in [1, 65536], got '%s'",
+				w->value <= 0 ? f[10] : f[2]);
+			r->failed = true;
+			clear_fields(r);
+			return;
+		}
+	}
+	r->n++;
+	clear_fields(r);
+}
+
+int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct bs_err *err)
+{
+	size_t len;
+	char *buf = read_file(path, &len, err);
+	if (!buf)
+		return -1;
+	int rc = calib_read_csv_text(path, buf, len, rows, n, err);
+	free(buf);
+	return rc;
+}
+
+int calib_read_csv_text(const char *path, const char *buf, size_t len, struct calib_row **rows,
+			size_t *n, struct bs_err *err)
+{
+	struct csv_parser p;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+		BUG("csv_init failed");
+	struct reader r = {.path = path, .err = err};
+	csv_lines_init(&r.ln, on_field, on_record, &r);
+	if (csv_parse_lines(&p, buf, len, &r.ln) != len && !r.failed) {
+		bs_errf(err, BS_EXIT_INPUT, path, r.ln.line, NULL, "%s",
+			csv_strerror(csv_error(&p)));
+		r.failed = true;
+	}
+	if (!r.failed && csv_fini_lines(&p, &r.ln) != 0 && !r.failed) {
+		bs_errf(err, BS_EXIT_INPUT, path, r.ln.rec_line, NULL, "%s",
+			csv_strerror(csv_error(&p)));
+		r.failed = true;
+	}
+	clear_fields(&r);
+	csv_free(&p);
+	if (!r.failed && r.nrec < 2) {
+		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "no data records");
+		r.failed = true;
+	}
+	if (r.failed) {
+		free(r.rows);
+		return -1;
+	}
+	*rows = r.rows;
+	*n = r.n;
+	return 0;
+}
