@@ -71,16 +71,36 @@ static bool next_now(const struct sim *s, int cls)
 {
 	const struct event *top = evq_peek(&s->q);
 	return !s->p.step_by_step &&
-	       (!top || top->t_ns > s->now || (top->t_ns == s->now && top->cls > cls));
+	       (!top || top->t_ns > s->now || (top->t_ns == s->now && top->cls > cls)) &&
+	       (!s->arrival_held || s->arrival_t > s->now);
+}
+
+/* Whether the held arrival (kernel_client.c) comes before the queue's top TOP, in the
+ * queue's order (time, class, sequence). */
+static bool arrival_first(const struct sim *s, const struct event *top)
+{
+	if (!s->arrival_held)
+		return false;
+	if (!top || s->arrival_t != top->t_ns)
+		return !top || s->arrival_t < top->t_ns;
+	return top->cls != EVC_ARRIVAL ? top->cls > EVC_ARRIVAL : s->arrival_seq < top->seq;
 }
 
 bool sim_step(struct sim *s)
 {
 	struct event e;
 	const struct event *top = evq_peek(&s->q);
-	if (!top || top->t_ns > s->p.stop_ns)
-		return false;
-	evq_pop(&s->q, &e);
+	if (arrival_first(s, top)) {
+		if (s->arrival_t > s->p.stop_ns)
+			return false;
+		e = (struct event){.t_ns = s->arrival_t, .seq = s->arrival_seq, .cls = EVC_ARRIVAL,
+				   .kind = EV_ARRIVAL, .arg = (int64_t)s->next_arrival};
+		s->arrival_held = false;
+	} else {
+		if (!top || top->t_ns > s->p.stop_ns)
+			return false;
+		evq_pop(&s->q, &e);
+	}
 	if (e.t_ns < s->now)
 		BUG("time went backwards");
 	if (e.kind == EV_PASS_DONE && e.arg >> 20 != s->lanes[e.arg & 0xfffff].gen)

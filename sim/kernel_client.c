@@ -39,7 +39,7 @@ void client_sent(struct sim *s, int32_t id)
 	client_next(s);
 }
 
-/* Schedules the next request's arrival event if it is not scheduled yet and a slot is free
+/* Schedules the next request's arrival event (kept out of the queue by the fast path) if it is not scheduled yet and a slot is free
  * (after an arrival, and after a completion in a closed loop). */
 void client_next(struct sim *s)
 {
@@ -48,7 +48,13 @@ void client_next(struct sim *s)
 	int64_t t = s->spec[s->next_arrival].arrival_ns;
 	if (t < s->now)
 		t = s->now;
-	evq_push(&s->q, t, EVC_ARRIVAL, EV_ARRIVAL, (int64_t)s->next_arrival);
+	if (s->p.step_by_step) {
+		evq_push(&s->q, t, EVC_ARRIVAL, EV_ARRIVAL, (int64_t)s->next_arrival);
+	} else {
+		s->arrival_held = true;
+		s->arrival_t = t;
+		s->arrival_seq = s->q.next_seq++; /* as evq_push() would stamp it */
+	}
 	s->arrival_pending = true;
 }
 

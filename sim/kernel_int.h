@@ -294,7 +294,13 @@ struct sim {
 	/* The client (kernel_client.c). */
 	struct req_spec *spec_sent;     /* closed loop: the requests with their send times (spec
 					 * points here); NULL in an open loop */
-	bool arrival_pending;           /* the next request's arrival event is in the queue */
+	bool arrival_pending;           /* the next request's arrival event is scheduled */
+	/* The fast path keeps the scheduled arrival out of the event queue: its time and the
+	 * queue sequence number it would have had; the event loop compares it with the queue's
+	 * top.  The step-by-step reference queues it as an event. */
+	bool arrival_held;
+	int64_t arrival_t;
+	uint64_t arrival_seq;
 	/* Unified passes (kernel_unified.c): query tokens reading each prefix group's blocks in
 	 * the pass being shaped (all 0 between passes), and the groups touched. */
 	int64_t *ua_group_tokens;
