@@ -61,6 +61,7 @@ struct pass_pending {
 	int64_t period_ns;              /* from one pass's start to the next one's: the engine
 					 * step with its host time (sim/kernel_host.c), or for a
 					 * pipelined run the step through every stage */
+	uint64_t run;                   /* the run's number (step_run.run), 0 for one pass */
 };
 
 
@@ -182,6 +183,8 @@ struct step_run {
 	int phase;
 	int64_t t0;                     /* start of the first pass */
 	int64_t real_tokens, padded_tokens, real_blocks, padded_blocks; /* per pass */
+	uint64_t run;                   /* its pending entry's number: a lane may have other
+					 * passes pending (a pipelined lane's earlier steps) */
 };
 
 /* One lane of a serving instance: a scheduler with its running set and one step in flight
@@ -273,6 +276,7 @@ struct sim {
 	int64_t pass_index;
 	struct pass_pending *pend;      /* passes not yet reported, a heap by (start, instance) */
 	size_t n_pend, cap_pend;
+	uint64_t n_runs;                /* runs numbered so far (pass_pending.run) */
 	int64_t events;
 	size_t arrived, finished, transferring;
 	int32_t ngroups;                /* prefix groups (max prefix_group + 1) */

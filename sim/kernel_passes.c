@@ -64,6 +64,9 @@ void pend_flush(struct sim *s, int64_t t)
 {
 	while (s->n_pend && s->pend[0].rec.start_ns < t) {
 		struct pass_pending *top = &s->pend[0];
+		if (top->left < 0) /* would report passes without end */
+			BUG("pending run of instance %d with %lld passes left", top->rec.instance,
+			    (long long)top->left);
 		if (top->left == 0) { /* a run cut short before this pass */
 			pend_pop(s);
 			continue;
@@ -95,9 +98,12 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 	struct graph *g = &s->graphs[gi];
 	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
 	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
-	if (times > 1) /* a run that cut_run may shorten */
+	uint64_t run = 0;
+	if (times > 1) { /* a run that cut_run may shorten */
+		run = ++s->n_runs;
 		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
-						  real_blocks, padded_blocks};
+						  real_blocks, padded_blocks, run};
+	}
 	g->uses += times;
 	g->real_tokens += real_tokens * times;
 	g->padded_tokens += padded_tokens * times;
@@ -118,7 +124,8 @@ int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t re
 					   * pipelined run's through every stage (kernel_pipeline.c) */
 					  times <= 1 ? g->cost_ns
 					  : in->owner->stages > 1 ? pipe_step_dt(s, in, gi, padded_tokens)
-								  : step_span(s, in, g->cost_ns)};
+								  : step_span(s, in, g->cost_ns),
+					  run};
 		if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
 			pp.rec.logits = in->ua_logits;
 			pp.rec.bucket_logits = s->p.max_num_seqs;
@@ -241,9 +248,15 @@ static void cut_run(struct sim *s, struct lane *in)
 	s->m.real_blocks -= run->real_blocks * d;
 	s->m.padded_blocks -= run->padded_blocks * d;
 	if (s->hooks.pass) {
+		/* Only this run's entry: the lane's other pending passes (a pipelined lane's
+		 * earlier steps, not reported yet) keep their counts. */
 		for (size_t i = 0; i < s->n_pend; i++)
-			if (s->pend[i].rec.instance == in->idx)
+			if (s->pend[i].run == run->run) {
 				s->pend[i].left -= d;
+				if (s->pend[i].left < 0)
+					BUG("cut run %llu below the passes reported",
+					    (unsigned long long)run->run);
+			}
 	} else {
 		s->pass_index -= d;
 	}

@@ -273,6 +273,17 @@ START_TEST(pinned_configurations)
 		"bucketing.strategy=ideal", NULL,
 	};
 	ck_assert(fast_equals_reference(host_then_device, 448, "host + device, a cut run"));
+	/* Pipelined lanes (pp 3, two instances) under static batching on a 12-block cache: a
+	 * lane has earlier steps' passes pending in batches.csv order when its decode run is cut,
+	 * and only the run's own entry may be shortened (shortening every pending entry of the
+	 * lane left one with a negative count, and the fast path wrote rows without end). */
+	static const char *const pipelined_cut[] = {
+		"workload.lengths=uniform", "workload.prompt_max=600", "workload.output_max=200",
+		"workload.num_requests=40", "workload.arrival=poisson", "workload.rate=5",
+		"server.max_num_seqs=8", "server.max_model_len=1536", "server.num_kv_blocks=12",
+		"cluster.instances=2", "cluster.pp=3", "scheduler.batching=static", NULL,
+	};
+	ck_assert(fast_equals_reference(pipelined_cut, 726, "pipelined lanes, a cut run"));
 }
 END_TEST
 
