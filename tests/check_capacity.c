@@ -23,6 +23,7 @@
 #include "sim/capacity.h"
 #include "sim/kernel.h"
 #include "tests/check_main.h"
+#include "tests/sim_fixture.h"
 
 /* ---- the search on step functions ---- */
 
@@ -158,22 +159,10 @@ static int mm1_attainment(void *ctx, double rate, double *a, struct bs_err *err)
 		req[i].output_tokens = m->out[i];
 		req[i].prefix_group = -1;
 	}
-	struct sim_params p;
-	memset(&p, 0, sizeof p);
+	struct sim_params p = fixture_params();
 	p.max_num_seqs = 1;
-	p.instances = 1;
-	p.pp = 1;
-	p.loop = loop_policy("async");
-	p.grouping = grouping_policy("none");
-	p.batching = batch_policy("continuous");
-	p.max_num_batched_tokens = 2048;
-	p.max_num_prefill_seqs = 1;
-	p.block_size = 128;
 	p.max_model_len = 1 << 20;
 	p.num_kv_blocks = 1 << 20;
-	p.chunked_prefill = true;
-	p.order = order_policy("fcfs");
-	p.stop_ns = INT64_MAX;
 	p.slo_ttft_ms = 1e12;
 	p.slo_tpot_ms = 1e12;
 	p.slo_e2e_ms = m->slo_ms;

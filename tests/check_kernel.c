@@ -18,6 +18,7 @@
 #include "policies/loop.h"
 #include "sim/kernel_int.h" /* white-box: the kernel's state */
 #include "tests/check_main.h"
+#include "tests/sim_fixture.h"
 
 /* ---- exact service times ---- */
 
@@ -69,29 +70,6 @@ static struct sim_costs costs_of(struct fixed_cost *f)
 	return c;
 }
 
-static struct sim_params base_params(void)
-{
-	struct sim_params p;
-	memset(&p, 0, sizeof p);
-	p.max_num_seqs = 256;
-	p.instances = 1;
-	p.pp = 1;
-	p.loop = loop_policy("async");
-	p.grouping = grouping_policy("none");
-	p.batching = batch_policy("continuous");
-	p.max_num_batched_tokens = 2048;
-	p.max_num_prefill_seqs = 1;
-	p.block_size = 128;
-	p.max_model_len = 4096;
-	p.num_kv_blocks = 100000;
-	p.chunked_prefill = true;
-	p.order = order_policy("fcfs");
-	p.stop_ns = INT64_MAX;
-	p.slo_ttft_ms = 1000;
-	p.slo_tpot_ms = 100;
-	return p;
-}
-
 /* Poisson arrivals at RATE per second, fixed lengths unless OUT_P > 0 (then output tokens are
  * 1 + Geometric(OUT_P) - 1, i.e. geometric on {1, 2, ...}). */
 static struct req_spec *poisson_reqs(size_t n, double rate, int32_t prompt, int32_t out,
@@ -122,7 +100,7 @@ static int64_t service_ns(const struct fixed_cost *f, const struct req_spec *q)
  * returns the mean wait in seconds. */
 static double single_server_mean_wait(struct req_spec *req, size_t n, struct fixed_cost *f)
 {
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.max_num_seqs = 1;
 	struct sim_costs c = costs_of(f);
 	struct sim s;
@@ -263,7 +241,7 @@ START_TEST(conservation_with_preemption)
 {
 	size_t n = 3000;
 	struct req_spec *req = random_reqs(n, 3, 40.0);
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.num_kv_blocks = 64; /* 8192 tokens: heavy preemption */
 	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
 	int64_t pre1, pre2;
@@ -289,7 +267,7 @@ START_TEST(jump_equals_single_steps)
 	 * identical steps, so the second simulation jumps differently; every time must agree. */
 	size_t n = 500;
 	struct req_spec *req = random_reqs(n, 11, 5.0);
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	struct fixed_cost f = {1000000, 1000, 3000000, 10000, 0};
 	struct sim_costs c = costs_of(&f);
 	struct sim s1, s2;
@@ -341,7 +319,7 @@ START_TEST(chunked_prefill_shapes)
 	/* One 5000-token prompt, budget 2048: chunks 2048, 2048, 904 with context blocks
 	 * 0, 16, 32; then 2 decode steps over ceil(5001/128) = 40 and 40 blocks. */
 	struct req_spec req[1] = {{0, 5000, 3, 0, -1, 0, 0, {0}}};
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.max_model_len = 8192;
 	struct fixed_cost f = {1000, 1, 100, 1, 0};
 	struct sim_costs c = costs_of(&f);
@@ -398,7 +376,7 @@ START_TEST(monitor_counts_steps_where_they_start)
 	struct sim_costs c = costs_of(&f);
 	const double want[] = {1.0, 3.0, 3.0, 3.0, 0.0};
 	for (int jumps = 0; jumps < 2; jumps++) {
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.monitor_ns = 10000000;
 		p.step_by_step = !jumps;
 		struct monlog l = {0};
@@ -429,7 +407,7 @@ START_TEST(preemption_hand_worked)
 	 * recently admitted) is preempted.  Request 0 decodes its 4 steps alone (2 blocks), then
 	 * request 1 recomputes 5 tokens (2 blocks) and decodes 3 more. */
 	struct req_spec req[2] = {{0, 4, 5, 0, -1, 0, 0, {0}}, {0, 4, 5, 0, -1, 0, 0, {0}}};
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.block_size = 4;
 	p.num_kv_blocks = 3;
 	p.max_model_len = 12;
@@ -494,7 +472,7 @@ START_TEST(disaggregated_charges_every_transfer)
 {
 	size_t n = 2000;
 	struct req_spec *req = random_reqs(n, 5, 30.0);
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.disaggregated = true;
 	p.prefill_instances = 2;
 	p.decode_instances = 3;
@@ -530,7 +508,7 @@ START_TEST(disaggregated_preemption_recomputes)
 	/* Decode instances with a tiny cache preempt; the victims go back through prefill. */
 	size_t n = 600;
 	struct req_spec *req = random_reqs(n, 9, 40.0);
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.disaggregated = true;
 	p.prefill_instances = 1;
 	p.decode_instances = 1;
@@ -575,7 +553,7 @@ START_TEST(disaggregated_transfer_joins_next_step)
 	req[1].prompt_tokens = 50;
 	req[1].output_tokens = 5;
 	req[1].prefix_group = -1;
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.disaggregated = true;
 	p.prefill_instances = 1;
 	p.decode_instances = 1;
@@ -636,7 +614,7 @@ START_TEST(memory_safe_never_exceeds_budget)
 	 * budget is never exceeded and nothing is preempted. */
 	size_t n = 1500;
 	struct req_spec *req = random_reqs(n, 13, 1e9);
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.num_kv_blocks = 160;
 	p.grouped = true;
 	p.batching = batch_policy("memory_safe");
@@ -655,7 +633,7 @@ START_TEST(memory_safe_never_exceeds_budget)
 	sim_release(&s);
 	bucketserve_cfg_release(&bc);
 	/* The same queue without the controller preempts. */
-	struct sim_params p2 = base_params();
+	struct sim_params p2 = fixture_params();
 	p2.num_kv_blocks = 160;
 	sim_init(&s, &p2, req, n, NULL, NULL, &c, NULL);
 	run_all(&s);
@@ -669,7 +647,7 @@ START_TEST(memory_safe_refuses_what_never_fits)
 {
 	/* 10 blocks of 128 tokens, M_safe = 0.9 x 1280 = 1152 tokens on an idle instance: a prompt
 	 * of 1152 tokens can be batched, one of 1153 never (it would wait forever). */
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.num_kv_blocks = 10;
 	p.max_model_len = 1280;
 	p.grouped = true;
@@ -699,7 +677,7 @@ static void check_service_order(const char *grouping, const char *order, bool gr
 	struct req_spec *req = random_reqs(n, 17, 1e9);
 	for (size_t i = 0; i < n; i++)
 		req[i].arrival_ns = 0;
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.max_num_seqs = 1;
 	p.order = order_policy(order);
 	p.grouped = grouped;
@@ -751,7 +729,7 @@ START_TEST(task_aware_online_first)
 		req[i].task = i % 3 == 0 ? TASK_ONLINE : TASK_OFFLINE;
 	}
 	for (int grouped = 0; grouped < 2; grouped++) {
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.max_num_seqs = 1;
 		p.order = order_policy("sjf");
 		p.task_aware = true;
@@ -790,7 +768,7 @@ START_TEST(unified_conserves)
 {
 	size_t n = 1500;
 	struct req_spec *req = random_reqs(n, 21, 30.0);
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.unified = true;
 	p.num_kv_blocks = 96;
 	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
@@ -814,7 +792,7 @@ START_TEST(prefix_cache_hand_worked)
 	 * evicts the unreferenced cached prefix, so r3 computes its whole prompt again. */
 	struct req_spec req[4] = {{0, 10, 2, 8, 0, 0, 0, {0}}, {1000, 10, 2, 8, 0, 0, 0, {0}},
 				  {2000, 14, 2, 0, -1, 0, 0, {0}}, {3000, 10, 2, 8, 0, 0, 0, {0}}};
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.block_size = 4;
 	p.num_kv_blocks = 4;
 	p.max_model_len = 16;
@@ -862,7 +840,7 @@ START_TEST(prefix_cache_conserves)
 		req[i].prefix_group = (int32_t)(i % 17);
 		req[i].prefix_tokens = 200 + 100 * (int32_t)(i % 17);
 	}
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.num_kv_blocks = 80;
 	p.prefix_caching = true;
 	struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
@@ -884,7 +862,7 @@ START_TEST(preemption_reuse_hand_worked)
 	 * hash.  When request 0 finishes (free blocks 3, one of them request 1's), request 1
 	 * reuses that block and computes only its 5th token, with 1 context block. */
 	struct req_spec req[2] = {{0, 4, 5, 0, -1, 0, 0, {0}}, {0, 4, 5, 0, -1, 0, 0, {0}}};
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.block_size = 4;
 	p.num_kv_blocks = 3;
 	p.max_model_len = 12;
@@ -977,7 +955,7 @@ START_TEST(preemption_reuse_conserves)
 			req[i].prefix_group = variant == 1 ? (int32_t)(i % 5) : -1;
 			req[i].prefix_tokens = variant == 1 ? 300 : 0;
 		}
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.num_kv_blocks = 64;
 		p.prefix_caching = variant < 2;
 		struct fixed_cost f = {1000000, 2000, 5000000, 20000, 0};
@@ -1018,7 +996,7 @@ START_TEST(closed_loop_throughput)
 		req[i].output_tokens = 5;
 		req[i].prefix_group = -1;
 	}
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.concurrency = 4;
 	p.max_num_prefill_seqs = 4;
 	struct fixed_cost f = {1000, 0, 100, 0, 0};
@@ -1054,7 +1032,7 @@ START_TEST(closed_loop_rate_limited)
 	 * request 2 is sent at its arrival time, the slot being free by then. */
 	struct req_spec req[3] = {{0, 8, 1, 0, -1, 0, 0, {0}}, {100, 8, 1, 0, -1, 0, 0, {0}},
 				  {5000, 8, 1, 0, -1, 0, 0, {0}}};
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.concurrency = 1;
 	struct fixed_cost f = {1000, 0, 100, 0, 0};
 	struct sim_costs c = costs_of(&f);
@@ -1077,7 +1055,7 @@ START_TEST(unified_shapes_hand_worked)
 	 * the prompt is not complete), chunk 4 reading its 2 context blocks with 4 tokens (cs-,
 	 * 1 logit), then a decode writing slot 12, which takes a 4th block: unique = the 4
 	 * blocks in use (--u, 1 logit).  Logits pad to max_num_seqs. */
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.unified = true;
 	p.block_size = 4;
 	p.max_model_len = 64;
@@ -1141,7 +1119,7 @@ START_TEST(pipeline_loops_hand_worked)
 	} cases[] = {{2, "async", 150}, {2, "virtual", 150}, {2, "atomic", 200},
 		     {1, "async", 200}};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.pp = cases[i].pp;
 		p.loop = loop_policy(cases[i].loop);
 		struct sim s;
@@ -1166,7 +1144,7 @@ START_TEST(pipeline_loops_conserve)
 	for (size_t i = 0; i < n; i++)
 		out += req[i].output_tokens;
 	for (size_t k = 0; k < 3; k++) {
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.pp = 4;
 		p.loop = loop_policy(loops[k]);
 		p.num_kv_blocks = 160;
@@ -1220,7 +1198,7 @@ START_TEST(host_step_is_max_or_sum)
 	struct host_cost h = host_cost_example();
 	for (int jumps = 0; jumps < 2; jumps++)
 		for (int async = 0; async < 2; async++) {
-			struct sim_params p = base_params();
+			struct sim_params p = fixture_params();
 			p.host_time = true;
 			p.async_scheduling = async;
 			p.step_by_step = !jumps;
@@ -1236,7 +1214,7 @@ START_TEST(host_step_is_max_or_sum)
 			sim_release(&s);
 		}
 	/* Host time off: the device times alone, whatever async says. */
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.async_scheduling = true;
 	struct req_spec r = {0, 100, 5, 0, -1, 0, 0, {0}};
 	struct sim s;
@@ -1253,7 +1231,7 @@ START_TEST(async_scheduling_one_step_behind)
 	struct host_cost h = host_cost_example();
 	for (int jumps = 0; jumps < 2; jumps++)
 		for (int async = 0; async < 2; async++) {
-			struct sim_params p = base_params();
+			struct sim_params p = fixture_params();
 			p.host_time = true;
 			p.async_scheduling = async;
 			p.step_by_step = !jumps;
@@ -1269,7 +1247,7 @@ START_TEST(async_scheduling_one_step_behind)
 			sim_release(&s);
 		}
 	/* An idle engine: r1 arrives after r0 finished and starts when it arrives. */
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.host_time = true;
 	p.async_scheduling = true;
 	struct req_spec r[2] = {{0, 100, 2, 0, -1, 0, 0, {0}}, {100000, 100, 2, 0, -1, 0, 0, {0}}};
@@ -1290,7 +1268,7 @@ START_TEST(gather_vs_contiguous_decode)
 {
 	struct fixed_cost f = {10000, 10, 1000, 500, 0};
 	for (int contiguous = 0; contiguous < 2; contiguous++) {
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.contiguous_pa = contiguous;
 		struct sim_costs c = costs_of(&f);
 		c.decode_gather = fc_decode_gather;
@@ -1331,7 +1309,7 @@ START_TEST(eager_passes_pay_launch_time)
 		{2048, true, 16000, 29000},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.host_time = true;
 		p.async_scheduling = true;
 		p.max_capture = cases[i].max_capture;
@@ -1376,7 +1354,7 @@ START_TEST(long_decode_real_blocks)
 	struct bucketer *b = NULL;
 	ck_assert_msg(!bucket_params_resolve(&cfg, &bp, &e), "%s: %s", e.field, e.msg);
 	ck_assert_msg(!bucketer_new(&bp, &b, &e), "%s", e.msg);
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.block_size = 4;
 	p.max_model_len = 64;
 	p.num_kv_blocks = 64;
@@ -1464,7 +1442,7 @@ START_TEST(prefill_merge_rule)
 		{true, 256, 2, 0, {{100, 300}, {100, 0}}, 1, {1, 100, 3}},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.merged_prefill = cases[i].merged;
 		p.max_num_prefill_seqs = cases[i].max_prefill;
 		struct sim s;
@@ -1485,7 +1463,7 @@ END_TEST
 START_TEST(merged_prefill_pass_shape)
 {
 	struct req_spec req[2] = {{0, 300, 2, 0, -1, 0, 0, {0}}, {0, 500, 2, 0, -1, 0, 0, {0}}};
-	struct sim_params p = base_params();
+	struct sim_params p = fixture_params();
 	p.merged_prefill = true;
 	p.max_num_prefill_seqs = 256;
 	struct fixed_cost f = {10, 0, 1, 0, 0};
@@ -1526,7 +1504,7 @@ START_TEST(ideal_compiles_nothing)
 	struct req_spec req[2] = {{0, 100, 3, 0, -1, 0, 0, {0}}, {0, 200, 3, 0, -1, 0, 0, {0}}};
 	struct fixed_cost f = {10, 0, 1, 0, 1000};
 	for (int ideal = 0; ideal < 2; ideal++) {
-		struct sim_params p = base_params();
+		struct sim_params p = fixture_params();
 		p.ideal = ideal;
 		struct sim_costs c = costs_of(&f);
 		struct sim s;

@@ -19,6 +19,7 @@
 #include "sim/config.h"
 #include "sim/kernel_int.h" /* white-box: the kernel's state */
 #include "tests/check_main.h"
+#include "tests/sim_fixture.h"
 
 /* ---- fixed costs ---- */
 
@@ -83,27 +84,11 @@ static struct sim_costs costs_of(struct fixed_cost *f)
  * THRESHOLD (< 0: off). */
 static struct sim_params params(int64_t blocks, int32_t threshold)
 {
-	struct sim_params p;
-	memset(&p, 0, sizeof p);
-	p.max_num_seqs = 256;
-	p.instances = 1;
-	p.pp = 1;
-	p.loop = loop_policy("async");
-	p.grouping = grouping_policy("none");
-	p.batching = batch_policy("continuous");
-	p.order = order_policy("fcfs");
-	p.max_num_batched_tokens = 2048;
-	p.max_num_prefill_seqs = 1;
-	p.block_size = 128;
-	p.max_model_len = 4096;
+	struct sim_params p = fixture_params();
 	p.num_kv_blocks = blocks;
-	p.chunked_prefill = true;
 	p.contiguous_pa = true;
 	p.defrag = threshold >= 0;
 	p.defrag_threshold = threshold;
-	p.stop_ns = INT64_MAX;
-	p.slo_ttft_ms = 1000;
-	p.slo_tpot_ms = 100;
 	return p;
 }
 

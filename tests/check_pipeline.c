@@ -20,6 +20,7 @@
 #include "sim/config.h"
 #include "sim/kernel_int.h" /* white-box: the lanes' state */
 #include "tests/check_main.h"
+#include "tests/sim_fixture.h"
 
 /* ---- the layer split ---- */
 
@@ -191,25 +192,11 @@ static struct sim_costs stage_costs(struct stage_cost *f)
 
 static struct sim_params base_params(int32_t pp, const char *loop, bool jumps)
 {
-	struct sim_params p;
-	memset(&p, 0, sizeof p);
+	struct sim_params p = fixture_params();
 	p.max_num_seqs = 1024;
-	p.instances = 1;
 	p.pp = pp;
 	p.loop = loop_policy(loop);
-	p.grouping = grouping_policy("none");
-	p.batching = batch_policy("continuous");
-	p.max_num_batched_tokens = 2048;
-	p.max_num_prefill_seqs = 1;
-	p.block_size = 128;
-	p.max_model_len = 4096;
-	p.num_kv_blocks = 100000;
-	p.chunked_prefill = true;
-	p.order = order_policy("fcfs");
-	p.stop_ns = INT64_MAX;
 	p.step_by_step = !jumps;
-	p.slo_ttft_ms = 1000;
-	p.slo_tpot_ms = 100;
 	return p;
 }
 
