@@ -37,16 +37,9 @@ mixof() {
 # run ARGS... : one simulation; prints its metrics as "key value" lines.
 run() {
 	local cmd=("$BIN" run "${COMMON[@]}" "$@" --json)
-	if ! "${cmd[@]}" >"$TMP/out.json" 2>"$TMP/err.txt"; then
-		echo "pipeline: run failed: ${cmd[*]}" >&2
-		cat "$TMP/err.txt" >&2
-		exit 1
-	fi
-	awk '/"metrics"/ { m = 1; next }
-	     m && /^[ \t]*"[a-z_0-9]+":[ \t]*[-0-9.eE+null]+,?[ \t]*$/ {
-		k = $1; gsub(/[":]/, "", k); v = $2; sub(/,$/, "", v); print k, v }' "$TMP/out.json"
+	study_metrics pipeline "${cmd[@]}"
 }
-get() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "nan" }'; }
+get() { study_get "$1"; }
 
 # capacity PP WORKLOAD: the async loop's capacity in req/s.
 capacity() {

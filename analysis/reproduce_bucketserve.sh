@@ -61,17 +61,10 @@ T_START=$SECONDS
 run() {
 	local preset=$1; shift
 	local cmd=("$BIN" run --preset "$preset" "${COMMON[@]}" $(topology "$preset") "$@" --json)
-	if ! "${cmd[@]}" >"$TMP/out.json" 2>"$TMP/err.txt"; then
-		echo "reproduce: run failed: ${cmd[*]}" >&2
-		cat "$TMP/err.txt" >&2
-		exit 1
-	fi
-	awk '/"metrics"/ { m = 1; next }
-	     m && /^[ \t]*"[a-z_0-9]+":[ \t]*[-0-9.eE+null]+,?[ \t]*$/ {
-		k = $1; gsub(/[":]/, "", k); v = $2; sub(/,$/, "", v); print k, v }' "$TMP/out.json"
+	study_metrics reproduce "${cmd[@]}"
 }
 # get KEY < metrics
-get() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "nan" }'; }
+get() { study_get "$1"; }
 
 # ---- 1. offline: throughput and utilisation vs max batch size (Fig. 5a/b) ------------------
 OFF_SYSTEMS="bucketserve-offline bucketserve distserve uellm vllm"

@@ -32,3 +32,20 @@ study_args() {
 	TMP=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
 	trap 'rm -rf "$TMP"' EXIT
 }
+
+# study_metrics NAME CMD...: runs CMD (a `bucketsim run ... --json`) and prints its summary's
+# scalar metrics, one "key value" line each; a failed run prints its command and error and
+# exits 1.  study_get KEY < metrics prints KEY's value, or nan.
+study_metrics() {
+	local name=$1
+	shift
+	if ! "$@" >"$TMP/out.json" 2>"$TMP/err.txt"; then
+		echo "$name: run failed: $*" >&2
+		cat "$TMP/err.txt" >&2
+		exit 1
+	fi
+	awk '/"metrics"/ { m = 1; next }
+	     m && /^[ \t]*"[a-z_0-9]+":[ \t]*[-0-9.eE+null]+,?[ \t]*$/ {
+		k = $1; gsub(/[":]/, "", k); v = $2; sub(/,$/, "", v); print k, v }' "$TMP/out.json"
+}
+study_get() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "nan" }'; }

@@ -300,19 +300,6 @@ END_TEST
 
 /* ---- hand-worked scenarios ---- */
 
-struct passlog {
-	struct pass_rec p[64];
-	int n;
-};
-
-static void log_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
-{
-	struct passlog *l = ctx;
-	(void)s;
-	if (l->n < 64)
-		l->p[l->n] = *p;
-	l->n++;
-}
 
 START_TEST(chunked_prefill_shapes)
 {

@@ -92,19 +92,6 @@ static struct sim_params params(int64_t blocks, int32_t threshold)
 	return p;
 }
 
-struct passlog {
-	struct pass_rec p[64];
-	int n;
-};
-
-static void log_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
-{
-	struct passlog *l = ctx;
-	(void)s;
-	if (l->n < 64)
-		l->p[l->n] = *p;
-	l->n++;
-}
 
 /* Request I's block table as physical ids. */
 static void table_is(const struct sim *s, int32_t i, const int32_t *want, int32_t n)

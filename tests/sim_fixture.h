@@ -3,7 +3,8 @@
  * check_pipeline, check_capacity): one instance, no pipeline, the async loop, no grouping,
  * continuous batching, FCFS, a 2048-token budget with chunked prefill and one prefill per pass,
  * 128-token blocks, max_model_len 4096, 100,000 blocks, 256 sequences, no stop time, SLOs of
- * 1 s TTFT and 100 ms TPOT.  Each suite changes what its cases need.
+ * 1 s TTFT and 100 ms TPOT.  Each suite changes what its cases need.  Also a pass hook that
+ * logs the passes a hand-worked scenario checks.
  */
 #ifndef BS_SIM_FIXTURE_H
 #define BS_SIM_FIXTURE_H
@@ -38,6 +39,21 @@ static inline struct sim_params fixture_params(void)
 	p.slo_ttft_ms = 1000;
 	p.slo_tpot_ms = 100;
 	return p;
+}
+
+/* A pass hook that keeps the first 64 passes (and counts all). */
+struct passlog {
+	struct pass_rec p[64];
+	int n;
+};
+
+static inline void log_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
+{
+	struct passlog *l = ctx;
+	(void)s;
+	if (l->n < 64)
+		l->p[l->n] = *p;
+	l->n++;
 }
 
 #endif
