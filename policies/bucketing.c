@@ -113,31 +113,6 @@ static bool knob_used(const struct bucket_params *p, const char *name)
 							: p->strategy->env_current, name);
 }
 
-/* Levenshtein distance of A and B, or a large value when either is long. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[65];
-	if (la > 64 || lb > 64)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* An --env NAME not in env_var_defs[]: a warning, or an error with sim.strict. */
 static int unknown_env(struct bucket_params *p, const struct config *cfg,
 		       const struct cfg_env *env, struct bs_err *err)
@@ -146,7 +121,7 @@ static int unknown_env(struct bucket_params *p, const struct config *cfg,
 	const char *near = NULL;
 	size_t best = 4;   /* suggest names at most 3 edits away */
 	for (const struct env_var_def *d = env_var_defs; d->name; d++) {
-		size_t e = edit_distance(name, d->name);
+		size_t e = str_edit_distance(name, d->name);
 		if (e < best) {
 			best = e;
 			near = d->name;

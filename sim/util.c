@@ -764,3 +764,30 @@ int mkdir_p(const char *dir, struct bs_err *err)
 	free(p);
 	return rc;
 }
+
+/* Levenshtein distance of A and B, or SIZE_MAX when either is over 64 bytes.  (Its own
+ * translation unit keeps it out of its callers, so the fuzzing build can leave it out of the
+ * coverage instrumentation: tests/fuzz/coverage.ignore.) */
+size_t str_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[65];
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}

@@ -149,6 +149,8 @@ int outset_commit(struct outset *s, struct bs_err *err);
 void outset_abort(struct outset *s);
 /* Creates DIR (and parents) when missing.  An empty DIR is an error. */
 int mkdir_p(const char *dir, struct bs_err *err);
+
+size_t str_edit_distance(const char *a, const char *b);
 /* The completion marker of a directory-mode output set. */
 #define OUTSET_MARKER ".bucketsim.done"
 
