@@ -184,7 +184,17 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 	 * max_model_len >= LONG_CTX_THRESHOLD: the edge rule also applies with merged prefill
 	 * (where the merged-prefill ctx filter then judges the edge bucket). */
 	bool edge = mml >= 8192;
-	for (size_t i = 0; i < bs->n; i++)
+	for (size_t i = 0; i < bs->n; i++) {
+		if (!edge) {
+			/* Without the edge rule no ctx is replaced and the order of the pushes does not
+			 * matter (sorted below): query before ctx pushes sorted ranges in sorted order,
+			 * so blist_sort_unique() finds nothing to sort. */
+			for (size_t k = 0; k < qr->n; k++)
+				for (size_t j = 0; j < ctx->n; j++)
+					if (bucket_prompt_keep(p, bs->v[i], qr->v[k], ctx->v[j]))
+						blist_push(out, bs->v[i], qr->v[k], ctx->v[j], 0);
+			continue;
+		}
 		for (size_t j = 0; j < ctx->n; j++) {
 			int64_t c = ctx->v[j];
 			/* Decided once per (bs, ctx) pair; the replaced ctx then carries over to the
@@ -202,6 +212,7 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 					blist_push(out, bs->v[i], q, c, 0);
 			}
 		}
+	}
 	blist_sort_unique(out);
 	return out->n ? 0 : bucket_empty_error("prompt", err);
 }

@@ -309,7 +309,13 @@ void blist_sort_unique(struct blist *l)
 {
 	if (!l->n)
 		return;
-	qsort(l->a, l->n, sizeof *l->a, cmp_shape);
+	/* Sorted already (the generators' nested loops over sorted ranges mostly push in order):
+	 * no sort.  Equal tuples are equal in every member, so skipping it changes nothing. */
+	size_t s = 1;
+	while (s < l->n && bshape_cmp(&l->a[s - 1], &l->a[s]) <= 0)
+		s++;
+	if (s < l->n)
+		qsort(l->a, l->n, sizeof *l->a, cmp_shape);
 	size_t k = 1;
 	for (size_t i = 1; i < l->n; i++)
 		if (bshape_cmp(&l->a[i], &l->a[k - 1]))

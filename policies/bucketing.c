@@ -120,7 +120,11 @@ static int unknown_env(struct bucket_params *p, const struct config *cfg,
 	const char *name = env->name;
 	const char *near = NULL;
 	size_t best = 4;   /* suggest names at most 3 edits away */
+	size_t ln = strlen(name);
 	for (const struct env_var_def *d = env_var_defs; d->name; d++) {
+		size_t ld = strlen(d->name);
+		if ((ln > ld ? ln - ld : ld - ln) >= best)
+			continue;   /* the distance is at least the difference in length */
 		size_t e = str_edit_distance(name, d->name);
 		if (e < best) {
 			best = e;
