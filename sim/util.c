@@ -655,8 +655,8 @@ static bool in_set(const struct outset *s, const char *name)
 	return false;
 }
 
-/* Directory mode, after every file was closed: marker off, stale outputs off, set in, marker
- * on.  A failure part-way leaves DIR without its marker (an incomplete directory). */
+/* Directory mode, after every file was closed: marker off, the earlier run's outputs off, set
+ * in, marker on.  A failure part-way leaves DIR without its marker (an incomplete directory). */
 static int commit_dir(struct outset *s, struct bs_err *err)
 {
 	char *marker = xasprintf("%s/%s", s->dir, OUTSET_MARKER);
@@ -673,10 +673,17 @@ static int commit_dir(struct outset *s, struct bs_err *err)
 				     "cannot remove the earlier run's output: %s", strerror(errno));
 		free(p);
 	}
-	for (size_t i = 0; !rc && i < s->n; i++)
-		if (rename(s->files[i].tmp, s->files[i].path) != 0)
+	/* Each earlier file is removed before the new one takes its name: the directory has no
+	 * marker by now, so nothing relies on the old file staying until the rename, and a rename
+	 * over an existing file makes ext4 (auto_da_alloc) flush the new file's data first. */
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		if (unlink(s->files[i].path) != 0 && errno != ENOENT)
+			rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL,
+				     "cannot remove the earlier run's output: %s", strerror(errno));
+		else if (rename(s->files[i].tmp, s->files[i].path) != 0)
 			rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL,
 				     "cannot rename: %s", strerror(errno));
+	}
 	if (!rc) {
 		char *tmp = xasprintf("%s/%s", s->tmpdir, OUTSET_MARKER);
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
