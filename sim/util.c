@@ -486,13 +486,8 @@ static FILE *open_tmp(struct outset *s, const char *path, char *tmp, struct bs_e
 		free(tmp);
 		return NULL;
 	}
-	/* A larger buffer than stdio's default (the file system's block): one write(2) per
-	 * OUTSET_BUF bytes. */
-	char *buf = xmalloc(OUTSET_BUF);
-	setvbuf(f, buf, _IOFBF, OUTSET_BUF);
 	s->files = xrealloc(s->files, (s->n + 1) * sizeof *s->files);
 	s->files[s->n].f = f;
-	s->files[s->n].buf = buf;
 	s->files[s->n].path = xstrdup(path);
 	s->files[s->n].tmp = tmp;
 	s->files[s->n].slot = slot;
@@ -618,7 +613,6 @@ static void outset_free(struct outset *s)
 		slot_drop(s->files[i].slot);
 		free(s->files[i].path);
 		free(s->files[i].tmp);
-		free(s->files[i].buf);
 	}
 	slot_drop(s->dir_slot);
 	free(s->files);

@@ -122,10 +122,8 @@ char *read_file(const char *path, size_t *len, struct bs_err *err);
  *    .bucketsim.done.  outset_init_dir also removes the temporary directories (and the PATH.tmp.PID
  *    files of KNOWN) that processes no longer running left in DIR (killed with SIGKILL, say).
  */
-enum { OUTSET_BUF = 1 << 16 };  /* bytes of each temporary's stdio buffer */
 struct outfile {
 	FILE *f;
-	char *buf;         /* its stdio buffer, freed after fclose */
 	char *path;        /* final name */
 	char *tmp;         /* temporary name */
 	int slot;          /* signal-cleanup slot, -1 for none */
