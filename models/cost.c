@@ -3,8 +3,9 @@
  *
  * Owns the loaded profiles (struct eval_ctx, see cost_int.h and roofline.c for the equations)
  * and one open-addressing hash per phase (prefill, decode, unified) from a padded shape to its
- * cost in ns.  A table grows (doubling) when it is half full, so after warm-up a call is a hash
- * probe with no allocation.  Times are integer nanoseconds >= 1.
+ * cost in ns.  A table is allocated at its first shape (a run uses only some of them) and grows
+ * (doubling) when it is half full, so after warm-up a call is a hash probe with no allocation.
+ * Times are integer nanoseconds >= 1.
  */
 #include "models/cost.h"
 
@@ -19,10 +20,12 @@ struct shape_key {
 };
 
 struct shape_cache {
-	struct shape_key *keys;  /* v[0] == -1: empty slot */
+	struct shape_key *keys;  /* v[0] == -1: empty slot; NULL until the first shape */
 	int64_t *vals;
 	size_t cap, n;
 };
+
+enum { CACHE_CAP0 = 1024 };  /* slots of a table at its first shape */
 
 struct cost_model {
 	struct eval_ctx e;       /* the pass functions' context (t_pass 0 when host_separate) */
@@ -57,6 +60,14 @@ static uint64_t key_hash(const struct shape_key *k)
 	return h;
 }
 
+/* Empties C, keeping its slots. */
+static void cache_clear(struct shape_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		c->keys[i].v[0] = -1;
+	c->n = 0;
+}
+
 static int64_t *cache_slot(struct shape_cache *c, const struct shape_key *k, bool *found)
 {
 	size_t mask = c->cap - 1, i = key_hash(k) & mask;
@@ -71,6 +82,14 @@ static int64_t *cache_slot(struct shape_cache *c, const struct shape_key *k, boo
 		}
 		i = (i + 1) & mask;
 	}
+}
+
+/* C's value of K, or NULL. */
+static const int64_t *cache_get(struct shape_cache *c, const struct shape_key *k)
+{
+	bool found;
+	int64_t *slot = c->n ? cache_slot(c, k, &found) : NULL;
+	return slot && found ? slot : NULL;
 }
 
 static void cache_put(struct shape_cache *c, const struct shape_key *k, int64_t v);
@@ -88,7 +107,9 @@ static void cache_grow(struct shape_cache *c)
 
 static void cache_put(struct shape_cache *c, const struct shape_key *k, int64_t v)
 {
-	if (2 * (c->n + 1) > c->cap)
+	if (!c->keys)
+		cache_init(c, CACHE_CAP0);
+	else if (2 * (c->n + 1) > c->cap)
 		cache_grow(c);
 	bool found;
 	int64_t *slot = cache_slot(c, k, &found);
@@ -153,8 +174,6 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0,
 			       part ? "VLLM_PP_LAYER_PARTITION" : "cluster.pp", "%s", msg);
 	}
-	for (int i = 0; i < 4; i++)
-		cache_init(&cm->cache[i], 1024);
 	*out = cm;
 	return 0;
 }
@@ -173,10 +192,9 @@ void cost_model_free(struct cost_model *cm)
 int64_t cost_prefill_ns(struct cost_model *cm, int32_t bs, int32_t query, int32_t ctx_blocks)
 {
 	struct shape_key k = {{nonneg(bs), nonneg(query), nonneg(ctx_blocks), 0}};
-	bool found;
-	int64_t *slot = cache_slot(&cm->cache[0], &k, &found);
-	if (found)
-		return *slot;
+	const int64_t *hit = cache_get(&cm->cache[0], &k);
+	if (hit)
+		return *hit;
 	int64_t v = to_ns(eval_prefill(&cm->e, k.v[0], k.v[1], k.v[2], NULL));
 	cache_put(&cm->cache[0], &k, v);
 	return v;
@@ -185,10 +203,9 @@ int64_t cost_prefill_ns(struct cost_model *cm, int32_t bs, int32_t query, int32_
 int64_t cost_decode_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks)
 {
 	struct shape_key k = {{nonneg(bs), nonneg(num_blocks), 0, 0}};
-	bool found;
-	int64_t *slot = cache_slot(&cm->cache[1], &k, &found);
-	if (found)
-		return *slot;
+	const int64_t *hit = cache_get(&cm->cache[1], &k);
+	if (hit)
+		return *hit;
 	int64_t v = to_ns(eval_decode(&cm->e, k.v[0], k.v[1], NULL));
 	cache_put(&cm->cache[1], &k, v);
 	return v;
@@ -197,10 +214,9 @@ int64_t cost_decode_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks)
 int64_t cost_decode_gather_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks)
 {
 	struct shape_key k = {{nonneg(bs), nonneg(num_blocks), 0, 0}};
-	bool found;
-	int64_t *slot = cache_slot(&cm->cache[3], &k, &found);
-	if (found)
-		return *slot;
+	const int64_t *hit = cache_get(&cm->cache[3], &k);
+	if (hit)
+		return *hit;
 	int64_t v = to_ns(eval_decode_gather(&cm->e, k.v[0], k.v[1], cm->h.gather_kv, NULL));
 	cache_put(&cm->cache[3], &k, v);
 	return v;
@@ -216,12 +232,8 @@ int64_t cost_host_ns(const struct cost_model *cm, const struct host_work *w)
 void cost_model_set_host_separate(struct cost_model *cm, bool on)
 {
 	cm->e.p.v[PP_T_PASS] = on ? 0 : cm->t_pass;
-	for (int i = 0; i < 4; i++) {
-		size_t cap = cm->cache[i].cap;
-		free(cm->cache[i].keys);
-		free(cm->cache[i].vals);
-		cache_init(&cm->cache[i], cap);
-	}
+	for (int i = 0; i < 4; i++)
+		cache_clear(&cm->cache[i]);
 }
 
 /* vllm-gaudi HPUModelRunner._use_graphs (vllm_gaudi/v1/worker/hpu_model_runner.py). */
@@ -243,10 +255,9 @@ int64_t cost_unified_ns(struct cost_model *cm, int32_t query, int32_t shared_blo
 			int32_t unique_blocks, bool causal)
 {
 	struct shape_key k = {{nonneg(query), nonneg(shared_blocks), nonneg(unique_blocks), causal}};
-	bool found;
-	int64_t *slot = cache_slot(&cm->cache[2], &k, &found);
-	if (found)
-		return *slot;
+	const int64_t *hit = cache_get(&cm->cache[2], &k);
+	if (hit)
+		return *hit;
 	/* Logits: one per decode token; a causal (prompt-carrying) batch is charged one per
 	 * sequence, at most server.max_num_seqs. */
 	double q = k.v[0];

@@ -6,8 +6,8 @@
  * the profile is loaded, by GSL weighted linear least squares (relative error: weight 1/y^2) on
  * the file's rows marked "fit": measurements that isolate host time (a profiled gap between
  * device passes, or measured parts of the step), never end-to-end serving throughputs.  The fit
- * is a few microseconds of work and deterministic, so the file is the one place for the
- * evidence and the parameters follow from it.
+ * is a few microseconds of work, done once per process, and deterministic, so the file is the
+ * one place for the evidence and the parameters follow from it.
  */
 #include <cjson/cJSON.h>
 #include <gsl/gsl_multifit.h>
@@ -66,12 +66,18 @@ int host_fit(const struct host_row *rows, size_t n, struct host_params *hp)
 	return st || hp->step_s < 0 || hp->req_s < 0 ? -1 : 0;
 }
 
+/* The parsed models/data/host.json (shared, sim/embed.h). */
+static const cJSON *host_json(void)
+{
+	const cJSON *j = embedded_json("models/data/host.json");
+	if (!j)
+		BUG("models/data/host.json is not embedded");
+	return j;
+}
+
 size_t host_rows_load(struct host_row **out)
 {
-	const struct embedded_file *f = embedded_find("models/data/host.json");
-	if (!f)
-		BUG("models/data/host.json is not embedded");
-	cJSON *j = cJSON_ParseWithLength(f->data, f->size);
+	const cJSON *j = host_json();
 	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(j, "host_rows"), *it;
 	size_t n = (size_t)cJSON_GetArraySize(rows), k = 0;
 	struct host_row *r = xcalloc(n ? n : 1, sizeof *r);
@@ -84,7 +90,6 @@ size_t host_rows_load(struct host_row **out)
 		r[k].fit = !strcmp(use->valuestring, "fit");
 		k++;
 	}
-	cJSON_Delete(j);
 	*out = r;
 	return n;
 }
@@ -92,24 +97,26 @@ size_t host_rows_load(struct host_row **out)
 int host_params_load(const char *chip, const char *profile, struct host_params *hp,
 		     struct bs_err *err)
 {
-	struct host_row *rows;
-	size_t n = host_rows_load(&rows);
-	memset(hp, 0, sizeof *hp);
-	if (host_fit(rows, n, hp))
-		BUG("models/data/host.json: the host-time fit failed");
-	free(rows);
-	const struct embedded_file *f = embedded_find("models/data/host.json");
-	cJSON *j = cJSON_ParseWithLength(f->data, f->size);
+	/* The fit depends on the embedded file only: done once per process. */
+	static struct host_params fitted;
+	static bool have_fit;
+	if (!have_fit) {
+		struct host_row *rows;
+		size_t n = host_rows_load(&rows);
+		if (host_fit(rows, n, &fitted))
+			BUG("models/data/host.json: the host-time fit failed");
+		free(rows);
+		have_fit = true;
+	}
+	*hp = fitted;
+	const cJSON *j = host_json();
 	hp->eager_layer_s = num(j, "eager_layer_us") * 1e-6;
 	const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "pa_gather_kv_factor");
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, chip);
-	if (!cJSON_IsNumber(v) || v->valuedouble < 1) {
-		cJSON_Delete(j);
+	if (!cJSON_IsNumber(v) || v->valuedouble < 1)
 		return bs_errf(err, BS_EXIT_INPUT, profile, 0, "name",
 			       "chip '%s' has no paged-attention gather factor in "
 			       "models/data/host.json (known: gaudi2, gaudi3, h100, a100)", chip);
-	}
 	hp->gather_kv = v->valuedouble;
-	cJSON_Delete(j);
 	return 0;
 }

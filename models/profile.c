@@ -3,7 +3,9 @@
  * (models/data/<hardware>.json with "kind": "hardware", models/data/models.json), and hardware
  * profiles from a file at run time: a `hardware` value holding a '/' or ending in ".json" is a
  * path (a profile `bucketsim calibrate` wrote), checked member by member.  Unknown names are
- * input errors (exit 3) that list every valid name.
+ * input errors (exit 3) that list every valid name.  The embedded files are parsed once per
+ * process (embedded_json, sim/embed.h), so a sweep's or a fuzzer's repeated set-ups only look
+ * the names up.
  */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -21,22 +23,13 @@ const bool perf_param_is_eff[PP_COUNT] = {true, false, true, true, true, false, 
 
 static const char prefix[] = "models/data/";
 
-static cJSON *parse_embedded(const char *path)
-{
-	const struct embedded_file *f = embedded_find(path);
-	return f ? cJSON_ParseWithLength(f->data, f->size) : NULL;
-}
-
 static bool is_hw_file(const struct embedded_file *f)
 {
 	size_t n = strlen(f->path), pl = sizeof prefix - 1;
 	if (strncmp(f->path, prefix, pl) || n < pl + 6 || strcmp(f->path + n - 5, ".json"))
 		return false;
-	cJSON *j = cJSON_ParseWithLength(f->data, f->size);
-	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");
-	bool hw = cJSON_IsString(k) && !strcmp(k->valuestring, "hardware");
-	cJSON_Delete(j);
-	return hw;
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(embedded_json(f->path), "kind");
+	return cJSON_IsString(k) && !strcmp(k->valuestring, "hardware");
 }
 
 void profile_list_names(FILE *out, bool hardware, const char *sep)
@@ -53,7 +46,7 @@ void profile_list_names(FILE *out, bool hardware, const char *sep)
 		}
 		return;
 	}
-	cJSON *j = parse_embedded("models/data/models.json");
+	const cJSON *j = embedded_json("models/data/models.json");
 	const cJSON *mm = cJSON_GetObjectItemCaseSensitive(j, "models"), *it;
 	cJSON_ArrayForEach(it, mm) {
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
@@ -62,7 +55,6 @@ void profile_list_names(FILE *out, bool hardware, const char *sep)
 			first = false;
 		}
 	}
-	cJSON_Delete(j);
 }
 
 static char *names_text(bool hardware)
@@ -86,19 +78,22 @@ static int unknown(const char *what, const char *name, bool hardware, struct bs_
 	return -1;
 }
 
-cJSON *profile_hw_json(const char *name)
+/* The shared tree of embedded hardware profile NAME, or NULL. */
+static const cJSON *hw_embedded(const char *name)
 {
 	if (strchr(name, '/') || strlen(name) > 64)
 		return NULL;
 	char path[128];
 	snprintf(path, sizeof path, "%s%s.json", prefix, name);
-	cJSON *j = parse_embedded(path);
+	const cJSON *j = embedded_json(path);
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");
-	if (!cJSON_IsString(k) || strcmp(k->valuestring, "hardware")) {
-		cJSON_Delete(j);
-		return NULL;
-	}
-	return j;
+	return cJSON_IsString(k) && !strcmp(k->valuestring, "hardware") ? j : NULL;
+}
+
+cJSON *profile_hw_json(const char *name)
+{
+	const cJSON *j = hw_embedded(name);
+	return j ? cJSON_Duplicate(j, true) : NULL;
 }
 
 /* The members every hardware profile has (spec, then params); vector_bf16_tflops may be null. */
@@ -179,11 +174,12 @@ static double num(const cJSON *o, const char *key, const char *where, bool null_
 int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,
 		    struct compile_params *c, struct bs_err *err)
 {
-	cJSON *j;
+	cJSON *owned = NULL;   /* a file's tree; an embedded one is shared */
+	const cJSON *j;
 	if (is_profile_path(name)) {
-		if (!(j = load_hw_file(name, err)))
+		if (!(j = owned = load_hw_file(name, err)))
 			return -1;
-	} else if (!(j = profile_hw_json(name))) {
+	} else if (!(j = hw_embedded(name))) {
 		return unknown("hardware", name, true, err);
 	}
 	memset(hw, 0, sizeof *hw);
@@ -218,7 +214,7 @@ int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,
 	c->runtime = num(pp, "runtime_penalty_s", name, false);
 	c->fp8_factor = num(pp, "fp8_compile_factor", name, false);
 	c->kv_latency = num(pp, "kv_link_latency_us", name, false) * 1e-6;
-	cJSON_Delete(j);
+	cJSON_Delete(owned);
 	return 0;
 }
 
@@ -229,7 +225,7 @@ static int geti(const cJSON *o, const char *key, const char *where)
 
 int profile_load_model(const char *name, struct model_arch *m, struct bs_err *err)
 {
-	cJSON *j = parse_embedded("models/data/models.json");
+	const cJSON *j = embedded_json("models/data/models.json");
 	const cJSON *mm = cJSON_GetObjectItemCaseSensitive(j, "models"), *it;
 	cJSON_ArrayForEach(it, mm) {
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
@@ -250,9 +246,7 @@ int profile_load_model(const char *name, struct model_arch *m, struct bs_err *er
 		m->learned_positions = geti(it, "learned_positions", name);
 		m->gated_mlp = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "gated_mlp"));
 		m->tied_embeddings = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "tied_embeddings"));
-		cJSON_Delete(j);
 		return 0;
 	}
-	cJSON_Delete(j);
 	return unknown("model", name, false, err);
 }

@@ -22,4 +22,10 @@ extern const struct embedded_file embedded_files[];
 /* The file at PATH, or NULL. */
 const struct embedded_file *embedded_find(const char *path);
 
+/* The embedded JSON file at PATH parsed, or NULL when there is none (or it is not JSON).  Each
+ * file is parsed once, on first use, and kept for the life of the process: the tree is shared
+ * and read-only (cJSON_Duplicate it to change it).  Not thread-safe: set-up code only. */
+struct cJSON;
+const struct cJSON *embedded_json(const char *path);
+
 #endif

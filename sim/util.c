@@ -408,24 +408,23 @@ char *read_file(const char *path, size_t *len, struct bs_err *err)
 }
 
 /* ---- signal-safe registry of temporaries ----
- * Fixed slots so the handler needs neither malloc nor locks: a slot is filled, then marked used
- * (the handler only reads used slots).  Directories are rmdir'ed after the files. */
-enum { CLEAN_SLOTS = 32, CLEAN_PATH = 4096 };
-static struct {
-	volatile sig_atomic_t used;   /* 1 file, 2 directory */
-	char path[CLEAN_PATH];
-} clean_slot[CLEAN_SLOTS];
+ * Fixed slots so the handler needs neither malloc nor locks: a slot's path is set, then the slot
+ * is marked used (the handler only reads used slots).  The path is borrowed from the output set,
+ * which frees it only after dropping the slot.  Directories are rmdir'ed after the files. */
+enum { CLEAN_SLOTS = 32 };
+static volatile sig_atomic_t clean_used[CLEAN_SLOTS];   /* 0 free, 1 file, 2 directory */
+static const char *volatile clean_path[CLEAN_SLOTS];
 static volatile sig_atomic_t handlers_installed;
 
 static void cleanup_all(void)
 {
 	for (int pass = 1; pass <= 2; pass++)
 		for (int i = 0; i < CLEAN_SLOTS; i++)
-			if (clean_slot[i].used == pass) {
+			if (clean_used[i] == pass) {
 				if (pass == 1)
-					unlink(clean_slot[i].path);
+					unlink(clean_path[i]);
 				else
-					rmdir(clean_slot[i].path);
+					rmdir(clean_path[i]);
 			}
 }
 
@@ -436,7 +435,7 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-static int slot_add(const char *path, int kind, struct bs_err *err)
+static int slot_add(const char *path, int kind)
 {
 	if (!handlers_installed) {
 		/* A signal the process was started with ignored (nohup, a background job of a
@@ -451,13 +450,10 @@ static int slot_add(const char *path, int kind, struct bs_err *err)
 				sigaction(sigs[i], &sa, NULL);
 		handlers_installed = 1;
 	}
-	if (strlen(path) >= CLEAN_PATH)
-		return bs_errf(err, BS_EXIT_RUNTIME, NULL, 0, NULL, "output path too long: '%.80s...'",
-			       path);
 	for (int i = 0; i < CLEAN_SLOTS; i++)
-		if (!clean_slot[i].used) {
-			memcpy(clean_slot[i].path, path, strlen(path) + 1);
-			clean_slot[i].used = kind;
+		if (!clean_used[i]) {
+			clean_path[i] = path;
+			clean_used[i] = kind;
 			return i;
 		}
 	BUG("more than %d temporary outputs at once", CLEAN_SLOTS);
@@ -466,7 +462,7 @@ static int slot_add(const char *path, int kind, struct bs_err *err)
 static void slot_drop(int i)
 {
 	if (i >= 0)
-		clean_slot[i].used = 0;
+		clean_used[i] = 0;
 }
 
 void outset_init(struct outset *s)
@@ -477,11 +473,7 @@ void outset_init(struct outset *s)
 
 static FILE *open_tmp(struct outset *s, const char *path, char *tmp, struct bs_err *err)
 {
-	int slot = slot_add(tmp, 1, err);
-	if (slot < 0) {
-		free(tmp);
-		return NULL;
-	}
+	int slot = slot_add(tmp, 1);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
@@ -600,11 +592,7 @@ int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
 		return -1;
 	sweep_stale(dir, known);
 	char *tmpdir = xasprintf("%s/.bucketsim.tmp.%ld", dir, (long)getpid());
-	int slot = slot_add(tmpdir, 2, err);
-	if (slot < 0) {
-		free(tmpdir);
-		return -1;
-	}
+	int slot = slot_add(tmpdir, 2);
 	if (mkdir(tmpdir, 0777) != 0) {
 		bs_errf(err, BS_EXIT_RUNTIME, tmpdir, 0, NULL, "cannot create directory: %s",
 			strerror(errno));
@@ -655,8 +643,8 @@ static bool in_set(const struct outset *s, const char *name)
 	return false;
 }
 
-/* Directory mode, after every file was closed: marker off, stale outputs off, set in, marker
- * on.  A failure part-way leaves DIR without its marker (an incomplete directory). */
+/* Directory mode, after every file was closed: marker off, the earlier run's outputs off, set
+ * in, marker on.  A failure part-way leaves DIR without its marker (an incomplete directory). */
 static int commit_dir(struct outset *s, struct bs_err *err)
 {
 	char *marker = xasprintf("%s/%s", s->dir, OUTSET_MARKER);
@@ -673,10 +661,17 @@ static int commit_dir(struct outset *s, struct bs_err *err)
 				     "cannot remove the earlier run's output: %s", strerror(errno));
 		free(p);
 	}
-	for (size_t i = 0; !rc && i < s->n; i++)
-		if (rename(s->files[i].tmp, s->files[i].path) != 0)
+	/* Each earlier file is removed before the new one takes its name: the directory has no
+	 * marker by now, so nothing relies on the old file staying until the rename, and a rename
+	 * over an existing file makes ext4 (auto_da_alloc) flush the new file's data first. */
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		if (unlink(s->files[i].path) != 0 && errno != ENOENT)
+			rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL,
+				     "cannot remove the earlier run's output: %s", strerror(errno));
+		else if (rename(s->files[i].tmp, s->files[i].path) != 0)
 			rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL,
 				     "cannot rename: %s", strerror(errno));
+	}
 	if (!rc) {
 		char *tmp = xasprintf("%s/%s", s->tmpdir, OUTSET_MARKER);
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

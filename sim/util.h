@@ -117,8 +117,9 @@ char *read_file(const char *path, size_t *len, struct bs_err *err);
  *  - directory (outset_init_dir + outset_open_in(NAME)): every file is written into
  *    DIR/.bucketsim.tmp.PID/.  The commit removes DIR/.bucketsim.done, removes every file of
  *    KNOWN (the names any run of the command may write) that this set did not write, renames the
- *    set into DIR, then writes DIR/.bucketsim.done (the list of the files, one per line) and
- *    removes the temporary directory.  A directory holds one complete run exactly when it has
+ *    set into DIR (each earlier file of the same name removed first: ext4 flushes a file renamed
+ *    over another one), then writes DIR/.bucketsim.done (the list of the files, one per line)
+ *    and removes the temporary directory.  A directory holds one complete run exactly when it has
  *    .bucketsim.done.  outset_init_dir also removes the temporary directories (and the PATH.tmp.PID
  *    files of KNOWN) that processes no longer running left in DIR (killed with SIGKILL, say).
  */

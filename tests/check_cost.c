@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "models/cost.h"
 #include "models/cost_int.h"
+#include "sim/embed.h"
 
 static struct cost_model *make(const char *hw, const char *model, const char *prec, int tp)
 {
@@ -297,6 +300,37 @@ START_TEST(unknown_names)
 }
 END_TEST
 
+/* The embedded profiles are parsed once and shared; profile_hw_json hands out a copy, so a
+ * caller that edits it (calibrate does) changes nothing that is loaded later. */
+START_TEST(profiles_parsed_once)
+{
+	const struct cJSON *m = embedded_json("models/data/models.json");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_eq(embedded_json("models/data/models.json"), m);
+	ck_assert_ptr_null(embedded_json("models/data/tpu9.json"));
+	cJSON *j = profile_hw_json("gaudi2");
+	ck_assert_ptr_nonnull(j);
+	ck_assert_ptr_ne(j, embedded_json("models/data/gaudi2.json"));
+	cJSON_ReplaceItemInObjectCaseSensitive(j, "params", cJSON_CreateObject());
+	cJSON_Delete(j);
+	struct hw_spec hw;
+	struct perf_params p;
+	struct compile_params c;
+	struct bs_err err = {0};
+	ck_assert_int_eq(profile_load_hw("gaudi2", &hw, &p, &c, &err), 0);
+	/* models/data/gaudi2.json: "t_pass_ms": 0.790613, "eta_kv": 0.745395 */
+	ck_assert_double_eq(p.v[PP_T_PASS], 0.790613 / 1e3);
+	ck_assert_double_eq(p.v[PP_ETA_KV], 0.745395);
+	/* A second model gets the same fitted host time (hand values: test host_time). */
+	struct cost_model *a = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	struct cost_model *b = make("gaudi3", "llama-3.1-70b", "bf16", 2);
+	ck_assert_int_eq(cost_host_ns(a, &(struct host_work){64, 0}), 1682588);
+	ck_assert_int_eq(cost_host_ns(b, &(struct host_work){64, 0}), 1682588);
+	cost_model_free(a);
+	cost_model_free(b);
+}
+END_TEST
+
 START_TEST(static_batch)
 {
 	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "fp8", 1);
@@ -404,6 +438,13 @@ START_TEST(host_separate_drops_t_pass)
 	ck_assert(tot2 == tot && pre2 == pre);
 	cost_model_set_host_separate(cm, false);
 	ck_assert_int_eq(cost_decode_ns(cm, 64, 512), d);
+	/* switched before its first shape (the tables not yet allocated): the same costs */
+	struct cost_model *fresh = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	cost_model_set_host_separate(fresh, true);
+	cost_model_set_host_separate(cm, true);
+	ck_assert_int_eq(cost_decode_ns(fresh, 64, 512), cost_decode_ns(cm, 64, 512));
+	ck_assert_int_le(llabs(d - cost_decode_ns(fresh, 64, 512) - tp), 1);
+	cost_model_free(fresh);
 	cost_model_free(cm);
 }
 END_TEST
@@ -457,6 +498,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, moe_experts);
 	tcase_add_test(tc, compile_and_transfer);
 	tcase_add_test(tc, unknown_names);
+	tcase_add_test(tc, profiles_parsed_once);
 	tcase_add_test(tc, static_batch);
 	tcase_add_test(tc, host_fit_rows);
 	tcase_add_test(tc, host_time);

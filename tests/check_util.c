@@ -285,6 +285,45 @@ START_TEST(outset_directory)
 }
 END_TEST
 
+/* The commit removes each earlier file before renaming the new one into its name: what stands
+ * in the way and cannot be removed (here a non-empty directory named like an output) fails the
+ * commit with that name, leaves no marker and no temporary, and the earlier files the commit
+ * already replaced are this run's. */
+START_TEST(outset_commit_blocked)
+{
+	char dir[] = "/tmp/bs_outblkXXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put(dir, "summary.json", "old");
+	put(dir, OUTSET_MARKER, "summary.json\n");
+	char *blocker = path_in(dir, "requests.csv");
+	ck_assert_int_eq(mkdir(blocker, 0777), 0);
+	put(blocker, "keep", "the user's");
+
+	struct bs_err e = {0};
+	struct outset s;
+	ck_assert_int_eq(outset_init_dir(&s, dir, known, &e), 0);
+	fputs("new", outset_open_in(&s, "summary.json", &e));
+	fputs("rows", outset_open_in(&s, "requests.csv", &e));
+	ck_assert_int_eq(outset_commit(&s, &e), -1);
+	ck_assert_int_eq(e.code, BS_EXIT_RUNTIME);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cannot remove the earlier run's output"));
+	ck_assert_ptr_nonnull(strstr(e.file, "requests.csv"));
+	ck_assert(!exists(dir, OUTSET_MARKER));
+	ck_assert(exists(blocker, "keep"));
+	char *sp = path_in(dir, "summary.json");
+	char *txt = read_file(sp, NULL, &e);
+	ck_assert_str_eq(txt, "new");
+	free(txt);
+	/* summary.json and the directory in the way: no temporary directory left. */
+	ck_assert_int_eq(entries(dir), 2);
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(sp);
+	free(blocker);
+}
+END_TEST
+
 /* SIGTERM and SIGINT while a set is open remove its temporaries; the process still dies of the
  * signal. */
 START_TEST(outset_signal_cleanup)
@@ -412,6 +451,7 @@ int main(void)
 	tcase_add_test(tc, checked_conversions);
 	tcase_add_test(tc, mkdir_p_empty);
 	tcase_add_test(tc, outset_directory);
+	tcase_add_test(tc, outset_commit_blocked);
 	tcase_add_test(tc, outset_signal_cleanup);
 	tcase_add_test(tc, oom_is_an_error_exit);
 	tcase_add_test(tc, fast_parse_equals_reference);
