@@ -51,11 +51,6 @@ uint64_t evq_push(struct evq *q, int64_t t_ns, int32_t cls, int32_t kind, int64_
 	return e.seq;
 }
 
-const struct event *evq_peek(const struct evq *q)
-{
-	return q->n ? &q->h[0] : NULL;
-}
-
 int evq_pop(struct evq *q, struct event *out)
 {
 	if (!q->n)

@@ -39,7 +39,10 @@ uint64_t evq_push(struct evq *q, int64_t t_ns, int32_t cls, int32_t kind, int64_
 /* Pops the earliest event into *out; returns 0, or -1 when empty. */
 int evq_pop(struct evq *q, struct event *out);
 /* The earliest event without removing it, or NULL. */
-const struct event *evq_peek(const struct evq *q);
+static inline const struct event *evq_peek(const struct evq *q)
+{
+	return q->n ? &q->h[0] : NULL;
+}
 static inline size_t evq_size(const struct evq *q) { return q->n; }
 
 #endif

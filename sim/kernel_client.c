@@ -25,12 +25,6 @@ void client_init(struct sim *s)
 	s->spec = s->spec_sent;
 }
 
-/* Whether the client may send one more request now. */
-static bool client_slot(const struct sim *s)
-{
-	return !s->p.concurrency || s->arrived - s->finished < (size_t)s->p.concurrency;
-}
-
 /* Request ID was sent (its arrival event). */
 void client_sent(struct sim *s, int32_t id)
 {
@@ -56,12 +50,4 @@ void client_next(struct sim *s)
 		s->arrival_seq = s->q.next_seq++; /* as evq_push() would stamp it */
 	}
 	s->arrival_pending = true;
-}
-
-int64_t client_next_arrival_ns(const struct sim *s)
-{
-	if (s->next_arrival >= s->n || (!s->arrival_pending && !client_slot(s)))
-		return INT64_MAX; /* none, or at a completion (which ends or cuts a run) */
-	int64_t t = s->spec[s->next_arrival].arrival_ns;
-	return t < s->now ? s->now : t;
 }

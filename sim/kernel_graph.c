@@ -182,7 +182,8 @@ static __attribute__((noinline)) int32_t shape_graph_slow(struct sim *s, const s
  * real block count, a graph of its own for each new length, compiled at run time (the
  * compile storm vllm-gaudi removed in v0.19).  Returns the graph; *compile_ns is the runtime compile
  * charged now on IN (0 when the graph is warm there). */
-int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4])
+static inline int32_t shape_graph_(struct sim *s, int phase, const int32_t real[4], bool make,
+				   int32_t padded[4])
 {
 	struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
 	if (!s->p.step_by_step) { /* the fast path: a recent look-up */
@@ -196,23 +197,28 @@ int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, 
 	return shape_graph_slow(s, &k, make, padded);
 }
 
+int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4])
+{
+	return shape_graph_(s, phase, real, make, padded);
+}
+
 int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
 		  int64_t *compile_ns)
 {
-	int32_t gi = shape_graph(s, phase, real, true, NULL);
-	struct graph *g = &s->graphs[gi];
+	int32_t gi = shape_graph_(s, phase, real, true, NULL);
 	struct instance *grp = in->owner;
 	uint8_t *c = (size_t)gi < grp->compiled_cap ? &grp->compiled[gi] : compiled_flag(in, gi);
 	*compile_ns = 0;
-	if (!*c && s->p.ideal)
-		*c = 1; /* the reference compiles nothing */
-	if (!*c) {
-		*c = 1;
-		g->runtime = true;
-		g->compile_ns = s->costs.compile(s->costs.ctx, phase, g->v, true);
-		*compile_ns = g->compile_ns;
-		s->m.compiles_runtime++;
-		s->m.runtime_compile_ns += g->compile_ns;
-	}
+	if (*c)
+		return gi;
+	*c = 1;
+	if (s->p.ideal)
+		return gi; /* the reference compiles nothing */
+	struct graph *g = &s->graphs[gi];
+	g->runtime = true;
+	g->compile_ns = s->costs.compile(s->costs.ctx, phase, g->v, true);
+	*compile_ns = g->compile_ns;
+	s->m.compiles_runtime++;
+	s->m.runtime_compile_ns += g->compile_ns;
 	return gi;
 }

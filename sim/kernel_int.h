@@ -321,20 +321,61 @@ struct sim {
 };
 
 
-/* ---- kernel_host.c: host time and async scheduling ---- */
+/* ---- kernel_host.c: host time and async scheduling (the small rules inline here) ---- */
+/* The host time of DECODES decode and PREFILLS prefill chunks in one step (the cost model's,
+ * past the fast path's cache). */
+int64_t host_ns_of(struct sim *s, int32_t decodes, int32_t prefills);
+/* The fast path's cache slot of (DECODES, PREFILLS) (struct host_slot). */
+static inline struct host_slot *host_slot_of(struct sim *s, int32_t decodes, int32_t prefills)
+{
+	uint32_t h = (uint32_t)decodes * 0x9E3779B1u + (uint32_t)prefills * 0x85EBCA77u;
+	return &s->host_cache[h >> (32 - HOST_CACHE_BITS)];
+}
 /* The host time of the step IN is about to submit (its decodes and prefill chunks). */
-int64_t step_host_ns(struct sim *s, const struct lane *in);
+static inline int64_t step_host_ns(struct sim *s, const struct lane *in)
+{
+	if (!s->p.host_time || !s->costs.host)
+		return 0;
+	int32_t dec = in->n_dec, pre = (int32_t)in->n_items;
+	if (!s->p.step_by_step) { /* the fast path remembers recent answers (struct host_slot) */
+		const struct host_slot *c = host_slot_of(s, dec, pre);
+		if (c->ns && c->decodes == dec && c->prefills == pre)
+			return c->ns;
+	}
+	return host_ns_of(s, dec, pre);
+}
 /* The wall time of one engine step of IN whose passes take DEVICE_NS: max(host, device) with
  * async scheduling, host + device without. */
-int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns);
+static inline int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns)
+{
+	if (s->p.async_scheduling)
+		return in->host_ns > device_ns ? in->host_ns : device_ns;
+	return in->host_ns + device_ns;
+}
 /* Whether IN's schedule after a step lags (async scheduling): a request arriving after the
- * step started waits one step more. */
-bool host_lags(const struct sim *s, const struct lane *in);
+ * step started waits one step more.  The lag is modelled for an instance with one lane; the
+ * lanes of a pipeline-parallel instance schedule by their engine loop (policies/loop.h). */
+static inline bool host_lags(const struct sim *s, const struct lane *in)
+{
+	return s->p.host_time && s->p.async_scheduling && in->owner->lanes == 1;
+}
 /* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
  * had arrived when the step started. */
-void host_step_done(const struct sim *s, struct lane *in);
+static inline void host_step_done(const struct sim *s, struct lane *in)
+{
+	if (host_lags(s, in)) {
+		in->lag = true;
+		in->sched_cutoff = s->now - in->step_dt;
+	}
+}
 /* Whether request ID may be admitted now (async scheduling's lag); records a refusal. */
-bool host_may_admit(const struct sim *s, struct lane *in, int32_t id);
+static inline bool host_may_admit(const struct sim *s, struct lane *in, int32_t id)
+{
+	if (!in->lag || s->spec[id].arrival_ns <= in->sched_cutoff)
+		return true;
+	in->lag_blocked = true;
+	return false;
+}
 
 /* For the white-box test: a simulation in caller-owned storage (sim_new() allocates it). */
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
@@ -453,9 +494,20 @@ int64_t kv_max_id(const struct kvpool *kv);
 void client_init(struct sim *s);
 void client_sent(struct sim *s, int32_t id);
 void client_next(struct sim *s);
+/* Whether the client may send one more request now. */
+static inline bool client_slot(const struct sim *s)
+{
+	return !s->p.concurrency || s->arrived - s->finished < (size_t)s->p.concurrency;
+}
 /* When the next request arrives, if it is already known (INT64_MAX: not before a completion,
  * or none left). */
-int64_t client_next_arrival_ns(const struct sim *s);
+static inline int64_t client_next_arrival_ns(const struct sim *s)
+{
+	if (s->next_arrival >= s->n || (!s->arrival_pending && !client_slot(s)))
+		return INT64_MAX; /* none, or at a completion (which ends or cuts a run) */
+	int64_t t = s->spec[s->next_arrival].arrival_ns;
+	return t < s->now ? s->now : t;
+}
 
 /* kernel_unified.c */
 /* The unified shape (query tokens, shared blocks, unique blocks, causal) of IN's step and its
@@ -492,15 +544,35 @@ void pipe_begin(struct sim *s, struct lane *in);
 void pipe_note_pass(struct sim *s, struct lane *in, int32_t gi, int64_t compile_ns,
 		    int64_t padded_tokens);
 int64_t pipe_walk(struct sim *s, struct lane *in, int64_t k, int64_t *work);
-bool pipe_jumps_ok(const struct sim *s, const struct lane *in);
+bool pipe_jumps_ok_(const struct sim *s, const struct lane *in);
+static inline bool pipe_jumps_ok(const struct sim *s, const struct lane *in)
+{
+	return in->owner->stages == 1 || pipe_jumps_ok_(s, in);
+}
 /* The duration of one decode-only step of graph GI through an empty pipeline. */
 int64_t pipe_step_dt(struct sim *s, struct lane *in, int32_t gi, int64_t padded_tokens);
 /* cut_run took D steps back from IN's run. */
 void pipe_cut(struct sim *s, struct lane *in, int64_t d);
 /* After IN scheduled a step of K steps (or nothing): the atomic loop's empty microbatches. */
-void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k);
-/* GRP's running count changed from BEFORE. */
-void pipe_running(struct sim *s, struct instance *grp, int32_t before);
+void pipe_after_schedule_(struct sim *s, struct lane *in, int64_t k, bool returned);
+static inline void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k)
+{
+	bool returned = in->returned;
+	in->returned = false;
+	in->mb_empties = 0;
+	if (in->owner->stages > 1 && s->p.loop->waits_for_oldest)
+		pipe_after_schedule_(s, in, k, returned);
+}
+/* GRP's running count changed from BEFORE: the time it has a running request. */
+static inline void pipe_running(struct sim *s, struct instance *grp, int32_t before)
+{
+	if (before == 0 && grp->running > 0)
+		grp->active_since = s->now;
+	else if (before > 0 && grp->running == 0) {
+		grp->active_ns += s->now - grp->active_since;
+		grp->active_since = -1;
+	}
+}
 /* IN preempts to find NEED blocks (virtual engines: fragmentation). */
 void pipe_preempt(struct sim *s, const struct lane *in, int32_t need);
 size_t pipe_in_flight(const struct sim *s);
@@ -511,7 +583,10 @@ int64_t pipe_take_chunks(struct sim *s, struct lane *in, int64_t budget);
 void pipe_chunks_submitted(struct sim *s, struct lane *in);
 void pipe_chunks_returned(struct sim *s, struct lane *in);
 /* A microbatch slot the atomic loop lost (it never schedules again). */
-bool pipe_lane_lost(const struct lane *in);
+static inline bool pipe_lane_lost(const struct lane *in)
+{
+	return in->lost;
+}
 void pipe_finish(struct sim *s);
 
 /* Small helpers used by several files. */
