@@ -95,7 +95,7 @@ void ih_remove(struct iheap *h, int32_t id)
 	if (i == h->n)
 		return;
 	struct ih_ent last = h->e[h->n];
-	bool up = ih_less(last, h->e[i]);
+	bool up = i > 0 && ih_less(last, h->e[i]);
 	h->e[i] = last;
 	if (up)
 		ih_up(h, i);

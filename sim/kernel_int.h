@@ -68,8 +68,8 @@ struct pass_pending {
 /* The fast path's caches in front of pure functions, direct-mapped and unused in the
  * step-by-step reference (sim.decode_jumps = false), which the differential test compares
  * with: a real shape's graph (shape_graph) and a step's host time (step_host_ns). */
-#define SHAPE_CACHE 256
-#define HOST_CACHE_BITS 6
+#define SHAPE_CACHE 4096
+#define HOST_CACHE_BITS 10
 #define HOST_CACHE (1 << HOST_CACHE_BITS)
 struct shape_slot {
 	struct shape_key k;
