@@ -519,12 +519,10 @@ void engine_schedule(struct sim *s, struct lane *in);
 void engine_update(struct sim *s, struct lane *in);
 
 /* kernel_passes.c */
-/* Accounts TIMES identical passes of graph GI starting at START, the first carrying
- * COMPILE_NS, and queues them for the pass hook.  Returns one pass's duration without the
- * compile. */
-int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
-		     int64_t compile_ns, int64_t real_tokens, int64_t real_blocks, int64_t start,
-		     int64_t times);
+/* account_pass()'s part for the pass hook: queues the passes (batches.csv order). */
+void pass_queue(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
+		int64_t compile_ns, int64_t real_tokens, int64_t padded_tokens, int64_t start,
+		int64_t times, uint64_t run);
 void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
 /* IN submits a microbatch into its pipeline: a sibling lane's decode run (which ran alone)
  * ends at the step in progress. */
@@ -705,6 +703,41 @@ static inline void cut_consumers(struct sim *s, const struct waitq *q, bool fron
 static inline int64_t pass_done_arg(const struct lane *in)
 {
 	return (int64_t)in->idx | in->gen << 20;
+}
+
+/* Accounts TIMES identical passes of graph GI starting at START, the first carrying
+ * COMPILE_NS, and queues them for the pass hook (kernel_passes.c).  Returns one pass's
+ * duration without the compile. */
+static inline int64_t account_pass(struct sim *s, struct lane *in, int phase,
+				   const int32_t real[4], int32_t gi, int64_t compile_ns,
+				   int64_t real_tokens, int64_t real_blocks, int64_t start,
+				   int64_t times)
+{
+	struct graph *g = &s->graphs[gi];
+	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
+	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
+	uint64_t run = 0;
+	if (times > 1) { /* a run that cut_run may shorten */
+		run = ++s->n_runs;
+		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
+						  real_blocks, padded_blocks, run};
+	}
+	g->uses += times;
+	g->real_tokens += real_tokens * times;
+	g->padded_tokens += padded_tokens * times;
+	s->m.passes[phase] += times;
+	s->m.real_tokens += real_tokens * times;
+	s->m.padded_tokens += padded_tokens * times;
+	s->m.real_blocks += real_blocks * times;
+	s->m.padded_blocks += padded_blocks * times;
+	if (in->owner->stages > 1) /* one step's microbatch (kernel_pipeline.c) */
+		pipe_note_pass(s, in, gi, compile_ns, padded_tokens);
+	if (s->hooks.pass)
+		pass_queue(s, in, phase, real, gi, compile_ns, real_tokens, padded_tokens, start,
+			   times, run);
+	else
+		s->pass_index += times;
+	return g->cost_ns;
 }
 
 #endif

@@ -89,52 +89,28 @@ void pend_flush(struct sim *s, int64_t t)
 	}
 }
 
-/* Accounts TIMES identical passes of graph GI starting at START, the first carrying
- * COMPILE_NS.  Returns the duration of one pass without the compile. */
-int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
-		     int64_t compile_ns, int64_t real_tokens, int64_t real_blocks, int64_t start,
-		     int64_t times)
+/* account_pass()'s queueing of the passes for the pass hook (kernel_int.h). */
+void pass_queue(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
+		int64_t compile_ns, int64_t real_tokens, int64_t padded_tokens, int64_t start,
+		int64_t times, uint64_t run)
 {
-	struct graph *g = &s->graphs[gi];
-	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
-	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
-	uint64_t run = 0;
-	if (times > 1) { /* a run that cut_run may shorten */
-		run = ++s->n_runs;
-		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
-						  real_blocks, padded_blocks, run};
+	const struct graph *g = &s->graphs[gi];
+	struct pass_pending pp = {{0, start, start + compile_ns + g->cost_ns, compile_ns, phase,
+				   in->idx, {real[0], real[1], real[2], real[3]},
+				   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
+				   padded_tokens, 0, 0},
+				  g->cost_ns, times,
+				  /* a run's steps follow each other (sim/kernel_host.c); a
+				   * pipelined run's through every stage (kernel_pipeline.c) */
+				  times <= 1 ? g->cost_ns
+				  : in->owner->stages > 1 ? pipe_step_dt(s, in, gi, padded_tokens)
+							  : step_span(s, in, g->cost_ns),
+				  run};
+	if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
+		pp.rec.logits = in->ua_logits;
+		pp.rec.bucket_logits = s->p.max_num_seqs;
 	}
-	g->uses += times;
-	g->real_tokens += real_tokens * times;
-	g->padded_tokens += padded_tokens * times;
-	s->m.passes[phase] += times;
-	s->m.real_tokens += real_tokens * times;
-	s->m.padded_tokens += padded_tokens * times;
-	s->m.real_blocks += real_blocks * times;
-	s->m.padded_blocks += padded_blocks * times;
-	if (in->owner->stages > 1) /* one step's microbatch (kernel_pipeline.c) */
-		pipe_note_pass(s, in, gi, compile_ns, padded_tokens);
-	if (s->hooks.pass) {
-		struct pass_pending pp = {{0, start, start + compile_ns + g->cost_ns, compile_ns, phase,
-					   in->idx, {real[0], real[1], real[2], real[3]},
-					   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
-					   padded_tokens, 0, 0},
-					  g->cost_ns, times,
-					  /* a run's steps follow each other (sim/kernel_host.c); a
-					   * pipelined run's through every stage (kernel_pipeline.c) */
-					  times <= 1 ? g->cost_ns
-					  : in->owner->stages > 1 ? pipe_step_dt(s, in, gi, padded_tokens)
-								  : step_span(s, in, g->cost_ns),
-					  run};
-		if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
-			pp.rec.logits = in->ua_logits;
-			pp.rec.bucket_logits = s->p.max_num_seqs;
-		}
-		pend_push(s, &pp);
-	} else {
-		s->pass_index += times;
-	}
-	return g->cost_ns;
+	pend_push(s, &pp);
 }
 
 /* Whether an arrival during a run of decode steps could change what the next step does, as
