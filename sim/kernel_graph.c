@@ -112,21 +112,6 @@ void sim_warmup(struct sim *s)
 	}
 }
 
-/* The fast path's cache slot of a real shape (kernel_int.h, struct shape_slot). */
-static struct shape_slot *shape_slot(struct sim *s, const struct shape_key *k)
-{
-	uint32_t h = (uint32_t)k->phase * 0x165667B1u ^ (uint32_t)k->v[0] * 0x9E3779B1u ^
-		     (uint32_t)k->v[1] * 0x85EBCA77u ^ (uint32_t)k->v[2] * 0xC2B2AE3Du ^
-		     (uint32_t)k->v[3] * 0x27D4EB2Fu;
-	return &s->shape_cache[(h ^ h >> 15) % SHAPE_CACHE];
-}
-
-static bool same_shape(const struct shape_key *a, const struct shape_key *b)
-{
-	return a->phase == b->phase && a->v[0] == b->v[0] && a->v[1] == b->v[1] &&
-	       a->v[2] == b->v[2] && a->v[3] == b->v[3];
-}
-
 /* shape_graph() past the fast path's cache: the map of real shapes seen, else the bucketer. */
 static __attribute__((noinline)) int32_t shape_graph_slow(struct sim *s, const struct shape_key *kk,
 							 bool make, int32_t padded[4])
@@ -202,8 +187,8 @@ int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, 
 	return shape_graph_(s, phase, real, make, padded);
 }
 
-int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
-		  int64_t *compile_ns)
+int32_t pad_shape_(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+		   int64_t *compile_ns)
 {
 	int32_t gi = shape_graph_(s, phase, real, true, NULL);
 	struct instance *grp = in->owner;

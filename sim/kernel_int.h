@@ -400,8 +400,9 @@ void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id);
 void wq_kick(struct sim *s, const struct waitq *q);
 
 /* kernel_graph.c */
-int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
-		  int64_t *compile_ns);
+/* pad_shape() (below) past the fast path: look-up, graph and compile. */
+int32_t pad_shape_(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+		   int64_t *compile_ns);
 /* pad_shape's look-up, without compiling: the graph REAL pads to, its padded shape in PADDED
  * (may be NULL).  Without MAKE no graph is created unless the look-up added a fallback bucket
  * (returns -1 then). */
@@ -738,6 +739,40 @@ static inline int64_t account_pass(struct sim *s, struct lane *in, int phase,
 	else
 		s->pass_index += times;
 	return g->cost_ns;
+}
+
+/* The fast path's cache slot of a real shape (struct shape_slot). */
+static inline struct shape_slot *shape_slot(struct sim *s, const struct shape_key *k)
+{
+	uint32_t h = (uint32_t)k->phase * 0x165667B1u ^ (uint32_t)k->v[0] * 0x9E3779B1u ^
+		     (uint32_t)k->v[1] * 0x85EBCA77u ^ (uint32_t)k->v[2] * 0xC2B2AE3Du ^
+		     (uint32_t)k->v[3] * 0x27D4EB2Fu;
+	return &s->shape_cache[(h ^ h >> 15) % SHAPE_CACHE];
+}
+
+static inline bool same_shape(const struct shape_key *a, const struct shape_key *b)
+{
+	return a->phase == b->phase && a->v[0] == b->v[0] && a->v[1] == b->v[1] &&
+	       a->v[2] == b->v[2] && a->v[3] == b->v[3];
+}
+
+/* Pads real shape REAL of PHASE to its graph on IN's instance, *COMPILE_NS the runtime
+ * compile charged now (kernel_graph.c).  The fast path answers a recent look-up of a graph
+ * compiled there at once. */
+static inline int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+				int64_t *compile_ns)
+{
+	if (!s->p.step_by_step) {
+		struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
+		const struct shape_slot *c = shape_slot(s, &k);
+		const struct instance *grp = in->owner;
+		if (c->gi1 && same_shape(&c->k, &k) && (size_t)(c->gi1 - 1) < grp->compiled_cap &&
+		    grp->compiled[c->gi1 - 1]) {
+			*compile_ns = 0;
+			return c->gi1 - 1;
+		}
+	}
+	return pad_shape_(s, in, phase, real, compile_ns);
 }
 
 #endif
