@@ -60,36 +60,16 @@ void metrics_request(struct metrics *m, int64_t arrival, int64_t first, int64_t 
 		m->last_finish_ns = finish;
 }
 
-static size_t itl_slot(const struct itl_cell *t, size_t cap, int64_t gap)
+void metrics_itl_grow(struct metrics *m)
 {
-	uint64_t h = (uint64_t)gap * 0x9E3779B97F4A7C15ull;
-	size_t i = (size_t)(h ^ (h >> 29)) & (cap - 1);
-	while (t[i].count && t[i].gap_ns != gap)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-void metrics_itl(struct metrics *m, int64_t gap_ns, int64_t count)
-{
-	if (count <= 0)
-		return;
-	if (2 * (m->itl_n + 1) > m->itl_cap) {
-		size_t ncap = m->itl_cap * 2;
-		struct itl_cell *t = xcalloc(ncap, sizeof *t);
-		for (size_t i = 0; i < m->itl_cap; i++)
-			if (m->itl[i].count)
-				t[itl_slot(t, ncap, m->itl[i].gap_ns)] = m->itl[i];
-		free(m->itl);
-		m->itl = t;
-		m->itl_cap = ncap;
-	}
-	size_t i = itl_slot(m->itl, m->itl_cap, gap_ns);
-	if (!m->itl[i].count) {
-		m->itl[i].gap_ns = gap_ns;
-		m->itl_n++;
-	}
-	m->itl[i].count += count;
-	m->itl_total += count;
+	size_t ncap = m->itl_cap * 2;
+	struct itl_cell *t = xcalloc(ncap, sizeof *t);
+	for (size_t i = 0; i < m->itl_cap; i++)
+		if (m->itl[i].count)
+			t[metrics_itl_slot(t, ncap, m->itl[i].gap_ns)] = m->itl[i];
+	free(m->itl);
+	m->itl = t;
+	m->itl_cap = ncap;
 }
 
 /* Value at 0-based position POS of the expanded multiset. */

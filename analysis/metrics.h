@@ -81,8 +81,33 @@ void metrics_release(struct metrics *m);
 /* One finished request (times in ns). */
 void metrics_request(struct metrics *m, int64_t arrival, int64_t first, int64_t finish,
 		     int32_t prompt_tokens, int32_t output_tokens);
+/* The slot of GAP in the open-addressing set T of CAP cells (its own, or the empty one it
+ * goes to). */
+static inline size_t metrics_itl_slot(const struct itl_cell *t, size_t cap, int64_t gap)
+{
+	uint64_t h = (uint64_t)gap * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h ^ (h >> 29)) & (cap - 1);
+	while (t[i].count && t[i].gap_ns != gap)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+/* Doubles the set of gaps (metrics_itl). */
+void metrics_itl_grow(struct metrics *m);
 /* COUNT inter-token gaps of GAP_NS. */
-void metrics_itl(struct metrics *m, int64_t gap_ns, int64_t count);
+static inline void metrics_itl(struct metrics *m, int64_t gap_ns, int64_t count)
+{
+	if (count <= 0)
+		return;
+	if (2 * (m->itl_n + 1) > m->itl_cap)
+		metrics_itl_grow(m);
+	size_t i = metrics_itl_slot(m->itl, m->itl_cap, gap_ns);
+	if (!m->itl[i].count) {
+		m->itl[i].gap_ns = gap_ns;
+		m->itl_n++;
+	}
+	m->itl[i].count += count;
+	m->itl_total += count;
+}
 
 /* Quantile F in [0,1] of sorted values X[0..n) with multiplicities W (GSL's rule on the
  * expanded data). */
