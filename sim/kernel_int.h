@@ -26,6 +26,8 @@
 #ifndef BS_KERNEL_INT_H
 #define BS_KERNEL_INT_H
 
+#include <assert.h>
+
 #include "policies/loop.h"
 #include "sim/evq.h"
 #include "sim/kernel.h"
@@ -475,10 +477,11 @@ size_t prefill_group(struct sim *s, const struct lane *in, size_t i, int32_t rea
 
 /* kernel_kv.c */
 void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);
-void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb);
 void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id);
 void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share);
-void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta);
+/* Evicts unreferenced cached blocks until NB blocks can be taken without touching one: a
+ * group's prefix as a whole, a preempted request's blocks from their tail, as many as needed. */
+void pc_evict_for(struct sim *s, struct lane *in, int64_t nb);
 void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64_t kv_tokens);
 int32_t kv_resume_blocks(const struct sim *s, const struct lane *in, int32_t id, int32_t hit,
 			 int32_t max_blocks);
@@ -834,6 +837,32 @@ static inline int32_t pad_shape(struct sim *s, struct lane *in, int phase, const
 		}
 	}
 	return pad_shape_(s, in, phase, real, compile_ns);
+}
+
+/* Changes the blocks in use of KV, integrating blocks x time for kv_utilization_mean
+ * (kernel_kv.c). */
+static inline void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta)
+{
+	s->m.kv_block_ns += (double)kv->used * (double)(s->now - kv->t_used);
+	kv->t_used = s->now;
+	kv->used += delta;
+	kv->free -= delta;
+	s->kv_used_all += delta;
+	if (s->kv_used_all > s->m.kv_blocks_peak)
+		s->m.kv_blocks_peak = s->kv_used_all;
+}
+
+/* Request R takes NB free blocks of IN's pool (kernel_kv.c), evicting cached ones first when
+ * the uncached free blocks do not suffice. */
+static inline void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb)
+{
+	struct kvpool *kv = in->kv;
+	assert(kv->free >= nb);
+	if (kv->free - nb < kv->cached_free && kv->lru_head >= 0)
+		pc_evict_for(s, in, nb);
+	pool_used_add(s, kv, nb);
+	kv_ids_take(s, kv, (int32_t)(r - s->r), nb);
+	r->blocks += nb;
 }
 
 #endif
