@@ -557,8 +557,6 @@ int64_t kv_max_id(const struct kvpool *kv);
 
 /* kernel_client.c */
 void client_init(struct sim *s);
-void client_sent(struct sim *s, int32_t id);
-void client_next(struct sim *s);
 /* Whether the client may send one more request now. */
 static inline bool client_slot(const struct sim *s)
 {
@@ -863,6 +861,34 @@ static inline void kv_take(struct sim *s, struct lane *in, struct req *r, int32_
 	pool_used_add(s, kv, nb);
 	kv_ids_take(s, kv, (int32_t)(r - s->r), nb);
 	r->blocks += nb;
+}
+
+/* kernel_client.c, inline: */
+/* Schedules the next request's arrival event (kept out of the queue by the fast path) if it is not scheduled yet and a slot is free
+ * (after an arrival, and after a completion in a closed loop). */
+static inline void client_next(struct sim *s)
+{
+	if (s->arrival_pending || s->next_arrival >= s->n || !client_slot(s))
+		return;
+	int64_t t = s->spec[s->next_arrival].arrival_ns;
+	if (t < s->now)
+		t = s->now;
+	if (s->p.step_by_step) {
+		evq_push(&s->q, t, EVC_ARRIVAL, EV_ARRIVAL, (int64_t)s->next_arrival);
+	} else {
+		s->arrival_held = true;
+		s->arrival_t = t;
+		s->arrival_seq = s->q.next_seq++; /* as evq_push() would stamp it */
+	}
+	s->arrival_pending = true;
+}
+
+/* Request ID was sent (its arrival event). */
+static inline void client_sent(struct sim *s, int32_t id)
+{
+	s->arrival_pending = false;
+	s->next_arrival = (size_t)id + 1;
+	client_next(s);
 }
 
 #endif
