@@ -40,26 +40,31 @@ static void pend_push(struct sim *s, const struct pass_pending *pp)
 	s->pend[i] = *pp;
 }
 
-static void pend_pop(struct sim *s)
+/* Puts X at position I of the pending heap and sifts it down. */
+static void pend_sift_down(struct sim *s, size_t i, const struct pass_pending *x)
 {
-	struct pass_pending last = s->pend[--s->n_pend];
-	size_t i = 0;
 	for (;;) {
 		size_t l = 2 * i + 1, m = l;
 		if (l >= s->n_pend)
 			break;
 		if (l + 1 < s->n_pend && pend_less(&s->pend[l + 1], &s->pend[l]))
 			m = l + 1;
-		if (!pend_less(&s->pend[m], &last))
+		if (!pend_less(&s->pend[m], x))
 			break;
 		s->pend[i] = s->pend[m];
 		i = m;
 	}
-	if (s->n_pend)
-		s->pend[i] = last;
+	s->pend[i] = *x;
 }
 
-/* Reports every pending pass that starts before T. */
+static void pend_pop(struct sim *s)
+{
+	if (--s->n_pend)
+		pend_sift_down(s, 0, &s->pend[s->n_pend]);
+}
+
+/* Reports every pending pass that starts before T.  The order is total: a lane's passes
+ * start one after the other, so no two pending entries share (start, instance). */
 void pend_flush(struct sim *s, int64_t t)
 {
 	while (s->n_pend && s->pend[0].rec.start_ns < t) {
@@ -71,21 +76,19 @@ void pend_flush(struct sim *s, int64_t t)
 			pend_pop(s);
 			continue;
 		}
-		struct pass_rec pr = top->rec;
-		pr.index = s->pass_index++;
-		s->hooks.pass(s->hooks.ctx, s, &pr);
+		top->rec.index = s->pass_index++;
+		s->hooks.pass(s->hooks.ctx, s, &top->rec);
 		if (--top->left == 0) {
 			pend_pop(s);
 			continue;
 		}
 		/* The next pass of the run: no compile, starts when this one ends (or a pipelined
-		 * step later). */
+		 * step later); it goes down the heap from the top. */
 		struct pass_pending next = *top;
-		next.rec.start_ns = pr.start_ns + pr.compile_ns + next.period_ns;
+		next.rec.start_ns += next.rec.compile_ns + next.period_ns;
 		next.rec.end_ns = next.rec.start_ns + next.cost_ns;
 		next.rec.compile_ns = 0;
-		pend_pop(s);
-		pend_push(s, &next);
+		pend_sift_down(s, 0, &next);
 	}
 }
 
