@@ -35,61 +35,16 @@ void metrics_release(struct metrics *m)
 	memset(m, 0, sizeof *m);
 }
 
-void metrics_request(struct metrics *m, int64_t arrival, int64_t first, int64_t finish,
-		     int32_t prompt_tokens, int32_t output_tokens)
+void metrics_itl_grow(struct metrics *m)
 {
-	double ttft = (double)(first - arrival) / 1e6;
-	double e2e = (double)(finish - arrival) / 1e6;
-	bool ok = ttft <= m->slo_ttft_ms;
-	m->ttft_ms[m->done] = ttft;
-	m->e2e_ms[m->done] = e2e;
-	if (output_tokens > 1) {
-		double tpot = (double)(finish - first) / 1e6 / (output_tokens - 1);
-		m->tpot_ms[m->n_tpot++] = tpot;
-		ok = ok && tpot <= m->slo_tpot_ms;
-	}
-	if (m->slo_e2e_ms > 0)
-		ok = ok && e2e <= m->slo_e2e_ms;
-	m->slo_met += ok;
-	m->done++;
-	m->prompt_tokens += prompt_tokens;
-	m->output_tokens += output_tokens;
-	if (arrival < m->first_arrival_ns)
-		m->first_arrival_ns = arrival;
-	if (finish > m->last_finish_ns)
-		m->last_finish_ns = finish;
-}
-
-static size_t itl_slot(const struct itl_cell *t, size_t cap, int64_t gap)
-{
-	uint64_t h = (uint64_t)gap * 0x9E3779B97F4A7C15ull;
-	size_t i = (size_t)(h ^ (h >> 29)) & (cap - 1);
-	while (t[i].count && t[i].gap_ns != gap)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-void metrics_itl(struct metrics *m, int64_t gap_ns, int64_t count)
-{
-	if (count <= 0)
-		return;
-	if (2 * (m->itl_n + 1) > m->itl_cap) {
-		size_t ncap = m->itl_cap * 2;
-		struct itl_cell *t = xcalloc(ncap, sizeof *t);
-		for (size_t i = 0; i < m->itl_cap; i++)
-			if (m->itl[i].count)
-				t[itl_slot(t, ncap, m->itl[i].gap_ns)] = m->itl[i];
-		free(m->itl);
-		m->itl = t;
-		m->itl_cap = ncap;
-	}
-	size_t i = itl_slot(m->itl, m->itl_cap, gap_ns);
-	if (!m->itl[i].count) {
-		m->itl[i].gap_ns = gap_ns;
-		m->itl_n++;
-	}
-	m->itl[i].count += count;
-	m->itl_total += count;
+	size_t ncap = m->itl_cap * 2;
+	struct itl_cell *t = xcalloc(ncap, sizeof *t);
+	for (size_t i = 0; i < m->itl_cap; i++)
+		if (m->itl[i].count)
+			t[metrics_itl_slot(t, ncap, m->itl[i].gap_ns)] = m->itl[i];
+	free(m->itl);
+	m->itl = t;
+	m->itl_cap = ncap;
 }
 
 /* Value at 0-based position POS of the expanded multiset. */

@@ -21,64 +21,13 @@ void evq_release(struct evq *q)
 	evq_init(q);
 }
 
-static inline int before(const struct event *a, const struct event *b)
+void evq_grow(struct evq *q)
 {
-	if (a->t_ns != b->t_ns)
-		return a->t_ns < b->t_ns;
-	if (a->cls != b->cls)
-		return a->cls < b->cls;
-	return a->seq < b->seq;
+	q->cap = q->cap ? q->cap * 2 : 64;
+	q->h = xrealloc(q->h, q->cap * sizeof *q->h);
 }
 
-uint64_t evq_push(struct evq *q, int64_t t_ns, int32_t cls, int32_t kind, int64_t arg)
+void evq_bug_past(const struct evq *q, int64_t t_ns)
 {
-	if (t_ns < q->last_t)
-		BUG("event at %lld pushed after time %lld", (long long)t_ns, (long long)q->last_t);
-	if (q->n == q->cap) {
-		q->cap = q->cap ? q->cap * 2 : 64;
-		q->h = xrealloc(q->h, q->cap * sizeof *q->h);
-	}
-	struct event e = {t_ns, q->next_seq++, cls, kind, arg};
-	size_t i = q->n++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!before(&e, &q->h[p]))
-			break;
-		q->h[i] = q->h[p];
-		i = p;
-	}
-	q->h[i] = e;
-	return e.seq;
-}
-
-const struct event *evq_peek(const struct evq *q)
-{
-	return q->n ? &q->h[0] : NULL;
-}
-
-int evq_pop(struct evq *q, struct event *out)
-{
-	if (!q->n)
-		return -1;
-	*out = q->h[0];
-	q->last_t = out->t_ns;
-	struct event last = q->h[--q->n];
-	size_t i = 0, n = q->n;
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		const struct event *best = &last;
-		if (l < n && before(&q->h[l], best)) {
-			m = l;
-			best = &q->h[l];
-		}
-		if (l + 1 < n && before(&q->h[l + 1], best))
-			m = l + 1;
-		if (m == i)
-			break;
-		q->h[i] = q->h[m];
-		i = m;
-	}
-	if (n)
-		q->h[i] = last;
-	return 0;
+	BUG("event at %lld pushed after time %lld", (long long)t_ns, (long long)q->last_t);
 }

@@ -34,12 +34,74 @@ struct evq {
 
 void evq_init(struct evq *q);
 void evq_release(struct evq *q);
+/* Out of line parts of evq_push: growing the array, and the bug of an event in the past. */
+void evq_grow(struct evq *q);
+void evq_bug_past(const struct evq *q, int64_t t_ns);
+
+/* Whether A comes before B (the ordering rule above). */
+static inline int evq_before(const struct event *a, const struct event *b)
+{
+	if (a->t_ns != b->t_ns)
+		return a->t_ns < b->t_ns;
+	if (a->cls != b->cls)
+		return a->cls < b->cls;
+	return a->seq < b->seq;
+}
+
 /* Pushes an event; returns its seq. */
-uint64_t evq_push(struct evq *q, int64_t t_ns, int32_t cls, int32_t kind, int64_t arg);
+static inline uint64_t evq_push(struct evq *q, int64_t t_ns, int32_t cls, int32_t kind,
+				int64_t arg)
+{
+	if (t_ns < q->last_t)
+		evq_bug_past(q, t_ns);
+	if (q->n == q->cap)
+		evq_grow(q);
+	struct event e = {t_ns, q->next_seq++, cls, kind, arg};
+	size_t i = q->n++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!evq_before(&e, &q->h[p]))
+			break;
+		q->h[i] = q->h[p];
+		i = p;
+	}
+	q->h[i] = e;
+	return e.seq;
+}
+
 /* Pops the earliest event into *out; returns 0, or -1 when empty. */
-int evq_pop(struct evq *q, struct event *out);
+static inline int evq_pop(struct evq *q, struct event *out)
+{
+	if (!q->n)
+		return -1;
+	*out = q->h[0];
+	q->last_t = out->t_ns;
+	struct event last = q->h[--q->n];
+	size_t i = 0, n = q->n;
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		const struct event *best = &last;
+		if (l < n && evq_before(&q->h[l], best)) {
+			m = l;
+			best = &q->h[l];
+		}
+		if (l + 1 < n && evq_before(&q->h[l + 1], best))
+			m = l + 1;
+		if (m == i)
+			break;
+		q->h[i] = q->h[m];
+		i = m;
+	}
+	if (n)
+		q->h[i] = last;
+	return 0;
+}
+
 /* The earliest event without removing it, or NULL. */
-const struct event *evq_peek(const struct evq *q);
+static inline const struct event *evq_peek(const struct evq *q)
+{
+	return q->n ? &q->h[0] : NULL;
+}
 static inline size_t evq_size(const struct evq *q) { return q->n; }
 
 #endif

@@ -7,7 +7,8 @@
  * request in flight finishes and frees a slot), in id order.  With every arrival at 0 (an
  * infinite request rate) that is a pure closed loop; a rate limit keeps its arrival times.
  * A request's arrival_ns becomes its send time: TTFT and E2E count from it, as the client
- * measures them.
+ * measures them.  client_sent() and client_next(), run at every arrival and completion, are
+ * inline in kernel_int.h.
  */
 #include "sim/kernel_int.h"
 
@@ -23,45 +24,4 @@ void client_init(struct sim *s)
 	if (s->n)
 		memcpy(s->spec_sent, s->spec, s->n * sizeof *s->spec_sent);
 	s->spec = s->spec_sent;
-}
-
-/* Whether the client may send one more request now. */
-static bool client_slot(const struct sim *s)
-{
-	return !s->p.concurrency || s->arrived - s->finished < (size_t)s->p.concurrency;
-}
-
-/* Request ID was sent (its arrival event). */
-void client_sent(struct sim *s, int32_t id)
-{
-	s->arrival_pending = false;
-	s->next_arrival = (size_t)id + 1;
-	client_next(s);
-}
-
-/* Schedules the next request's arrival event (kept out of the queue by the fast path) if it is not scheduled yet and a slot is free
- * (after an arrival, and after a completion in a closed loop). */
-void client_next(struct sim *s)
-{
-	if (s->arrival_pending || s->next_arrival >= s->n || !client_slot(s))
-		return;
-	int64_t t = s->spec[s->next_arrival].arrival_ns;
-	if (t < s->now)
-		t = s->now;
-	if (s->p.step_by_step) {
-		evq_push(&s->q, t, EVC_ARRIVAL, EV_ARRIVAL, (int64_t)s->next_arrival);
-	} else {
-		s->arrival_held = true;
-		s->arrival_t = t;
-		s->arrival_seq = s->q.next_seq++; /* as evq_push() would stamp it */
-	}
-	s->arrival_pending = true;
-}
-
-int64_t client_next_arrival_ns(const struct sim *s)
-{
-	if (s->next_arrival >= s->n || (!s->arrival_pending && !client_slot(s)))
-		return INT64_MAX; /* none, or at a completion (which ends or cuts a run) */
-	int64_t t = s->spec[s->next_arrival].arrival_ns;
-	return t < s->now ? s->now : t;
 }

@@ -346,6 +346,17 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 	return t;
 }
 
+/* Whether nothing waits where IN admits from (its queue, and the offline requests when
+ * task-aware): admission would change nothing (an empty plain queue returns before any
+ * effect; buckets may adjust on every attempt, so they always try). */
+static bool nothing_queued(const struct sim *s, const struct lane *in)
+{
+	const struct waitq *off = &s->queue[Q_OFFLINE];
+	return !in->q->bsm && !in->q->h.n &&
+	       (in->role == ROLE_DECODE || !s->p.task_aware || in->q != &s->queue[Q_NEW] ||
+		(!off->bsm && !off->h.n));
+}
+
 void engine_schedule(struct sim *s, struct lane *in)
 {
 	if (pipe_lane_lost(in))
@@ -394,7 +405,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 	 * a request that arrived during the step just ended waits one step more, unless this
 	 * step would otherwise be empty (sim/kernel_host.c). */
 	in->lag_blocked = false;
-	if (!preempted) {
+	if (!preempted && !nothing_queued(s, in)) {
 		if (in->role == ROLE_DECODE)
 			admit_transferred(s, in);
 		else
@@ -445,10 +456,10 @@ void engine_schedule(struct sim *s, struct lane *in)
 	} else {
 		/* Each step is its device passes (starting at T0) with its host time
 		 * (sim/kernel_host.c); a run's passes are identical, without compile. */
-		t = t0 + k * step_span(s, in, (t - t0) / k);
+		t = t0 + k * step_span(s, in, k == 1 ? t - t0 : (t - t0) / k);
 	}
 	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
-	in->step_dt = (t - s->now) / k;
+	in->step_dt = k == 1 ? t - s->now : (t - s->now) / k;
 	if (in->step_dt * k != t - s->now)
 		BUG("uneven decode run");
 	/* Busy time is the compute of the step (summed over stages, it is card time / stages). */

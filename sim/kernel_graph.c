@@ -112,21 +112,6 @@ void sim_warmup(struct sim *s)
 	}
 }
 
-/* The fast path's cache slot of a real shape (kernel_int.h, struct shape_slot). */
-static struct shape_slot *shape_slot(struct sim *s, const struct shape_key *k)
-{
-	uint32_t h = (uint32_t)k->phase * 0x165667B1u ^ (uint32_t)k->v[0] * 0x9E3779B1u ^
-		     (uint32_t)k->v[1] * 0x85EBCA77u ^ (uint32_t)k->v[2] * 0xC2B2AE3Du ^
-		     (uint32_t)k->v[3] * 0x27D4EB2Fu;
-	return &s->shape_cache[(h ^ h >> 15) % SHAPE_CACHE];
-}
-
-static bool same_shape(const struct shape_key *a, const struct shape_key *b)
-{
-	return a->phase == b->phase && a->v[0] == b->v[0] && a->v[1] == b->v[1] &&
-	       a->v[2] == b->v[2] && a->v[3] == b->v[3];
-}
-
 /* shape_graph() past the fast path's cache: the map of real shapes seen, else the bucketer. */
 static __attribute__((noinline)) int32_t shape_graph_slow(struct sim *s, const struct shape_key *kk,
 							 bool make, int32_t padded[4])
@@ -182,7 +167,8 @@ static __attribute__((noinline)) int32_t shape_graph_slow(struct sim *s, const s
  * real block count, a graph of its own for each new length, compiled at run time (the
  * compile storm vllm-gaudi removed in v0.19).  Returns the graph; *compile_ns is the runtime compile
  * charged now on IN (0 when the graph is warm there). */
-int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4])
+static inline int32_t shape_graph_(struct sim *s, int phase, const int32_t real[4], bool make,
+				   int32_t padded[4])
 {
 	struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
 	if (!s->p.step_by_step) { /* the fast path: a recent look-up */
@@ -196,23 +182,28 @@ int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, 
 	return shape_graph_slow(s, &k, make, padded);
 }
 
-int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
-		  int64_t *compile_ns)
+int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4])
 {
-	int32_t gi = shape_graph(s, phase, real, true, NULL);
-	struct graph *g = &s->graphs[gi];
+	return shape_graph_(s, phase, real, make, padded);
+}
+
+int32_t pad_shape_(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+		   int64_t *compile_ns)
+{
+	int32_t gi = shape_graph_(s, phase, real, true, NULL);
 	struct instance *grp = in->owner;
 	uint8_t *c = (size_t)gi < grp->compiled_cap ? &grp->compiled[gi] : compiled_flag(in, gi);
 	*compile_ns = 0;
-	if (!*c && s->p.ideal)
-		*c = 1; /* the reference compiles nothing */
-	if (!*c) {
-		*c = 1;
-		g->runtime = true;
-		g->compile_ns = s->costs.compile(s->costs.ctx, phase, g->v, true);
-		*compile_ns = g->compile_ns;
-		s->m.compiles_runtime++;
-		s->m.runtime_compile_ns += g->compile_ns;
-	}
+	if (*c)
+		return gi;
+	*c = 1;
+	if (s->p.ideal)
+		return gi; /* the reference compiles nothing */
+	struct graph *g = &s->graphs[gi];
+	g->runtime = true;
+	g->compile_ns = s->costs.compile(s->costs.ctx, phase, g->v, true);
+	*compile_ns = g->compile_ns;
+	s->m.compiles_runtime++;
+	s->m.runtime_compile_ns += g->compile_ns;
 	return gi;
 }

@@ -10,8 +10,6 @@
 
 /* ---- indexed heaps ----------------------------------------------------------------------- */
 
-#define IH_ARITY 4                      /* ih_down's tournament assumes 4 */
-
 void ih_init(struct iheap *h, int32_t *pos, size_t cap)
 {
 	h->cap = cap ? cap : 16;
@@ -26,37 +24,13 @@ void ih_release(struct iheap *h)
 	h->e = NULL;
 }
 
-static inline bool ih_less(struct ih_ent a, struct ih_ent b)
-{
-	return a.key < b.key || (a.key == b.key && a.id < b.id);
-}
-
-static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)
-{
-	h->e[i] = x;
-	h->pos[x.id] = (int32_t)i;
-}
-
-static void ih_up(struct iheap *h, size_t i)
-{
-	struct ih_ent x = h->e[i];
-	while (i > 0) {
-		size_t p = (i - 1) / IH_ARITY;
-		if (!ih_less(x, h->e[p]))
-			break;
-		ih_set(h, i, h->e[p]);
-		i = p;
-	}
-	ih_set(h, i, x);
-}
-
 /* The least of the entries at A and B. */
 static inline size_t ih_min2(const struct iheap *h, size_t a, size_t b)
 {
 	return ih_less(h->e[b], h->e[a]) ? b : a;
 }
 
-static void ih_down(struct iheap *h, size_t i)
+void ih_down(struct iheap *h, size_t i)
 {
 	struct ih_ent x = h->e[i];
 	for (;;) {
@@ -78,38 +52,7 @@ static void ih_down(struct iheap *h, size_t i)
 	ih_set(h, i, x);
 }
 
-void ih_push(struct iheap *h, int32_t id, int64_t key)
+void ih_grow(struct iheap *h)
 {
-	if (h->n == h->cap)
-		h->e = xrealloc(h->e, (h->cap *= 2) * sizeof *h->e);
-	h->e[h->n] = (struct ih_ent){key, id};
-	h->n++;
-	ih_up(h, h->n - 1);
-}
-
-void ih_remove(struct iheap *h, int32_t id)
-{
-	size_t i = (size_t)h->pos[id];
-	h->pos[id] = -1;
-	h->n--;
-	if (i == h->n)
-		return;
-	struct ih_ent last = h->e[h->n];
-	bool up = ih_less(last, h->e[i]);
-	h->e[i] = last;
-	if (up)
-		ih_up(h, i);
-	else
-		ih_down(h, i);
-}
-
-void ih_update(struct iheap *h, int32_t id, int64_t key)
-{
-	size_t i = (size_t)h->pos[id];
-	bool up = key < h->e[i].key;
-	h->e[i].key = key;
-	if (up)
-		ih_up(h, i);
-	else
-		ih_down(h, i);
+	h->e = xrealloc(h->e, (h->cap *= 2) * sizeof *h->e);
 }

@@ -19,47 +19,10 @@
  */
 #include "sim/kernel_int.h"
 
-int64_t step_host_ns(struct sim *s, const struct lane *in)
+int64_t host_ns_of(struct sim *s, int32_t dec, int32_t pre)
 {
-	if (!s->p.host_time || !s->costs.host)
-		return 0;
-	int32_t dec = in->n_dec, pre = (int32_t)in->n_items;
-	if (s->p.step_by_step)
-		return s->costs.host(s->costs.ctx, dec, pre);
-	/* The fast path remembers recent answers (kernel_int.h, struct host_slot). */
-	uint32_t h = (uint32_t)dec * 0x9E3779B1u + (uint32_t)pre * 0x85EBCA77u;
-	struct host_slot *c = &s->host_cache[h >> (32 - HOST_CACHE_BITS)];
-	if (!c->ns || c->decodes != dec || c->prefills != pre)
-		*c = (struct host_slot){dec, pre, s->costs.host(s->costs.ctx, dec, pre)};
-	return c->ns;
-}
-
-int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns)
-{
-	if (s->p.async_scheduling)
-		return in->host_ns > device_ns ? in->host_ns : device_ns;
-	return in->host_ns + device_ns;
-}
-
-bool host_lags(const struct sim *s, const struct lane *in)
-{
-	/* The lag is modelled for an instance with one lane; the lanes of a pipeline-parallel
-	 * instance schedule by their engine loop (policies/loop.h). */
-	return s->p.host_time && s->p.async_scheduling && in->owner->lanes == 1;
-}
-
-void host_step_done(const struct sim *s, struct lane *in)
-{
-	if (host_lags(s, in)) {
-		in->lag = true;
-		in->sched_cutoff = s->now - in->step_dt;
-	}
-}
-
-bool host_may_admit(const struct sim *s, struct lane *in, int32_t id)
-{
-	if (!in->lag || s->spec[id].arrival_ns <= in->sched_cutoff)
-		return true;
-	in->lag_blocked = true;
-	return false;
+	int64_t ns = s->costs.host(s->costs.ctx, dec, pre);
+	if (!s->p.step_by_step)
+		*host_slot_of(s, dec, pre) = (struct host_slot){dec, pre, ns};
+	return ns;
 }

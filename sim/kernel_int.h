@@ -26,6 +26,8 @@
 #ifndef BS_KERNEL_INT_H
 #define BS_KERNEL_INT_H
 
+#include <assert.h>
+
 #include "policies/loop.h"
 #include "sim/evq.h"
 #include "sim/kernel.h"
@@ -68,8 +70,8 @@ struct pass_pending {
 /* The fast path's caches in front of pure functions, direct-mapped and unused in the
  * step-by-step reference (sim.decode_jumps = false), which the differential test compares
  * with: a real shape's graph (shape_graph) and a step's host time (step_host_ns). */
-#define SHAPE_CACHE 256
-#define HOST_CACHE_BITS 6
+#define SHAPE_CACHE 4096
+#define HOST_CACHE_BITS 10
 #define HOST_CACHE (1 << HOST_CACHE_BITS)
 struct shape_slot {
 	struct shape_key k;
@@ -86,6 +88,7 @@ struct pre_item {
 					 * (cluster.async_prefill_chunks), after `computed` */
 };
 
+#define IH_ARITY 4                      /* ih_down's tournament assumes 4 */
 /* Indexed min-heap of request ids keyed by (key, id) (kernel_heap.c); the position array is
  * by request id, shared by heaps a request is never in two of at once. */
 struct ih_ent {
@@ -321,20 +324,61 @@ struct sim {
 };
 
 
-/* ---- kernel_host.c: host time and async scheduling ---- */
+/* ---- kernel_host.c: host time and async scheduling (the small rules inline here) ---- */
+/* The host time of DECODES decode and PREFILLS prefill chunks in one step (the cost model's,
+ * past the fast path's cache). */
+int64_t host_ns_of(struct sim *s, int32_t decodes, int32_t prefills);
+/* The fast path's cache slot of (DECODES, PREFILLS) (struct host_slot). */
+static inline struct host_slot *host_slot_of(struct sim *s, int32_t decodes, int32_t prefills)
+{
+	uint32_t h = (uint32_t)decodes * 0x9E3779B1u + (uint32_t)prefills * 0x85EBCA77u;
+	return &s->host_cache[h >> (32 - HOST_CACHE_BITS)];
+}
 /* The host time of the step IN is about to submit (its decodes and prefill chunks). */
-int64_t step_host_ns(struct sim *s, const struct lane *in);
+static inline int64_t step_host_ns(struct sim *s, const struct lane *in)
+{
+	if (!s->p.host_time || !s->costs.host)
+		return 0;
+	int32_t dec = in->n_dec, pre = (int32_t)in->n_items;
+	if (!s->p.step_by_step) { /* the fast path remembers recent answers (struct host_slot) */
+		const struct host_slot *c = host_slot_of(s, dec, pre);
+		if (c->ns && c->decodes == dec && c->prefills == pre)
+			return c->ns;
+	}
+	return host_ns_of(s, dec, pre);
+}
 /* The wall time of one engine step of IN whose passes take DEVICE_NS: max(host, device) with
  * async scheduling, host + device without. */
-int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns);
+static inline int64_t step_span(const struct sim *s, const struct lane *in, int64_t device_ns)
+{
+	if (s->p.async_scheduling)
+		return in->host_ns > device_ns ? in->host_ns : device_ns;
+	return in->host_ns + device_ns;
+}
 /* Whether IN's schedule after a step lags (async scheduling): a request arriving after the
- * step started waits one step more. */
-bool host_lags(const struct sim *s, const struct lane *in);
+ * step started waits one step more.  The lag is modelled for an instance with one lane; the
+ * lanes of a pipeline-parallel instance schedule by their engine loop (policies/loop.h). */
+static inline bool host_lags(const struct sim *s, const struct lane *in)
+{
+	return s->p.host_time && s->p.async_scheduling && in->owner->lanes == 1;
+}
 /* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
  * had arrived when the step started. */
-void host_step_done(const struct sim *s, struct lane *in);
+static inline void host_step_done(const struct sim *s, struct lane *in)
+{
+	if (host_lags(s, in)) {
+		in->lag = true;
+		in->sched_cutoff = s->now - in->step_dt;
+	}
+}
 /* Whether request ID may be admitted now (async scheduling's lag); records a refusal. */
-bool host_may_admit(const struct sim *s, struct lane *in, int32_t id);
+static inline bool host_may_admit(const struct sim *s, struct lane *in, int32_t id)
+{
+	if (!in->lag || s->spec[id].arrival_ns <= in->sched_cutoff)
+		return true;
+	in->lag_blocked = true;
+	return false;
+}
 
 /* For the white-box test: a simulation in caller-owned storage (sim_new() allocates it). */
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
@@ -344,10 +388,70 @@ void sim_release(struct sim *s);
 
 /* kernel_heap.c */
 void ih_init(struct iheap *h, int32_t *pos, size_t cap);
-void ih_push(struct iheap *h, int32_t id, int64_t key);
 void ih_release(struct iheap *h);
-void ih_remove(struct iheap *h, int32_t id);
-void ih_update(struct iheap *h, int32_t id, int64_t key);
+/* Out of line: sifting entry I down, doubling the array. */
+void ih_down(struct iheap *h, size_t i);
+void ih_grow(struct iheap *h);
+/* Inline (the order, sifting up, push, remove, update): */
+static inline bool ih_less(struct ih_ent a, struct ih_ent b)
+{
+	return a.key < b.key || (a.key == b.key && a.id < b.id);
+}
+
+static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)
+{
+	h->e[i] = x;
+	h->pos[x.id] = (int32_t)i;
+}
+
+static inline void ih_up(struct iheap *h, size_t i)
+{
+	struct ih_ent x = h->e[i];
+	while (i > 0) {
+		size_t p = (i - 1) / IH_ARITY;
+		if (!ih_less(x, h->e[p]))
+			break;
+		ih_set(h, i, h->e[p]);
+		i = p;
+	}
+	ih_set(h, i, x);
+}
+
+static inline void ih_push(struct iheap *h, int32_t id, int64_t key)
+{
+	if (h->n == h->cap)
+		ih_grow(h);
+	h->e[h->n] = (struct ih_ent){key, id};
+	h->n++;
+	ih_up(h, h->n - 1);
+}
+
+static inline void ih_remove(struct iheap *h, int32_t id)
+{
+	size_t i = (size_t)h->pos[id];
+	h->pos[id] = -1;
+	h->n--;
+	if (i == h->n)
+		return;
+	struct ih_ent last = h->e[h->n];
+	bool up = i > 0 && ih_less(last, h->e[i]);
+	h->e[i] = last;
+	if (up)
+		ih_up(h, i);
+	else
+		ih_down(h, i);
+}
+
+static inline void ih_update(struct iheap *h, int32_t id, int64_t key)
+{
+	size_t i = (size_t)h->pos[id];
+	bool up = key < h->e[i].key;
+	h->e[i].key = key;
+	if (up)
+		ih_up(h, i);
+	else
+		ih_down(h, i);
+}
 
 /* kernel_queue.c */
 void wq_adjust(struct sim *s, struct waitq *q);
@@ -359,8 +463,9 @@ void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id);
 void wq_kick(struct sim *s, const struct waitq *q);
 
 /* kernel_graph.c */
-int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
-		  int64_t *compile_ns);
+/* pad_shape() (below) past the fast path: look-up, graph and compile. */
+int32_t pad_shape_(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+		   int64_t *compile_ns);
 /* pad_shape's look-up, without compiling: the graph REAL pads to, its padded shape in PADDED
  * (may be NULL).  Without MAKE no graph is created unless the look-up added a fallback bucket
  * (returns -1 then). */
@@ -372,10 +477,11 @@ size_t prefill_group(struct sim *s, const struct lane *in, size_t i, int32_t rea
 
 /* kernel_kv.c */
 void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);
-void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb);
 void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id);
 void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share);
-void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta);
+/* Evicts unreferenced cached blocks until NB blocks can be taken without touching one: a
+ * group's prefix as a whole, a preempted request's blocks from their tail, as many as needed. */
+void pc_evict_for(struct sim *s, struct lane *in, int64_t nb);
 void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64_t kv_tokens);
 int32_t kv_resume_blocks(const struct sim *s, const struct lane *in, int32_t id, int32_t hit,
 			 int32_t max_blocks);
@@ -451,11 +557,20 @@ int64_t kv_max_id(const struct kvpool *kv);
 
 /* kernel_client.c */
 void client_init(struct sim *s);
-void client_sent(struct sim *s, int32_t id);
-void client_next(struct sim *s);
+/* Whether the client may send one more request now. */
+static inline bool client_slot(const struct sim *s)
+{
+	return !s->p.concurrency || s->arrived - s->finished < (size_t)s->p.concurrency;
+}
 /* When the next request arrives, if it is already known (INT64_MAX: not before a completion,
  * or none left). */
-int64_t client_next_arrival_ns(const struct sim *s);
+static inline int64_t client_next_arrival_ns(const struct sim *s)
+{
+	if (s->next_arrival >= s->n || (!s->arrival_pending && !client_slot(s)))
+		return INT64_MAX; /* none, or at a completion (which ends or cuts a run) */
+	int64_t t = s->spec[s->next_arrival].arrival_ns;
+	return t < s->now ? s->now : t;
+}
 
 /* kernel_unified.c */
 /* The unified shape (query tokens, shared blocks, unique blocks, causal) of IN's step and its
@@ -467,12 +582,10 @@ void engine_schedule(struct sim *s, struct lane *in);
 void engine_update(struct sim *s, struct lane *in);
 
 /* kernel_passes.c */
-/* Accounts TIMES identical passes of graph GI starting at START, the first carrying
- * COMPILE_NS, and queues them for the pass hook.  Returns one pass's duration without the
- * compile. */
-int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
-		     int64_t compile_ns, int64_t real_tokens, int64_t real_blocks, int64_t start,
-		     int64_t times);
+/* account_pass()'s part for the pass hook: queues the passes (batches.csv order). */
+void pass_queue(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
+		int64_t compile_ns, int64_t real_tokens, int64_t padded_tokens, int64_t start,
+		int64_t times, uint64_t run);
 void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
 /* IN submits a microbatch into its pipeline: a sibling lane's decode run (which ran alone)
  * ends at the step in progress. */
@@ -492,15 +605,35 @@ void pipe_begin(struct sim *s, struct lane *in);
 void pipe_note_pass(struct sim *s, struct lane *in, int32_t gi, int64_t compile_ns,
 		    int64_t padded_tokens);
 int64_t pipe_walk(struct sim *s, struct lane *in, int64_t k, int64_t *work);
-bool pipe_jumps_ok(const struct sim *s, const struct lane *in);
+bool pipe_jumps_ok_(const struct sim *s, const struct lane *in);
+static inline bool pipe_jumps_ok(const struct sim *s, const struct lane *in)
+{
+	return in->owner->stages == 1 || pipe_jumps_ok_(s, in);
+}
 /* The duration of one decode-only step of graph GI through an empty pipeline. */
 int64_t pipe_step_dt(struct sim *s, struct lane *in, int32_t gi, int64_t padded_tokens);
 /* cut_run took D steps back from IN's run. */
 void pipe_cut(struct sim *s, struct lane *in, int64_t d);
 /* After IN scheduled a step of K steps (or nothing): the atomic loop's empty microbatches. */
-void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k);
-/* GRP's running count changed from BEFORE. */
-void pipe_running(struct sim *s, struct instance *grp, int32_t before);
+void pipe_after_schedule_(struct sim *s, struct lane *in, int64_t k, bool returned);
+static inline void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k)
+{
+	bool returned = in->returned;
+	in->returned = false;
+	in->mb_empties = 0;
+	if (in->owner->stages > 1 && s->p.loop->waits_for_oldest)
+		pipe_after_schedule_(s, in, k, returned);
+}
+/* GRP's running count changed from BEFORE: the time it has a running request. */
+static inline void pipe_running(struct sim *s, struct instance *grp, int32_t before)
+{
+	if (before == 0 && grp->running > 0)
+		grp->active_since = s->now;
+	else if (before > 0 && grp->running == 0) {
+		grp->active_ns += s->now - grp->active_since;
+		grp->active_since = -1;
+	}
+}
 /* IN preempts to find NEED blocks (virtual engines: fragmentation). */
 void pipe_preempt(struct sim *s, const struct lane *in, int32_t need);
 size_t pipe_in_flight(const struct sim *s);
@@ -511,7 +644,10 @@ int64_t pipe_take_chunks(struct sim *s, struct lane *in, int64_t budget);
 void pipe_chunks_submitted(struct sim *s, struct lane *in);
 void pipe_chunks_returned(struct sim *s, struct lane *in);
 /* A microbatch slot the atomic loop lost (it never schedules again). */
-bool pipe_lane_lost(const struct lane *in);
+static inline bool pipe_lane_lost(const struct lane *in)
+{
+	return in->lost;
+}
 void pipe_finish(struct sim *s);
 
 /* Small helpers used by several files. */
@@ -630,6 +766,129 @@ static inline void cut_consumers(struct sim *s, const struct waitq *q, bool fron
 static inline int64_t pass_done_arg(const struct lane *in)
 {
 	return (int64_t)in->idx | in->gen << 20;
+}
+
+/* Accounts TIMES identical passes of graph GI starting at START, the first carrying
+ * COMPILE_NS, and queues them for the pass hook (kernel_passes.c).  Returns one pass's
+ * duration without the compile. */
+static inline int64_t account_pass(struct sim *s, struct lane *in, int phase,
+				   const int32_t real[4], int32_t gi, int64_t compile_ns,
+				   int64_t real_tokens, int64_t real_blocks, int64_t start,
+				   int64_t times)
+{
+	struct graph *g = &s->graphs[gi];
+	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
+	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
+	uint64_t run = 0;
+	if (times > 1) { /* a run that cut_run may shorten */
+		run = ++s->n_runs;
+		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
+						  real_blocks, padded_blocks, run};
+	}
+	g->uses += times;
+	g->real_tokens += real_tokens * times;
+	g->padded_tokens += padded_tokens * times;
+	s->m.passes[phase] += times;
+	s->m.real_tokens += real_tokens * times;
+	s->m.padded_tokens += padded_tokens * times;
+	s->m.real_blocks += real_blocks * times;
+	s->m.padded_blocks += padded_blocks * times;
+	if (in->owner->stages > 1) /* one step's microbatch (kernel_pipeline.c) */
+		pipe_note_pass(s, in, gi, compile_ns, padded_tokens);
+	if (s->hooks.pass)
+		pass_queue(s, in, phase, real, gi, compile_ns, real_tokens, padded_tokens, start,
+			   times, run);
+	else
+		s->pass_index += times;
+	return g->cost_ns;
+}
+
+/* The fast path's cache slot of a real shape (struct shape_slot). */
+static inline struct shape_slot *shape_slot(struct sim *s, const struct shape_key *k)
+{
+	uint32_t h = (uint32_t)k->phase * 0x165667B1u ^ (uint32_t)k->v[0] * 0x9E3779B1u ^
+		     (uint32_t)k->v[1] * 0x85EBCA77u ^ (uint32_t)k->v[2] * 0xC2B2AE3Du ^
+		     (uint32_t)k->v[3] * 0x27D4EB2Fu;
+	return &s->shape_cache[(h ^ h >> 15) % SHAPE_CACHE];
+}
+
+static inline bool same_shape(const struct shape_key *a, const struct shape_key *b)
+{
+	return a->phase == b->phase && a->v[0] == b->v[0] && a->v[1] == b->v[1] &&
+	       a->v[2] == b->v[2] && a->v[3] == b->v[3];
+}
+
+/* Pads real shape REAL of PHASE to its graph on IN's instance, *COMPILE_NS the runtime
+ * compile charged now (kernel_graph.c).  The fast path answers a recent look-up of a graph
+ * compiled there at once. */
+static inline int32_t pad_shape(struct sim *s, struct lane *in, int phase, const int32_t real[4],
+				int64_t *compile_ns)
+{
+	if (!s->p.step_by_step) {
+		struct shape_key k = {phase, {real[0], real[1], real[2], real[3]}};
+		const struct shape_slot *c = shape_slot(s, &k);
+		const struct instance *grp = in->owner;
+		if (c->gi1 && same_shape(&c->k, &k) && (size_t)(c->gi1 - 1) < grp->compiled_cap &&
+		    grp->compiled[c->gi1 - 1]) {
+			*compile_ns = 0;
+			return c->gi1 - 1;
+		}
+	}
+	return pad_shape_(s, in, phase, real, compile_ns);
+}
+
+/* Changes the blocks in use of KV, integrating blocks x time for kv_utilization_mean
+ * (kernel_kv.c). */
+static inline void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta)
+{
+	s->m.kv_block_ns += (double)kv->used * (double)(s->now - kv->t_used);
+	kv->t_used = s->now;
+	kv->used += delta;
+	kv->free -= delta;
+	s->kv_used_all += delta;
+	if (s->kv_used_all > s->m.kv_blocks_peak)
+		s->m.kv_blocks_peak = s->kv_used_all;
+}
+
+/* Request R takes NB free blocks of IN's pool (kernel_kv.c), evicting cached ones first when
+ * the uncached free blocks do not suffice. */
+static inline void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb)
+{
+	struct kvpool *kv = in->kv;
+	assert(kv->free >= nb);
+	if (kv->free - nb < kv->cached_free && kv->lru_head >= 0)
+		pc_evict_for(s, in, nb);
+	pool_used_add(s, kv, nb);
+	kv_ids_take(s, kv, (int32_t)(r - s->r), nb);
+	r->blocks += nb;
+}
+
+/* kernel_client.c, inline: */
+/* Schedules the next request's arrival event (kept out of the queue by the fast path) if it is not scheduled yet and a slot is free
+ * (after an arrival, and after a completion in a closed loop). */
+static inline void client_next(struct sim *s)
+{
+	if (s->arrival_pending || s->next_arrival >= s->n || !client_slot(s))
+		return;
+	int64_t t = s->spec[s->next_arrival].arrival_ns;
+	if (t < s->now)
+		t = s->now;
+	if (s->p.step_by_step) {
+		evq_push(&s->q, t, EVC_ARRIVAL, EV_ARRIVAL, (int64_t)s->next_arrival);
+	} else {
+		s->arrival_held = true;
+		s->arrival_t = t;
+		s->arrival_seq = s->q.next_seq++; /* as evq_push() would stamp it */
+	}
+	s->arrival_pending = true;
+}
+
+/* Request ID was sent (its arrival event). */
+static inline void client_sent(struct sim *s, int32_t id)
+{
+	s->arrival_pending = false;
+	s->next_arrival = (size_t)id + 1;
+	client_next(s);
 }
 
 #endif

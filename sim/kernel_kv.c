@@ -53,21 +53,9 @@ static void lru_append(struct lane *in, int32_t g)
 	in->kv->lru_tail = g;
 }
 
-/* Changes the blocks in use of KV, integrating blocks x time for kv_utilization_mean. */
-void pool_used_add(struct sim *s, struct kvpool *kv, int64_t delta)
-{
-	s->m.kv_block_ns += (double)kv->used * (double)(s->now - kv->t_used);
-	kv->t_used = s->now;
-	kv->used += delta;
-	kv->free -= delta;
-	s->kv_used_all += delta;
-	if (s->kv_used_all > s->m.kv_blocks_peak)
-		s->m.kv_blocks_peak = s->kv_used_all;
-}
-
 /* Evicts unreferenced cached blocks until NB blocks can be taken without touching one: a
  * group's prefix as a whole, a preempted request's blocks from their tail, as many as needed. */
-static void pc_evict_for(struct sim *s, struct lane *in, int64_t nb)
+void pc_evict_for(struct sim *s, struct lane *in, int64_t nb)
 {
 	struct kvpool *kv = in->kv;
 	while (kv->free - nb < kv->cached_free && kv->lru_head >= 0) {
@@ -113,20 +101,13 @@ static void pc_unref(struct sim *s, struct lane *in, struct req *r, int32_t id)
 	}
 }
 
-void kv_take(struct sim *s, struct lane *in, struct req *r, int32_t nb)
-{
-	assert(in->kv->free >= nb);
-	pc_evict_for(s, in, nb);
-	pool_used_add(s, in->kv, nb);
-	kv_ids_take(s, in->kv, (int32_t)(r - s->r), nb);
-	r->blocks += nb;
-}
 
 /* Frees the blocks request ID owns and drops its reference to its group's prefix. */
 void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id)
 {
 	pool_used_add(s, in->kv, -r->blocks);
-	kv_ids_free_request(s, in->kv, id);
+	if (in->kv->ids)
+		kv_ids_free_request(s, in->kv, id);
 	r->blocks = 0;
 	pc_unref(s, in, r, id);
 }

@@ -40,26 +40,31 @@ static void pend_push(struct sim *s, const struct pass_pending *pp)
 	s->pend[i] = *pp;
 }
 
-static void pend_pop(struct sim *s)
+/* Puts X at position I of the pending heap and sifts it down. */
+static void pend_sift_down(struct sim *s, size_t i, const struct pass_pending *x)
 {
-	struct pass_pending last = s->pend[--s->n_pend];
-	size_t i = 0;
 	for (;;) {
 		size_t l = 2 * i + 1, m = l;
 		if (l >= s->n_pend)
 			break;
 		if (l + 1 < s->n_pend && pend_less(&s->pend[l + 1], &s->pend[l]))
 			m = l + 1;
-		if (!pend_less(&s->pend[m], &last))
+		if (!pend_less(&s->pend[m], x))
 			break;
 		s->pend[i] = s->pend[m];
 		i = m;
 	}
-	if (s->n_pend)
-		s->pend[i] = last;
+	s->pend[i] = *x;
 }
 
-/* Reports every pending pass that starts before T. */
+static void pend_pop(struct sim *s)
+{
+	if (--s->n_pend)
+		pend_sift_down(s, 0, &s->pend[s->n_pend]);
+}
+
+/* Reports every pending pass that starts before T.  The order is total: a lane's passes
+ * start one after the other, so no two pending entries share (start, instance). */
 void pend_flush(struct sim *s, int64_t t)
 {
 	while (s->n_pend && s->pend[0].rec.start_ns < t) {
@@ -71,70 +76,44 @@ void pend_flush(struct sim *s, int64_t t)
 			pend_pop(s);
 			continue;
 		}
-		struct pass_rec pr = top->rec;
-		pr.index = s->pass_index++;
-		s->hooks.pass(s->hooks.ctx, s, &pr);
+		top->rec.index = s->pass_index++;
+		s->hooks.pass(s->hooks.ctx, s, &top->rec);
 		if (--top->left == 0) {
 			pend_pop(s);
 			continue;
 		}
 		/* The next pass of the run: no compile, starts when this one ends (or a pipelined
-		 * step later). */
+		 * step later); it goes down the heap from the top. */
 		struct pass_pending next = *top;
-		next.rec.start_ns = pr.start_ns + pr.compile_ns + next.period_ns;
+		next.rec.start_ns += next.rec.compile_ns + next.period_ns;
 		next.rec.end_ns = next.rec.start_ns + next.cost_ns;
 		next.rec.compile_ns = 0;
-		pend_pop(s);
-		pend_push(s, &next);
+		pend_sift_down(s, 0, &next);
 	}
 }
 
-/* Accounts TIMES identical passes of graph GI starting at START, the first carrying
- * COMPILE_NS.  Returns the duration of one pass without the compile. */
-int64_t account_pass(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
-		     int64_t compile_ns, int64_t real_tokens, int64_t real_blocks, int64_t start,
-		     int64_t times)
+/* account_pass()'s queueing of the passes for the pass hook (kernel_int.h). */
+void pass_queue(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
+		int64_t compile_ns, int64_t real_tokens, int64_t padded_tokens, int64_t start,
+		int64_t times, uint64_t run)
 {
-	struct graph *g = &s->graphs[gi];
-	int64_t padded_tokens = phase == PHASE_PROMPT ? (int64_t)g->v[0] * g->v[1] : g->v[0];
-	int64_t padded_blocks = phase == PHASE_DECODE ? g->v[2] : 0;
-	uint64_t run = 0;
-	if (times > 1) { /* a run that cut_run may shorten */
-		run = ++s->n_runs;
-		in->last_pass = (struct step_run){gi, phase, start, real_tokens, padded_tokens,
-						  real_blocks, padded_blocks, run};
+	const struct graph *g = &s->graphs[gi];
+	struct pass_pending pp = {{0, start, start + compile_ns + g->cost_ns, compile_ns, phase,
+				   in->idx, {real[0], real[1], real[2], real[3]},
+				   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
+				   padded_tokens, 0, 0},
+				  g->cost_ns, times,
+				  /* a run's steps follow each other (sim/kernel_host.c); a
+				   * pipelined run's through every stage (kernel_pipeline.c) */
+				  times <= 1 ? g->cost_ns
+				  : in->owner->stages > 1 ? pipe_step_dt(s, in, gi, padded_tokens)
+							  : step_span(s, in, g->cost_ns),
+				  run};
+	if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
+		pp.rec.logits = in->ua_logits;
+		pp.rec.bucket_logits = s->p.max_num_seqs;
 	}
-	g->uses += times;
-	g->real_tokens += real_tokens * times;
-	g->padded_tokens += padded_tokens * times;
-	s->m.passes[phase] += times;
-	s->m.real_tokens += real_tokens * times;
-	s->m.padded_tokens += padded_tokens * times;
-	s->m.real_blocks += real_blocks * times;
-	s->m.padded_blocks += padded_blocks * times;
-	if (in->owner->stages > 1) /* one step's microbatch (kernel_pipeline.c) */
-		pipe_note_pass(s, in, gi, compile_ns, padded_tokens);
-	if (s->hooks.pass) {
-		struct pass_pending pp = {{0, start, start + compile_ns + g->cost_ns, compile_ns, phase,
-					   in->idx, {real[0], real[1], real[2], real[3]},
-					   {g->v[0], g->v[1], g->v[2], g->v[3]}, real_tokens,
-					   padded_tokens, 0, 0},
-					  g->cost_ns, times,
-					  /* a run's steps follow each other (sim/kernel_host.c); a
-					   * pipelined run's through every stage (kernel_pipeline.c) */
-					  times <= 1 ? g->cost_ns
-					  : in->owner->stages > 1 ? pipe_step_dt(s, in, gi, padded_tokens)
-								  : step_span(s, in, g->cost_ns),
-					  run};
-		if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
-			pp.rec.logits = in->ua_logits;
-			pp.rec.bucket_logits = s->p.max_num_seqs;
-		}
-		pend_push(s, &pp);
-	} else {
-		s->pass_index += times;
-	}
-	return g->cost_ns;
+	pend_push(s, &pp);
 }
 
 /* Whether an arrival during a run of decode steps could change what the next step does, as

@@ -146,11 +146,9 @@ int64_t pipe_walk(struct sim *s, struct lane *in, int64_t k, int64_t *work)
  * and no microbatch, and every stage is free, so each step of a decode run takes the same
  * time and nothing else enters the stages unless an event cuts the run (an arrival or a
  * preempted request entering the shared queue: cut_consumers). */
-bool pipe_jumps_ok(const struct sim *s, const struct lane *in)
+bool pipe_jumps_ok_(const struct sim *s, const struct lane *in)
 {
 	const struct instance *grp = in->owner;
-	if (grp->stages == 1)
-		return true;
 	for (int l = 0; l < grp->lanes; l++) {
 		const struct lane *o = &s->lanes[grp->first + l];
 		if (o != in && (o->busy || o->n_run))
@@ -187,14 +185,9 @@ void pipe_cut(struct sim *s, struct lane *in, int64_t d)
 	s->empty_microbatches -= d * in->mb_empties;
 }
 
-void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k)
+void pipe_after_schedule_(struct sim *s, struct lane *in, int64_t k, bool returned)
 {
 	struct instance *grp = in->owner;
-	bool returned = in->returned;
-	in->returned = false;
-	in->mb_empties = 0;
-	if (grp->stages == 1 || !s->p.loop->waits_for_oldest)
-		return;
 	/* The atomic loop's executor queue holds pp microbatches: when one returns, the slots
 	 * not refilled with real work are filled with empty ones (the RFC's Option 1).  Every
 	 * step of a decode run after its first returns a microbatch too. */
@@ -289,21 +282,6 @@ void pipe_chunks_returned(struct sim *s, struct lane *in)
 {
 	for (size_t i = 0; i < in->n_items; i++)
 		s->inflight[in->items[i].id] -= in->items[i].chunk;
-}
-
-bool pipe_lane_lost(const struct lane *in)
-{
-	return in->lost;
-}
-
-void pipe_running(struct sim *s, struct instance *grp, int32_t before)
-{
-	if (before == 0 && grp->running > 0)
-		grp->active_since = s->now;
-	else if (before > 0 && grp->running == 0) {
-		grp->active_ns += s->now - grp->active_since;
-		grp->active_since = -1;
-	}
 }
 
 void pipe_preempt(struct sim *s, const struct lane *in, int32_t need)
