@@ -377,6 +377,18 @@ int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln)
 	return csv_fini(p, lines_field, lines_record, ln);
 }
 
+bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_lines *ln)
+{
+	struct csv_parser fresh;
+	if (csv_init(&fresh, (unsigned char)csv_get_opts((struct csv_parser *)p)) != 0)
+		BUG("csv_init failed");
+	bool same = p->pstate == fresh.pstate && p->quoted == fresh.quoted &&
+		    p->spaces == fresh.spaces && p->entry_pos == fresh.entry_pos &&
+		    p->status == fresh.status;
+	csv_free(&fresh);
+	return same && ln->bol && !ln->in_rec;
+}
+
 char *read_file(const char *path, size_t *len, struct bs_err *err)
 {
 	FILE *f = fopen(path, "rb");
@@ -384,7 +396,13 @@ char *read_file(const char *path, size_t *len, struct bs_err *err)
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
+	/* A regular file is read into a buffer of its size at once (one more byte to see the end
+	 * in the same read); anything else, or a file that grows, by doubling. */
+	struct stat st;
 	size_t cap = 1 << 16, n = 0;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size < SIZE_MAX - 2)
+		cap = (size_t)st.st_size + 2;
 	char *buf = xmalloc(cap);
 	for (;;) {
 		if (n + 1 >= cap)

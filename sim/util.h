@@ -100,8 +100,14 @@ void csv_lines_init(struct csv_lines *ln, void (*cb_field)(void *, size_t, void 
 size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct csv_lines *ln);
 /* csv_fini through the same callbacks. */
 int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln);
+/* true when P and LN, after the bytes fed so far, are in the state of a new parser with a new
+ * csv_lines: at the start of a line, between records, outside any field (quoted or not).  The
+ * rest of the input then gives the same callbacks whether it is fed to P or to a new parser,
+ * which is what lets a reader parse the second half of a buffer speculatively on its own. */
+bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_lines *ln);
 
-/* Reads a whole file into a NUL-terminated buffer (owned by the caller). */
+/* Reads a whole file into a NUL-terminated buffer (owned by the caller); a regular file in one
+ * read into a buffer of its size. */
 char *read_file(const char *path, size_t *len, struct bs_err *err);
 
 /*

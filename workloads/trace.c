@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -470,56 +472,203 @@ static void csv_cb_record(int c, void *data)
 		L->nrec++;
 }
 
-struct csv_src {
-	const char *buf;  /* whole input in memory, or NULL to read F */
-	size_t len;
-	FILE *f;
-};
-
-static int load_csv(struct loader *L, struct csv_src *src)
+/* Feeds BUF[0..LEN) to P in blocks of CSV_BLOCK bytes, stopping after the block in which the
+ * first error was recorded (or, when STOP is given, once it is set); 0 or -1 (L->failed). */
+#define CSV_BLOCK ((size_t)1 << 18)
+static int csv_feed(struct loader *L, struct csv_parser *p, const char *buf, size_t len,
+		    const atomic_bool *stop)
 {
-	struct csv_parser p;
-	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
-		BUG("csv_init failed");
-	csv_lines_init(&L->ln, csv_cb_field, csv_cb_record, L);
-	L->record = 1;
-	int rc = 0;
-	char chunk[1 << 16];
-	size_t off = 0;
-	for (;;) {
-		const char *data;
-		size_t n;
-		if (src->buf) {
-			data = src->buf + off;
-			n = src->len - off < sizeof chunk ? src->len - off : sizeof chunk;
-			off += n;
-		} else {
-			n = fread(chunk, 1, sizeof chunk, src->f);
-			data = chunk;
-			if (n == 0 && ferror(src->f)) {
-				rc = bs_errf(L->err, BS_EXIT_INPUT, L->t->name, 0, NULL,
-					     "read error: %s", strerror(errno));
-				break;
-			}
-		}
-		if (n == 0)
-			break;
-		if (csv_parse_lines(&p, data, n, &L->ln) != n && !L->failed) {
+	for (size_t off = 0; off < len && !L->failed; off += CSV_BLOCK) {
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+			return -1;
+		size_t n = len - off < CSV_BLOCK ? len - off : CSV_BLOCK;
+		if (csv_parse_lines(p, buf + off, n, &L->ln) != n && !L->failed) {
 			L->record = L->ln.line;
-			rc = tl_err(L, COL_IGNORE, "malformed CSV (%s)",
-				  csv_error(&p) == CSV_EPARSE ? "bad quoting" :
-				  "parser out of memory");
-			break;
+			return tl_err(L, COL_IGNORE, "malformed CSV (%s)",
+				      csv_error(p) == CSV_EPARSE ? "bad quoting" :
+				      "parser out of memory");
 		}
-		if (L->failed)
-			break;
 	}
-	if (!L->failed && !rc && csv_fini_lines(&p, &L->ln) != 0 && !L->failed) {
+	return L->failed ? -1 : 0;
+}
+
+/* The end of the input: libcsv's last record. */
+static int csv_end(struct loader *L, struct csv_parser *p)
+{
+	if (!L->failed && csv_fini_lines(p, &L->ln) != 0 && !L->failed) {
 		L->record = L->ln.rec_line;
 		tl_err(L, COL_IGNORE, "malformed CSV (unterminated quoted field at end of file)");
 	}
+	return L->failed ? -1 : 0;
+}
+
+static void csv_parser_init(struct loader *L, struct csv_parser *p)
+{
+	if (csv_init(p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+		BUG("csv_init failed");
+	csv_lines_init(&L->ln, csv_cb_field, csv_cb_record, L);
+}
+
+bool trace_reference_read;
+size_t trace_split_min = (size_t)1 << 18;
+
+/*
+ * The speculative second part of a CSV read in two (load_csv): the records from a line start S
+ * to the end, read on a thread of their own by a new parser and a copy of the loader as the
+ * header left it, into rows of its own with lines counted from S.  Its rows are kept only when
+ * the first part's parser ends at S between records (csv_lines_at_record_start) and neither part
+ * found an error; otherwise the first part's parser reads on from S as if there had been no
+ * second part (so any error is the one the reference reading reports, and where).
+ */
+struct csv_part {
+	struct loader L;
+	struct trace t;
+	struct bs_err err;
+	struct csv_parser p;
+	const char *buf;
+	size_t len;
+	atomic_bool stop;       /* set by the first part when the second's rows cannot be kept */
+	int rc;
+};
+
+static void *csv_part_main(void *arg)
+{
+	struct csv_part *q = arg;
+	q->rc = csv_feed(&q->L, &q->p, q->buf, q->len, &q->stop) || csv_end(&q->L, &q->p) ? -1 : 0;
+	return NULL;
+}
+
+static void csv_part_start(struct csv_part *q, const struct loader *L, const char *buf,
+			   size_t len)
+{
+	memset(&q->t, 0, sizeof q->t);
+	snprintf(q->t.name, sizeof q->t.name, "%s", L->t->name);
+	memset(&q->err, 0, sizeof q->err);
+	q->L = *L; /* the header's columns; roles and hdr are shared, read only */
+	q->L.t = &q->t;
+	q->L.err = &q->err;
+	q->L.cap = 0;
+	q->L.need_sort = false;
+	q->L.nrec = 1;
+	q->L.field = 0;
+	csv_parser_init(&q->L, &q->p);
+	q->buf = buf;
+	q->len = len;
+	atomic_init(&q->stop, false);
+	q->rc = -1;
+}
+
+/* Appends the second part's N values of column A (of E bytes each) to the first part's N0. */
+static void append_col(void *pa, const void *b, size_t n0, size_t n, size_t e)
+{
+	void **a = pa;
+	if (!b)
+		return;
+	*a = xrealloc(*a, (n0 + n) * e);
+	memcpy((char *)*a + n0 * e, b, n * e);
+}
+
+/* Keeps the second part's rows when the reading in two gives what one parser gives (the first
+ * part is at a record start, both read without error, and the rows across the split keep the
+ * rules one reading checks row by row); false leaves L as it was. */
+static bool csv_part_merge(struct loader *L, struct csv_parser *p, struct csv_part *q)
+{
+	struct trace *t = L->t, *u = &q->t;
+	if (L->failed || !csv_lines_at_record_start(p, &L->ln) || q->rc || q->L.failed)
+		return false;
+	long base = L->ln.line;
+	if (u->n > 0) {
+		if (t->n + u->n > TRACE_MAX_ROWS || base + (long)u->recno[u->n - 1] > (long)UINT32_MAX)
+			return false;
+		if (L->has[COL_ARRIVAL] && t->n > 0 && u->arrival_s[0] < L->last_arrival) {
+			if (!L->sort)
+				return false; /* the reference reading words the error */
+			L->need_sort = true;
+		}
+	}
+	for (size_t i = 0; i < u->n; i++)
+		u->recno[i] += (uint32_t)base;
+	size_t n0 = t->n, n = u->n;
+	append_col(&t->prompt, u->prompt, n0, n, sizeof *u->prompt);
+	append_col(&t->output, u->output, n0, n, sizeof *u->output);
+	append_col(&t->arrival_s, u->arrival_s, n0, n, sizeof *u->arrival_s);
+	append_col(&t->priority, u->priority, n0, n, sizeof *u->priority);
+	append_col(&t->task, u->task, n0, n, sizeof *u->task);
+	append_col(&t->prefix_group, u->prefix_group, n0, n, sizeof *u->prefix_group);
+	append_col(&t->prefix_tokens, u->prefix_tokens, n0, n, sizeof *u->prefix_tokens);
+	append_col(&t->max_new, u->max_new, n0, n, sizeof *u->max_new);
+	append_col(&t->recno, u->recno, n0, n, sizeof *u->recno);
+	t->n += n;
+	if (n)
+		L->cap = t->n;
+	L->need_sort |= q->L.need_sort;
+	if (n)
+		L->last_arrival = q->L.last_arrival;
+	L->nrec += q->L.nrec - 1;
+	L->ln = q->L.ln; /* the lines of the second part, from 0 */
+	L->ln.line += base;
+	L->ln.rec_line += base;
+	L->ln.ctx = L;
+	return true;
+}
+
+/*
+ * Reads BUF[0..LEN) as CSV.  With SPLIT < LEN (and not trace_reference_read), the header is read
+ * first, then the records from the first line start at or after byte SPLIT are read by a second
+ * thread while this one reads those before it (struct csv_part); SPLIT >= LEN reads on one
+ * thread, the reference.
+ */
+static int load_csv(struct loader *L, const char *buf, size_t len, size_t split, int *parts)
+{
+	struct csv_parser p;
+	csv_parser_init(L, &p);
+	L->record = 1;
+	size_t off = 0;
+	if (parts)
+		*parts = 1;
+	if (split < len && !trace_reference_read) {
+		/* The header, line by line: the second part needs its columns. */
+		while (off < len && L->nrec == 0 && !L->failed) {
+			const char *nl = memchr(buf + off, '\n', len - off);
+			size_t end = nl ? (size_t)(nl - buf) + 1 : len;
+			csv_feed(L, &p, buf + off, end - off, NULL);
+			off = end;
+		}
+		size_t s = split > off ? split : off;
+		if (s > off && buf[s - 1] != '\n') {
+			const char *nl = memchr(buf + s, '\n', len - s);
+			s = nl ? (size_t)(nl - buf) + 1 : len;
+		}
+		struct csv_part *q = NULL;
+		pthread_t th;
+		if (!L->failed && s < len) {
+			q = xmalloc(sizeof *q);
+			csv_part_start(q, L, buf + s, len - s);
+			if (pthread_create(&th, NULL, csv_part_main, q) != 0) {
+				csv_free(&q->p);
+				free(q);
+				q = NULL;
+			}
+		}
+		if (q) {
+			csv_feed(L, &p, buf + off, s - off, NULL);
+			if (L->failed || !csv_lines_at_record_start(&p, &L->ln))
+				atomic_store(&q->stop, true);
+			if (pthread_join(th, NULL) != 0)
+				BUG("pthread_join failed");
+			bool kept = csv_part_merge(L, &p, q);
+			csv_free(&q->p);
+			trace_release(&q->t);
+			free(q);
+			off = kept ? len : s;
+			if (parts && kept)
+				*parts = 2;
+		}
+	}
+	csv_feed(L, &p, buf + off, len - off, NULL);
+	csv_end(L, &p);
 	csv_free(&p);
-	if (L->failed || rc)
+	if (L->failed)
 		return -1;
 	if (L->nrec == 0 && L->nhdr == 0) {
 		L->record = 0;
@@ -694,8 +843,15 @@ int trace_load_buffer(const char *name, const char *buf, size_t len, bool is_jso
 	loader_init(&L, name, sort, outputs_only_ok, t, err);
 	if (is_json)
 		return finish(&L, trace_load_json(&L, buf, len));
-	struct csv_src src = {buf, len, NULL};
-	return finish(&L, load_csv(&L, &src));
+	return finish(&L, load_csv(&L, buf, len, len >= trace_split_min ? len / 2 : len, NULL));
+}
+
+int trace_load_csv_split(const char *name, const char *buf, size_t len, size_t split, bool sort,
+			 bool outputs_only_ok, struct trace *t, struct bs_err *err, int *parts)
+{
+	struct loader L;
+	loader_init(&L, name, sort, outputs_only_ok, t, err);
+	return finish(&L, load_csv(&L, buf, len, split, parts));
 }
 
 static bool ends_with(const char *s, const char *suf)
@@ -730,33 +886,24 @@ int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *
 		return bs_errf(err, BS_EXIT_INPUT, spec, 0, NULL, "cannot open: %s",
 			       strerror(errno));
 	}
+	fclose(f);
+	size_t len;
+	char *buf = read_file(spec, &len, err);
+	if (!buf) {
+		memset(t, 0, sizeof *t);
+		return -1;
+	}
 	/* JSON by extension, or by content: the first non-blank byte is '{' or '['. */
 	bool is_json = ends_with(spec, ".jsonl") || ends_with(spec, ".json");
 	if (!is_json) {
-		int c;
-		while ((c = fgetc(f)) != EOF && strchr(" \t\r\n", c))
-			;
-		is_json = c == '{' || c == '[';
-		rewind(f);
+		size_t i = 0;
+		while (i < len && strchr(" \t\r\n", buf[i])) /* NUL bytes skipped too */
+			i++;
+		is_json = i < len && (buf[i] == '{' || buf[i] == '[');
 	}
-	if (is_json) {
-		fclose(f);
-		size_t len;
-		char *buf = read_file(spec, &len, err);
-		if (!buf) {
-			memset(t, 0, sizeof *t);
-			return -1;
-		}
-		int rc = trace_load_buffer(spec, buf, len, true, sort, outputs_only_ok, t, err);
-		free(buf);
-		return rc;
-	}
-	struct loader L;
-	loader_init(&L, spec, sort, outputs_only_ok, t, err);
-	struct csv_src src = {NULL, 0, f};
-	int rc = load_csv(&L, &src);
-	fclose(f);
-	return finish(&L, rc);
+	int rc = trace_load_buffer(spec, buf, len, is_json, sort, outputs_only_ok, t, err);
+	free(buf);
+	return rc;
 }
 
 void trace_release(struct trace *t)
