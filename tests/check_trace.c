@@ -21,6 +21,32 @@
 	ck_assert(((x)->col == NULL && (y)->col == NULL) ||                                  \
 		  ((x)->col && (y)->col && !memcmp((x)->col, (y)->col, (n) * sizeof *(x)->col)))
 
+static void same_result(int ra, const struct trace *a, const struct bs_err *ea, int rb,
+			const struct trace *b, const struct bs_err *eb)
+{
+	ck_assert_int_eq(ra, rb);
+	ck_assert_int_eq(ea->code, eb->code);
+	ck_assert_str_eq(ea->file, eb->file);
+	ck_assert_int_eq(ea->line, eb->line);
+	ck_assert_str_eq(ea->field, eb->field);
+	ck_assert_str_eq(ea->msg, eb->msg);
+	if (ra == 0) {
+		ck_assert_uint_eq(a->n, b->n);
+		SAME_COL(a, b, prompt, a->n);
+		SAME_COL(a, b, output, a->n);
+		SAME_COL(a, b, arrival_s, a->n);
+		SAME_COL(a, b, priority, a->n);
+		SAME_COL(a, b, task, a->n);
+		SAME_COL(a, b, prefix_group, a->n);
+		SAME_COL(a, b, prefix_tokens, a->n);
+		SAME_COL(a, b, max_new, a->n);
+		SAME_COL(a, b, recno, a->n);
+		ck_assert_int_eq(a->sorted, b->sorted);
+		ck_assert_str_eq(a->prompt_col, b->prompt_col);
+		ck_assert_str_eq(a->output_col, b->output_col);
+	}
+}
+
 /* The reading split at SPLIT against the reading in one part; returns the split's parts. */
 static int split_vs_reference(const char *buf, size_t len, size_t split, bool sort,
 			      bool outputs_only_ok)
@@ -33,26 +59,8 @@ static int split_vs_reference(const char *buf, size_t len, size_t split, bool so
 	int rb = trace_load_csv_split("t.csv", buf, len, len, sort, outputs_only_ok, &b, &eb,
 				      &pb);
 	ck_assert_int_eq(pb, 1);
-	ck_assert_int_eq(ra, rb);
-	ck_assert_int_eq(ea.code, eb.code);
-	ck_assert_str_eq(ea.file, eb.file);
-	ck_assert_int_eq(ea.line, eb.line);
-	ck_assert_str_eq(ea.field, eb.field);
-	ck_assert_str_eq(ea.msg, eb.msg);
+	same_result(ra, &a, &ea, rb, &b, &eb);
 	if (ra == 0) {
-		ck_assert_uint_eq(a.n, b.n);
-		SAME_COL(&a, &b, prompt, a.n);
-		SAME_COL(&a, &b, output, a.n);
-		SAME_COL(&a, &b, arrival_s, a.n);
-		SAME_COL(&a, &b, priority, a.n);
-		SAME_COL(&a, &b, task, a.n);
-		SAME_COL(&a, &b, prefix_group, a.n);
-		SAME_COL(&a, &b, prefix_tokens, a.n);
-		SAME_COL(&a, &b, max_new, a.n);
-		SAME_COL(&a, &b, recno, a.n);
-		ck_assert_int_eq(a.sorted, b.sorted);
-		ck_assert_str_eq(a.prompt_col, b.prompt_col);
-		ck_assert_str_eq(a.output_col, b.output_col);
 		trace_release(&a);
 		trace_release(&b);
 	}
@@ -263,6 +271,38 @@ START_TEST(split_equals_reference_on_random_traces)
 }
 END_TEST
 
+/* The per-field fast path (numbers parsed in place, a task's exact name) against every value
+ * through the general path (util_reference_parse), on the random traces. */
+START_TEST(fast_fields_equal_general_path_on_random_traces)
+{
+	int errors = 0;
+	for (int i = 0; i < 300; i++) {
+		size_t len;
+		char *buf = random_trace(&len, i % 2 ? 0 : 10);
+		for (int mode = 0; mode < 2; mode++) {
+			struct trace a, b;
+			struct bs_err ea = {0}, eb = {0};
+			int ra = trace_load_csv_split("t.csv", buf, len, len, mode, mode, &a, &ea,
+						      NULL);
+			util_reference_parse = true;
+			int rb = trace_load_csv_split("t.csv", buf, len, len, mode, mode, &b, &eb,
+						      NULL);
+			util_reference_parse = false;
+			same_result(ra, &a, &ea, rb, &b, &eb);
+			if (ra == 0) {
+				trace_release(&a);
+				trace_release(&b);
+			} else {
+				errors++;
+			}
+		}
+		free(buf);
+	}
+	ck_assert_int_gt(errors, 100);
+	ck_assert_int_lt(errors, 500);
+}
+END_TEST
+
 /* Worked out by hand.  Lines: 1 header, 2 and 3 rows, 4 a row whose quoted note holds a
  * newline (the record goes on to line 5), 6 a row. */
 static const char hand[] = "prompt_tokens,output_tokens,note\n"
@@ -433,6 +473,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, split_equals_reference_on_corpus);
 	tcase_add_test(tc, split_equals_reference_on_bundled);
 	tcase_add_test(tc, split_equals_reference_on_random_traces);
+	tcase_add_test(tc, fast_fields_equal_general_path_on_random_traces);
 	tcase_add_test(tc, split_kept_only_between_records);
 	tcase_add_test(tc, split_first_error_in_file_order);
 	tcase_add_test(tc, split_arrival_order_across_parts);

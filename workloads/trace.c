@@ -9,12 +9,15 @@
 
 #include <csv.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -261,13 +264,23 @@ int tl_set_field(struct loader *L, enum col c, const char *s)
 #undef shown
 
 /* tl_set_field's fast path for a CSV field S[0..LEN) (not NUL-terminated): a plain decimal in
- * its column's range (parse_i64_span, parse_f64_span) is stored; false for anything else (an
- * empty cell, text, a value out of range, a NUL byte...), which tl_set_field then takes. */
+ * its column's range (parse_i64_span, parse_f64_span) or a task's exact name is stored; false
+ * for anything else (an empty cell, other text, a value out of range, a NUL byte...), which
+ * tl_set_field then takes. */
 static bool set_field_span(struct loader *L, enum col c, const char *s, size_t len)
 {
 	int64_t v;
 	double d;
-	if (c == COL_ARRIVAL) {
+	if (util_reference_parse)
+		return false;
+	if (c == COL_TASK) {
+		if (len == 6 && !memcmp(s, "online", 6))
+			v = TASK_ONLINE;
+		else if (len == 7 && !memcmp(s, "offline", 7))
+			v = TASK_OFFLINE;
+		else
+			return false;
+	} else if (c == COL_ARRIVAL) {
 		if (!parse_f64_span(s, len, 0, DBL_MAX, &d))
 			return false;
 		d *= L->arrival_unit;
@@ -472,24 +485,127 @@ static void csv_cb_record(int c, void *data)
 		L->nrec++;
 }
 
-/* Feeds BUF[0..LEN) to P in blocks of CSV_BLOCK bytes, stopping after the block in which the
- * first error was recorded (or, when STOP is given, once it is set); 0 or -1 (L->failed). */
+/*
+ * The CSV input: the whole of it in memory (BUF), or a regular file read block by block with
+ * pread (FD), so that a file is never held whole and its reading overlaps the parsing (each
+ * thread reads the part it parses).  LEN is its size.
+ */
+struct csv_src {
+	const char *buf;
+	int fd;
+	size_t len;
+};
+
 #define CSV_BLOCK ((size_t)1 << 18)
-static int csv_feed(struct loader *L, struct csv_parser *p, const char *buf, size_t len,
-		    const atomic_bool *stop)
+
+/* Bytes [FROM, FROM + N) of a file source into BLK (N <= CSV_BLOCK): the count read, 0 at the
+ * end of the file, -1 on a read error (recorded on L). */
+static ssize_t src_read(struct loader *L, const struct csv_src *src, char *blk, size_t from,
+			size_t n)
 {
-	for (size_t off = 0; off < len && !L->failed; off += CSV_BLOCK) {
-		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
-			return -1;
-		size_t n = len - off < CSV_BLOCK ? len - off : CSV_BLOCK;
-		if (csv_parse_lines(p, buf + off, n, &L->ln) != n && !L->failed) {
-			L->record = L->ln.line;
-			return tl_err(L, COL_IGNORE, "malformed CSV (%s)",
-				      csv_error(p) == CSV_EPARSE ? "bad quoting" :
-				      "parser out of memory");
+	for (;;) {
+		ssize_t r = pread(src->fd, blk, n, (off_t)from);
+		if (r >= 0)
+			return r;
+		if (errno != EINTR) {
+			L->failed = true;
+			return bs_errf(L->err, BS_EXIT_INPUT, L->t->name, 0, NULL, "read error: %s",
+				       strerror(errno));
 		}
 	}
-	return L->failed ? -1 : 0;
+}
+
+/* Feeds DATA[0..N) to P; a malformed-CSV error recorded on L. */
+static void feed(struct loader *L, struct csv_parser *p, const char *data, size_t n)
+{
+	if (csv_parse_lines(p, data, n, &L->ln) != n && !L->failed) {
+		L->record = L->ln.line;
+		tl_err(L, COL_IGNORE, "malformed CSV (%s)",
+		       csv_error(p) == CSV_EPARSE ? "bad quoting" : "parser out of memory");
+	}
+}
+
+/* Bytes [FROM, FROM + up to CSV_BLOCK) of SRC (before TO): in place, or read into BLK.  The
+ * count, 0 at the end (TO, or a file that shrank), -1 on an error. */
+static ssize_t src_block(struct loader *L, const struct csv_src *src, char *blk, size_t from,
+			 size_t to, const char **data)
+{
+	size_t n = to - from < CSV_BLOCK ? to - from : CSV_BLOCK;
+	if (src->buf || !n) {
+		*data = src->buf + from;
+		return (ssize_t)n;
+	}
+	*data = blk;
+	return src_read(L, src, blk, from, n);
+}
+
+/* Feeds bytes [FROM, TO) of SRC to P in blocks of CSV_BLOCK, stopping after the block in which
+ * the first error was recorded (or, when STOP is given, once it is set); 0 or -1 (L->failed). */
+static int csv_feed(struct loader *L, struct csv_parser *p, const struct csv_src *src,
+		    size_t from, size_t to, const atomic_bool *stop)
+{
+	char *blk = src->buf || from >= to ? NULL : xmalloc(CSV_BLOCK);
+	while (from < to && !L->failed) {
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+			break;
+		const char *data;
+		ssize_t n = src_block(L, src, blk, from, to, &data);
+		if (n <= 0)
+			break;
+		feed(L, p, data, (size_t)n);
+		from += (size_t)n;
+	}
+	free(blk);
+	return L->failed || from < to ? -1 : 0;
+}
+
+/* Feeds SRC from *OFF to the end of the line on which the header record ends (or to the end of a
+ * block when that line goes on past it), line by line; *OFF is moved past the bytes fed. */
+static void csv_feed_header(struct loader *L, struct csv_parser *p, const struct csv_src *src,
+			    size_t *off)
+{
+	char *blk = src->buf ? NULL : xmalloc(CSV_BLOCK);
+	while (*off < src->len && L->nrec == 0 && !L->failed) {
+		const char *data;
+		ssize_t r = src_block(L, src, blk, *off, src->len, &data);
+		if (r <= 0)
+			break;
+		size_t n = (size_t)r, i = 0;
+		while (i < n && L->nrec == 0 && !L->failed) {
+			const char *nl = memchr(data + i, '\n', n - i);
+			size_t e = nl ? (size_t)(nl - data) + 1 : n;
+			feed(L, p, data + i, e - i);
+			i = e;
+		}
+		*off += i;
+	}
+	free(blk);
+}
+
+/* The first line start of SRC at or after byte AT (>= 1): just past the first '\n' at or after
+ * byte AT - 1; SRC->len when there is none. */
+static size_t src_line_start(struct loader *L, const struct csv_src *src, size_t at)
+{
+	if (src->buf) {
+		const char *nl = memchr(src->buf + at - 1, '\n', src->len - (at - 1));
+		return nl ? (size_t)(nl - src->buf) + 1 : src->len;
+	}
+	char *blk = xmalloc(CSV_BLOCK);
+	size_t s = src->len;
+	for (size_t from = at - 1; from < src->len;) {
+		size_t n = src->len - from < CSV_BLOCK ? src->len - from : CSV_BLOCK;
+		ssize_t r = src_read(L, src, blk, from, n);
+		if (r <= 0)
+			break;
+		const char *nl = memchr(blk, '\n', (size_t)r);
+		if (nl) {
+			s = from + (size_t)(nl - blk) + 1;
+			break;
+		}
+		from += (size_t)r;
+	}
+	free(blk);
+	return s;
 }
 
 /* The end of the input: libcsv's last record. */
@@ -525,8 +641,8 @@ struct csv_part {
 	struct trace t;
 	struct bs_err err;
 	struct csv_parser p;
-	const char *buf;
-	size_t len;
+	const struct csv_src *src;
+	size_t from;
 	atomic_bool stop;       /* set by the first part when the second's rows cannot be kept */
 	int rc;
 };
@@ -534,12 +650,13 @@ struct csv_part {
 static void *csv_part_main(void *arg)
 {
 	struct csv_part *q = arg;
-	q->rc = csv_feed(&q->L, &q->p, q->buf, q->len, &q->stop) || csv_end(&q->L, &q->p) ? -1 : 0;
+	q->rc = csv_feed(&q->L, &q->p, q->src, q->from, q->src->len, &q->stop) ||
+			csv_end(&q->L, &q->p) ? -1 : 0;
 	return NULL;
 }
 
-static void csv_part_start(struct csv_part *q, const struct loader *L, const char *buf,
-			   size_t len)
+static void csv_part_start(struct csv_part *q, const struct loader *L, const struct csv_src *src,
+			   size_t from)
 {
 	memset(&q->t, 0, sizeof q->t);
 	snprintf(q->t.name, sizeof q->t.name, "%s", L->t->name);
@@ -552,8 +669,8 @@ static void csv_part_start(struct csv_part *q, const struct loader *L, const cha
 	q->L.nrec = 1;
 	q->L.field = 0;
 	csv_parser_init(&q->L, &q->p);
-	q->buf = buf;
-	q->len = len;
+	q->src = src;
+	q->from = from;
 	atomic_init(&q->stop, false);
 	q->rc = -1;
 }
@@ -613,37 +730,29 @@ static bool csv_part_merge(struct loader *L, struct csv_parser *p, struct csv_pa
 }
 
 /*
- * Reads BUF[0..LEN) as CSV.  With SPLIT < LEN (and not trace_reference_read), the header is read
+ * Reads SRC as CSV.  With SPLIT < SRC->len (and not trace_reference_read), the header is read
  * first, then the records from the first line start at or after byte SPLIT are read by a second
- * thread while this one reads those before it (struct csv_part); SPLIT >= LEN reads on one
+ * thread while this one reads those before it (struct csv_part); SPLIT >= SRC->len reads on one
  * thread, the reference.
  */
-static int load_csv(struct loader *L, const char *buf, size_t len, size_t split, int *parts)
+static int load_csv(struct loader *L, const struct csv_src *src, size_t split, int *parts)
 {
 	struct csv_parser p;
 	csv_parser_init(L, &p);
 	L->record = 1;
-	size_t off = 0;
+	size_t off = 0, len = src->len;
 	if (parts)
 		*parts = 1;
 	if (split < len && !trace_reference_read) {
-		/* The header, line by line: the second part needs its columns. */
-		while (off < len && L->nrec == 0 && !L->failed) {
-			const char *nl = memchr(buf + off, '\n', len - off);
-			size_t end = nl ? (size_t)(nl - buf) + 1 : len;
-			csv_feed(L, &p, buf + off, end - off, NULL);
-			off = end;
-		}
-		size_t s = split > off ? split : off;
-		if (s > off && buf[s - 1] != '\n') {
-			const char *nl = memchr(buf + s, '\n', len - s);
-			s = nl ? (size_t)(nl - buf) + 1 : len;
-		}
+		/* The header first: the second part needs its columns. */
+		csv_feed_header(L, &p, src, &off);
+		size_t at = split > off ? split : off;
+		size_t s = L->failed || at == 0 ? len : src_line_start(L, src, at);
 		struct csv_part *q = NULL;
 		pthread_t th;
 		if (!L->failed && s < len) {
 			q = xmalloc(sizeof *q);
-			csv_part_start(q, L, buf + s, len - s);
+			csv_part_start(q, L, src, s);
 			if (pthread_create(&th, NULL, csv_part_main, q) != 0) {
 				csv_free(&q->p);
 				free(q);
@@ -651,7 +760,7 @@ static int load_csv(struct loader *L, const char *buf, size_t len, size_t split,
 			}
 		}
 		if (q) {
-			csv_feed(L, &p, buf + off, s - off, NULL);
+			csv_feed(L, &p, src, off, s, NULL);
 			if (L->failed || !csv_lines_at_record_start(&p, &L->ln))
 				atomic_store(&q->stop, true);
 			if (pthread_join(th, NULL) != 0)
@@ -665,7 +774,7 @@ static int load_csv(struct loader *L, const char *buf, size_t len, size_t split,
 				*parts = 2;
 		}
 	}
-	csv_feed(L, &p, buf + off, len - off, NULL);
+	csv_feed(L, &p, src, off, len, NULL);
 	csv_end(L, &p);
 	csv_free(&p);
 	if (L->failed)
@@ -843,7 +952,8 @@ int trace_load_buffer(const char *name, const char *buf, size_t len, bool is_jso
 	loader_init(&L, name, sort, outputs_only_ok, t, err);
 	if (is_json)
 		return finish(&L, trace_load_json(&L, buf, len));
-	return finish(&L, load_csv(&L, buf, len, len >= trace_split_min ? len / 2 : len, NULL));
+	struct csv_src src = {buf, -1, len};
+	return finish(&L, load_csv(&L, &src, len >= trace_split_min ? len / 2 : len, NULL));
 }
 
 int trace_load_csv_split(const char *name, const char *buf, size_t len, size_t split, bool sort,
@@ -851,7 +961,8 @@ int trace_load_csv_split(const char *name, const char *buf, size_t len, size_t s
 {
 	struct loader L;
 	loader_init(&L, name, sort, outputs_only_ok, t, err);
-	return finish(&L, load_csv(&L, buf, len, split, parts));
+	struct csv_src src = {buf, -1, len};
+	return finish(&L, load_csv(&L, &src, split, parts));
 }
 
 static bool ends_with(const char *s, const char *suf)
@@ -871,8 +982,9 @@ int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *
 		return trace_load_buffer(b->name, f->data, f->size, false, sort, outputs_only_ok,
 					 t, err);
 	}
-	FILE *f = fopen(spec, "rb");
-	if (!f) {
+	int fd = open(spec, O_RDONLY);
+	struct stat st;
+	if (fd < 0) {
 		memset(t, 0, sizeof *t);
 		if (!strchr(spec, '/') && !strchr(spec, '.')) {
 			char names[512] = "";
@@ -886,15 +998,40 @@ int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *
 		return bs_errf(err, BS_EXIT_INPUT, spec, 0, NULL, "cannot open: %s",
 			       strerror(errno));
 	}
-	fclose(f);
+	/* JSON by extension, or by content: the first non-blank byte is '{' or '['. */
+	bool is_json = ends_with(spec, ".jsonl") || ends_with(spec, ".json");
+	if (!is_json && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		/* A regular file: CSV read block by block as it is parsed (load_csv). */
+		struct loader L;
+		loader_init(&L, spec, sort, outputs_only_ok, t, err);
+		struct csv_src src = {NULL, fd, (size_t)st.st_size};
+		char blk[4096];
+		ssize_t r;
+		size_t i = 0;
+		for (size_t from = 0; (r = src_read(&L, &src, blk, from, sizeof blk)) > 0;
+		     from += (size_t)r) {
+			for (i = 0; i < (size_t)r && strchr(" \t\r\n", blk[i]); i++)
+				; /* NUL bytes skipped too */
+			if (i < (size_t)r) {
+				is_json = blk[i] == '{' || blk[i] == '[';
+				break;
+			}
+		}
+		if (!is_json || L.failed) {
+			int rc = L.failed ? -1 : load_csv(&L, &src, src.len >= trace_split_min ?
+							  src.len / 2 : src.len, NULL);
+			close(fd);
+			return finish(&L, rc);
+		}
+	}
+	close(fd);
+	/* Anything else (JSON, a pipe...) read whole. */
 	size_t len;
 	char *buf = read_file(spec, &len, err);
 	if (!buf) {
 		memset(t, 0, sizeof *t);
 		return -1;
 	}
-	/* JSON by extension, or by content: the first non-blank byte is '{' or '['. */
-	bool is_json = ends_with(spec, ".jsonl") || ends_with(spec, ".json");
 	if (!is_json) {
 		size_t i = 0;
 		while (i < len && strchr(" \t\r\n", buf[i])) /* NUL bytes skipped too */
