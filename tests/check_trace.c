@@ -303,6 +303,49 @@ START_TEST(fast_fields_equal_general_path_on_random_traces)
 }
 END_TEST
 
+/* The number fast path on a span: a run of 8 to 16 digits (a point and a sign in some) with one
+ * byte replaced by each of the 256 values, at each place, is taken exactly when it is a plain
+ * decimal of at most 15 digits, and then gives strtod's value. */
+START_TEST(fast_numbers_with_one_odd_byte)
+{
+	static const char *const base[] = {"12345678", "123456789012345", "1234.567890123",
+					   "98765432.1234567", "-1234567.89012345"};
+	for (size_t b = 0; b < sizeof base / sizeof *base; b++) {
+		size_t n = strlen(base[b]);
+		for (size_t at = 0; at < n; at++) {
+			for (int c = 0; c < 256; c++) {
+				char s[32];
+				memcpy(s, base[b], n);
+				s[at] = (char)c;
+				double d1 = -1, d2 = -1;
+				bool f = parse_f64_span(s, n, -1e300, 1e300, &d1);
+				util_reference_parse = true;
+				char z[33], why[128];
+				memcpy(z, s, n);
+				z[n] = 0;
+				bool g = memchr(z, 0, n) == NULL &&
+					 parse_f64(z, -1e300, 1e300, &d2, why, sizeof why) == 0;
+				util_reference_parse = false;
+				/* Taken only for plain decimals, and then exactly strtod's value. */
+				if (f)
+					ck_assert_msg(g && d1 == d2, "'%s': %.17g vs %.17g", z, d1, d2);
+				/* Plain: an optional '-', 1+ digits, optionally '.' and 1+ digits, at
+				 * most 15 digits in all. */
+				size_t k = s[0] == '-', ip = 0, fp = 0;
+				for (; k < n && s[k] >= '0' && s[k] <= '9'; k++)
+					ip++;
+				bool point = k < n && s[k] == '.';
+				for (k += point; k < n && s[k] >= '0' && s[k] <= '9'; k++)
+					fp++;
+				bool plain = k == n && ip > 0 && (!point || fp > 0) && ip + fp <= 15;
+				ck_assert_msg(f == plain,
+					      "'%s' taken %d", z, f);
+			}
+		}
+	}
+}
+END_TEST
+
 /* Worked out by hand.  Lines: 1 header, 2 and 3 rows, 4 a row whose quoted note holds a
  * newline (the record goes on to line 5), 6 a row. */
 static const char hand[] = "prompt_tokens,output_tokens,note\n"
@@ -474,6 +517,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, split_equals_reference_on_bundled);
 	tcase_add_test(tc, split_equals_reference_on_random_traces);
 	tcase_add_test(tc, fast_fields_equal_general_path_on_random_traces);
+	tcase_add_test(tc, fast_numbers_with_one_odd_byte);
 	tcase_add_test(tc, split_kept_only_between_records);
 	tcase_add_test(tc, split_first_error_in_file_order);
 	tcase_add_test(tc, split_arrival_order_across_parts);

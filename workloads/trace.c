@@ -396,7 +396,6 @@ static void csv_cb_field(void *s, size_t len, void *data)
 	struct loader *L = data;
 	if (L->failed)
 		return;
-	L->record = L->ln.rec_line;
 	if (L->nrec > 0 && L->field < L->nhdr) {
 		/* The common case first: a number in a column that takes one. */
 		if (L->field == 0)
@@ -415,6 +414,7 @@ static void csv_cb_field(void *s, size_t len, void *data)
 static __attribute__((noinline)) void field_general(struct loader *L, const char *s, size_t len)
 {
 	char nb[32];
+	L->record = L->ln.rec_line;
 	if (memchr(s, 0, len)) {
 		const char *name = L->nrec == 0 ? NULL : field_name(L, L->field, nb, sizeof nb);
 		L->failed = true;
