@@ -1,7 +1,8 @@
 /*
  * trace: see trace_int.h.  The column names, the per-field validators and the rows
  * (trace_load_int.h), the CSV reader (libcsv, strict mode; records counted in the
- * end-of-record callback), sorting, Mooncake prefixes and the entry points.  JSON is read by
+ * end-of-record callback; a file read in blocks as it is parsed, a large input in two parts on
+ * two threads, see load_csv), sorting, Mooncake prefixes and the entry points.  JSON is read by
  * trace_json.c through the same validators, so a value means the same in either format.
  */
 #include "workloads/trace_int.h"
