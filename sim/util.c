@@ -171,28 +171,6 @@ static bool fast_decimal(const char *s, size_t len, double *out, bool *integral,
 	return true;
 }
 
-bool parse_i64_span(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
-{
-	/* fast_decimal's integers (an optional '-', 1 to 15 digits), in a loop of their own. */
-	if (util_reference_parse || !len)
-		return false;
-	size_t neg = s[0] == '-';
-	if (len == neg || len - neg > 15)
-		return false;
-	int64_t v = 0;
-	for (size_t i = neg; i < len; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-		if (d > 9)
-			return false;
-		v = v * 10 + (int64_t)d;
-	}
-	v = neg ? -v : v;
-	if (v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 bool parse_f64_span(const char *s, size_t len, double min, double max, double *out)
 {
 	double d;
@@ -357,7 +335,7 @@ size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct 
 		if (!ln->in_rec) {
 			/* libcsv skips lines of blanks only: a record begins on the first other. */
 			for (size_t i = 0; i < len; i++)
-				if (!strchr(" \t\r\n", s[i]) || !s[i]) {
+				if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n') {
 					ln->in_rec = true;
 					ln->rec_line = ln->line;
 					break;
