@@ -374,8 +374,8 @@ char *read_file(const char *path, size_t *len, struct bs_err *err)
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
-	/* A regular file is read into a buffer of its size at once (one more byte to see the end
-	 * in the same read); anything else, or a file that grows, by doubling. */
+	/* A regular file is read into a buffer of its size (and a byte more, to meet its end
+	 * without growing it); anything else, or a file that grows, by doubling. */
 	struct stat st;
 	size_t cap = 1 << 16, n = 0;
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
