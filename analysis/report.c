@@ -21,7 +21,7 @@ static const char digit_pairs[201] =
 
 /* Decimal digits of V (below 2^32) at P; returns the end.  The length first (compares against
  * powers of ten), then the digits backwards, two per division (32-bit divisions by constants). */
-static char *put_u32(char *p, uint32_t v)
+static char *put_u32_wide(char *p, uint32_t v)
 {
 	static const uint32_t pow10[9] = {10u,      100u,      1000u,      10000u,     100000u,
 					  1000000u, 10000000u, 100000000u, 1000000000u};
@@ -41,12 +41,46 @@ static char *put_u32(char *p, uint32_t v)
 	return e;
 }
 
+/* put_u32_wide, with the values below 10^4 (most of the integers of a row: token counts,
+ * indices, whole seconds and milliseconds) written inline. */
+static inline __attribute__((always_inline)) char *put_u32(char *p, uint32_t v)
+{
+	if (v < 100) {
+		if (v < 10) {
+			*p = (char)('0' + v);
+			return p + 1;
+		}
+		memcpy(p, digit_pairs + 2 * v, 2);
+		return p + 2;
+	}
+	if (v < 10000) {
+		uint32_t hi = v / 100;
+		if (hi < 10)
+			*p++ = (char)('0' + hi);
+		else {
+			memcpy(p, digit_pairs + 2 * hi, 2);
+			p += 2;
+		}
+		memcpy(p, digit_pairs + 2 * (v - hi * 100), 2);
+		return p + 2;
+	}
+	return put_u32_wide(p, v);
+}
+
+static char *put_u64_wide(char *p, uint64_t v);
+
 /* Decimal digits of V at P; returns the end. */
-static char *put_u64(char *p, uint64_t v)
+static inline __attribute__((always_inline)) char *put_u64(char *p, uint64_t v)
 {
 	if (v <= UINT32_MAX)
 		return put_u32(p, (uint32_t)v);
-	/* The leading digits, then the last 9 (v < 2^64 has at most 20 digits). */
+	return put_u64_wide(p, v);
+}
+
+/* put_u64 of V above 2^32 - 1: the leading digits, then the last 9 (V < 2^64 has at most 20
+ * digits). */
+static char *put_u64_wide(char *p, uint64_t v)
+{
 	p = put_u64(p, v / 1000000000);
 	uint32_t f = (uint32_t)(v % 1000000000);
 	for (int i = 9; i >= 2; i -= 2) {
@@ -66,8 +100,23 @@ static char *put_i64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/* V / SCALE with DIGITS decimals, exactly (SCALE = 10^DIGITS <= 10^9).  Inlined into put_s9 and put_ms6
- * so that the divisions are by constants. */
+/* The 8 decimal digits of N (below 10^8, leading zeros included) as the bytes of a little-endian
+ * word, the first digit in the lowest byte: the two 4-digit halves into the two 32-bit lanes,
+ * each lane split into its two 2-digit halves (16-bit lanes), each of those into its two digits
+ * (bytes), quotients by multiplication (10486 / 2^20 is exact division by 100 below 10^4, 103 /
+ * 2^10 by 10 below 100), then the ASCII offset. */
+static inline uint64_t digits8_le(uint32_t n)
+{
+	uint64_t x = (uint64_t)(n / 10000) | (uint64_t)(n % 10000) << 32;
+	uint64_t q = ((x * 10486) >> 20) & 0x0000007F0000007Fu;
+	x = q | (x - q * 100) << 16;
+	q = ((x * 103) >> 10) & 0x000F000F000F000Fu;
+	x = q | (x - q * 10) << 8;
+	return x | 0x3030303030303030u;
+}
+
+/* V / SCALE with DIGITS decimals, exactly (SCALE = 10^DIGITS <= 10^9).  Inlined into put_s9 and
+ * put_ms6 so that the divisions are by constants. */
 static inline __attribute__((always_inline)) char *put_fixed(char *p, int64_t v, uint64_t scale,
 							     int digits)
 {
@@ -77,6 +126,19 @@ static inline __attribute__((always_inline)) char *put_fixed(char *p, int64_t v,
 	p = put_u64(p, a / scale);
 	*p++ = '.';
 	uint32_t f = (uint32_t)(a % scale);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (digits >= 6) {
+		/* The last 8 digits in one word (the 9th, first, alone); 6 digits: the word's
+		 * last 6 bytes. */
+		if (digits == 9) {
+			*p++ = (char)('0' + f / 100000000);
+			f %= 100000000;
+		}
+		uint64_t w = digits8_le(f) >> (digits == 6 ? 16 : 0);
+		memcpy(p, &w, digits == 6 ? 6 : 8);
+		return p + (digits == 6 ? 6 : 8);
+	}
+#endif
 	int i = digits;
 	for (; i >= 2; i -= 2) {
 		memcpy(p + i - 2, digit_pairs + 2 * (f % 100), 2);

@@ -171,28 +171,6 @@ static bool fast_decimal(const char *s, size_t len, double *out, bool *integral,
 	return true;
 }
 
-bool parse_i64_span(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
-{
-	/* fast_decimal's integers (an optional '-', 1 to 15 digits), in a loop of their own. */
-	if (util_reference_parse || !len)
-		return false;
-	size_t neg = s[0] == '-';
-	if (len == neg || len - neg > 15)
-		return false;
-	int64_t v = 0;
-	for (size_t i = neg; i < len; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-		if (d > 9)
-			return false;
-		v = v * 10 + (int64_t)d;
-	}
-	v = neg ? -v : v;
-	if (v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 bool parse_f64_span(const char *s, size_t len, double min, double max, double *out)
 {
 	double d;
@@ -357,7 +335,7 @@ size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct 
 		if (!ln->in_rec) {
 			/* libcsv skips lines of blanks only: a record begins on the first other. */
 			for (size_t i = 0; i < len; i++)
-				if (!strchr(" \t\r\n", s[i]) || !s[i]) {
+				if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n') {
 					ln->in_rec = true;
 					ln->rec_line = ln->line;
 					break;
@@ -377,6 +355,18 @@ int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln)
 	return csv_fini(p, lines_field, lines_record, ln);
 }
 
+bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_lines *ln)
+{
+	struct csv_parser fresh;
+	if (csv_init(&fresh, (unsigned char)csv_get_opts((struct csv_parser *)p)) != 0)
+		BUG("csv_init failed");
+	bool same = p->pstate == fresh.pstate && p->quoted == fresh.quoted &&
+		    p->spaces == fresh.spaces && p->entry_pos == fresh.entry_pos &&
+		    p->status == fresh.status;
+	csv_free(&fresh);
+	return same && ln->bol && !ln->in_rec;
+}
+
 char *read_file(const char *path, size_t *len, struct bs_err *err)
 {
 	FILE *f = fopen(path, "rb");
@@ -384,7 +374,13 @@ char *read_file(const char *path, size_t *len, struct bs_err *err)
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
+	/* A regular file is read into a buffer of its size (and a byte more, to meet its end
+	 * without growing it); anything else, or a file that grows, by doubling. */
+	struct stat st;
 	size_t cap = 1 << 16, n = 0;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size < SIZE_MAX - 2)
+		cap = (size_t)st.st_size + 2;
 	char *buf = xmalloc(cap);
 	for (;;) {
 		if (n + 1 >= cap)

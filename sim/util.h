@@ -60,13 +60,36 @@ int parse_f64(const char *s, double min, double max, double *out, char *why, siz
  * gets them: true and *OUT set when S[0..LEN) is a plain decimal (an optional '-', up to 15
  * digits, for parse_f64_span an optional fraction of up to 15 digits) in [MIN, MAX], which is
  * then exactly what parse_i64/parse_f64 give; false otherwise (the caller then calls those,
- * which decide and word the error). */
-bool parse_i64_span(const char *s, size_t len, int64_t min, int64_t max, int64_t *out);
+ * which decide and word the error).  parse_i64_span is inline (below): the trace reader calls
+ * it for most fields of every row. */
 bool parse_f64_span(const char *s, size_t len, double min, double max, double *out);
 /* true: the parsers take their general path (strtoll/strtod) for every input and the span
  * parsers return false, the slow reference of the fast path for plain decimals (the tests
  * compare them). */
 extern bool util_reference_parse;
+
+static inline bool parse_i64_span(const char *s, size_t len, int64_t min, int64_t max,
+				  int64_t *out)
+{
+	/* fast_decimal's integers (an optional '-', 1 to 15 digits), in a loop of their own. */
+	if (util_reference_parse || !len)
+		return false;
+	size_t neg = s[0] == '-';
+	if (len == neg || len - neg > 15)
+		return false;
+	int64_t v = 0;
+	for (size_t i = neg; i < len; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (d > 9)
+			return false;
+		v = v * 10 + (int64_t)d;
+	}
+	v = neg ? -v : v;
+	if (v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
 
 /* Largest number of seconds whose nanosecond count fits an int64 with margin (about 292 years):
  * every key or trace value converted to int64 nanoseconds is range-checked against it first. */
@@ -100,8 +123,14 @@ void csv_lines_init(struct csv_lines *ln, void (*cb_field)(void *, size_t, void 
 size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct csv_lines *ln);
 /* csv_fini through the same callbacks. */
 int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln);
+/* true when P and LN, after the bytes fed so far, are in the state of a new parser with a new
+ * csv_lines: at the start of a line, between records, outside any field (quoted or not).  The
+ * rest of the input then gives the same callbacks whether it is fed to P or to a new parser,
+ * which is what lets a reader parse the second half of a buffer speculatively on its own. */
+bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_lines *ln);
 
-/* Reads a whole file into a NUL-terminated buffer (owned by the caller). */
+/* Reads a whole file into a NUL-terminated buffer (owned by the caller); a regular file in one
+ * read into a buffer of its size. */
 char *read_file(const char *path, size_t *len, struct bs_err *err);
 
 /*

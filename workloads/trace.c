@@ -1,7 +1,8 @@
 /*
  * trace: see trace_int.h.  The column names, the per-field validators and the rows
  * (trace_load_int.h), the CSV reader (libcsv, strict mode; records counted in the
- * end-of-record callback), sorting, Mooncake prefixes and the entry points.  JSON is read by
+ * end-of-record callback; a file read in blocks as it is parsed, a large input in two parts on
+ * two threads, see load_csv), sorting, Mooncake prefixes and the entry points.  JSON is read by
  * trace_json.c through the same validators, so a value means the same in either format.
  */
 #include "workloads/trace_int.h"
@@ -9,10 +10,15 @@
 
 #include <csv.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -259,13 +265,23 @@ int tl_set_field(struct loader *L, enum col c, const char *s)
 #undef shown
 
 /* tl_set_field's fast path for a CSV field S[0..LEN) (not NUL-terminated): a plain decimal in
- * its column's range (parse_i64_span, parse_f64_span) is stored; false for anything else (an
- * empty cell, text, a value out of range, a NUL byte...), which tl_set_field then takes. */
+ * its column's range (parse_i64_span, parse_f64_span) or a task's exact name is stored; false
+ * for anything else (an empty cell, other text, a value out of range, a NUL byte...), which
+ * tl_set_field then takes. */
 static bool set_field_span(struct loader *L, enum col c, const char *s, size_t len)
 {
 	int64_t v;
 	double d;
-	if (c == COL_ARRIVAL) {
+	if (util_reference_parse)
+		return false;
+	if (c == COL_TASK) {
+		if (len == 6 && !memcmp(s, "online", 6))
+			v = TASK_ONLINE;
+		else if (len == 7 && !memcmp(s, "offline", 7))
+			v = TASK_OFFLINE;
+		else
+			return false;
+	} else if (c == COL_ARRIVAL) {
 		if (!parse_f64_span(s, len, 0, DBL_MAX, &d))
 			return false;
 		d *= L->arrival_unit;
@@ -381,7 +397,6 @@ static void csv_cb_field(void *s, size_t len, void *data)
 	struct loader *L = data;
 	if (L->failed)
 		return;
-	L->record = L->ln.rec_line;
 	if (L->nrec > 0 && L->field < L->nhdr) {
 		/* The common case first: a number in a column that takes one. */
 		if (L->field == 0)
@@ -400,6 +415,7 @@ static void csv_cb_field(void *s, size_t len, void *data)
 static __attribute__((noinline)) void field_general(struct loader *L, const char *s, size_t len)
 {
 	char nb[32];
+	L->record = L->ln.rec_line;
 	if (memchr(s, 0, len)) {
 		const char *name = L->nrec == 0 ? NULL : field_name(L, L->field, nb, sizeof nb);
 		L->failed = true;
@@ -470,56 +486,299 @@ static void csv_cb_record(int c, void *data)
 		L->nrec++;
 }
 
+/*
+ * The CSV input: the whole of it in memory (BUF), or a regular file read block by block with
+ * pread (FD), so that a file is never held whole and its reading overlaps the parsing (each
+ * thread reads the part it parses).  LEN is its size.
+ */
 struct csv_src {
-	const char *buf;  /* whole input in memory, or NULL to read F */
+	const char *buf;
+	int fd;
 	size_t len;
-	FILE *f;
 };
 
-static int load_csv(struct loader *L, struct csv_src *src)
+#define CSV_BLOCK ((size_t)1 << 18)
+
+/* Bytes [FROM, FROM + N) of a file source into BLK (N <= CSV_BLOCK): the count read, 0 at the
+ * end of the file, -1 on a read error (recorded on L). */
+static ssize_t src_read(struct loader *L, const struct csv_src *src, char *blk, size_t from,
+			size_t n)
 {
-	struct csv_parser p;
-	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
-		BUG("csv_init failed");
-	csv_lines_init(&L->ln, csv_cb_field, csv_cb_record, L);
-	L->record = 1;
-	int rc = 0;
-	char chunk[1 << 16];
-	size_t off = 0;
 	for (;;) {
-		const char *data;
-		size_t n;
-		if (src->buf) {
-			data = src->buf + off;
-			n = src->len - off < sizeof chunk ? src->len - off : sizeof chunk;
-			off += n;
-		} else {
-			n = fread(chunk, 1, sizeof chunk, src->f);
-			data = chunk;
-			if (n == 0 && ferror(src->f)) {
-				rc = bs_errf(L->err, BS_EXIT_INPUT, L->t->name, 0, NULL,
-					     "read error: %s", strerror(errno));
-				break;
-			}
+		ssize_t r = pread(src->fd, blk, n, (off_t)from);
+		if (r >= 0)
+			return r;
+		if (errno != EINTR) {
+			L->failed = true;
+			return bs_errf(L->err, BS_EXIT_INPUT, L->t->name, 0, NULL, "read error: %s",
+				       strerror(errno));
 		}
-		if (n == 0)
-			break;
-		if (csv_parse_lines(&p, data, n, &L->ln) != n && !L->failed) {
-			L->record = L->ln.line;
-			rc = tl_err(L, COL_IGNORE, "malformed CSV (%s)",
-				  csv_error(&p) == CSV_EPARSE ? "bad quoting" :
-				  "parser out of memory");
-			break;
-		}
-		if (L->failed)
-			break;
 	}
-	if (!L->failed && !rc && csv_fini_lines(&p, &L->ln) != 0 && !L->failed) {
+}
+
+/* Feeds DATA[0..N) to P; a malformed-CSV error recorded on L. */
+static void feed(struct loader *L, struct csv_parser *p, const char *data, size_t n)
+{
+	if (csv_parse_lines(p, data, n, &L->ln) != n && !L->failed) {
+		L->record = L->ln.line;
+		tl_err(L, COL_IGNORE, "malformed CSV (%s)",
+		       csv_error(p) == CSV_EPARSE ? "bad quoting" : "parser out of memory");
+	}
+}
+
+/* Bytes [FROM, FROM + up to CSV_BLOCK) of SRC (before TO): in place, or read into BLK.  The
+ * count, 0 at the end (TO, or a file that shrank), -1 on an error. */
+static ssize_t src_block(struct loader *L, const struct csv_src *src, char *blk, size_t from,
+			 size_t to, const char **data)
+{
+	size_t n = to - from < CSV_BLOCK ? to - from : CSV_BLOCK;
+	if (src->buf || !n) {
+		*data = src->buf + from;
+		return (ssize_t)n;
+	}
+	*data = blk;
+	return src_read(L, src, blk, from, n);
+}
+
+/* Feeds bytes [FROM, TO) of SRC to P in blocks of CSV_BLOCK, stopping after the block in which
+ * the first error was recorded (or, when STOP is given, once it is set); 0 or -1 (L->failed). */
+static int csv_feed(struct loader *L, struct csv_parser *p, const struct csv_src *src,
+		    size_t from, size_t to, const atomic_bool *stop)
+{
+	char *blk = src->buf || from >= to ? NULL : xmalloc(CSV_BLOCK);
+	while (from < to && !L->failed) {
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+			break;
+		const char *data;
+		ssize_t n = src_block(L, src, blk, from, to, &data);
+		if (n <= 0)
+			break;
+		feed(L, p, data, (size_t)n);
+		from += (size_t)n;
+	}
+	free(blk);
+	return L->failed || from < to ? -1 : 0;
+}
+
+/* Feeds SRC from *OFF to the end of the line on which the header record ends (or to the end of a
+ * block when that line goes on past it), line by line; *OFF is moved past the bytes fed. */
+static void csv_feed_header(struct loader *L, struct csv_parser *p, const struct csv_src *src,
+			    size_t *off)
+{
+	char *blk = src->buf ? NULL : xmalloc(CSV_BLOCK);
+	while (*off < src->len && L->nrec == 0 && !L->failed) {
+		const char *data;
+		ssize_t r = src_block(L, src, blk, *off, src->len, &data);
+		if (r <= 0)
+			break;
+		size_t n = (size_t)r, i = 0;
+		while (i < n && L->nrec == 0 && !L->failed) {
+			const char *nl = memchr(data + i, '\n', n - i);
+			size_t e = nl ? (size_t)(nl - data) + 1 : n;
+			feed(L, p, data + i, e - i);
+			i = e;
+		}
+		*off += i;
+	}
+	free(blk);
+}
+
+/* The first line start of SRC at or after byte AT (>= 1): just past the first '\n' at or after
+ * byte AT - 1; SRC->len when there is none. */
+static size_t src_line_start(struct loader *L, const struct csv_src *src, size_t at)
+{
+	if (src->buf) {
+		const char *nl = memchr(src->buf + at - 1, '\n', src->len - (at - 1));
+		return nl ? (size_t)(nl - src->buf) + 1 : src->len;
+	}
+	char *blk = xmalloc(CSV_BLOCK);
+	size_t s = src->len;
+	for (size_t from = at - 1; from < src->len;) {
+		size_t n = src->len - from < CSV_BLOCK ? src->len - from : CSV_BLOCK;
+		ssize_t r = src_read(L, src, blk, from, n);
+		if (r <= 0)
+			break;
+		const char *nl = memchr(blk, '\n', (size_t)r);
+		if (nl) {
+			s = from + (size_t)(nl - blk) + 1;
+			break;
+		}
+		from += (size_t)r;
+	}
+	free(blk);
+	return s;
+}
+
+/* The end of the input: libcsv's last record. */
+static int csv_end(struct loader *L, struct csv_parser *p)
+{
+	if (!L->failed && csv_fini_lines(p, &L->ln) != 0 && !L->failed) {
 		L->record = L->ln.rec_line;
 		tl_err(L, COL_IGNORE, "malformed CSV (unterminated quoted field at end of file)");
 	}
+	return L->failed ? -1 : 0;
+}
+
+static void csv_parser_init(struct loader *L, struct csv_parser *p)
+{
+	if (csv_init(p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+		BUG("csv_init failed");
+	csv_lines_init(&L->ln, csv_cb_field, csv_cb_record, L);
+}
+
+bool trace_reference_read;
+size_t trace_split_min = (size_t)1 << 18;
+
+/*
+ * The speculative second part of a CSV read in two (load_csv): the records from a line start S
+ * to the end, read on a thread of their own by a new parser and a copy of the loader as the
+ * header left it, into rows of its own with lines counted from S.  Its rows are kept only when
+ * the first part's parser ends at S between records (csv_lines_at_record_start) and neither part
+ * found an error; otherwise the first part's parser reads on from S as if there had been no
+ * second part (so any error is the one the reference reading reports, and where).
+ */
+struct csv_part {
+	struct loader L;
+	struct trace t;
+	struct bs_err err;
+	struct csv_parser p;
+	const struct csv_src *src;
+	size_t from;
+	atomic_bool stop;       /* set by the first part when the second's rows cannot be kept */
+	int rc;
+};
+
+static void *csv_part_main(void *arg)
+{
+	struct csv_part *q = arg;
+	q->rc = csv_feed(&q->L, &q->p, q->src, q->from, q->src->len, &q->stop) ||
+			csv_end(&q->L, &q->p) ? -1 : 0;
+	return NULL;
+}
+
+static void csv_part_start(struct csv_part *q, const struct loader *L, const struct csv_src *src,
+			   size_t from)
+{
+	memset(&q->t, 0, sizeof q->t);
+	snprintf(q->t.name, sizeof q->t.name, "%s", L->t->name);
+	memset(&q->err, 0, sizeof q->err);
+	q->L = *L; /* the header's columns; roles and hdr are shared, read only */
+	q->L.t = &q->t;
+	q->L.err = &q->err;
+	q->L.cap = 0;
+	q->L.need_sort = false;
+	q->L.nrec = 1;
+	q->L.field = 0;
+	csv_parser_init(&q->L, &q->p);
+	q->src = src;
+	q->from = from;
+	atomic_init(&q->stop, false);
+	q->rc = -1;
+}
+
+/* Appends the second part's N values of column A (of E bytes each) to the first part's N0. */
+static void append_col(void *pa, const void *b, size_t n0, size_t n, size_t e)
+{
+	void **a = pa;
+	if (!b)
+		return;
+	*a = xrealloc(*a, (n0 + n) * e);
+	memcpy((char *)*a + n0 * e, b, n * e);
+}
+
+/* Keeps the second part's rows when the reading in two gives what one parser gives (the first
+ * part is at a record start, both read without error, and the rows across the split keep the
+ * rules one reading checks row by row); false leaves L as it was. */
+static bool csv_part_merge(struct loader *L, struct csv_parser *p, struct csv_part *q)
+{
+	struct trace *t = L->t, *u = &q->t;
+	if (L->failed || !csv_lines_at_record_start(p, &L->ln) || q->rc || q->L.failed)
+		return false;
+	long base = L->ln.line;
+	if (u->n > 0) {
+		if (t->n + u->n > TRACE_MAX_ROWS || base + (long)u->recno[u->n - 1] > (long)UINT32_MAX)
+			return false;
+		if (L->has[COL_ARRIVAL] && t->n > 0 && u->arrival_s[0] < L->last_arrival) {
+			if (!L->sort)
+				return false; /* the reference reading words the error */
+			L->need_sort = true;
+		}
+	}
+	for (size_t i = 0; i < u->n; i++)
+		u->recno[i] += (uint32_t)base;
+	size_t n0 = t->n, n = u->n;
+	append_col(&t->prompt, u->prompt, n0, n, sizeof *u->prompt);
+	append_col(&t->output, u->output, n0, n, sizeof *u->output);
+	append_col(&t->arrival_s, u->arrival_s, n0, n, sizeof *u->arrival_s);
+	append_col(&t->priority, u->priority, n0, n, sizeof *u->priority);
+	append_col(&t->task, u->task, n0, n, sizeof *u->task);
+	append_col(&t->prefix_group, u->prefix_group, n0, n, sizeof *u->prefix_group);
+	append_col(&t->prefix_tokens, u->prefix_tokens, n0, n, sizeof *u->prefix_tokens);
+	append_col(&t->max_new, u->max_new, n0, n, sizeof *u->max_new);
+	append_col(&t->recno, u->recno, n0, n, sizeof *u->recno);
+	t->n += n;
+	if (n)
+		L->cap = t->n;
+	L->need_sort |= q->L.need_sort;
+	if (n)
+		L->last_arrival = q->L.last_arrival;
+	L->nrec += q->L.nrec - 1;
+	L->ln = q->L.ln; /* the lines of the second part, from 0 */
+	L->ln.line += base;
+	L->ln.rec_line += base;
+	L->ln.ctx = L;
+	return true;
+}
+
+/*
+ * Reads SRC as CSV.  With SPLIT < SRC->len (and not trace_reference_read), the header is read
+ * first, then the records from the first line start at or after byte SPLIT are read by a second
+ * thread while this one reads those before it (struct csv_part); SPLIT >= SRC->len reads on one
+ * thread, the reference.
+ */
+static int load_csv(struct loader *L, const struct csv_src *src, size_t split, int *parts)
+{
+	struct csv_parser p;
+	csv_parser_init(L, &p);
+	L->record = 1;
+	size_t off = 0, len = src->len;
+	if (parts)
+		*parts = 1;
+	if (split < len && !trace_reference_read) {
+		/* The header first: the second part needs its columns. */
+		csv_feed_header(L, &p, src, &off);
+		size_t at = split > off ? split : off;
+		size_t s = L->failed || at == 0 ? len : src_line_start(L, src, at);
+		struct csv_part *q = NULL;
+		pthread_t th;
+		if (!L->failed && s < len) {
+			q = xmalloc(sizeof *q);
+			csv_part_start(q, L, src, s);
+			if (pthread_create(&th, NULL, csv_part_main, q) != 0) {
+				csv_free(&q->p);
+				free(q);
+				q = NULL;
+			}
+		}
+		if (q) {
+			csv_feed(L, &p, src, off, s, NULL);
+			if (L->failed || !csv_lines_at_record_start(&p, &L->ln))
+				atomic_store(&q->stop, true);
+			if (pthread_join(th, NULL) != 0)
+				BUG("pthread_join failed");
+			bool kept = csv_part_merge(L, &p, q);
+			csv_free(&q->p);
+			trace_release(&q->t);
+			free(q);
+			off = kept ? len : s;
+			if (parts && kept)
+				*parts = 2;
+		}
+	}
+	csv_feed(L, &p, src, off, len, NULL);
+	csv_end(L, &p);
 	csv_free(&p);
-	if (L->failed || rc)
+	if (L->failed)
 		return -1;
 	if (L->nrec == 0 && L->nhdr == 0) {
 		L->record = 0;
@@ -694,8 +953,17 @@ int trace_load_buffer(const char *name, const char *buf, size_t len, bool is_jso
 	loader_init(&L, name, sort, outputs_only_ok, t, err);
 	if (is_json)
 		return finish(&L, trace_load_json(&L, buf, len));
-	struct csv_src src = {buf, len, NULL};
-	return finish(&L, load_csv(&L, &src));
+	struct csv_src src = {buf, -1, len};
+	return finish(&L, load_csv(&L, &src, len >= trace_split_min ? len / 2 : len, NULL));
+}
+
+int trace_load_csv_split(const char *name, const char *buf, size_t len, size_t split, bool sort,
+			 bool outputs_only_ok, struct trace *t, struct bs_err *err, int *parts)
+{
+	struct loader L;
+	loader_init(&L, name, sort, outputs_only_ok, t, err);
+	struct csv_src src = {buf, -1, len};
+	return finish(&L, load_csv(&L, &src, split, parts));
 }
 
 static bool ends_with(const char *s, const char *suf)
@@ -715,8 +983,9 @@ int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *
 		return trace_load_buffer(b->name, f->data, f->size, false, sort, outputs_only_ok,
 					 t, err);
 	}
-	FILE *f = fopen(spec, "rb");
-	if (!f) {
+	int fd = open(spec, O_RDONLY);
+	struct stat st;
+	if (fd < 0) {
 		memset(t, 0, sizeof *t);
 		if (!strchr(spec, '/') && !strchr(spec, '.')) {
 			char names[512] = "";
@@ -732,31 +1001,47 @@ int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *
 	}
 	/* JSON by extension, or by content: the first non-blank byte is '{' or '['. */
 	bool is_json = ends_with(spec, ".jsonl") || ends_with(spec, ".json");
-	if (!is_json) {
-		int c;
-		while ((c = fgetc(f)) != EOF && strchr(" \t\r\n", c))
-			;
-		is_json = c == '{' || c == '[';
-		rewind(f);
-	}
-	if (is_json) {
-		fclose(f);
-		size_t len;
-		char *buf = read_file(spec, &len, err);
-		if (!buf) {
-			memset(t, 0, sizeof *t);
-			return -1;
+	if (!is_json && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		/* A regular file: CSV read block by block as it is parsed (load_csv). */
+		struct loader L;
+		loader_init(&L, spec, sort, outputs_only_ok, t, err);
+		struct csv_src src = {NULL, fd, (size_t)st.st_size};
+		char blk[4096];
+		ssize_t r;
+		size_t i = 0;
+		for (size_t from = 0; (r = src_read(&L, &src, blk, from, sizeof blk)) > 0;
+		     from += (size_t)r) {
+			for (i = 0; i < (size_t)r && strchr(" \t\r\n", blk[i]); i++)
+				; /* NUL bytes skipped too */
+			if (i < (size_t)r) {
+				is_json = blk[i] == '{' || blk[i] == '[';
+				break;
+			}
 		}
-		int rc = trace_load_buffer(spec, buf, len, true, sort, outputs_only_ok, t, err);
-		free(buf);
-		return rc;
+		if (!is_json || L.failed) {
+			int rc = L.failed ? -1 : load_csv(&L, &src, src.len >= trace_split_min ?
+							  src.len / 2 : src.len, NULL);
+			close(fd);
+			return finish(&L, rc);
+		}
 	}
-	struct loader L;
-	loader_init(&L, spec, sort, outputs_only_ok, t, err);
-	struct csv_src src = {NULL, 0, f};
-	int rc = load_csv(&L, &src);
-	fclose(f);
-	return finish(&L, rc);
+	close(fd);
+	/* Anything else (JSON, a pipe...) read whole. */
+	size_t len;
+	char *buf = read_file(spec, &len, err);
+	if (!buf) {
+		memset(t, 0, sizeof *t);
+		return -1;
+	}
+	if (!is_json) {
+		size_t i = 0;
+		while (i < len && strchr(" \t\r\n", buf[i])) /* NUL bytes skipped too */
+			i++;
+		is_json = i < len && (buf[i] == '{' || buf[i] == '[');
+	}
+	int rc = trace_load_buffer(spec, buf, len, is_json, sort, outputs_only_ok, t, err);
+	free(buf);
+	return rc;
 }
 
 void trace_release(struct trace *t)

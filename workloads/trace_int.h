@@ -69,4 +69,16 @@ int trace_load_buffer(const char *name, const char *buf, size_t len, bool is_jso
 		      bool outputs_only_ok, struct trace *t, struct bs_err *err);
 void trace_release(struct trace *t);
 
+/* How a CSV of at least trace_split_min bytes is read: in two parts on two threads, the second
+ * from the first line start past the middle, kept only when that gives what one parser gives
+ * (trace.c, load_csv).  trace_reference_read = true reads every CSV on one thread, the
+ * reference the tests compare the reading in two with. */
+extern bool trace_reference_read;
+extern size_t trace_split_min;
+/* The CSV reading of trace_load_buffer with the second part from the first line start at or
+ * after byte SPLIT (SPLIT >= LEN: one part), for the tests to try every split.  *PARTS (when not
+ * NULL): 2 when the second part's rows were kept, 1 when one parser read everything. */
+int trace_load_csv_split(const char *name, const char *buf, size_t len, size_t split, bool sort,
+			 bool outputs_only_ok, struct trace *t, struct bs_err *err, int *parts);
+
 #endif

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# End-to-end: reading a large CSV trace from a file (read in blocks as it is parsed, in two parts
+# on two threads above 256 KiB).  The same rows written with LF or CRLF line ends, with quoted
+# notes that hold newlines and commas, and with blank lines between records give the same
+# requests.csv; errors placed at known lines of the first and the second half are reported on
+# those lines (counted here by the script that placed them).
+. "$(dirname "$0")/e2e_lib.sh"
+T=$E2E_TMP
+# 20000 rows (about 700 KiB, above the two-part threshold).
+expect_exit 0 synth "$BUCKETSIM" trace synth --trace alpaca --set workload.lengths=empirical \
+	--set workload.num_requests=20000 --set workload.arrival=poisson --set workload.rate=20 \
+	--seed 5 -o "$T/lf.csv"
+rows=$(($(wc -l <"$T/lf.csv") - 1))
+[ "$rows" -eq 20000 ] && ok rows || fail rows "$rows rows, expected 20000"
+# The same records: CRLF line ends, a note column (quoted, with a newline, a comma and a doubled
+# quote on one row in five), a blank line after one record in seven.
+awk 'NR == 1 { printf "%s,note\r\n", $0; next }
+     { printf "%s,%s\r\n", $0, (NR % 5 ? "x" : "\"two\nlines, \"\"q\"\"\"") }
+     NR % 7 == 0 { printf "\r\n" }' "$T/lf.csv" >"$T/crlf.csv"
+[ "$(wc -c <"$T/crlf.csv")" -gt 262144 ] && ok crlf-size || fail crlf-size "below 256 KiB"
+run() { "$BUCKETSIM" run --trace "$1" -o "$2" --no-batches -q; }
+expect_exit 0 run-lf run "$T/lf.csv" "$T/o_lf"
+expect_exit 0 run-crlf run "$T/crlf.csv" "$T/o_crlf"
+cmp -s "$T/o_lf/requests.csv" "$T/o_crlf/requests.csv" && ok same-requests ||
+	fail same-requests "requests.csv differs between the LF and the CRLF/quoted file"
+n=$(($(wc -l <"$T/o_lf/requests.csv") - 1))
+[ "$n" -eq 20000 ] && ok requests-rows || fail requests-rows "$n rows in requests.csv"
+
+# bad_at FILE LINE TEXT: FILE with its physical line LINE replaced by TEXT.
+bad_at() { awk -v l="$2" -v t="$3" 'NR == l { print t; next } { print }' "$T/lf.csv" >"$1"; }
+# A line in the second half (line 15001 of 20001), then one in each half: the first is reported.
+bad_at "$T/late.csv" 15001 "1.0,12,3,0,online,-1,0"
+expect_exit 3 late run "$T/late.csv" "$T/o_late"
+expect_stderr late-line "late\\.csv:15001: field 'arrival_time_s': 1 s is earlier than"
+bad_at "$T/two.csv" 15001 "1.0,12,x,0,online,-1,0"
+awk 'NR == 101 { print "1,2"; next } { print }' "$T/two.csv" >"$T/both.csv"
+expect_exit 3 both run "$T/both.csv" "$T/o_both"
+expect_stderr both-first "both\\.csv:101: expected 7 fields as in the header, got 2"
+# The second half alone bad, in the CRLF file: its line counted with the blank lines and the
+# quoted notes' lines.
+awk 'NR >= 15001 && !done && sub(/,online,/, ",onlin,") { done = 1 } { print }' \
+	"$T/crlf.csv" >"$T/crlf_bad.csv"
+line=$(awk '/onlin,/ && !/online/ { print NR; exit }' "$T/crlf_bad.csv")
+expect_exit 3 crlf-late run "$T/crlf_bad.csv" "$T/o_crlf_bad"
+expect_stderr crlf-late-line "crlf_bad\\.csv:$line: field 'task': expected 'online' or 'offline', got 'onlin'"
+# Nothing written on an error.
+[ ! -e "$T/o_late/requests.csv" ] && [ ! -e "$T/o_both/requests.csv" ] && ok no-output ||
+	fail no-output "an output file was written on an error"
+e2e_done
