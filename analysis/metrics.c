@@ -98,80 +98,105 @@ static int cmp_double(const void *a, const void *b)
 
 bool metrics_reference_sort;
 
-/* Order-preserving key of a double: its bits with the sign flipped, or all bits flipped for a
- * negative number (IEEE 754 order = unsigned order of the keys; -0 before +0). */
-static uint64_t dkey(double d)
+/* The 8-byte slot I of P as an integer, and back (the keys live in the doubles' own storage;
+ * memcpy moves the bits between the two types). */
+static inline uint64_t slot_get(const void *p, size_t i)
 {
-	uint64_t u;
-	memcpy(&u, &d, sizeof u);
-	return u >> 63 ? ~u : u | (1ull << 63);
+	uint64_t k;
+	memcpy(&k, (const char *)p + i * sizeof k, sizeof k);
+	return k;
 }
 
-static double dval(uint64_t k)
+static inline void slot_put(void *p, size_t i, uint64_t k)
 {
-	uint64_t u = k >> 63 ? k & ~(1ull << 63) : ~k;
-	double d;
-	memcpy(&d, &u, sizeof d);
-	return d;
+	memcpy((char *)p + i * sizeof k, &k, sizeof k);
 }
 
-void metrics_sort(double *x, size_t n)
+/* The 0-based index of the highest set bit of V (V != 0). */
+static int top_bit(uint64_t v)
 {
-	if (metrics_reference_sort || n < 256) {
-		qsort(x, n, sizeof *x, cmp_double);
+	int b = 0;
+	while (v >>= 1)
+		b++;
+	return b;
+}
+
+/* LSD radix sort of the N unsigned keys in the slots of X, ascending.  VARY has a bit set
+ * where the keys differ: the digits cover only its lowest to highest bit (the other bits are
+ * the same in every key, so they do not order anything), in as few passes of at most 11 bits
+ * as that span needs.  Each pass counts the next pass's digits while it scatters. */
+static void radix_keys(void *x, size_t n, uint64_t vary)
+{
+	enum { MAX_BITS = 11 };
+	if (!vary)
 		return;
-	}
-	/* LSD radix sort, 6 passes of 11 bits over the keys, their histograms counted in one
-	 * read; a pass whose digit is the same for every key is skipped.  Equal values are
-	 * identical bits (no NaN; -0 never occurs in a latency), so the result is the same array
-	 * as the comparison sort's. */
-	enum { BITS = 11, RADIX = 1 << BITS, PASSES = 6 };
-	/* The keys live in X's own storage and one buffer (8 bytes a value, not 16: this runs at
-	 * the end of a run, when memory peaks); memcpy moves the bits between the two types. */
-	uint64_t *b = xmalloc(n * sizeof *b);
-	size_t *cnt = xcalloc((size_t)PASSES * RADIX, sizeof *cnt);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k = dkey(x[i]);
-		memcpy(&x[i], &k, sizeof k);
-		for (int p = 0; p < PASSES; p++)
-			cnt[p * RADIX + ((k >> (p * BITS)) & (RADIX - 1))]++;
-	}
-	bool in_x = true;
-	for (int p = 0; p < PASSES; p++) {
-		size_t *c = cnt + p * RADIX;
-		int shift = p * BITS;
-		uint64_t k0;
-		memcpy(&k0, in_x ? (void *)&x[0] : (void *)&b[0], sizeof k0);
-		if (c[(k0 >> shift) & (RADIX - 1)] == n)
-			continue;
+	int lo = 0;
+	while (!(vary >> lo & 1))
+		lo++;
+	int span = top_bit(vary) - lo + 1;
+	int passes = (span + MAX_BITS - 1) / MAX_BITS, bits = (span + passes - 1) / passes;
+	size_t radix = (size_t)1 << bits, mask = radix - 1;
+	uint64_t *buf = xmalloc(n * sizeof *buf);
+	size_t *cnt = xcalloc(2 * radix, sizeof *cnt), *c = cnt, *next = cnt + radix;
+	for (size_t i = 0; i < n; i++)
+		c[slot_get(x, i) >> lo & mask]++;
+	void *src = x, *dst = buf;
+	for (int p = 0; p < passes; p++) {
+		int shift = lo + p * bits, nshift = shift + bits;
 		size_t sum = 0;
-		for (size_t d = 0; d < RADIX; d++) {
+		for (size_t d = 0; d < radix; d++) {
 			size_t v = c[d];
 			c[d] = sum;
 			sum += v;
 		}
-		if (in_x) {
+		if (p + 1 < passes) {
+			memset(next, 0, radix * sizeof *next);
 			for (size_t i = 0; i < n; i++) {
-				uint64_t k;
-				memcpy(&k, &x[i], sizeof k);
-				b[c[(k >> shift) & (RADIX - 1)]++] = k;
+				uint64_t k = slot_get(src, i);
+				slot_put(dst, c[k >> shift & mask]++, k);
+				next[k >> nshift & mask]++;
 			}
 		} else {
-			for (size_t i = 0; i < n; i++)
-				memcpy(&x[c[(b[i] >> shift) & (RADIX - 1)]++], &b[i], sizeof b[i]);
+			for (size_t i = 0; i < n; i++) {
+				uint64_t k = slot_get(src, i);
+				slot_put(dst, c[k >> shift & mask]++, k);
+			}
 		}
-		in_x = !in_x;
+		size_t *t = c;
+		c = next;
+		next = t;
+		void *s = src;
+		src = dst;
+		dst = s;
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k;
-		if (in_x)
-			memcpy(&k, &x[i], sizeof k);
-		else
-			k = b[i];
-		x[i] = dval(k);
-	}
-	free(b);
+	if (src != x)
+		memcpy(x, src, n * sizeof *buf);
+	free(buf);
 	free(cnt);
+}
+
+void metrics_sort(double *x, size_t n)
+{
+	/* The keys are the doubles' bits, whose unsigned order is the numeric order for every
+	 * value from +0 to +infinity; their AND and OR give the bits in which they differ.  A
+	 * value with the sign bit set (a negative number, -0) or a NaN (bits above +infinity's:
+	 * adding LOW carries into bit 63) goes to qsort, the reference, as short arrays do. */
+	const uint64_t LOW = 0x000fffffffffffffull;
+	uint64_t and = ~0ull, or = 0, bad = 0;
+	if (!metrics_reference_sort && n >= 256) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k = slot_get(x, i);
+			and &= k;
+			or |= k;
+			bad |= k + LOW;
+		}
+	}
+	if (metrics_reference_sort || n < 256 || (or | bad) >> 63) {
+		qsort(x, n, sizeof *x, cmp_double);
+		return;
+	}
+	/* Equal non-negative doubles are identical bits, so the sorted array is qsort's. */
+	radix_keys(x, n, and ^ or);
 }
 
 bool metrics_reference_stats;

@@ -148,9 +148,10 @@ double metrics_slo_attainment(const struct metrics *m);
 /* The "metrics" object of summary.json, keys in a fixed order (see README). */
 struct cJSON *metrics_to_json(struct metrics *m);
 
-/* Sorts X ascending (no NaN): an LSD radix sort on the IEEE 754 bits, the same result as
- * qsort with a < comparison, which it falls back to for short arrays and when
- * metrics_reference_sort is set (the slow reference the tests compare against). */
+/* Sorts X ascending: an LSD radix sort on the IEEE 754 bits over only the bits in which the
+ * values differ, the same result as qsort with a < comparison, which it falls back to for
+ * short arrays, for arrays with a negative value, -0 or a NaN, and when metrics_reference_sort
+ * is set (the slow reference the tests compare against). */
 void metrics_sort(double *x, size_t n);
 extern bool metrics_reference_sort;
 
