@@ -15,8 +15,8 @@ void metrics_init(struct metrics *m, size_t n_req, double slo_ttft_ms, double sl
 {
 	memset(m, 0, sizeof *m);
 	m->n_req = n_req;
-	m->ttft_ms = xmalloc((n_req ? n_req : 1) * sizeof *m->ttft_ms);
-	m->e2e_ms = xmalloc((n_req ? n_req : 1) * sizeof *m->e2e_ms);
+	m->ttft_ns = xmalloc((n_req ? n_req : 1) * sizeof *m->ttft_ns);
+	m->e2e_ns = xmalloc((n_req ? n_req : 1) * sizeof *m->e2e_ns);
 	m->tpot_ms = xmalloc((n_req ? n_req : 1) * sizeof *m->tpot_ms);
 	m->itl_cap = 256;
 	m->itl = xcalloc(m->itl_cap, sizeof *m->itl);
@@ -27,6 +27,8 @@ void metrics_init(struct metrics *m, size_t n_req, double slo_ttft_ms, double sl
 
 void metrics_release(struct metrics *m)
 {
+	free(m->ttft_ns);
+	free(m->e2e_ns);
 	free(m->ttft_ms);
 	free(m->e2e_ms);
 	free(m->tpot_ms);
@@ -121,22 +123,22 @@ static int top_bit(uint64_t v)
 	return b;
 }
 
-/* LSD radix sort of the N unsigned keys in the slots of X, ascending.  VARY has a bit set
- * where the keys differ: the digits cover only its lowest to highest bit (the other bits are
- * the same in every key, so they do not order anything), in as few passes of at most 11 bits
- * as that span needs.  Each pass counts the next pass's digits while it scatters. */
-static void radix_keys(void *x, size_t n, uint64_t vary)
+/* LSD radix sort of the N unsigned keys in the slots of X, ascending, with BUF (N slots) as
+ * the other buffer; returns the one holding the result.  VARY has a bit set where the keys
+ * differ: the digits cover only its lowest to highest bit (the other bits are the same in
+ * every key, so they do not order anything), in as few passes of at most 11 bits as that span
+ * needs.  Each pass counts the next pass's digits while it scatters. */
+static void *radix_keys(void *x, void *buf, size_t n, uint64_t vary)
 {
 	enum { MAX_BITS = 11 };
 	if (!vary)
-		return;
+		return x;
 	int lo = 0;
 	while (!(vary >> lo & 1))
 		lo++;
 	int span = top_bit(vary) - lo + 1;
 	int passes = (span + MAX_BITS - 1) / MAX_BITS, bits = (span + passes - 1) / passes;
 	size_t radix = (size_t)1 << bits, mask = radix - 1;
-	uint64_t *buf = xmalloc(n * sizeof *buf);
 	size_t *cnt = xcalloc(2 * radix, sizeof *cnt), *c = cnt, *next = cnt + radix;
 	for (size_t i = 0; i < n; i++)
 		c[slot_get(x, i) >> lo & mask]++;
@@ -169,10 +171,8 @@ static void radix_keys(void *x, size_t n, uint64_t vary)
 		src = dst;
 		dst = s;
 	}
-	if (src != x)
-		memcpy(x, src, n * sizeof *buf);
-	free(buf);
 	free(cnt);
+	return src;
 }
 
 void metrics_sort(double *x, size_t n)
@@ -196,7 +196,39 @@ void metrics_sort(double *x, size_t n)
 		return;
 	}
 	/* Equal non-negative doubles are identical bits, so the sorted array is qsort's. */
-	radix_keys(x, n, and ^ or);
+	void *buf = xmalloc(n * sizeof *x);
+	if (radix_keys(x, buf, n, and ^ or) != x)
+		memcpy(x, buf, n * sizeof *x);
+	free(buf);
+}
+
+double *metrics_sorted_ms(int64_t *ns, size_t n)
+{
+	/* ns -> ms (a conversion to double, then a correctly rounded division) never decreases,
+	 * so sorting the integers and converting them gives the array that converting and sorting
+	 * gives, as long as the integers' unsigned order is their order: none is negative.  The
+	 * ms values are written into the radix sort's second buffer (8 bytes a value for both
+	 * steps: this runs at the end of a run, when memory peaks). */
+	uint64_t and = ~0ull, or = 0;
+	if (!metrics_reference_sort && n >= 256) {
+		for (size_t i = 0; i < n; i++) {
+			and &= (uint64_t)ns[i];
+			or |= (uint64_t)ns[i];
+		}
+	}
+	double *ms = xmalloc((n ? n : 1) * sizeof *ms);
+	if (metrics_reference_sort || n < 256 || or >> 63) {
+		for (size_t i = 0; i < n; i++)
+			ms[i] = (double)ns[i] / 1e6;
+		free(ns);
+		metrics_sort(ms, n);
+		return ms;
+	}
+	const void *sorted = radix_keys(ns, ms, n, and ^ or);
+	for (size_t i = 0; i < n; i++)
+		ms[i] = (double)(int64_t)slot_get(sorted, i) / 1e6;
+	free(ns);
+	return ms;
 }
 
 bool metrics_reference_stats;
@@ -359,12 +391,16 @@ cJSON *metrics_to_json(struct metrics *m)
 		dur > 0 ? (double)(m->prompt_tokens + m->output_tokens) / dur : NAN);
 	/* One sort per sample (radix; qsort is its reference), then the statistics on the sorted
 	 * arrays, in that order (the mean's rounding depends on it). */
+	if (!m->ttft_ms) {
+		m->ttft_ms = metrics_sorted_ms(m->ttft_ns, m->done);
+		m->ttft_ns = NULL;
+		m->e2e_ms = metrics_sorted_ms(m->e2e_ns, m->done);
+		m->e2e_ns = NULL;
+	}
+	metrics_sort(m->tpot_ms, m->n_tpot);
 	const double *x[3] = {m->ttft_ms, m->tpot_ms, m->e2e_ms};
 	const size_t n[3] = {m->done, m->n_tpot, m->done};
 	double mean[3], sd[3];
-	metrics_sort(m->ttft_ms, m->done);
-	metrics_sort(m->tpot_ms, m->n_tpot);
-	metrics_sort(m->e2e_ms, m->done);
 	metrics_mean_sd3(x, n, mean, sd);
 	add_dist(o, "ttft", x[0], n[0], mean[0], sd[0]);
 	add_dist(o, "tpot", x[1], n[1], mean[1], sd[1]);

@@ -28,7 +28,10 @@ struct itl_cell {
 struct metrics {
 	size_t n_req;                 /* requests in the workload */
 	size_t done;
-	double *ttft_ms, *e2e_ms, *tpot_ms;
+	int64_t *ttft_ns, *e2e_ns;     /* by finished request, as measured (metrics_to_json
+					 * turns them into ttft_ms and e2e_ms and frees them) */
+	double *ttft_ms, *e2e_ms;     /* the same in ms, ascending (NULL before metrics_to_json) */
+	double *tpot_ms;
 	size_t n_tpot;                /* requests with more than one output token */
 	struct itl_cell *itl;         /* open-addressing set of distinct gaps */
 	size_t itl_cap, itl_n;
@@ -82,18 +85,16 @@ void metrics_release(struct metrics *m);
 static inline void metrics_request(struct metrics *m, int64_t arrival, int64_t first,
 				   int64_t finish, int32_t prompt_tokens, int32_t output_tokens)
 {
-	double ttft = (double)(first - arrival) / 1e6;
-	double e2e = (double)(finish - arrival) / 1e6;
-	bool ok = ttft <= m->slo_ttft_ms;
-	m->ttft_ms[m->done] = ttft;
-	m->e2e_ms[m->done] = e2e;
+	bool ok = (double)(first - arrival) / 1e6 <= m->slo_ttft_ms;
+	m->ttft_ns[m->done] = first - arrival;
+	m->e2e_ns[m->done] = finish - arrival;
 	if (output_tokens > 1) {
 		double tpot = (double)(finish - first) / 1e6 / (output_tokens - 1);
 		m->tpot_ms[m->n_tpot++] = tpot;
 		ok = ok && tpot <= m->slo_tpot_ms;
 	}
 	if (m->slo_e2e_ms > 0)
-		ok = ok && e2e <= m->slo_e2e_ms;
+		ok = ok && (double)(finish - arrival) / 1e6 <= m->slo_e2e_ms;
 	m->slo_met += ok;
 	m->done++;
 	m->prompt_tokens += prompt_tokens;
@@ -145,7 +146,8 @@ void json_add_num(struct cJSON *o, const char *k, double v);
  * (unfinished ones fail); NaN for an empty workload. */
 double metrics_slo_attainment(const struct metrics *m);
 
-/* The "metrics" object of summary.json, keys in a fixed order (see README). */
+/* The "metrics" object of summary.json, keys in a fixed order (see README).  It sorts the
+ * samples (the TTFT and E2E ones become ttft_ms and e2e_ms): no request may be added after. */
 struct cJSON *metrics_to_json(struct metrics *m);
 
 /* Sorts X ascending: an LSD radix sort on the IEEE 754 bits over only the bits in which the
@@ -154,6 +156,10 @@ struct cJSON *metrics_to_json(struct metrics *m);
  * is set (the slow reference the tests compare against). */
 void metrics_sort(double *x, size_t n);
 extern bool metrics_reference_sort;
+/* The N latencies NS (ns; freed) in ms, ascending: the array that converting each one to ms
+ * and metrics_sort would give, which is what it does under metrics_reference_sort; the fast
+ * path sorts the integers (radix) and converts them in that order. */
+double *metrics_sorted_ms(int64_t *ns, size_t n);
 
 /* gsl_stats_mean and the population standard deviation (gsl_stats_sd_with_fixed_mean; 0 for one
  * value) of three arrays X[j] of N[j] values (NaN for an empty one), the same bits as GSL's:

@@ -17,24 +17,53 @@
 #include "analysis/report.h"
 #include "tests/check_main.h"
 
-/* The radix sort of the percentiles against its reference (qsort), on latencies, on values of
- * every sign and magnitude, with ties, and on the short arrays it hands to qsort. */
+/* A value of kind KIND for the sorts' tests: latencies with ties, values of every sign and
+ * magnitude, a few small integers (long runs of ties), non-negative bit patterns of every kind
+ * (zero, subnormals, huge values, +infinity: the radix path), and the same with a rare -0, NaN
+ * or negative value (the arrays that go to qsort). */
+static double sample(gsl_rng *rng, int kind)
+{
+	double u = gsl_rng_uniform(rng);
+	switch (kind) {
+	case 0:
+		return (double)gsl_rng_uniform_int(rng, 1000000) / 1e6 * 50;
+	case 1:
+		return (u - 0.5) * pow(10, (double)gsl_rng_uniform_int(rng, 40) - 20);
+	case 2:
+		return (double)gsl_rng_uniform_int(rng, 7);
+	default: {
+		static const double special[] = {0.0, 4.9406564584124654e-324, 2.2250738585072009e-308,
+						 2.2250738585072014e-308, 1.7976931348623157e308,
+						 INFINITY, 1, 0x1p-1074 * 3};
+		double x;
+		if (u < 0.3)
+			x = special[gsl_rng_uniform_int(rng, sizeof special / sizeof *special)];
+		else if (u < 0.6)
+			x = ldexp(gsl_rng_uniform(rng), (int)gsl_rng_uniform_int(rng, 2100) - 1074);
+		else
+			x = 0x1p-1074 * (double)gsl_rng_uniform_int(rng, 1000);
+		if (kind == 4 && gsl_rng_uniform_int(rng, 1000) == 0) {
+			static const double odd[] = {-0.0, -1e-300, -5};
+			x = odd[gsl_rng_uniform_int(rng, 3)];
+		}
+		return x;
+	}
+	}
+}
+
+/* The radix sort of the percentiles against its reference (qsort): the same bits, ascending,
+ * on every kind of sample and on the short arrays it hands to qsort. */
 START_TEST(radix_sort_equals_qsort)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, 11);
 	size_t sizes[] = {0, 1, 255, 256, 257, 5000, 100000};
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-		for (int kind = 0; kind < 3; kind++) {
+		for (int kind = 0; kind < 5; kind++) {
 			size_t n = sizes[k];
 			double *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
-			for (size_t i = 0; i < n; i++) {
-				double u = gsl_rng_uniform(rng);
-				a[i] = kind == 0 ? (double)gsl_rng_uniform_int(rng, 1000000) / 1e6 * 50
-				     : kind == 1 ? (u - 0.5) * pow(10, (double)gsl_rng_uniform_int(rng, 40) - 20)
-						 : (double)gsl_rng_uniform_int(rng, 7);
-				b[i] = a[i];
-			}
+			for (size_t i = 0; i < n; i++)
+				b[i] = a[i] = sample(rng, kind);
 			metrics_reference_sort = false;
 			metrics_sort(a, n);
 			metrics_reference_sort = true;
@@ -47,6 +76,63 @@ START_TEST(radix_sort_equals_qsort)
 			free(b);
 		}
 	}
+	/* A NaN anywhere: qsort in both cases, so the same bits. */
+	double a[300], b[300];
+	for (int i = 0; i < 300; i++)
+		a[i] = b[i] = i == 150 ? NAN : 300 - i;
+	metrics_sort(a, 300);
+	metrics_reference_sort = true;
+	metrics_sort(b, 300);
+	metrics_reference_sort = false;
+	ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
+	gsl_rng_free(rng);
+}
+END_TEST
+
+/* TTFT and E2E: the integers sorted, then converted to ms, against the conversion then qsort
+ * (metrics_reference_sort), on latencies with ties, zeros, values up to 2^62 ns, runs where
+ * every value is the same, and arrays with a negative value (converted, then sorted). */
+START_TEST(sorted_ms_equals_reference)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 13);
+	size_t sizes[] = {0, 1, 255, 256, 3000, 100000};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		for (int kind = 0; kind < 5; kind++) {
+			size_t n = sizes[k];
+			int64_t *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+			for (size_t i = 0; i < n; i++) {
+				int64_t v = kind == 0 ? (int64_t)gsl_rng_uniform_int(rng, 4000000000u)
+					  : kind == 1 ? (int64_t)(gsl_rng_get(rng) % 1000) * 1000000
+					  : kind == 2 ? (int64_t)(((uint64_t)gsl_rng_get(rng) << 32 ^
+								  gsl_rng_get(rng)) >> (2 + gsl_rng_uniform_int(rng, 60)))
+					  : kind == 3 ? 123456789
+						      : (int64_t)gsl_rng_uniform_int(rng, 1000) - 1;
+				a[i] = b[i] = v;
+			}
+			double *x = metrics_sorted_ms(a, n);
+			metrics_reference_sort = true;
+			double *y = metrics_sorted_ms(b, n);
+			metrics_reference_sort = false;
+			ck_assert_int_eq(memcmp(x, y, n * sizeof *x), 0);
+			for (size_t i = 1; i < n; i++)
+				ck_assert(x[i - 1] <= x[i]);
+			free(x);
+			free(y);
+		}
+	}
+	/* By hand: 3 ms, 0, 1.5 ms, 3 ms -> 0, 1.5, 3, 3 (radix: 300 copies of the four). */
+	int64_t *c = malloc(1200 * sizeof *c);
+	for (int i = 0; i < 1200; i++)
+		c[i] = (int64_t[]){3000000, 0, 1500000, 3000000}[i % 4];
+	double *x = metrics_sorted_ms(c, 1200);
+	ck_assert_double_eq(x[0], 0);
+	ck_assert_double_eq(x[299], 0);
+	ck_assert_double_eq(x[300], 1.5);
+	ck_assert_double_eq(x[599], 1.5);
+	ck_assert_double_eq(x[600], 3);
+	ck_assert_double_eq(x[1199], 3);
+	free(x);
 	gsl_rng_free(rng);
 }
 END_TEST
@@ -240,6 +326,7 @@ int main(void)
 	tcase_add_test(tc, summary_by_hand);
 	tcase_add_test(tc, empty_samples_are_null);
 	tcase_add_test(tc, radix_sort_equals_qsort);
+	tcase_add_test(tc, sorted_ms_equals_reference);
 	tcase_add_test(tc, mean_sd3_equals_gsl);
 	tcase_add_test(tc, fast_f6_equals_printf);
 	suite_add_tcase(s, tc);

@@ -4,15 +4,19 @@
  * bytes: on numbers chosen to be hard (ties of %.6f's rounding, huge and tiny values, negative
  * times) and on whole runs' requests.csv, batches.csv and buckets.csv (disaggregated and
  * unified runs, so every column is written; monitor.csv and boundaries.csv too), written
- * directly or through the row writer (on its thread or on the caller's).
+ * directly or through the row writer (on its thread or on the caller's).  The same runs'
+ * summary metrics, whose percentiles and moments have references too (metrics_reference_sort,
+ * metrics_reference_stats: qsort and GSL), must be the same bytes with the fast paths.
  */
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/metrics.h"
 #include "analysis/report.h"
 #include "sim/run_int.h"
 #include "tests/check_main.h"
@@ -90,10 +94,10 @@ START_TEST(ns_formats_equal_printf)
 }
 END_TEST
 
-/* The files run_csv writes. */
-enum { OUT_REQ, OUT_BAT, OUT_BUCK, OUT_MON, OUT_BND, NOUT };
+/* The files run_csv writes, and the summary's "metrics" object. */
+enum { OUT_REQ, OUT_BAT, OUT_BUCK, OUT_MON, OUT_BND, OUT_SUM, NOUT };
 static const char *const out_name[NOUT] = {"requests.csv", "batches.csv", "buckets.csv",
-					   "monitor.csv", "boundaries.csv"};
+					   "monitor.csv", "boundaries.csv", "summary metrics"};
 
 struct sinks {
 	FILE *f[NOUT];
@@ -132,7 +136,7 @@ static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const 
 			      merged);
 }
 
-/* How run_csv writes the rows. */
+/* How run_csv writes the rows (the reference modes also summarise through the references). */
 enum mode { DIRECT, REFERENCE, WRITER_THREAD, WRITER_CALLER, WRITER_THREAD_REFERENCE };
 
 /* Runs KV ("key=value" list) and writes each file of out_name into OUT[]. */
@@ -149,9 +153,10 @@ static void run_csv(const char *const *kv, enum mode mode, char *out[NOUT])
 		      err.msg);
 	size_t len[NOUT];
 	struct sinks k = {{NULL}, NULL};
-	for (int i = 0; i < NOUT; i++)
+	for (int i = 0; i < OUT_SUM; i++)
 		k.f[i] = open_memstream(&out[i], &len[i]);
 	report_reference_format = mode == REFERENCE || mode == WRITER_THREAD_REFERENCE;
+	metrics_reference_sort = metrics_reference_stats = report_reference_format;
 	report_requests_header(k.f[OUT_REQ]);
 	report_batches_header(k.f[OUT_BAT]);
 	report_monitor_header(k.f[OUT_MON]);
@@ -168,9 +173,12 @@ static void run_csv(const char *const *kv, enum mode mode, char *out[NOUT])
 	sim_finish(s);
 	report_writer_close(k.w);
 	report_buckets(k.f[OUT_BUCK], s);
+	cJSON *m = run_metrics_json(&x, s);
+	out[OUT_SUM] = cJSON_PrintUnformatted(m);
+	cJSON_Delete(m);
 	sim_free(s);
-	report_reference_format = false;
-	for (int i = 0; i < NOUT; i++)
+	report_reference_format = metrics_reference_sort = metrics_reference_stats = false;
+	for (int i = 0; i < OUT_SUM; i++)
 		fclose(k.f[i]);
 	run_teardown(&x);
 }
@@ -183,23 +191,23 @@ START_TEST(runs_equal_reference)
 		size_t min[NOUT];
 	} runs[] = {
 		{{"workload.num_requests=2000", "cluster.mode=disaggregated", NULL},
-		 {1000, 1000, 100, 0, 0}},
+		 {1000, 1000, 100, 0, 0, 1000}},
 		{{"workload.num_requests=1000", "scheduler.batching=unified",
-		  "bucketing.strategy=unified", NULL}, {1000, 1000, 100, 0, 0}},
+		  "bucketing.strategy=unified", NULL}, {1000, 1000, 100, 0, 0, 1000}},
 		{{"workload.num_requests=1000", "workload.lengths=uniform", "workload.rate=50",
-		  "bucketing.strategy=none", "monitor.interval_s=0.25", NULL}, {1000, 1000, 100, 1000, 0}},
+		  "bucketing.strategy=none", "monitor.interval_s=0.25", NULL}, {1000, 1000, 100, 1000, 0, 1000}},
 		/* Contiguous PA with block ids and the defragmenter: kv_max_block_id in monitor.csv. */
 		{{"workload.num_requests=1000", "workload.rate=20", "server.contiguous_pa=true",
-		  "monitor.interval_s=0.25", NULL}, {1000, 1000, 100, 1000, 0}},
+		  "monitor.interval_s=0.25", NULL}, {1000, 1000, 100, 1000, 0, 1000}},
 		/* More rows than the writer's blocks hold at once (6 x 2048): the caller waits. */
 		{{"workload.num_requests=15000", "bucketing.strategy=none", NULL},
-		 {1000, 1000, 100, 0, 0}},
+		 {1000, 1000, 100, 0, 0, 1000}},
 		/* BucketServe's adaptive grouping: boundaries.csv, and monitor.csv. */
 		{{"workload.mix=alpaca:0.8,longbench:0.2", "workload.truncate=true",
 		  "server.max_model_len=4096", "workload.num_requests=2000", "workload.arrival=poisson",
 		  "workload.rate=30", "server.max_num_seqs=16", "scheduler.n_max=8",
 		  "scheduler.grouping=adaptive", "scheduler.order=earliest_bucket",
-		  "monitor.interval_s=5", NULL}, {1000, 1000, 100, 1000, 100}},
+		  "monitor.interval_s=5", NULL}, {1000, 1000, 100, 1000, 100, 1000}},
 	};
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
 		char *ref[NOUT];
