@@ -202,6 +202,33 @@ void metrics_sort(double *x, size_t n)
 	free(buf);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sorts V ascending: the radix sort for non-negative values, qsort for short arrays, arrays
+ * with a negative value and under metrics_reference_sort. */
+static void sort_i64(int64_t *v, size_t n)
+{
+	uint64_t and = ~0ull, or = 0;
+	if (!metrics_reference_sort && n >= 256) {
+		for (size_t i = 0; i < n; i++) {
+			and &= (uint64_t)v[i];
+			or |= (uint64_t)v[i];
+		}
+	}
+	if (metrics_reference_sort || n < 256 || or >> 63) {
+		qsort(v, n, sizeof *v, cmp_i64);
+		return;
+	}
+	void *buf = xmalloc(n * sizeof *v);
+	if (radix_keys(v, buf, n, and ^ or) != v)
+		memcpy(v, buf, n * sizeof *v);
+	free(buf);
+}
+
 double *metrics_sorted_ms(int64_t *ns, size_t n)
 {
 	/* ns -> ms (a conversion to double, then a correctly rounded division) never decreases,
@@ -312,26 +339,21 @@ static void add_dist(cJSON *o, const char *name, const double *x, size_t n, doub
 	json_add_num(o, key, p99);
 }
 
-static int cmp_cell(const void *a, const void *b)
-{
-	const struct itl_cell *x = a, *y = b;
-	return (x->gap_ns > y->gap_ns) - (x->gap_ns < y->gap_ns);
-}
-
 static void add_itl(cJSON *o, struct metrics *m)
 {
+	/* The distinct gaps, sorted, then each one's count looked up in the set. */
 	size_t n = 0;
-	struct itl_cell *c = xmalloc((m->itl_n ? m->itl_n : 1) * sizeof *c);
+	int64_t *gap = xmalloc((m->itl_n ? m->itl_n : 1) * sizeof *gap);
 	for (size_t i = 0; i < m->itl_cap; i++)
 		if (m->itl[i].count)
-			c[n++] = m->itl[i];
-	qsort(c, n, sizeof *c, cmp_cell);
+			gap[n++] = m->itl[i].gap_ns;
+	sort_i64(gap, n);
 	double *x = xmalloc((n ? n : 1) * sizeof *x);
 	int64_t *w = xmalloc((n ? n : 1) * sizeof *w);
 	double sum = 0, tot = (double)m->itl_total;
 	for (size_t i = 0; i < n; i++) {
-		x[i] = (double)c[i].gap_ns / 1e6;
-		w[i] = c[i].count;
+		x[i] = (double)gap[i] / 1e6;
+		w[i] = m->itl[metrics_itl_slot(m->itl, m->itl_cap, gap[i])].count;
 		sum += x[i] * (double)w[i];
 	}
 	double mean = n ? sum / tot : NAN, var = 0;
@@ -342,7 +364,7 @@ static void add_itl(cJSON *o, struct metrics *m)
 	json_add_num(o, "std_itl_ms", n ? sqrt(var / tot) : NAN);
 	json_add_num(o, "p90_itl_ms", metrics_wquantile(x, w, n, 0.90));
 	json_add_num(o, "p99_itl_ms", metrics_wquantile(x, w, n, 0.99));
-	free(c);
+	free(gap);
 	free(x);
 	free(w);
 }

@@ -57,7 +57,7 @@ START_TEST(radix_sort_equals_qsort)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, 11);
-	size_t sizes[] = {0, 1, 255, 256, 257, 5000, 100000};
+	size_t sizes[] = {0, 1, 255, 256, 257, 5000, 30000};
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
 		for (int kind = 0; kind < 5; kind++) {
 			size_t n = sizes[k];
@@ -96,7 +96,7 @@ START_TEST(sorted_ms_equals_reference)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, 13);
-	size_t sizes[] = {0, 1, 255, 256, 3000, 100000};
+	size_t sizes[] = {0, 1, 255, 256, 3000, 30000};
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
 		for (int kind = 0; kind < 5; kind++) {
 			size_t n = sizes[k];
@@ -134,6 +134,52 @@ START_TEST(sorted_ms_equals_reference)
 	ck_assert_double_eq(x[1199], 3);
 	free(x);
 	gsl_rng_free(rng);
+}
+END_TEST
+
+/* The summary of random requests and inter-token gaps (KIND 0: latencies of every size, gaps
+ * from 0 to 2^40 ns; 1: also negative gaps, which go to qsort), printed. */
+static char *random_summary(int kind, bool reference)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 21 + kind);
+	struct metrics m;
+	metrics_init(&m, 3000, 500, 50);
+	for (int i = 0; i < 3000; i++) {
+		int64_t a = (int64_t)gsl_rng_uniform_int(rng, 1000000000) * 100;
+		int64_t f = a + (int64_t)gsl_rng_uniform_int(rng, 4000000000u);
+		int64_t e = f + (int64_t)(gsl_rng_get(rng) % 2000) * 1000000;
+		metrics_request(&m, a, f, e, 10, 1 + (int32_t)gsl_rng_uniform_int(rng, 300));
+	}
+	for (int i = 0; i < 5000; i++) {
+		int64_t g = (int64_t)(gsl_rng_get(rng) >> gsl_rng_uniform_int(rng, 32)) << 8;
+		if (kind == 1 && i % 1000 == 999)
+			g = -g;
+		metrics_itl(&m, g, 1 + (int64_t)gsl_rng_uniform_int(rng, 5));
+	}
+	metrics_itl(&m, 0, 3);
+	m.end_ns = 200000000000;
+	metrics_reference_sort = metrics_reference_stats = reference;
+	cJSON *o = metrics_to_json(&m);
+	metrics_reference_sort = metrics_reference_stats = false;
+	char *t = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	metrics_release(&m);
+	gsl_rng_free(rng);
+	return t;
+}
+
+/* A whole summary (percentiles, means and deviations of the three samples, the inter-token
+ * multiset's) with the fast sorts and statistics against the references: the same bytes. */
+START_TEST(summary_equals_reference)
+{
+	for (int kind = 0; kind < 2; kind++) {
+		char *a = random_summary(kind, false), *b = random_summary(kind, true);
+		ck_assert_str_eq(a, b);
+		ck_assert_ptr_nonnull(strstr(a, "\"p99_itl_ms\":"));
+		free(a);
+		free(b);
+	}
 }
 END_TEST
 
@@ -322,11 +368,13 @@ int main(void)
 {
 	Suite *s = suite_create("metrics");
 	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, wquantile_equals_gsl_on_expanded_data);
 	tcase_add_test(tc, summary_by_hand);
 	tcase_add_test(tc, empty_samples_are_null);
 	tcase_add_test(tc, radix_sort_equals_qsort);
 	tcase_add_test(tc, sorted_ms_equals_reference);
+	tcase_add_test(tc, summary_equals_reference);
 	tcase_add_test(tc, mean_sd3_equals_gsl);
 	tcase_add_test(tc, fast_f6_equals_printf);
 	suite_add_tcase(s, tc);
