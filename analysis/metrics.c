@@ -100,8 +100,8 @@ static int cmp_double(const void *a, const void *b)
 
 bool metrics_reference_sort;
 
-/* The 8-byte slot I of P as an integer, and back (the keys live in the doubles' own storage;
- * memcpy moves the bits between the two types). */
+/* The 8-byte slot I of P as an integer, and back (the radix sort's keys live in the sorted
+ * array's own storage, doubles or integers; memcpy moves the bits between the types). */
 static inline uint64_t slot_get(const void *p, size_t i)
 {
 	uint64_t k;
@@ -175,29 +175,41 @@ static void *radix_keys(void *x, void *buf, size_t n, uint64_t vary)
 	return src;
 }
 
+/* Arrays shorter than this go to qsort. */
+enum { RADIX_MIN = 256 };
+
+/* Whether the radix sort takes the N keys in the slots of X (not under metrics_reference_sort,
+ * at least RADIX_MIN of them, no bit 63 set in any key nor in any key + CARRY), and the bits in
+ * which they differ (*VARY: their AND xor their OR). */
+static bool radix_takes(const void *x, size_t n, uint64_t carry, uint64_t *vary)
+{
+	if (metrics_reference_sort || n < RADIX_MIN)
+		return false;
+	uint64_t all = ~0ull, any = 0, bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = slot_get(x, i);
+		all &= k;
+		any |= k;
+		bad |= k + carry;
+	}
+	*vary = all ^ any;
+	return !((any | bad) >> 63);
+}
+
 void metrics_sort(double *x, size_t n)
 {
 	/* The keys are the doubles' bits, whose unsigned order is the numeric order for every
-	 * value from +0 to +infinity; their AND and OR give the bits in which they differ.  A
-	 * value with the sign bit set (a negative number, -0) or a NaN (bits above +infinity's:
-	 * adding LOW carries into bit 63) goes to qsort, the reference, as short arrays do. */
-	const uint64_t LOW = 0x000fffffffffffffull;
-	uint64_t and = ~0ull, or = 0, bad = 0;
-	if (!metrics_reference_sort && n >= 256) {
-		for (size_t i = 0; i < n; i++) {
-			uint64_t k = slot_get(x, i);
-			and &= k;
-			or |= k;
-			bad |= k + LOW;
-		}
-	}
-	if (metrics_reference_sort || n < 256 || (or | bad) >> 63) {
+	 * value from +0 to +infinity.  A value with the sign bit set (a negative number, -0) or
+	 * a NaN (bits above +infinity's: adding 2^52 - 1 carries into bit 63) goes to qsort, the
+	 * reference.  Equal non-negative doubles are identical bits, so the sorted array is
+	 * qsort's. */
+	uint64_t vary;
+	if (!radix_takes(x, n, 0x000fffffffffffffull, &vary)) {
 		qsort(x, n, sizeof *x, cmp_double);
 		return;
 	}
-	/* Equal non-negative doubles are identical bits, so the sorted array is qsort's. */
 	void *buf = xmalloc(n * sizeof *x);
-	if (radix_keys(x, buf, n, and ^ or) != x)
+	if (radix_keys(x, buf, n, vary) != x)
 		memcpy(x, buf, n * sizeof *x);
 	free(buf);
 }
@@ -212,19 +224,13 @@ static int cmp_i64(const void *a, const void *b)
  * with a negative value and under metrics_reference_sort. */
 static void sort_i64(int64_t *v, size_t n)
 {
-	uint64_t and = ~0ull, or = 0;
-	if (!metrics_reference_sort && n >= 256) {
-		for (size_t i = 0; i < n; i++) {
-			and &= (uint64_t)v[i];
-			or |= (uint64_t)v[i];
-		}
-	}
-	if (metrics_reference_sort || n < 256 || or >> 63) {
+	uint64_t vary;
+	if (!radix_takes(v, n, 0, &vary)) {
 		qsort(v, n, sizeof *v, cmp_i64);
 		return;
 	}
 	void *buf = xmalloc(n * sizeof *v);
-	if (radix_keys(v, buf, n, and ^ or) != v)
+	if (radix_keys(v, buf, n, vary) != v)
 		memcpy(v, buf, n * sizeof *v);
 	free(buf);
 }
@@ -236,22 +242,16 @@ double *metrics_sorted_ms(int64_t *ns, size_t n)
 	 * gives, as long as the integers' unsigned order is their order: none is negative.  The
 	 * ms values are written into the radix sort's second buffer (8 bytes a value for both
 	 * steps: this runs at the end of a run, when memory peaks). */
-	uint64_t and = ~0ull, or = 0;
-	if (!metrics_reference_sort && n >= 256) {
-		for (size_t i = 0; i < n; i++) {
-			and &= (uint64_t)ns[i];
-			or |= (uint64_t)ns[i];
-		}
-	}
+	uint64_t vary;
 	double *ms = xmalloc((n ? n : 1) * sizeof *ms);
-	if (metrics_reference_sort || n < 256 || or >> 63) {
+	if (!radix_takes(ns, n, 0, &vary)) {
 		for (size_t i = 0; i < n; i++)
 			ms[i] = (double)ns[i] / 1e6;
 		free(ns);
 		metrics_sort(ms, n);
 		return ms;
 	}
-	const void *sorted = radix_keys(ns, ms, n, and ^ or);
+	const void *sorted = radix_keys(ns, ms, n, vary);
 	for (size_t i = 0; i < n; i++)
 		ms[i] = (double)(int64_t)slot_get(sorted, i) / 1e6;
 	free(ns);
