@@ -196,6 +196,22 @@ static bool radix_takes(const void *x, size_t n, uint64_t carry, uint64_t *vary)
 	return !((any | bad) >> 63);
 }
 
+/* Sorts the N 64-bit slots of X: the radix sort when radix_takes() lets it (CARRY as there),
+ * else qsort with CMP, the reference. */
+static void radix_or_qsort(void *x, size_t n, uint64_t carry,
+			   int (*cmp)(const void *, const void *))
+{
+	uint64_t vary;
+	if (!radix_takes(x, n, carry, &vary)) {
+		qsort(x, n, sizeof(uint64_t), cmp);
+		return;
+	}
+	void *buf = xmalloc(n * sizeof(uint64_t));
+	if (radix_keys(x, buf, n, vary) != x)
+		memcpy(x, buf, n * sizeof(uint64_t));
+	free(buf);
+}
+
 void metrics_sort(double *x, size_t n)
 {
 	/* The keys are the doubles' bits, whose unsigned order is the numeric order for every
@@ -203,15 +219,7 @@ void metrics_sort(double *x, size_t n)
 	 * a NaN (bits above +infinity's: adding 2^52 - 1 carries into bit 63) goes to qsort, the
 	 * reference.  Equal non-negative doubles are identical bits, so the sorted array is
 	 * qsort's. */
-	uint64_t vary;
-	if (!radix_takes(x, n, 0x000fffffffffffffull, &vary)) {
-		qsort(x, n, sizeof *x, cmp_double);
-		return;
-	}
-	void *buf = xmalloc(n * sizeof *x);
-	if (radix_keys(x, buf, n, vary) != x)
-		memcpy(x, buf, n * sizeof *x);
-	free(buf);
+	radix_or_qsort(x, n, 0x000fffffffffffffull, cmp_double);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -224,15 +232,7 @@ static int cmp_i64(const void *a, const void *b)
  * with a negative value and under metrics_reference_sort. */
 static void sort_i64(int64_t *v, size_t n)
 {
-	uint64_t vary;
-	if (!radix_takes(v, n, 0, &vary)) {
-		qsort(v, n, sizeof *v, cmp_i64);
-		return;
-	}
-	void *buf = xmalloc(n * sizeof *v);
-	if (radix_keys(v, buf, n, vary) != v)
-		memcpy(v, buf, n * sizeof *v);
-	free(buf);
+	radix_or_qsort(v, n, 0, cmp_i64);
 }
 
 double *metrics_sorted_ms(int64_t *ns, size_t n)

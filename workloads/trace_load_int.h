@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sim/util.h"
 #include "workloads/trace_int.h"
@@ -60,6 +61,14 @@ struct loader {
 	struct csv_lines ln;
 };
 
+/* The integer columns' ranges (PROMPT, OUTPUT, PRIORITY, PREFIX_GROUP, PREFIX_TOKENS, MAX_NEW;
+ * the others are not integers). */
+struct tl_col_range {
+	bool integer;
+	int64_t min, max;
+};
+extern const struct tl_col_range tl_col_range[NCOL];
+
 /* An error on column C (COL_IGNORE: on the record) of the record being read. */
 int tl_err(struct loader *L, enum col c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -76,6 +85,28 @@ const char *tl_short_text(const char *s, char *buf, size_t len);
 void tl_begin_row(struct loader *L);
 int tl_set_field(struct loader *L, enum col c, const char *s);
 int tl_end_row(struct loader *L);
+
+/* At most this many rows in a trace. */
+#define TRACE_MAX_ROWS 100000000
+
+/*
+ * The CSV input: the whole of it in memory (BUF), or a regular file read block by block with
+ * pread (FD), so that a file is never held whole and its reading overlaps the parsing (each
+ * thread reads the part it parses).  LEN is its size.
+ */
+struct csv_src {
+	const char *buf;
+	int fd;
+	size_t len;
+};
+
+/* Bytes [FROM, FROM + N) of a file source into BLK: the count read, 0 at the end of the file,
+ * -1 on a read error (recorded on L). */
+ssize_t csv_src_read(struct loader *L, const struct csv_src *src, char *blk, size_t from,
+		     size_t n);
+/* Reads SRC as CSV (trace_csv.c): with SPLIT < SRC->len (and not trace_reference_read), the
+ * records from the first line start at or after byte SPLIT on a second thread; 0 or -1. */
+int load_csv(struct loader *L, const struct csv_src *src, size_t split, int *parts);
 
 /* Reads JSON Lines, or one JSON array of objects, from BUF (trace_json.c). */
 int trace_load_json(struct loader *L, const char *buf, size_t len);
