@@ -159,14 +159,21 @@ int bucket_empty_error(const char *phase, struct bs_err *err)
 
 /* ---- version current: combination, filters and correctors (reference 2.4) ---- */
 
-bool bucket_prompt_keep(const struct bucket_params *p, int64_t bs, int64_t q, int64_t c)
+int64_t bucket_prompt_ctx_bound(const struct bucket_params *p, int64_t bs, int64_t q)
 {
 	int64_t B = p->block_size, mml = p->max_model_len;
 	if (p->merged_prefill) {
 		int64_t mnps = p->max_num_prefill_seqs;
-		return c <= mnps * bucket_floordiv(mml - q / mnps, B);
+		return mnps * bucket_floordiv(mml - q / mnps, B);
 	}
-	return c <= bucket_ceil_div(mml - 1, B) && q <= mml && bs * q <= p->max_num_batched_tokens;
+	if (q > mml || bs * q > p->max_num_batched_tokens)
+		return INT64_MIN;
+	return bucket_ceil_div(mml - 1, B);
+}
+
+bool bucket_prompt_keep(const struct bucket_params *p, int64_t bs, int64_t q, int64_t c)
+{
+	return c <= bucket_prompt_ctx_bound(p, bs, q);
 }
 
 int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
@@ -179,40 +186,59 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 		return -1;
 	if (bucket_product_check("prompt", (double)bs->n * (double)qr->n * (double)ctx->n, err))
 		return -1;
-	int64_t maxc = ivec_max(ctx);
 	/* Upstream common.generate_buckets tests only is_prompt, the largest ctx and
 	 * max_model_len >= LONG_CTX_THRESHOLD: the edge rule also applies with merged prefill
 	 * (where the merged-prefill ctx filter then judges the edge bucket). */
-	bool edge = mml >= 8192;
-	for (size_t i = 0; i < bs->n; i++) {
-		if (!edge) {
-			/* Without the edge rule no ctx is replaced and the order of the pushes does not
-			 * matter (sorted below): query before ctx pushes sorted ranges in sorted order,
-			 * so blist_sort_unique() finds nothing to sort. */
-			for (size_t k = 0; k < qr->n; k++)
-				for (size_t j = 0; j < ctx->n; j++)
-					if (bucket_prompt_keep(p, bs->v[i], qr->v[k], ctx->v[j]))
-						blist_push(out, bs->v[i], qr->v[k], ctx->v[j], 0);
-			continue;
-		}
-		for (size_t j = 0; j < ctx->n; j++) {
-			int64_t c = ctx->v[j];
-			/* Decided once per (bs, ctx) pair; the replaced ctx then carries over to the
-			 * next query when its edge value is not allowed (upstream reassigns the loop
-			 * variable). */
-			bool is_max = c == maxc;
-			for (size_t k = 0; k < qr->n; k++) {
-				int64_t q = qr->v[k];
-				if (edge && is_max) {
-					int64_t e = bucket_floordiv(mml - q, B);
-					if (e >= 0 && (!has_cmax || e < cmax_env))
-						c = e;
-				}
-				if (bucket_prompt_keep(p, bs->v[i], q, c))
-					blist_push(out, bs->v[i], q, c, 0);
-			}
+	bool edge = mml >= 8192 && ctx->n;
+	/* With the edge rule, upstream loops bs, ctx, query and replaces the largest ctx by the
+	 * edge value floor((max_model_len - query) / block_size) when it is allowed; otherwise the
+	 * ctx of the previous query carries over (upstream reassigns the loop variable).  That
+	 * sequence depends on the query alone, so it is worked out once, in CM, and is the same for
+	 * every ctx equal to the largest (a range can repeat a value: the merged-prefill
+	 * exponential ctx range is [0, 1, 1]).  The buckets are then pushed in sorted order (bs,
+	 * query, ctx) with the replaced ctx merged among the others, and blist_sort_unique() finds
+	 * nothing to sort. */
+	int64_t *cm = NULL, maxc = ctx->n ? ivec_max(ctx) : 0;
+	if (edge) {
+		cm = xmalloc((qr->n ? qr->n : 1) * sizeof *cm);
+		int64_t c = maxc;
+		for (size_t k = 0; k < qr->n; k++) {
+			int64_t e = bucket_floordiv(mml - qr->v[k], B);
+			if (e >= 0 && (!has_cmax || e < cmax_env))
+				c = e;
+			cm[k] = c;
 		}
 	}
+	/* The filter keeps every ctx up to a bound, so the ctx loop stops at the first one above
+	 * it: the work follows the buckets kept, not the candidates. */
+	bool ctx_sorted = true;
+	for (size_t j = 1; j < ctx->n; j++)
+		ctx_sorted &= ctx->v[j - 1] <= ctx->v[j];
+	for (size_t i = 0; i < bs->n; i++) {
+		int64_t b = bs->v[i];
+		for (size_t k = 0; k < qr->n; k++) {
+			int64_t q = qr->v[k], bound = bucket_prompt_ctx_bound(p, b, q);
+			bool pending = edge;
+			for (size_t j = 0; j < ctx->n; j++) {
+				int64_t c = ctx->v[j];
+				if (edge && c == maxc)
+					continue;
+				if (c > bound) {
+					if (ctx_sorted)
+						break;
+					continue;
+				}
+				if (pending && cm[k] <= c) {
+					blist_push(out, b, q, cm[k], 0);
+					pending = false;
+				}
+				blist_push(out, b, q, c, 0);
+			}
+			if (pending && cm[k] <= bound)
+				blist_push(out, b, q, cm[k], 0);
+		}
+	}
+	free(cm);
 	blist_sort_unique(out);
 	return out->n ? 0 : bucket_empty_error("prompt", err);
 }
@@ -240,6 +266,7 @@ int bucket_combine_decode(const struct bucket_params *p, const struct ivec *bs,
 {
 	if (bucket_product_check("decode", (double)bs->n * (double)blocks->n, err))
 		return -1;
+	blist_reserve(out, out->n + bs->n * blocks->n);
 	for (size_t i = 0; i < bs->n; i++)
 		for (size_t j = 0; j < blocks->n; j++)
 			blist_push(out, bs->v[i], 1, blocks->v[j], 0);

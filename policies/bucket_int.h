@@ -12,7 +12,9 @@
  *   bucket_<name>.c one strategy each (struct bucket_strategy, bucketing.h): exponential,
  *                   linear, padding_aware, unified, none, pow2, and bucket_file_strategy.c
  *
- * Ranges are `struct ivec` of int64 values, always returned sorted and without duplicates.
+ * Ranges are `struct ivec` of int64 values, returned sorted; most have no duplicates, but a
+ * range built as upstream builds it may repeat a value (the merged-prefill exponential ctx
+ * range is [0, 1, 1]), so nothing relies on uniqueness.
  * Bucket lists are `struct blist`, sorted lexicographically over v[0..3] after
  * blist_sort_unique().  Every function here borrows its inputs; outputs are appended to
  * caller-owned vectors (freed with ivec_free / blist_free).
@@ -41,6 +43,8 @@ struct blist {
 	size_t n, cap;
 };
 void blist_push(struct blist *l, int64_t a, int64_t b, int64_t c, int64_t d);
+/* Makes room for N tuples in all (pushes up to N then never reallocate). */
+void blist_reserve(struct blist *l, size_t n);
 void blist_sort_unique(struct blist *l);
 void blist_free(struct blist *l);
 /* <0, 0, >0 as Python compares the tuples (all four members; v[3] is 0 for 3-tuples). */
@@ -158,6 +162,9 @@ int bucket_finish_current(const struct bucket_params *p, const struct bucket_ran
 /* Version current's prompt filter (reference 2.4; merged prefill has its own) and the
  * non-contiguous decode filter and corrector (in place, unsorted). */
 bool bucket_prompt_keep(const struct bucket_params *p, int64_t bs, int64_t q, int64_t ctx);
+/* The largest ctx that filter keeps with (BS, Q), INT64_MIN when it keeps none: it keeps
+ * exactly the ctx values up to it. */
+int64_t bucket_prompt_ctx_bound(const struct bucket_params *p, int64_t bs, int64_t q);
 void bucket_correct_decode(const struct bucket_params *p, struct blist *l);
 /* Version current's merged-prefill override of the linear-family prompt configs (min, step,
  * max, ...): bs (1, 1, 1), query step x4 and max mnbt, ctx step 4 and max MAXCTX * mnps. */

@@ -29,7 +29,12 @@ void ivec_sort_unique(struct ivec *r)
 {
 	if (!r->n)
 		return;
-	qsort(r->v, r->n, sizeof *r->v, cmp_i64);
+	/* Sorted already (most generators push in order, but for a value or two): no sort. */
+	size_t s = 1;
+	while (s < r->n && r->v[s - 1] <= r->v[s])
+		s++;
+	if (s < r->n)
+		qsort(r->v, r->n, sizeof *r->v, cmp_i64);
 	size_t k = 1;
 	for (size_t i = 1; i < r->n; i++)
 		if (r->v[i] != r->v[k - 1])
@@ -282,15 +287,31 @@ int64_t bucket_fb(int64_t n, int64_t step)
 
 /* ---- bucket lists ---- */
 
+/* Two members as one unsigned key that orders as the pair of signed values does. */
+static uint64_t pair_key(int32_t hi, int32_t lo)
+{
+	return (uint64_t)((uint32_t)hi ^ 0x80000000u) << 32 | ((uint32_t)lo ^ 0x80000000u);
+}
+
 int bshape_cmp(const struct bshape *x, const struct bshape *y)
 {
-	for (int i = 0; i < 4; i++)
-		if (x->v[i] != y->v[i])
-			return x->v[i] < y->v[i] ? -1 : 1;
-	return 0;
+	uint64_t a = pair_key(x->v[0], x->v[1]), b = pair_key(y->v[0], y->v[1]);
+	if (a == b) {
+		a = pair_key(x->v[2], x->v[3]);
+		b = pair_key(y->v[2], y->v[3]);
+	}
+	return (a > b) - (a < b);
 }
 
 static int cmp_shape(const void *a, const void *b) { return bshape_cmp(a, b); }
+
+void blist_reserve(struct blist *l, size_t n)
+{
+	if (n > l->cap) {
+		l->cap = n;
+		l->a = xrealloc(l->a, l->cap * sizeof *l->a);
+	}
+}
 
 void blist_push(struct blist *l, int64_t a, int64_t b, int64_t c, int64_t d)
 {
@@ -309,17 +330,27 @@ void blist_sort_unique(struct blist *l)
 {
 	if (!l->n)
 		return;
-	/* Sorted already (the generators' nested loops over sorted ranges mostly push in order):
-	 * no sort.  Equal tuples are equal in every member, so skipping it changes nothing. */
-	size_t s = 1;
-	while (s < l->n && bshape_cmp(&l->a[s - 1], &l->a[s]) <= 0)
-		s++;
-	if (s < l->n)
+	/* One pass drops repeats while the list is in order (the generators' nested loops over
+	 * sorted ranges mostly push in order); at the first tuple out of order, the rest is
+	 * moved down behind the part kept so far (only repeats were dropped), sorted and
+	 * deduplicated whole. */
+	size_t k = 1, i = 1;
+	for (; i < l->n; i++) {
+		int c = bshape_cmp(&l->a[k - 1], &l->a[i]);
+		if (c > 0)
+			break;
+		if (c && k++ != i)
+			l->a[k - 1] = l->a[i];
+	}
+	if (i < l->n) {
+		memmove(&l->a[k], &l->a[i], (l->n - i) * sizeof *l->a);
+		l->n = k + (l->n - i);
 		qsort(l->a, l->n, sizeof *l->a, cmp_shape);
-	size_t k = 1;
-	for (size_t i = 1; i < l->n; i++)
-		if (bshape_cmp(&l->a[i], &l->a[k - 1]))
-			l->a[k++] = l->a[i];
+		k = 1;
+		for (i = 1; i < l->n; i++)
+			if (bshape_cmp(&l->a[i], &l->a[k - 1]))
+				l->a[k++] = l->a[i];
+	}
 	l->n = k;
 }
 

@@ -125,7 +125,7 @@ static int unknown_env(struct bucket_params *p, const struct config *cfg,
 		size_t ld = strlen(d->name);
 		if ((ln > ld ? ln - ld : ld - ln) >= best)
 			continue;   /* the distance is at least the difference in length */
-		size_t e = str_edit_distance(name, d->name);
+		size_t e = str_edit_distance(name, d->name, best - 1);
 		if (e < best) {
 			best = e;
 			near = d->name;

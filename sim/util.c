@@ -756,18 +756,20 @@ int mkdir_p(const char *dir, struct bs_err *err)
 	return rc;
 }
 
-/* Levenshtein distance of A and B, or SIZE_MAX when either is over 64 bytes.  (Its own
- * translation unit keeps it out of its callers, so the fuzzing build can leave it out of the
- * coverage instrumentation: tests/fuzz/coverage.ignore.) */
-size_t str_edit_distance(const char *a, const char *b)
+/* Levenshtein distance of A and B when it is at most MAX (below SIZE_MAX), else MAX + 1 (also
+ * when either is over 64 bytes).  No cell of a row is below the smallest of the row before it, so the result
+ * is at least the smallest value of any row: the computation stops at the first row whose
+ * smallest value is over MAX.  (Its own translation unit keeps it out of its callers, so the
+ * fuzzing build can leave it out of the coverage instrumentation: tests/fuzz/coverage.ignore.) */
+size_t str_edit_distance(const char *a, const char *b, size_t max)
 {
 	size_t la = strlen(a), lb = strlen(b), row[65];
 	if (la > 64 || lb > 64)
-		return SIZE_MAX;
+		return max + 1;
 	for (size_t j = 0; j <= lb; j++)
 		row[j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
+		size_t diag = row[0], low = i;
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			size_t up = row[j];
@@ -778,7 +780,11 @@ size_t str_edit_distance(const char *a, const char *b)
 				best = row[j - 1] + 1;
 			row[j] = best;
 			diag = up;
+			if (best < low)
+				low = best;
 		}
+		if (low > max)
+			return max + 1;
 	}
-	return row[lb];
+	return row[lb] > max ? max + 1 : row[lb];
 }

@@ -180,7 +180,9 @@ void outset_abort(struct outset *s);
 /* Creates DIR (and parents) when missing.  An empty DIR is an error. */
 int mkdir_p(const char *dir, struct bs_err *err);
 
-size_t str_edit_distance(const char *a, const char *b);
+/* Levenshtein distance of A and B when it is at most MAX (below SIZE_MAX), else MAX + 1 (also
+ * when either is over 64 bytes). */
+size_t str_edit_distance(const char *a, const char *b, size_t max);
 /* The completion marker of a directory-mode output set. */
 #define OUTSET_MARKER ".bucketsim.done"
 

@@ -1744,6 +1744,84 @@ START_TEST(env_unknown_names)
 }
 END_TEST
 
+/* bshape_cmp orders tuples as Python compares them, member by member, signed values
+ * included (the file strategy keeps whatever a file lists). */
+START_TEST(tuple_order)
+{
+	static const int32_t vals[] = {INT32_MIN, -65536, -1, 0, 1, 2, 65535, 65536, INT32_MAX};
+	enum { NV = sizeof vals / sizeof vals[0] };
+	unsigned long long x = 88172645463325252ULL;
+	for (int n = 0; n < 200000; n++) {
+		struct bshape a, b;
+		for (int i = 0; i < 4; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			a.v[i] = vals[x % NV];
+			/* mostly equal members, so that later members decide */
+			b.v[i] = (x >> 20) % 3 ? a.v[i] : vals[(x >> 8) % NV];
+		}
+		int want = 0;
+		for (int i = 0; i < 4 && !want; i++)
+			want = a.v[i] < b.v[i] ? -1 : a.v[i] > b.v[i];
+		ck_assert_int_eq(bshape_cmp(&a, &b), want);
+		ck_assert_int_eq(bshape_cmp(&b, &a), -want);
+	}
+}
+END_TEST
+
+/* blist_sort_unique against a plain sort and deduplication, on lists in order with repeats
+ * (its one-pass path) and on lists that go out of order at a random place. */
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct bshape *x = a, *y = b;
+	for (int i = 0; i < 4; i++)
+		if (x->v[i] != y->v[i])
+			return x->v[i] < y->v[i] ? -1 : 1;
+	return 0;
+}
+
+START_TEST(sort_unique)
+{
+	unsigned long long x = 1181783497276652981ULL;
+	for (int n = 0; n < 3000; n++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		size_t len = x % 60, cut = (x >> 8) % 61;
+		struct blist l = {0};
+		struct bshape *ref = xcalloc(len + 1, sizeof *ref);
+		int32_t a = 0, b = 0;
+		for (size_t i = 0; i < len; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (i < cut) {   /* in order, with repeats */
+				if (x % 3 == 0)
+					a += (int32_t)((x >> 4) % 3);
+				b = x % 3 == 0 ? 0 : b + (int32_t)((x >> 6) % 2);
+			} else {
+				a = (int32_t)((x >> 4) % 5);
+				b = (int32_t)((x >> 9) % 5);
+			}
+			blist_push(&l, a, b, (int64_t)((x >> 12) % 2), 0);
+			ref[i] = l.a[i];
+		}
+		qsort(ref, len, sizeof *ref, cmp_ref);
+		size_t k = len ? 1 : 0;
+		for (size_t i = 1; i < len; i++)
+			if (cmp_ref(&ref[i], &ref[k - 1]))
+				ref[k++] = ref[i];
+		blist_sort_unique(&l);
+		ck_assert_uint_eq(l.n, k);
+		for (size_t i = 0; i < k; i++)
+			ck_assert(!cmp_ref(&l.a[i], &ref[i]));
+		blist_free(&l);
+		free(ref);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bucketing");
@@ -1799,6 +1877,8 @@ int main(void)
 	tcase_add_test(tc, every_strategy_properties);
 	tcase_add_test(tc, every_strategy_disabled);
 	tcase_add_test(tc, product_blowup_is_error);
+	tcase_add_test(tc, tuple_order);
+	tcase_add_test(tc, sort_unique);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -439,6 +439,57 @@ START_TEST(fast_parse_equals_reference)
 }
 END_TEST
 
+/* Levenshtein distances worked by hand, and the early stop against a full table on random
+ * strings: the distance when at most MAX, else MAX + 1. */
+static size_t full_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[20][20];
+	for (size_t i = 0; i <= la; i++)
+		for (size_t j = 0; j <= lb; j++) {
+			if (!i || !j) {
+				d[i][j] = i + j;
+				continue;
+			}
+			size_t x = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			size_t y = d[i - 1][j] + 1, z = d[i][j - 1] + 1;
+			d[i][j] = x < y ? (x < z ? x : z) : (y < z ? y : z);
+		}
+	return d[la][lb];
+}
+
+START_TEST(edit_distance)
+{
+	ck_assert_uint_eq(str_edit_distance("kitten", "sitting", 10), 3);
+	ck_assert_uint_eq(str_edit_distance("kitten", "sitting", 3), 3);
+	ck_assert_uint_eq(str_edit_distance("kitten", "sitting", 2), 3);
+	ck_assert_uint_eq(str_edit_distance("", "abc", 5), 3);
+	ck_assert_uint_eq(str_edit_distance("abc", "", 0), 1);
+	ck_assert_uint_eq(str_edit_distance("VLLM_PROMPT_BS_BUCKET_MIN", "VLLM_PROMPT_BS_BUCKET_MAX", 3), 2);
+	ck_assert_uint_eq(str_edit_distance("flaw", "lawn", 3), 2);
+	char longer[70];
+	memset(longer, 'a', 65);
+	longer[65] = 0;
+	ck_assert_uint_eq(str_edit_distance(longer, "a", 3), 4);
+	unsigned long long x = 2463534242ULL;
+	for (int n = 0; n < 20000; n++) {
+		char a[20], b[20];
+		for (char *s = a; s <= b; s += b - a) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			size_t len = x % 19;
+			for (size_t i = 0; i < len; i++)
+				s[i] = (char)('a' + (x >> (5 + 2 * i)) % 3);
+			s[len] = 0;
+		}
+		size_t full = full_edit_distance(a, b);
+		for (size_t max = 0; max < 8; max++)
+			ck_assert_msg(str_edit_distance(a, b, max) == (full <= max ? full : max + 1),
+				      "%s %s %zu", a, b, max);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -455,6 +506,7 @@ int main(void)
 	tcase_add_test(tc, outset_signal_cleanup);
 	tcase_add_test(tc, oom_is_an_error_exit);
 	tcase_add_test(tc, fast_parse_equals_reference);
+	tcase_add_test(tc, edit_distance);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
