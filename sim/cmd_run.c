@@ -287,14 +287,16 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	sim_run(s);
 	sim_finish(s);
 	double t2 = now_s();
-	/* The summary (sorting the latencies) while the row writer finishes its last blocks. */
+	/* The summary (sorting the latencies) while the row writer finishes its last blocks and
+	 * writes buckets.csv. */
+	if (fbuck)
+		report_writer_buckets(k.rows, fbuck, s);
 	cJSON *sum = build_summary(&x, s, argc, argv, o.trace);
 	if (fsum) {
 		char *txt = cJSON_Print(sum);
 		fputs(txt, fsum);
 		fputc('\n', fsum);
 		free(txt);
-		report_buckets(fbuck, s);
 	}
 	report_writer_close(k.rows);
 	if (k.mon_rows > k.mon_cap) {
