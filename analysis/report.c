@@ -464,28 +464,36 @@ struct wblock {
 	} u;
 };
 
+/* The blocks of one file handed over and not yet taken (FIFO), and whether a thread is writing
+ * one of them: a file's blocks are written one at a time, in order. */
+struct wqueue {
+	struct wblock *head, *tail;
+	bool busy;
+};
+
 struct report_writer {
-	FILE *req, *bat;
+	FILE *f[2];                            /* requests.csv, batches.csv */
 	bool threaded;
 	struct wblock *cur_req, *cur_pass;     /* being filled by the caller */
 	struct wblock *blocks;                 /* WBLOCKS of them */
-	char *buf;                             /* the formatting thread's output buffer */
-	/* Under mu: the blocks handed over (FIFO), the free ones, and the end. */
+	char *buf[2];                          /* each file's output buffer (its writer's) */
+	/* Under mu, with cv signalled at every change: the queues, the free blocks, buckets.csv
+	 * to write (report_writer_buckets), and the end. */
 	pthread_mutex_t mu;
-	pthread_cond_t cv_full, cv_free;
-	struct wblock *full_head, *full_tail, *free_list;
-	FILE *bk_f;                            /* buckets.csv to write (report_writer_buckets) */
+	pthread_cond_t cv;
+	struct wqueue q[2];
+	struct wblock *free_list;
+	FILE *bk_f;
 	const struct sim *bk_s;
 	bool done;
 	pthread_t thread;
 };
 
-enum { WBUF = 1 << 18 };
+enum { WBUF = 1 << 17 };
 
-/* Formats and writes block B (on the writer's thread, or the caller's when not threaded). */
-static void wblock_write(struct report_writer *w, const struct wblock *b)
+/* Formats and writes block B into its file, through BUF (WBUF bytes). */
+static void wblock_write(FILE *f, char *buf, const struct wblock *b)
 {
-	FILE *f = b->pass ? w->bat : w->req;
 	if (report_reference_format) {
 		for (size_t i = 0; i < b->n; i++) {
 			if (b->pass)
@@ -495,62 +503,78 @@ static void wblock_write(struct report_writer *w, const struct wblock *b)
 		}
 		return;
 	}
-	char *p = w->buf;
+	char *p = buf;
 	for (size_t i = 0; i < b->n; i++) {
-		if (p - w->buf > WBUF - REQ_ROW_MAX - BATCH_ROW_MAX) {
-			fwrite(w->buf, 1, (size_t)(p - w->buf), f);
-			p = w->buf;
+		if (p - buf > WBUF - REQ_ROW_MAX - BATCH_ROW_MAX) {
+			fwrite(buf, 1, (size_t)(p - buf), f);
+			p = buf;
 		}
 		p = b->pass ? batch_row_put(p, &b->u.pass[i]) : req_row_put(p, &b->u.req[i]);
 	}
-	fwrite(w->buf, 1, (size_t)(p - w->buf), f);
+	fwrite(buf, 1, (size_t)(p - buf), f);
+}
+
+/* Under mu: writes one block of a file no other thread is writing, or buckets.csv, unlocking
+ * while it does; false when there is nothing to take. */
+static bool write_one(struct report_writer *w)
+{
+	for (int k = 0; k < 2; k++) {
+		struct wqueue *q = &w->q[k];
+		struct wblock *b = q->head;
+		if (!b || q->busy)
+			continue;
+		q->head = b->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->busy = true;
+		pthread_mutex_unlock(&w->mu);
+		wblock_write(w->f[k], w->buf[k], b);
+		pthread_mutex_lock(&w->mu);
+		q->busy = false;
+		b->next = w->free_list;
+		w->free_list = b;
+		pthread_cond_broadcast(&w->cv);
+		return true;
+	}
+	FILE *bk = w->bk_f;
+	if (!bk)
+		return false;
+	w->bk_f = NULL;
+	pthread_mutex_unlock(&w->mu);
+	report_buckets(bk, w->bk_s);
+	pthread_mutex_lock(&w->mu);
+	return true;
 }
 
 static void *writer_main(void *arg)
 {
 	struct report_writer *w = arg;
+	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		pthread_mutex_lock(&w->mu);
-		while (!w->full_head && !w->bk_f && !w->done)
-			pthread_cond_wait(&w->cv_full, &w->mu);
-		struct wblock *b = w->full_head;
-		FILE *bk = b ? NULL : w->bk_f;
-		if (b) {
-			w->full_head = b->next;
-			if (!w->full_head)
-				w->full_tail = NULL;
-		}
-		w->bk_f = b ? w->bk_f : NULL;
-		pthread_mutex_unlock(&w->mu);
-		if (bk) {
-			report_buckets(bk, w->bk_s);
+		if (write_one(w))
 			continue;
-		}
-		if (!b)
-			return NULL; /* done, and every block written */
-		wblock_write(w, b);
-		pthread_mutex_lock(&w->mu);
-		b->next = w->free_list;
-		w->free_list = b;
-		pthread_cond_signal(&w->cv_free);
-		pthread_mutex_unlock(&w->mu);
+		if (w->done)
+			break; /* what is left is being written by the caller (report_writer_close) */
+		pthread_cond_wait(&w->cv, &w->mu);
 	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
 }
 
 struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded)
 {
 	struct report_writer *w = xcalloc(1, sizeof *w);
-	w->req = req;
-	w->bat = bat;
+	w->f[0] = req;
+	w->f[1] = bat;
 	w->blocks = xmalloc(WBLOCKS * sizeof *w->blocks);
-	w->buf = xmalloc(WBUF);
+	for (int k = 0; k < 2; k++)
+		w->buf[k] = w->f[k] ? xmalloc(WBUF) : NULL;
 	for (int i = 0; i < WBLOCKS; i++) {
 		w->blocks[i].next = w->free_list;
 		w->free_list = &w->blocks[i];
 	}
 	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv_full, NULL);
-	pthread_cond_init(&w->cv_free, NULL);
+	pthread_cond_init(&w->cv, NULL);
 	/* No thread (none wanted, or none to be had): the caller formats each full block. */
 	w->threaded = threaded && pthread_create(&w->thread, NULL, writer_main, w) == 0;
 	return w;
@@ -560,7 +584,7 @@ static struct wblock *take_free(struct report_writer *w, bool pass)
 {
 	pthread_mutex_lock(&w->mu);
 	while (!w->free_list)
-		pthread_cond_wait(&w->cv_free, &w->mu);
+		pthread_cond_wait(&w->cv, &w->mu);
 	struct wblock *b = w->free_list;
 	w->free_list = b->next;
 	pthread_mutex_unlock(&w->mu);
@@ -573,18 +597,19 @@ static struct wblock *take_free(struct report_writer *w, bool pass)
 static void hand_over(struct report_writer *w, struct wblock *b)
 {
 	if (!w->threaded) {
-		wblock_write(w, b);
+		wblock_write(w->f[b->pass], w->buf[b->pass], b);
 		b->next = w->free_list;
 		w->free_list = b;
 		return;
 	}
+	struct wqueue *q = &w->q[b->pass];
 	pthread_mutex_lock(&w->mu);
-	if (w->full_tail)
-		w->full_tail->next = b;
+	if (q->tail)
+		q->tail->next = b;
 	else
-		w->full_head = b;
-	w->full_tail = b;
-	pthread_cond_signal(&w->cv_full);
+		q->head = b;
+	q->tail = b;
+	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -619,7 +644,7 @@ void report_writer_buckets(struct report_writer *w, FILE *f, const struct sim *s
 	pthread_mutex_lock(&w->mu);
 	w->bk_f = f;
 	w->bk_s = s;
-	pthread_cond_signal(&w->cv_full);
+	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -632,17 +657,26 @@ void report_writer_close(struct report_writer *w)
 	if (w->cur_pass)
 		hand_over(w, w->cur_pass);
 	if (w->threaded) {
+		/* The caller writes beside the thread what is left: the blocks of the file the
+		 * thread is not writing, and buckets.csv if the thread has not begun it. */
 		pthread_mutex_lock(&w->mu);
 		w->done = true;
-		pthread_cond_signal(&w->cv_full);
+		pthread_cond_broadcast(&w->cv);
+		for (;;) {
+			if (write_one(w))
+				continue;
+			if (!w->q[0].head && !w->q[1].head)
+				break; /* the thread may be writing its last block: joined below */
+			pthread_cond_wait(&w->cv, &w->mu); /* blocks of the file being written */
+		}
 		pthread_mutex_unlock(&w->mu);
 		pthread_join(w->thread, NULL);
 	}
 	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv_full);
-	pthread_cond_destroy(&w->cv_free);
+	pthread_cond_destroy(&w->cv);
 	free(w->blocks);
-	free(w->buf);
+	free(w->buf[0]);
+	free(w->buf[1]);
 	free(w);
 }
 

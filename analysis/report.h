@@ -41,8 +41,10 @@ void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *
  * report_request_row and report_batch_row (the tests compare them).  Its memory is fixed (a few
  * blocks of rows; the caller waits when all are in flight).  THREADED false, or no thread to be
  * had: the caller's thread formats each block when it is full.  The writer borrows REQ and BAT
- * (either may be NULL when its rows are never given); report_writer_close writes what is left,
- * ends the thread and frees the writer, after which the streams are the caller's again.
+ * (either may be NULL when its rows are never given); report_writer_close writes what is left
+ * (the caller's thread taking the blocks of the file the writer's thread is not writing, a file's
+ * blocks always one at a time and in order), ends the thread and frees the writer, after which
+ * the streams are the caller's again.
  */
 struct report_writer;
 struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded);
