@@ -233,10 +233,21 @@ int fmt_f3(char *buf, size_t n, double x)
 
 static void header(FILE *f, const char *const *cols)
 {
-	/* Column names are snake_case identifiers: nothing to quote. */
-	for (size_t i = 0; cols[i]; i++)
-		fprintf(f, "%s%s", i ? "," : "", cols[i]);
-	fputc('\n', f);
+	/* Column names are snake_case identifiers: nothing to quote.  One write (the row writer's
+	 * streams may be unbuffered). */
+	char line[1024];
+	size_t n = 0;
+	for (size_t i = 0; cols[i]; i++) {
+		size_t len = strlen(cols[i]);
+		if (n + len + 2 > sizeof line)
+			BUG("header longer than %zu bytes", sizeof line);
+		if (i)
+			line[n++] = ',';
+		memcpy(line + n, cols[i], len);
+		n += len;
+	}
+	line[n++] = '\n';
+	fwrite(line, 1, n, f);
 }
 
 void report_requests_header(FILE *f)
