@@ -525,10 +525,19 @@ static void wblock_write(FILE *f, char *buf, const struct wblock *b)
 	fwrite(buf, 1, (size_t)(p - buf), f);
 }
 
-/* Under mu: writes one block of a file no other thread is writing, or buckets.csv, unlocking
- * while it does; false when there is nothing to take. */
+/* Under mu: writes buckets.csv (first: it is one piece of work, the blocks can be shared), or
+ * one block of a file no other thread is writing, unlocking while it does; false when there is
+ * nothing to take. */
 static bool write_one(struct report_writer *w)
 {
+	FILE *bk = w->bk_f;
+	if (bk) {
+		w->bk_f = NULL;
+		pthread_mutex_unlock(&w->mu);
+		report_buckets(bk, w->bk_s);
+		pthread_mutex_lock(&w->mu);
+		return true;
+	}
 	for (int k = 0; k < 2; k++) {
 		struct wqueue *q = &w->q[k];
 		struct wblock *b = q->head;
@@ -547,14 +556,7 @@ static bool write_one(struct report_writer *w)
 		pthread_cond_broadcast(&w->cv);
 		return true;
 	}
-	FILE *bk = w->bk_f;
-	if (!bk)
-		return false;
-	w->bk_f = NULL;
-	pthread_mutex_unlock(&w->mu);
-	report_buckets(bk, w->bk_s);
-	pthread_mutex_lock(&w->mu);
-	return true;
+	return false;
 }
 
 static void *writer_main(void *arg)
@@ -646,12 +648,23 @@ void report_writer_pass(struct report_writer *w, const struct pass_rec *p)
 	}
 }
 
+/* Hands over the blocks being filled. */
+static void hand_over_current(struct report_writer *w)
+{
+	if (w->cur_req)
+		hand_over(w, w->cur_req);
+	if (w->cur_pass)
+		hand_over(w, w->cur_pass);
+	w->cur_req = w->cur_pass = NULL;
+}
+
 void report_writer_buckets(struct report_writer *w, FILE *f, const struct sim *s)
 {
 	if (!w || !w->threaded) {
 		report_buckets(f, s);
 		return;
 	}
+	hand_over_current(w); /* the run is over: its last rows need not wait for the close */
 	pthread_mutex_lock(&w->mu);
 	w->bk_f = f;
 	w->bk_s = s;
@@ -663,10 +676,7 @@ void report_writer_close(struct report_writer *w)
 {
 	if (!w)
 		return;
-	if (w->cur_req)
-		hand_over(w, w->cur_req);
-	if (w->cur_pass)
-		hand_over(w, w->cur_pass);
+	hand_over_current(w);
 	if (w->threaded) {
 		/* The caller writes beside the thread what is left: the blocks of the file the
 		 * thread is not writing, and buckets.csv if the thread has not begun it. */

@@ -51,9 +51,9 @@ struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded);
 void report_writer_request(struct report_writer *w, const struct sim *s, int32_t id);
 void report_writer_pass(struct report_writer *w, const struct pass_rec *p);
 void report_writer_close(struct report_writer *w);
-/* report_buckets(F, S) on the writer's thread, once the blocks handed over before it are written
- * (at once on the caller's thread when W is NULL or has no thread): F is written when
- * report_writer_close returns, and S must not change until then. */
+/* report_buckets(F, S) on the writer's thread, before the blocks still to write, which it hands
+ * over, the rows given so far included (at once on the caller's thread when W is NULL or has no
+ * thread): F is written when report_writer_close returns, and S must not change until then. */
 void report_writer_buckets(struct report_writer *w, FILE *f, const struct sim *s);
 
 /* The readable summary printed to stdout. */
