@@ -1,14 +1,14 @@
 /*
  * report: see report.h.
  */
-#define _GNU_SOURCE /* sched_getcpu, pthread_setaffinity_np */
 #include "analysis/report.h"
 
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim/cpu_hint.h"
 
 bool report_reference_format;
 
@@ -499,6 +499,7 @@ struct report_writer {
 	FILE *bk_f;
 	const struct sim *bk_s;
 	bool done;
+	bool off_cpu;                          /* cpu_hint_keep_off holds the thread */
 	pthread_t thread;
 };
 
@@ -576,22 +577,6 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* Keeps thread TH off the calling thread's CPU (when another is allowed).  Woken by the caller
- * at every block, the writer's thread is otherwise placed on the caller's CPU whenever the others
- * are busy (the scheduler's wake-affine choice: `perf sched timehist` shows it taking turns with
- * the run on one CPU while a CPU-bound process holds the other), where it delays the run instead
- * of overlapping it.  A hint only: the bytes written do not depend on it. */
-static void keep_off_this_cpu(pthread_t th)
-{
-	cpu_set_t set;
-	int me = sched_getcpu();
-	if (me < 0 || sched_getaffinity(0, sizeof set, &set) != 0 || !CPU_ISSET(me, &set) ||
-	    CPU_COUNT(&set) < 2)
-		return;
-	CPU_CLR(me, &set);
-	pthread_setaffinity_np(th, sizeof set, &set);
-}
-
 struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded)
 {
 	struct report_writer *w = xcalloc(1, sizeof *w);
@@ -608,8 +593,8 @@ struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded)
 	pthread_cond_init(&w->cv, NULL);
 	/* No thread (none wanted, or none to be had): the caller formats each full block. */
 	w->threaded = threaded && pthread_create(&w->thread, NULL, writer_main, w) == 0;
-	if (w->threaded)
-		keep_off_this_cpu(w->thread);
+	/* Off the caller's CPU while the run feeds it (sim/cpu_hint.h). */
+	w->off_cpu = w->threaded && cpu_hint_keep_off(w->thread);
 	return w;
 }
 
@@ -700,6 +685,8 @@ void report_writer_close(struct report_writer *w)
 	if (w->threaded) {
 		/* The caller writes beside the thread what is left: the blocks of the file the
 		 * thread is not writing, and buckets.csv if the thread has not begun it. */
+		if (w->off_cpu)
+			cpu_hint_release(w->thread);
 		pthread_mutex_lock(&w->mu);
 		w->done = true;
 		pthread_cond_broadcast(&w->cv);
