@@ -3,11 +3,12 @@
  */
 #include "analysis/report.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim/cpu_hint.h"
 
 bool report_reference_format;
 
@@ -234,10 +235,21 @@ int fmt_f3(char *buf, size_t n, double x)
 
 static void header(FILE *f, const char *const *cols)
 {
-	/* Column names are snake_case identifiers: nothing to quote. */
-	for (size_t i = 0; cols[i]; i++)
-		fprintf(f, "%s%s", i ? "," : "", cols[i]);
-	fputc('\n', f);
+	/* Column names are snake_case identifiers: nothing to quote.  One write (the row writer's
+	 * streams may be unbuffered). */
+	char line[1024];
+	size_t n = 0;
+	for (size_t i = 0; cols[i]; i++) {
+		size_t len = strlen(cols[i]);
+		if (n + len + 2 > sizeof line)
+			BUG("header longer than %zu bytes", sizeof line);
+		if (i)
+			line[n++] = ',';
+		memcpy(line + n, cols[i], len);
+		n += len;
+	}
+	line[n++] = '\n';
+	fwrite(line, 1, n, f);
 }
 
 void report_requests_header(FILE *f)
@@ -465,26 +477,37 @@ struct wblock {
 	} u;
 };
 
+/* The blocks of one file handed over and not yet taken (FIFO), and whether a thread is writing
+ * one of them: a file's blocks are written one at a time, in order. */
+struct wqueue {
+	struct wblock *head, *tail;
+	bool busy;
+};
+
 struct report_writer {
-	FILE *req, *bat;
+	FILE *f[2];                            /* requests.csv, batches.csv */
 	bool threaded;
 	struct wblock *cur_req, *cur_pass;     /* being filled by the caller */
 	struct wblock *blocks;                 /* WBLOCKS of them */
-	char *buf;                             /* the formatting thread's output buffer */
-	/* Under mu: the blocks handed over (FIFO), the free ones, and the end. */
+	char *buf[2];                          /* each file's output buffer (its writer's) */
+	/* Under mu, with cv signalled at every change: the queues, the free blocks, buckets.csv
+	 * to write (report_writer_buckets), and the end. */
 	pthread_mutex_t mu;
-	pthread_cond_t cv_full, cv_free;
-	struct wblock *full_head, *full_tail, *free_list;
+	pthread_cond_t cv;
+	struct wqueue q[2];
+	struct wblock *free_list;
+	FILE *bk_f;
+	const struct sim *bk_s;
 	bool done;
+	bool off_cpu;                          /* cpu_hint_keep_off holds the thread */
 	pthread_t thread;
 };
 
-enum { WBUF = 1 << 18 };
+enum { WBUF = 1 << 17 };
 
-/* Formats and writes block B (on the writer's thread, or the caller's when not threaded). */
-static void wblock_write(struct report_writer *w, const struct wblock *b)
+/* Formats and writes block B into its file, through BUF (WBUF bytes). */
+static void wblock_write(FILE *f, char *buf, const struct wblock *b)
 {
-	FILE *f = b->pass ? w->bat : w->req;
 	if (report_reference_format) {
 		for (size_t i = 0; i < b->n; i++) {
 			if (b->pass)
@@ -494,58 +517,84 @@ static void wblock_write(struct report_writer *w, const struct wblock *b)
 		}
 		return;
 	}
-	char *p = w->buf;
+	char *p = buf;
 	for (size_t i = 0; i < b->n; i++) {
-		if (p - w->buf > WBUF - REQ_ROW_MAX - BATCH_ROW_MAX) {
-			fwrite(w->buf, 1, (size_t)(p - w->buf), f);
-			p = w->buf;
+		if (p - buf > WBUF - REQ_ROW_MAX - BATCH_ROW_MAX) {
+			fwrite(buf, 1, (size_t)(p - buf), f);
+			p = buf;
 		}
 		p = b->pass ? batch_row_put(p, &b->u.pass[i]) : req_row_put(p, &b->u.req[i]);
 	}
-	fwrite(w->buf, 1, (size_t)(p - w->buf), f);
+	fwrite(buf, 1, (size_t)(p - buf), f);
+}
+
+/* Under mu: writes buckets.csv (first: it is one piece of work, the blocks can be shared), or
+ * one block of a file no other thread is writing, unlocking while it does; false when there is
+ * nothing to take. */
+static bool write_one(struct report_writer *w)
+{
+	FILE *bk = w->bk_f;
+	if (bk) {
+		w->bk_f = NULL;
+		pthread_mutex_unlock(&w->mu);
+		report_buckets(bk, w->bk_s);
+		pthread_mutex_lock(&w->mu);
+		return true;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct wqueue *q = &w->q[k];
+		struct wblock *b = q->head;
+		if (!b || q->busy)
+			continue;
+		q->head = b->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->busy = true;
+		pthread_mutex_unlock(&w->mu);
+		wblock_write(w->f[k], w->buf[k], b);
+		pthread_mutex_lock(&w->mu);
+		q->busy = false;
+		b->next = w->free_list;
+		w->free_list = b;
+		pthread_cond_broadcast(&w->cv);
+		return true;
+	}
+	return false;
 }
 
 static void *writer_main(void *arg)
 {
 	struct report_writer *w = arg;
+	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		pthread_mutex_lock(&w->mu);
-		while (!w->full_head && !w->done)
-			pthread_cond_wait(&w->cv_full, &w->mu);
-		struct wblock *b = w->full_head;
-		if (b) {
-			w->full_head = b->next;
-			if (!w->full_head)
-				w->full_tail = NULL;
-		}
-		pthread_mutex_unlock(&w->mu);
-		if (!b)
-			return NULL; /* done, and every block written */
-		wblock_write(w, b);
-		pthread_mutex_lock(&w->mu);
-		b->next = w->free_list;
-		w->free_list = b;
-		pthread_cond_signal(&w->cv_free);
-		pthread_mutex_unlock(&w->mu);
+		if (write_one(w))
+			continue;
+		if (w->done)
+			break; /* what is left is being written by the caller (report_writer_close) */
+		pthread_cond_wait(&w->cv, &w->mu);
 	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
 }
 
 struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded)
 {
 	struct report_writer *w = xcalloc(1, sizeof *w);
-	w->req = req;
-	w->bat = bat;
+	w->f[0] = req;
+	w->f[1] = bat;
 	w->blocks = xmalloc(WBLOCKS * sizeof *w->blocks);
-	w->buf = xmalloc(WBUF);
+	for (int k = 0; k < 2; k++)
+		w->buf[k] = w->f[k] ? xmalloc(WBUF) : NULL;
 	for (int i = 0; i < WBLOCKS; i++) {
 		w->blocks[i].next = w->free_list;
 		w->free_list = &w->blocks[i];
 	}
 	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv_full, NULL);
-	pthread_cond_init(&w->cv_free, NULL);
+	pthread_cond_init(&w->cv, NULL);
 	/* No thread (none wanted, or none to be had): the caller formats each full block. */
 	w->threaded = threaded && pthread_create(&w->thread, NULL, writer_main, w) == 0;
+	/* Off the caller's CPU while the run feeds it (sim/cpu_hint.h). */
+	w->off_cpu = w->threaded && cpu_hint_keep_off(w->thread);
 	return w;
 }
 
@@ -553,7 +602,7 @@ static struct wblock *take_free(struct report_writer *w, bool pass)
 {
 	pthread_mutex_lock(&w->mu);
 	while (!w->free_list)
-		pthread_cond_wait(&w->cv_free, &w->mu);
+		pthread_cond_wait(&w->cv, &w->mu);
 	struct wblock *b = w->free_list;
 	w->free_list = b->next;
 	pthread_mutex_unlock(&w->mu);
@@ -566,18 +615,19 @@ static struct wblock *take_free(struct report_writer *w, bool pass)
 static void hand_over(struct report_writer *w, struct wblock *b)
 {
 	if (!w->threaded) {
-		wblock_write(w, b);
+		wblock_write(w->f[b->pass], w->buf[b->pass], b);
 		b->next = w->free_list;
 		w->free_list = b;
 		return;
 	}
+	struct wqueue *q = &w->q[b->pass];
 	pthread_mutex_lock(&w->mu);
-	if (w->full_tail)
-		w->full_tail->next = b;
+	if (q->tail)
+		q->tail->next = b;
 	else
-		w->full_head = b;
-	w->full_tail = b;
-	pthread_cond_signal(&w->cv_full);
+		q->head = b;
+	q->tail = b;
+	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -603,26 +653,58 @@ void report_writer_pass(struct report_writer *w, const struct pass_rec *p)
 	}
 }
 
-void report_writer_close(struct report_writer *w)
+/* Hands over the blocks being filled. */
+static void hand_over_current(struct report_writer *w)
 {
-	if (!w)
-		return;
 	if (w->cur_req)
 		hand_over(w, w->cur_req);
 	if (w->cur_pass)
 		hand_over(w, w->cur_pass);
+	w->cur_req = w->cur_pass = NULL;
+}
+
+void report_writer_buckets(struct report_writer *w, FILE *f, const struct sim *s)
+{
+	if (!w || !w->threaded) {
+		report_buckets(f, s);
+		return;
+	}
+	hand_over_current(w); /* the run is over: its last rows need not wait for the close */
+	pthread_mutex_lock(&w->mu);
+	w->bk_f = f;
+	w->bk_s = s;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void report_writer_close(struct report_writer *w)
+{
+	if (!w)
+		return;
+	hand_over_current(w);
 	if (w->threaded) {
+		/* The caller writes beside the thread what is left: the blocks of the file the
+		 * thread is not writing, and buckets.csv if the thread has not begun it. */
+		if (w->off_cpu)
+			cpu_hint_release(w->thread);
 		pthread_mutex_lock(&w->mu);
 		w->done = true;
-		pthread_cond_signal(&w->cv_full);
+		pthread_cond_broadcast(&w->cv);
+		for (;;) {
+			if (write_one(w))
+				continue;
+			if (!w->q[0].head && !w->q[1].head)
+				break; /* the thread may be writing its last block: joined below */
+			pthread_cond_wait(&w->cv, &w->mu); /* blocks of the file being written */
+		}
 		pthread_mutex_unlock(&w->mu);
 		pthread_join(w->thread, NULL);
 	}
 	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv_full);
-	pthread_cond_destroy(&w->cv_free);
+	pthread_cond_destroy(&w->cv);
 	free(w->blocks);
-	free(w->buf);
+	free(w->buf[0]);
+	free(w->buf[1]);
 	free(w);
 }
 
@@ -703,20 +785,6 @@ void report_buckets(FILE *f, const struct sim *s)
 			bucket_row(f, g[i]);
 	}
 	free(g);
-}
-
-static double num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (cJSON_IsRaw(v))
-		return strtod(v->valuestring, NULL);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "?";
 }
 
 void report_monitor_header(FILE *f)
@@ -812,81 +880,4 @@ void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *
 	}
 	*p++ = '\n';
 	fwrite(line, 1, (size_t)(p - line), f);
-}
-
-void report_human(FILE *f, const cJSON *summary)
-{
-	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(summary, "meta");
-	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(summary, "config");
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(summary, "metrics");
-	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(meta, "workload");
-	fprintf(f, "bucketsim %s  workload %s  seed %.0f\n", str(meta, "version"), str(wl, "source"),
-		num(meta, "seed"));
-	fprintf(f, "  %s on %s (tp %.0f), bucketing %s/%s, max_num_seqs %.0f, "
-		   "max_num_batched_tokens %.0f, max_model_len %.0f, %.0f KV blocks\n",
-		str(cfg, "model"), str(cfg, "hardware"), num(cfg, "hardware.tp"),
-		str(cfg, "bucketing.strategy"), str(cfg, "bucketing.version"),
-		num(cfg, "server.max_num_seqs"), num(cfg, "server.max_num_batched_tokens"),
-		num(cfg, "server.max_model_len"), num(cfg, "server.num_kv_blocks"));
-	fprintf(f, "requests    %.0f completed in %.3f s simulated (%.0f input, %.0f output tokens)\n",
-		num(m, "completed"), num(m, "duration"), num(m, "total_input_tokens"),
-		num(m, "total_output_tokens"));
-	fprintf(f, "throughput  %.3f req/s, %.1f output tok/s, %.1f total tok/s\n",
-		num(m, "request_throughput"), num(m, "output_throughput"),
-		num(m, "total_token_throughput"));
-	static const char *const rows[][2] = {
-		{"ttft", "TTFT"}, {"tpot", "TPOT"}, {"itl", "ITL"}, {"e2el", "E2E"}};
-	fprintf(f, "latency     %-5s %10s %10s %10s %10s (ms)\n", "", "mean", "median", "p90", "p99");
-	for (size_t i = 0; i < 4; i++) {
-		char k[4][48];
-		snprintf(k[0], 48, "mean_%s_ms", rows[i][0]);
-		snprintf(k[1], 48, "median_%s_ms", rows[i][0]);
-		snprintf(k[2], 48, "p90_%s_ms", rows[i][0]);
-		snprintf(k[3], 48, "p99_%s_ms", rows[i][0]);
-		fprintf(f, "            %-5s %10.3f %10.3f %10.3f %10.3f\n", rows[i][1], num(m, k[0]),
-			num(m, k[1]), num(m, k[2]), num(m, k[3]));
-	}
-	fprintf(f, "SLO         %.2f%% of requests meet TTFT <= %.0f ms and TPOT <= %.0f ms",
-		100 * num(m, "slo_attainment"), num(cfg, "slo.ttft_ms"), num(cfg, "slo.tpot_ms"));
-	if (num(cfg, "slo.e2e_ms") > 0) /* null (no objective) reads as NaN */
-		fprintf(f, " and E2E <= %.0f ms", num(cfg, "slo.e2e_ms"));
-	fprintf(f, "; goodput %.3f req/s", num(m, "goodput"));
-	if (num(m, "unfinished") > 0)
-		fprintf(f, "; %.0f unfinished (counted as failing)", num(m, "unfinished"));
-	fputc('\n', f);
-	fprintf(f, "padding     %.2f%% of computed tokens are padding (%.0f real, %.0f padded)",
-		100 * num(m, "padding_waste_ratio"), num(m, "real_tokens"), num(m, "padded_tokens"));
-	if (num(m, "padded_kv_blocks") > 0)
-		fprintf(f, "; %.2f%% of decode KV blocks read are padding",
-			100 * num(m, "kv_block_padding_ratio"));
-	fputc('\n', f);
-	fprintf(f, "graphs      %.0f compiled at warm-up (%.1f s), %.0f at run time (%.3f s), "
-		   "%.0f fallback buckets\n",
-		num(m, "compiles_warmup"), num(m, "warmup_s"), num(m, "compiles_runtime"),
-		num(m, "runtime_compile_s"), num(m, "fallback_buckets"));
-	if (num(m, "unified_passes") > 0)
-		fprintf(f, "engine      %.0f unified passes", num(m, "unified_passes"));
-	else
-		fprintf(f, "engine      %.0f prefill + %.0f decode passes", num(m, "prefill_passes"),
-			num(m, "decode_passes"));
-	fprintf(f, " on %.0f instance%s (%.0f card%s)", num(m, "instances"),
-		num(m, "instances") > 1 ? "s" : "", num(m, "cards"), num(m, "cards") > 1 ? "s" : "");
-	if (num(m, "pipeline_stages") > 1)
-		fprintf(f, " of %.0f pipeline stages", num(m, "pipeline_stages"));
-	fprintf(f, ", utilization %.1f%%, %.0f preemptions, KV peak %.0f of "
-		   "%.0f blocks\n",
-		100 * num(m, "utilization"), num(m, "preemptions"), num(m, "kv_blocks_peak"),
-		num(m, "kv_blocks_total"));
-	if (num(m, "prefix_cache_hit_tokens") > 0)
-		fprintf(f, "prefix      %.0f prompt tokens served from the prefix cache (%.2f%% of input)\n",
-			num(m, "prefix_cache_hit_tokens"),
-			100 * num(m, "prefix_cache_hit_tokens") / num(m, "total_input_tokens"));
-	if (num(m, "kv_transfers") > 0)
-		fprintf(f, "transfer    %.0f KV transfers, mean %.3f ms\n", num(m, "kv_transfers"),
-			num(m, "mean_kv_transfer_ms"));
-	if (num(m, "bucket_splits") > 0 || num(m, "bucket_merges") > 0)
-		fprintf(f, "buckets     %.0f splits, %.0f merges; batch waste (Eq. 2) %.4f mean; "
-			   "expected waste (Eq. 3) %.4f\n", num(m, "bucket_splits"),
-			num(m, "bucket_merges"), num(m, "batch_waste_ratio_mean"),
-			num(m, "expected_waste_eq3"));
 }

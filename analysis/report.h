@@ -41,14 +41,20 @@ void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *
  * report_request_row and report_batch_row (the tests compare them).  Its memory is fixed (a few
  * blocks of rows; the caller waits when all are in flight).  THREADED false, or no thread to be
  * had: the caller's thread formats each block when it is full.  The writer borrows REQ and BAT
- * (either may be NULL when its rows are never given); report_writer_close writes what is left,
- * ends the thread and frees the writer, after which the streams are the caller's again.
+ * (either may be NULL when its rows are never given); report_writer_close writes what is left
+ * (the caller's thread taking the blocks of the file the writer's thread is not writing, a file's
+ * blocks always one at a time and in order), ends the thread and frees the writer, after which
+ * the streams are the caller's again.
  */
 struct report_writer;
 struct report_writer *report_writer_new(FILE *req, FILE *bat, bool threaded);
 void report_writer_request(struct report_writer *w, const struct sim *s, int32_t id);
 void report_writer_pass(struct report_writer *w, const struct pass_rec *p);
 void report_writer_close(struct report_writer *w);
+/* report_buckets(F, S) on the writer's thread, before the blocks still to write, which it hands
+ * over, the rows given so far included (at once on the caller's thread when W is NULL or has no
+ * thread): F is written when report_writer_close returns, and S must not change until then. */
+void report_writer_buckets(struct report_writer *w, FILE *f, const struct sim *s);
 
 /* The readable summary printed to stdout. */
 void report_human(FILE *f, const struct cJSON *summary);

@@ -171,9 +171,13 @@ static void run_csv(const char *const *kv, enum mode mode, char *out[NOUT])
 	sim_warmup(s);
 	sim_run(s);
 	sim_finish(s);
-	report_writer_close(k.w);
-	report_buckets(k.f[OUT_BUCK], s);
+	/* As run does: buckets.csv on the writer's thread while the summary is built. */
+	if (k.w)
+		report_writer_buckets(k.w, k.f[OUT_BUCK], s);
+	else
+		report_buckets(k.f[OUT_BUCK], s);
 	cJSON *m = run_metrics_json(&x, s);
+	report_writer_close(k.w);
 	out[OUT_SUM] = cJSON_PrintUnformatted(m);
 	cJSON_Delete(m);
 	sim_free(s);

@@ -3,6 +3,7 @@
 # second and peak memory for a 1,000,000-request run of short Alpaca-like requests with Poisson
 # arrivals at a load the server sustains, with and without per-request output.
 set -eu
+LC_NUMERIC=C # the decimal point of $EPOCHREALTIME and printf
 B=${BUCKETSIM:-build/bucketsim}
 OUT=$(mktemp -d /tmp/bucketsim-bench.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
@@ -27,15 +28,17 @@ echo "- overloaded server (queue grows): Poisson 80 req/s, max_num_seqs 64 (capa
 grep -E '"(utilization|mean_ttft_ms|request_throughput)"' "$OUT/b/summary.json" | sed 's/^/    /'
 
 # Whole-process figures (reading the trace, simulating, writing the outputs, start-up), wall
-# time measured around the command (best of the repeats where noted).
+# time measured around the command (best of the repeats where noted) with bash's
+# $EPOCHREALTIME, read without starting a process: timing with t0=$(date ...) would add the
+# start and exit of a `date` process to every figure.
 wall() { # prints the wall seconds of "$@" (stdout dropped); a failed run is not a figure
 	local t0 t1
-	t0=$(date +%s.%N)
+	t0=$EPOCHREALTIME
 	if ! "$@" >/dev/null 2>"$OUT/wall.err"; then
 		echo "bench: the timed command failed: $(head -n 1 "$OUT/wall.err")" >&2
 		exit 1
 	fi
-	t1=$(date +%s.%N)
+	t1=$EPOCHREALTIME
 	echo "$t1 - $t0" | bc -l
 }
 echo "- whole process: bucketsim run --trace 1M.csv -o DIR --no-batches (1,000,000 Alpaca-like rows"

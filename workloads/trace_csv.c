@@ -157,7 +157,9 @@ static void csv_cb_record(int c, void *data)
 		L->nrec++;
 }
 
-#define CSV_BLOCK ((size_t)1 << 18)
+/* 64 KiB: a block stays in the cache while it is parsed, and one block per reader (allocated
+ * once, below malloc's mmap threshold) is all the memory a file's bytes take. */
+#define CSV_BLOCK ((size_t)1 << 16)
 
 /* Bytes [FROM, FROM + N) of a file source into BLK (N <= CSV_BLOCK): the count read, 0 at the
  * end of the file, -1 on a read error (recorded on L). */
@@ -200,12 +202,12 @@ static ssize_t src_block(struct loader *L, const struct csv_src *src, char *blk,
 	return csv_src_read(L, src, blk, from, n);
 }
 
-/* Feeds bytes [FROM, TO) of SRC to P in blocks of CSV_BLOCK, stopping after the block in which
- * the first error was recorded (or, when STOP is given, once it is set); 0 or -1 (L->failed). */
-static int csv_feed(struct loader *L, struct csv_parser *p, const struct csv_src *src,
+/* Feeds bytes [FROM, TO) of SRC to P in blocks of CSV_BLOCK (read into BLK, of CSV_BLOCK bytes,
+ * for a file), stopping after the block in which the first error was recorded (or, when STOP is
+ * given, once it is set); 0 or -1 (L->failed). */
+static int csv_feed(struct loader *L, struct csv_parser *p, const struct csv_src *src, char *blk,
 		    size_t from, size_t to, const atomic_bool *stop)
 {
-	char *blk = src->buf || from >= to ? NULL : xmalloc(CSV_BLOCK);
 	while (from < to && !L->failed) {
 		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
 			break;
@@ -216,16 +218,14 @@ static int csv_feed(struct loader *L, struct csv_parser *p, const struct csv_src
 		feed(L, p, data, (size_t)n);
 		from += (size_t)n;
 	}
-	free(blk);
 	return L->failed || from < to ? -1 : 0;
 }
 
 /* Feeds SRC from *OFF to the end of the line on which the header record ends (or to the end of a
  * block when that line goes on past it), line by line; *OFF is moved past the bytes fed. */
 static void csv_feed_header(struct loader *L, struct csv_parser *p, const struct csv_src *src,
-			    size_t *off)
+			    char *blk, size_t *off)
 {
-	char *blk = src->buf ? NULL : xmalloc(CSV_BLOCK);
 	while (*off < src->len && L->nrec == 0 && !L->failed) {
 		const char *data;
 		ssize_t r = src_block(L, src, blk, *off, src->len, &data);
@@ -240,18 +240,16 @@ static void csv_feed_header(struct loader *L, struct csv_parser *p, const struct
 		}
 		*off += i;
 	}
-	free(blk);
 }
 
 /* The first line start of SRC at or after byte AT (>= 1): just past the first '\n' at or after
  * byte AT - 1; SRC->len when there is none. */
-static size_t src_line_start(struct loader *L, const struct csv_src *src, size_t at)
+static size_t src_line_start(struct loader *L, const struct csv_src *src, char *blk, size_t at)
 {
 	if (src->buf) {
 		const char *nl = memchr(src->buf + at - 1, '\n', src->len - (at - 1));
 		return nl ? (size_t)(nl - src->buf) + 1 : src->len;
 	}
-	char *blk = xmalloc(CSV_BLOCK);
 	size_t s = src->len;
 	for (size_t from = at - 1; from < src->len;) {
 		size_t n = src->len - from < CSV_BLOCK ? src->len - from : CSV_BLOCK;
@@ -265,7 +263,6 @@ static size_t src_line_start(struct loader *L, const struct csv_src *src, size_t
 		}
 		from += (size_t)r;
 	}
-	free(blk);
 	return s;
 }
 
@@ -303,6 +300,7 @@ struct csv_part {
 	struct bs_err err;
 	struct csv_parser p;
 	const struct csv_src *src;
+	char *blk;              /* its block (a file) */
 	size_t from;
 	atomic_bool stop;       /* set by the first part when the second's rows cannot be kept */
 	int rc;
@@ -311,7 +309,7 @@ struct csv_part {
 static void *csv_part_main(void *arg)
 {
 	struct csv_part *q = arg;
-	q->rc = csv_feed(&q->L, &q->p, q->src, q->from, q->src->len, &q->stop) ||
+	q->rc = csv_feed(&q->L, &q->p, q->src, q->blk, q->from, q->src->len, &q->stop) ||
 			csv_end(&q->L, &q->p) ? -1 : 0;
 	return NULL;
 }
@@ -331,6 +329,7 @@ static void csv_part_start(struct csv_part *q, const struct loader *L, const str
 	q->L.field = 0;
 	csv_parser_init(&q->L, &q->p);
 	q->src = src;
+	q->blk = src->buf ? NULL : xmalloc(CSV_BLOCK);
 	q->from = from;
 	atomic_init(&q->stop, false);
 	q->rc = -1;
@@ -402,13 +401,14 @@ int load_csv(struct loader *L, const struct csv_src *src, size_t split, int *par
 	csv_parser_init(L, &p);
 	L->record = 1;
 	size_t off = 0, len = src->len;
+	char *blk = src->buf ? NULL : xmalloc(CSV_BLOCK);
 	if (parts)
 		*parts = 1;
 	if (split < len && !trace_reference_read) {
 		/* The header first: the second part needs its columns. */
-		csv_feed_header(L, &p, src, &off);
+		csv_feed_header(L, &p, src, blk, &off);
 		size_t at = split > off ? split : off;
-		size_t s = L->failed || at == 0 ? len : src_line_start(L, src, at);
+		size_t s = L->failed || at == 0 ? len : src_line_start(L, src, blk, at);
 		struct csv_part *q = NULL;
 		pthread_t th;
 		if (!L->failed && s < len) {
@@ -416,12 +416,13 @@ int load_csv(struct loader *L, const struct csv_src *src, size_t split, int *par
 			csv_part_start(q, L, src, s);
 			if (pthread_create(&th, NULL, csv_part_main, q) != 0) {
 				csv_free(&q->p);
+				free(q->blk);
 				free(q);
 				q = NULL;
 			}
 		}
 		if (q) {
-			csv_feed(L, &p, src, off, s, NULL);
+			csv_feed(L, &p, src, blk, off, s, NULL);
 			if (L->failed || !csv_lines_at_record_start(&p, &L->ln))
 				atomic_store(&q->stop, true);
 			if (pthread_join(th, NULL) != 0)
@@ -429,15 +430,17 @@ int load_csv(struct loader *L, const struct csv_src *src, size_t split, int *par
 			bool kept = csv_part_merge(L, &p, q);
 			csv_free(&q->p);
 			trace_release(&q->t);
+			free(q->blk);
 			free(q);
 			off = kept ? len : s;
 			if (parts && kept)
 				*parts = 2;
 		}
 	}
-	csv_feed(L, &p, src, off, len, NULL);
+	csv_feed(L, &p, src, blk, off, len, NULL);
 	csv_end(L, &p);
 	csv_free(&p);
+	free(blk);
 	if (L->failed)
 		return -1;
 	if (L->nrec == 0 && L->nhdr == 0) {
