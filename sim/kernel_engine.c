@@ -18,10 +18,11 @@ static void run_remove(struct sim *s, struct lane *in, int32_t id)
 
 static void pre_remove(struct lane *in, int32_t id)
 {
+	/* Shifted by hand: the list is short (a step's prefills), a call to memmove costs more. */
 	for (size_t i = 0; i < in->n_pre; i++)
 		if (in->pre[i] == id) {
-			memmove(&in->pre[i], &in->pre[i + 1], (in->n_pre - i - 1) * sizeof *in->pre);
-			in->n_pre--;
+			for (in->n_pre--; i < in->n_pre; i++)
+				in->pre[i] = in->pre[i + 1];
 			return;
 		}
 	BUG("request %d not in prefill", id);
@@ -279,8 +280,10 @@ static void admit_transferred(struct sim *s, struct lane *in)
 	}
 }
 
-/* Submits the step's passes starting at T; returns the end time. */
-static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
+/* Submits the step's passes starting at T; returns the end time.  For a run of decode steps
+ * (in->step_k > 1), *PASS_NS is the device time of one of its steps (its one pass). */
+static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted,
+		      int64_t *pass_ns)
 {
 	in->step_dec = in->n_dec;
 	in->step_k = 0;
@@ -302,8 +305,8 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		    !in->lag_blocked)
 			k = decode_run_length(s, in, t, in->owner->stages == 1 ? step_span(s, in, s->graphs[gi].cost_ns)
 						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
-		t += compile_ns +
-		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
+		*pass_ns = account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
+		t += compile_ns + k * *pass_ns;
 		in->step_k = in->n_dec ? k : 0;
 		return t;
 	}
@@ -314,11 +317,6 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t tokens = 0;
 		for (size_t j = i; j < end; j++) {
 			struct req *r = &s->r[in->items[j].id];
-			if (in->items[j].chunk > real[1])
-				real[1] = in->items[j].chunk;
-			int32_t ctx = blocks_for(s, r->computed + in->items[j].ahead);
-			if (ctx > real[2])
-				real[2] = ctx;
 			tokens += in->items[j].chunk;
 			if (r->t_sched < 0)
 				r->t_sched = t;
@@ -339,8 +337,9 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		    !in->lag_blocked)
 			k = decode_run_length(s, in, t, in->owner->stages == 1 ? step_span(s, in, s->graphs[gi].cost_ns)
 						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
-		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
-						   in->n_dec, nb, t, k);
+		*pass_ns = account_pass(s, in, PHASE_DECODE, real, gi, compile_ns, in->n_dec, nb,
+					t, k);
+		t += compile_ns + k * *pass_ns;
 		in->step_k = k;
 	}
 	return t;
@@ -442,8 +441,9 @@ void engine_schedule(struct sim *s, struct lane *in)
 	int64_t defrag_ns = kv_defrag(s, in);
 	if (grp->stages > 1)
 		in->mb_pre += defrag_ns;
+	int64_t pass_ns = 0;
 	int64_t t = submit(s, in, t0 + (grp->stages > 1 ? 0 : defrag_ns),
-			   preempted || in->step_swaps);
+			   preempted || in->step_swaps, &pass_ns);
 	if (s->p.pp_prefill_chunks)
 		pipe_chunks_submitted(s, in);
 	int64_t work = t - t0;
@@ -453,13 +453,14 @@ void engine_schedule(struct sim *s, struct lane *in)
 		 * time charged before the microbatch enters the first stage. */
 		in->mb_pre += in->host_ns;
 		t = pipe_walk(s, in, k, &work);
+		in->step_dt = k == 1 ? t - s->now : (t - s->now) / k;
 	} else {
-		/* Each step is its device passes (starting at T0) with its host time
+		/* Each step is its device passes (starting at T0 = now) with its host time
 		 * (sim/kernel_host.c); a run's passes are identical, without compile. */
-		t = t0 + k * step_span(s, in, k == 1 ? t - t0 : (t - t0) / k);
+		in->step_dt = step_span(s, in, k == 1 ? t - t0 : pass_ns);
+		t = t0 + k * in->step_dt;
 	}
 	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
-	in->step_dt = k == 1 ? t - s->now : (t - s->now) / k;
 	if (in->step_dt * k != t - s->now)
 		BUG("uneven decode run");
 	/* Busy time is the compute of the step (summed over stages, it is card time / stages). */
