@@ -395,7 +395,7 @@ void ih_grow(struct iheap *h);
 /* Inline (the order, sifting up, push, remove, update): */
 static inline bool ih_less(struct ih_ent a, struct ih_ent b)
 {
-	return a.key < b.key || (a.key == b.key && a.id < b.id);
+	return a.key != b.key ? a.key < b.key : a.id < b.id; /* a tie is rare: one branch */
 }
 
 static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)
