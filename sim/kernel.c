@@ -253,6 +253,11 @@ void sim_finish(struct sim *s)
 {
 	if (s->n_pend)
 		pend_flush(s, INT64_MAX);
+	for (size_t i = 0; i < s->n_graphs; i++) /* gaps counted in the graphs (engine_update) */
+		if (s->graphs[i].itl_count) {
+			metrics_itl(&s->m, s->graphs[i].itl_gap, s->graphs[i].itl_count);
+			s->graphs[i].itl_count = 0;
+		}
 	s->m.end_ns = s->now;
 	if (s->m.end_ns < s->m.last_finish_ns)
 		s->m.end_ns = s->m.last_finish_ns;

@@ -287,6 +287,7 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted,
 {
 	in->step_dec = in->n_dec;
 	in->step_k = 0;
+	in->itl_gi = -1;
 	if (s->p.unified) {
 		/* One pass of every token: (query, shared blocks, unique blocks, causal), as
 		 * create_unified_batch builds it (kernel_unified.c). */
@@ -308,6 +309,8 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted,
 		*pass_ns = account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
 		t += compile_ns + k * *pass_ns;
 		in->step_k = in->n_dec ? k : 0;
+		if (!in->n_items && !s->p.step_by_step)
+			in->itl_gi = gi;
 		return t;
 	}
 	/* Prefill passes grouped and shaped as vllm-gaudi does (sim/kernel_prefill.c). */
@@ -341,6 +344,8 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted,
 					t, k);
 		t += compile_ns + k * *pass_ns;
 		in->step_k = k;
+		if (!in->n_items && !s->p.step_by_step)
+			in->itl_gi = gi;
 	}
 	return t;
 }
@@ -480,6 +485,25 @@ void engine_schedule(struct sim *s, struct lane *in)
 
 /* ---- the engine: update ------------------------------------------------------------------ */
 
+/* N inter-token gaps of GAP ns of IN's step.  The fast path counts those of a decode-only step
+ * in its graph while they repeat (struct graph), the set of gaps being large and scattered in
+ * memory when the graphs are many (no bucketing); the step-by-step reference adds each to the
+ * metrics at once. */
+static void count_gaps(struct sim *s, const struct lane *in, int64_t gap, int64_t n)
+{
+	if (in->itl_gi < 0) {
+		metrics_itl(&s->m, gap, n);
+		return;
+	}
+	struct graph *g = &s->graphs[in->itl_gi];
+	if (g->itl_count && g->itl_gap != gap) {
+		metrics_itl(&s->m, g->itl_gap, g->itl_count);
+		g->itl_count = 0;
+	}
+	g->itl_gap = gap;
+	g->itl_count += n;
+}
+
 static void finish(struct sim *s, struct lane *in, int32_t id)
 {
 	struct req *r = &s->r[id];
@@ -525,7 +549,7 @@ void engine_update(struct sim *s, struct lane *in)
 	/* Decoders: k tokens each; each token's gap is one step. */
 	if (k) {
 		kv_decode_done(s, in, k);
-		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);
+		count_gaps(s, in, in->step_dt, (int64_t)in->step_dec * k);
 		in->G += k;
 		for (int32_t id = ih_top(&in->done_at); id >= 0 && ih_top_key(&in->done_at) < in->G;
 		     id = ih_top(&in->done_at)) {

@@ -200,6 +200,8 @@ struct lane {
 	struct pre_item *items;
 	size_t n_items;
 	int32_t step_dec;
+	int32_t itl_gi;                 /* the step's graph when it is decode-only (the fast path
+					 * counts its gaps there: struct graph), or -1 */
 	int64_t step_k, step_dt, last_end;
 	int64_t step_t0;                /* when the step in flight (its run) started */
 	int64_t mon_counted;            /* steps of the run counted in the monitor window: a
