@@ -234,6 +234,8 @@ struct lane {
 
 struct sim {
 	struct sim_params p;
+	int block_shift;                /* log2(block_size) when a power of two, for blocks_for;
+					 * -1: divide (always in the step-by-step reference) */
 	const struct req_spec *spec;
 	size_t n;
 	struct req *r;
@@ -578,6 +580,8 @@ void pipe_finish(struct sim *s);
 
 static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 {
+	if (s->block_shift >= 0 && tokens >= 0) /* the same quotient, without a division */
+		return (int32_t)((tokens + s->p.block_size - 1) >> s->block_shift);
 	return (int32_t)((tokens + s->p.block_size - 1) / s->p.block_size);
 }
 
