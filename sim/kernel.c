@@ -86,113 +86,127 @@ static bool arrival_first(const struct sim *s, const struct event *top)
 	return top->cls != EVC_ARRIVAL ? top->cls > EVC_ARRIVAL : s->arrival_seq < top->seq;
 }
 
-bool sim_step(struct sim *s)
+/* Processes the next event (ONE), or every event until none is left before the stop time;
+ * returns whether an event was processed (ONE).  One loop for both: sim_run() makes no call
+ * per event. */
+static bool run_events(struct sim *s, bool one)
 {
-	struct event e;
-	const struct event *top = evq_peek(&s->q);
-	if (arrival_first(s, top)) {
-		if (s->arrival_t > s->p.stop_ns)
-			return false;
-		e = (struct event){.t_ns = s->arrival_t, .seq = s->arrival_seq, .cls = EVC_ARRIVAL,
-				   .kind = EV_ARRIVAL, .arg = (int64_t)s->next_arrival};
-		s->arrival_held = false;
-	} else {
-		if (!top || top->t_ns > s->p.stop_ns)
-			return false;
-		evq_pop(&s->q, &e);
-	}
-	if (e.t_ns < s->now)
-		BUG("time went backwards");
-	if (e.kind == EV_PASS_DONE && e.arg >> 20 != s->lanes[e.arg & 0xfffff].gen)
-		return true; /* the end of a run that was cut short */
-	if (s->n_pend)
-		pend_flush(s, e.t_ns);
-	s->now = e.t_ns;
-	s->events++;
-	switch (e.kind) {
-	case EV_ARRIVAL: {
-		int32_t id = (int32_t)e.arg;
-		s->r[id].state = RS_WAITING;
-		if (s->spec_sent)
-			s->spec_sent[id].arrival_ns = s->now; /* its send time (closed loop) */
-		if (s->lane_q) {
-			/* Virtual engines: the one with the fewest unfinished requests takes it. */
-			struct lane *best = NULL;
-			for (int i = 0; i < s->n_lanes; i++) {
-				struct lane *c = &s->lanes[i];
-				if (!best || c->n_run + c->q->h.n < best->n_run + best->q->h.n)
-					best = c;
-			}
-			wq_push(s, best->q, id, false);
-			lane_kick(s, best);
+	for (;;) {
+		struct event e;
+		const struct event *top = evq_peek(&s->q);
+		if (arrival_first(s, top)) {
+			if (s->arrival_t > s->p.stop_ns)
+				return false;
+			e = (struct event){.t_ns = s->arrival_t, .seq = s->arrival_seq,
+					   .cls = EVC_ARRIVAL, .kind = EV_ARRIVAL,
+					   .arg = (int64_t)s->next_arrival};
+			s->arrival_held = false;
 		} else {
-			cut_consumers(s, wq_for(s, id), false);
-			wq_push(s, wq_for(s, id), id, false);
+			if (!top || top->t_ns > s->p.stop_ns)
+				return false;
+			evq_pop(&s->q, &e);
 		}
-		s->arrived++;
-		s->mon_arrivals++;
-		client_sent(s, id); /* schedules the next arrival (kernel_client.c) */
-		wq_kick(s, &s->queue[Q_NEW]);
-		break;
-	}
-	case EV_PASS_DONE: {
-		struct lane *in = &s->lanes[e.arg & 0xfffff];
-		engine_update(s, in);
-		if (in->owner->lanes == 1 && !in->schedule_pending && next_now(s, EVC_SCHEDULE)) {
-			/* Its schedule event would be the next event: it is processed now. */
-			assert(sim_check_invariants(s));
-			s->events++;
-			engine_schedule(s, in);
+		if (e.t_ns < s->now)
+			BUG("time went backwards");
+		if (e.kind == EV_PASS_DONE && e.arg >> 20 != s->lanes[e.arg & 0xfffff].gen) {
+			if (one) /* the end of a run that was cut short */
+				return true;
+			continue;
+		}
+		if (s->n_pend)
+			pend_flush(s, e.t_ns);
+		s->now = e.t_ns;
+		s->events++;
+		switch (e.kind) {
+		case EV_ARRIVAL: {
+			int32_t id = (int32_t)e.arg;
+			s->r[id].state = RS_WAITING;
+			if (s->spec_sent)
+				s->spec_sent[id].arrival_ns = s->now; /* its send time (closed loop) */
+			if (s->lane_q) {
+				/* Virtual engines: the one with the fewest unfinished requests takes it. */
+				struct lane *best = NULL;
+				for (int i = 0; i < s->n_lanes; i++) {
+					struct lane *c = &s->lanes[i];
+					if (!best || c->n_run + c->q->h.n < best->n_run + best->q->h.n)
+						best = c;
+				}
+				wq_push(s, best->q, id, false);
+				lane_kick(s, best);
+			} else {
+				cut_consumers(s, wq_for(s, id), false);
+				wq_push(s, wq_for(s, id), id, false);
+			}
+			s->arrived++;
+			s->mon_arrivals++;
+			client_sent(s, id); /* schedules the next arrival (kernel_client.c) */
+			wq_kick(s, &s->queue[Q_NEW]);
 			break;
 		}
-		/* The lane schedules its returned requests again; its idle sibling lanes (empty
-		 * microbatch slots) may take waiting work.  The atomic loop builds the next
-		 * microbatch before it processes the returned one, so the idle lanes go first
-		 * there; the async loop processes the returned microbatch first. */
-		bool atomic = s->p.loop->waits_for_oldest && in->owner->lanes > 1;
-		if (!atomic)
+		case EV_PASS_DONE: {
+			struct lane *in = &s->lanes[e.arg & 0xfffff];
+			engine_update(s, in);
+			if (in->owner->lanes == 1 && !in->schedule_pending && next_now(s, EVC_SCHEDULE)) {
+				/* Its schedule event would be the next event: it is processed now. */
+				assert(sim_check_invariants(s));
+				s->events++;
+				engine_schedule(s, in);
+				break;
+			}
+			/* The lane schedules its returned requests again; its idle sibling lanes (empty
+			 * microbatch slots) may take waiting work.  The atomic loop builds the next
+			 * microbatch before it processes the returned one, so the idle lanes go first
+			 * there; the async loop processes the returned microbatch first. */
+			bool atomic = s->p.loop->waits_for_oldest && in->owner->lanes > 1;
+			if (!atomic)
+				lane_kick(s, in);
+			for (int l = 0; l < in->owner->lanes; l++)
+				if (&s->lanes[in->owner->first + l] != in)
+					lane_kick(s, &s->lanes[in->owner->first + l]);
 			lane_kick(s, in);
-		for (int l = 0; l < in->owner->lanes; l++)
-			if (&s->lanes[in->owner->first + l] != in)
-				lane_kick(s, &s->lanes[in->owner->first + l]);
-		lane_kick(s, in);
-		break;
+			break;
+		}
+		case EV_SCHEDULE: {
+			struct lane *in = &s->lanes[e.arg];
+			in->schedule_pending = false;
+			if (!in->busy)
+				engine_schedule(s, in);
+			break;
+		}
+		case EV_TRANSFER:
+			on_transfer(s, (int32_t)e.arg);
+			break;
+		case EV_MONITOR:
+			on_monitor(s);
+			if (work_left(s))
+				evq_push(&s->q, s->now + s->p.monitor_ns, EVC_MONITOR, EV_MONITOR, 0);
+			break;
+		case EV_ADJUST:
+			cut_consumers(s, &s->queue[Q_NEW], true);
+			wq_adjust(s, &s->queue[Q_NEW]);
+			if (s->queue[Q_OFFLINE].bsm)
+				wq_adjust(s, &s->queue[Q_OFFLINE]);
+			wq_kick(s, &s->queue[Q_NEW]);
+			if (work_left(s))
+				evq_push(&s->q, s->now + s->bsc->adjust_period_ns, EVC_MONITOR, EV_ADJUST, 0);
+			break;
+		default:
+			BUG("unknown event kind %d", e.kind);
+		}
+		assert(sim_check_invariants(s));
+		if (one)
+			return true;
 	}
-	case EV_SCHEDULE: {
-		struct lane *in = &s->lanes[e.arg];
-		in->schedule_pending = false;
-		if (!in->busy)
-			engine_schedule(s, in);
-		break;
-	}
-	case EV_TRANSFER:
-		on_transfer(s, (int32_t)e.arg);
-		break;
-	case EV_MONITOR:
-		on_monitor(s);
-		if (work_left(s))
-			evq_push(&s->q, s->now + s->p.monitor_ns, EVC_MONITOR, EV_MONITOR, 0);
-		break;
-	case EV_ADJUST:
-		cut_consumers(s, &s->queue[Q_NEW], true);
-		wq_adjust(s, &s->queue[Q_NEW]);
-		if (s->queue[Q_OFFLINE].bsm)
-			wq_adjust(s, &s->queue[Q_OFFLINE]);
-		wq_kick(s, &s->queue[Q_NEW]);
-		if (work_left(s))
-			evq_push(&s->q, s->now + s->bsc->adjust_period_ns, EVC_MONITOR, EV_ADJUST, 0);
-		break;
-	default:
-		BUG("unknown event kind %d", e.kind);
-	}
-	assert(sim_check_invariants(s));
-	return true;
+}
+
+bool sim_step(struct sim *s)
+{
+	return run_events(s, true);
 }
 
 void sim_run(struct sim *s)
 {
-	while (sim_step(s))
-		;
+	run_events(s, false);
 }
 
 size_t sim_waiting(const struct sim *s)
@@ -239,6 +253,11 @@ void sim_finish(struct sim *s)
 {
 	if (s->n_pend)
 		pend_flush(s, INT64_MAX);
+	for (size_t i = 0; i < s->n_graphs; i++) /* gaps counted in the graphs (engine_update) */
+		if (s->graphs[i].itl_count) {
+			metrics_itl(&s->m, s->graphs[i].itl_gap, s->graphs[i].itl_count);
+			s->graphs[i].itl_count = 0;
+		}
 	s->m.end_ns = s->now;
 	if (s->m.end_ns < s->m.last_finish_ns)
 		s->m.end_ns = s->m.last_finish_ns;

@@ -232,6 +232,9 @@ struct graph {
 	int64_t cost_ns, compile_ns;
 	bool warm, fallback, runtime;
 	int64_t uses, real_tokens, padded_tokens;
+	/* The fast path's inter-token gaps of decode-only steps of this graph not yet in the
+	 * metrics: ITL_COUNT gaps of ITL_GAP ns (engine_update; sim_finish adds them). */
+	int64_t itl_gap, itl_count;
 };
 
 

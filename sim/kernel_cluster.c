@@ -100,6 +100,10 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 {
 	memset(s, 0, sizeof *s);
 	s->p = *p;
+	s->block_shift = -1;
+	for (int b = 0; b < 31 && !p->step_by_step; b++)
+		if ((int64_t)1 << b == (int64_t)p->block_size)
+			s->block_shift = b;
 	s->spec = req;
 	s->n = n;
 	size_t nn = n ? n : 1;

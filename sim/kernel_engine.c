@@ -18,10 +18,11 @@ static void run_remove(struct sim *s, struct lane *in, int32_t id)
 
 static void pre_remove(struct lane *in, int32_t id)
 {
+	/* Shifted by hand: the list is short (a step's prefills), a call to memmove costs more. */
 	for (size_t i = 0; i < in->n_pre; i++)
 		if (in->pre[i] == id) {
-			memmove(&in->pre[i], &in->pre[i + 1], (in->n_pre - i - 1) * sizeof *in->pre);
-			in->n_pre--;
+			for (in->n_pre--; i < in->n_pre; i++)
+				in->pre[i] = in->pre[i + 1];
 			return;
 		}
 	BUG("request %d not in prefill", id);
@@ -279,11 +280,14 @@ static void admit_transferred(struct sim *s, struct lane *in)
 	}
 }
 
-/* Submits the step's passes starting at T; returns the end time. */
-static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
+/* Submits the step's passes starting at T; returns the end time.  For a run of decode steps
+ * (in->step_k > 1), *PASS_NS is the device time of one of its steps (its one pass). */
+static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted,
+		      int64_t *pass_ns)
 {
 	in->step_dec = in->n_dec;
 	in->step_k = 0;
+	in->itl_gi = -1;
 	if (s->p.unified) {
 		/* One pass of every token: (query, shared blocks, unique blocks, causal), as
 		 * create_unified_batch builds it (kernel_unified.c). */
@@ -302,9 +306,11 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		    !in->lag_blocked)
 			k = decode_run_length(s, in, t, in->owner->stages == 1 ? step_span(s, in, s->graphs[gi].cost_ns)
 						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
-		t += compile_ns +
-		     k * account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
+		*pass_ns = account_pass(s, in, PHASE_UNIFIED, real, gi, compile_ns, tokens, 0, t, k);
+		t += compile_ns + k * *pass_ns;
 		in->step_k = in->n_dec ? k : 0;
+		if (!in->n_items && !s->p.step_by_step)
+			in->itl_gi = gi;
 		return t;
 	}
 	/* Prefill passes grouped and shaped as vllm-gaudi does (sim/kernel_prefill.c). */
@@ -314,11 +320,6 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		int64_t tokens = 0;
 		for (size_t j = i; j < end; j++) {
 			struct req *r = &s->r[in->items[j].id];
-			if (in->items[j].chunk > real[1])
-				real[1] = in->items[j].chunk;
-			int32_t ctx = blocks_for(s, r->computed + in->items[j].ahead);
-			if (ctx > real[2])
-				real[2] = ctx;
 			tokens += in->items[j].chunk;
 			if (r->t_sched < 0)
 				r->t_sched = t;
@@ -339,9 +340,12 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted)
 		    !in->lag_blocked)
 			k = decode_run_length(s, in, t, in->owner->stages == 1 ? step_span(s, in, s->graphs[gi].cost_ns)
 						   : pipe_step_dt(s, in, gi, s->graphs[gi].v[0]));
-		t += compile_ns + k * account_pass(s, in, PHASE_DECODE, real, gi, compile_ns,
-						   in->n_dec, nb, t, k);
+		*pass_ns = account_pass(s, in, PHASE_DECODE, real, gi, compile_ns, in->n_dec, nb,
+					t, k);
+		t += compile_ns + k * *pass_ns;
 		in->step_k = k;
+		if (!in->n_items && !s->p.step_by_step)
+			in->itl_gi = gi;
 	}
 	return t;
 }
@@ -442,8 +446,9 @@ void engine_schedule(struct sim *s, struct lane *in)
 	int64_t defrag_ns = kv_defrag(s, in);
 	if (grp->stages > 1)
 		in->mb_pre += defrag_ns;
+	int64_t pass_ns = 0;
 	int64_t t = submit(s, in, t0 + (grp->stages > 1 ? 0 : defrag_ns),
-			   preempted || in->step_swaps);
+			   preempted || in->step_swaps, &pass_ns);
 	if (s->p.pp_prefill_chunks)
 		pipe_chunks_submitted(s, in);
 	int64_t work = t - t0;
@@ -453,13 +458,14 @@ void engine_schedule(struct sim *s, struct lane *in)
 		 * time charged before the microbatch enters the first stage. */
 		in->mb_pre += in->host_ns;
 		t = pipe_walk(s, in, k, &work);
+		in->step_dt = k == 1 ? t - s->now : (t - s->now) / k;
 	} else {
-		/* Each step is its device passes (starting at T0) with its host time
+		/* Each step is its device passes (starting at T0 = now) with its host time
 		 * (sim/kernel_host.c); a run's passes are identical, without compile. */
-		t = t0 + k * step_span(s, in, k == 1 ? t - t0 : (t - t0) / k);
+		in->step_dt = step_span(s, in, k == 1 ? t - t0 : pass_ns);
+		t = t0 + k * in->step_dt;
 	}
 	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
-	in->step_dt = k == 1 ? t - s->now : (t - s->now) / k;
 	if (in->step_dt * k != t - s->now)
 		BUG("uneven decode run");
 	/* Busy time is the compute of the step (summed over stages, it is card time / stages). */
@@ -478,6 +484,25 @@ void engine_schedule(struct sim *s, struct lane *in)
 }
 
 /* ---- the engine: update ------------------------------------------------------------------ */
+
+/* N inter-token gaps of GAP ns of IN's step.  The fast path counts those of a decode-only step
+ * in its graph while they repeat (struct graph), the set of gaps being large and scattered in
+ * memory when the graphs are many (no bucketing); the step-by-step reference adds each to the
+ * metrics at once. */
+static void count_gaps(struct sim *s, const struct lane *in, int64_t gap, int64_t n)
+{
+	if (in->itl_gi < 0) {
+		metrics_itl(&s->m, gap, n);
+		return;
+	}
+	struct graph *g = &s->graphs[in->itl_gi];
+	if (g->itl_count && g->itl_gap != gap) {
+		metrics_itl(&s->m, g->itl_gap, g->itl_count);
+		g->itl_count = 0;
+	}
+	g->itl_gap = gap;
+	g->itl_count += n;
+}
 
 static void finish(struct sim *s, struct lane *in, int32_t id)
 {
@@ -524,7 +549,7 @@ void engine_update(struct sim *s, struct lane *in)
 	/* Decoders: k tokens each; each token's gap is one step. */
 	if (k) {
 		kv_decode_done(s, in, k);
-		metrics_itl(&s->m, in->step_dt, (int64_t)in->step_dec * k);
+		count_gaps(s, in, in->step_dt, (int64_t)in->step_dec * k);
 		in->G += k;
 		for (int32_t id = ih_top(&in->done_at); id >= 0 && ih_top_key(&in->done_at) < in->G;
 		     id = ih_top(&in->done_at)) {

@@ -35,8 +35,11 @@ void ih_down(struct iheap *h, size_t i)
 	struct ih_ent x = h->e[i];
 	for (;;) {
 		size_t c = IH_ARITY * i + 1, m;
-		if (c + IH_ARITY <= h->n) { /* every child: a tournament */
-			m = ih_min2(h, ih_min2(h, c, c + 1), ih_min2(h, c + 2, c + 3));
+		if (c + IH_ARITY <= h->n) { /* every child: a tournament (indices by arithmetic:
+					    * no branch to mispredict) */
+			size_t a = c + ih_less(h->e[c + 1], h->e[c]);
+			size_t b = c + 2 + ih_less(h->e[c + 3], h->e[c + 2]);
+			m = ih_min2(h, a, b);
 		} else {
 			if (c >= h->n)
 				break;

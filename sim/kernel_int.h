@@ -13,7 +13,7 @@
  *   kernel_client.c   when requests are sent: open loop, or a closed loop of N in flight
  *   kernel_unified.c  the shape of a unified-attention pass (create_unified_batch)
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
- *   kernel_heap.c     indexed 4-ary heaps of request ids
+ *   kernel_heap.c     indexed 4-ary heaps of request ids (sim/kernel_heap.h)
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
  *   kernel_pipeline.c pipeline parallelism: microbatches through the stages, their metrics
  *   kernel_host.c     the host side of an engine step: host time, async scheduling's lag
@@ -30,6 +30,7 @@
 
 #include "policies/loop.h"
 #include "sim/evq.h"
+#include "sim/kernel_heap.h"
 #include "sim/kernel.h"
 #include "sim/shapemap.h"
 
@@ -88,18 +89,6 @@ struct pre_item {
 					 * (cluster.async_prefill_chunks), after `computed` */
 };
 
-#define IH_ARITY 4                      /* ih_down's tournament assumes 4 */
-/* Indexed min-heap of request ids keyed by (key, id) (kernel_heap.c); the position array is
- * by request id, shared by heaps a request is never in two of at once. */
-struct ih_ent {
-	int64_t key;
-	int32_t id;
-};
-struct iheap {
-	struct ih_ent *e;
-	size_t n, cap;
-	int32_t *pos;                   /* by request id (borrowed); -1 = absent */
-};
 
 /* A waiting queue: an ordered heap, or BucketServe buckets when grouped. */
 struct waitq {
@@ -211,6 +200,8 @@ struct lane {
 	struct pre_item *items;
 	size_t n_items;
 	int32_t step_dec;
+	int32_t itl_gi;                 /* the step's graph when it is decode-only (the fast path
+					 * counts its gaps there: struct graph), or -1 */
 	int64_t step_k, step_dt, last_end;
 	int64_t step_t0;                /* when the step in flight (its run) started */
 	int64_t mon_counted;            /* steps of the run counted in the monitor window: a
@@ -243,6 +234,8 @@ struct lane {
 
 struct sim {
 	struct sim_params p;
+	int block_shift;                /* log2(block_size) when a power of two, for blocks_for;
+					 * -1: divide (always in the step-by-step reference) */
 	const struct req_spec *spec;
 	size_t n;
 	struct req *r;
@@ -385,73 +378,6 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	      struct bucketer *bucketer, const struct bucketserve_cfg *bsc,
 	      const struct sim_costs *costs, const struct sim_hooks *hooks);
 void sim_release(struct sim *s);
-
-/* kernel_heap.c */
-void ih_init(struct iheap *h, int32_t *pos, size_t cap);
-void ih_release(struct iheap *h);
-/* Out of line: sifting entry I down, doubling the array. */
-void ih_down(struct iheap *h, size_t i);
-void ih_grow(struct iheap *h);
-/* Inline (the order, sifting up, push, remove, update): */
-static inline bool ih_less(struct ih_ent a, struct ih_ent b)
-{
-	return a.key < b.key || (a.key == b.key && a.id < b.id);
-}
-
-static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)
-{
-	h->e[i] = x;
-	h->pos[x.id] = (int32_t)i;
-}
-
-static inline void ih_up(struct iheap *h, size_t i)
-{
-	struct ih_ent x = h->e[i];
-	while (i > 0) {
-		size_t p = (i - 1) / IH_ARITY;
-		if (!ih_less(x, h->e[p]))
-			break;
-		ih_set(h, i, h->e[p]);
-		i = p;
-	}
-	ih_set(h, i, x);
-}
-
-static inline void ih_push(struct iheap *h, int32_t id, int64_t key)
-{
-	if (h->n == h->cap)
-		ih_grow(h);
-	h->e[h->n] = (struct ih_ent){key, id};
-	h->n++;
-	ih_up(h, h->n - 1);
-}
-
-static inline void ih_remove(struct iheap *h, int32_t id)
-{
-	size_t i = (size_t)h->pos[id];
-	h->pos[id] = -1;
-	h->n--;
-	if (i == h->n)
-		return;
-	struct ih_ent last = h->e[h->n];
-	bool up = i > 0 && ih_less(last, h->e[i]);
-	h->e[i] = last;
-	if (up)
-		ih_up(h, i);
-	else
-		ih_down(h, i);
-}
-
-static inline void ih_update(struct iheap *h, int32_t id, int64_t key)
-{
-	size_t i = (size_t)h->pos[id];
-	bool up = key < h->e[i].key;
-	h->e[i].key = key;
-	if (up)
-		ih_up(h, i);
-	else
-		ih_down(h, i);
-}
 
 /* kernel_queue.c */
 void wq_adjust(struct sim *s, struct waitq *q);
@@ -654,6 +580,8 @@ void pipe_finish(struct sim *s);
 
 static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 {
+	if (s->block_shift >= 0 && tokens >= 0) /* the same quotient, without a division */
+		return (int32_t)((tokens + s->p.block_size - 1) >> s->block_shift);
 	return (int32_t)((tokens + s->p.block_size - 1) / s->p.block_size);
 }
 

@@ -1,0 +1,93 @@
+/*
+ * kernel_heap: indexed 4-ary min-heaps of request ids keyed by (key, id), the kernel's waiting
+ * queues and its decoding requests' completion and block-boundary steps (sim/kernel_heap.c).
+ * Part of the kernel's internal interface (sim/kernel_int.h includes it).
+ */
+#ifndef BS_KERNEL_HEAP_H
+#define BS_KERNEL_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IH_ARITY 4                      /* ih_down's tournament assumes 4 */
+/* Indexed min-heap of request ids keyed by (key, id) (kernel_heap.c); the position array is
+ * by request id, shared by heaps a request is never in two of at once. */
+struct ih_ent {
+	int64_t key;
+	int32_t id;
+};
+struct iheap {
+	struct ih_ent *e;
+	size_t n, cap;
+	int32_t *pos;                   /* by request id (borrowed); -1 = absent */
+};
+
+/* kernel_heap.c */
+void ih_init(struct iheap *h, int32_t *pos, size_t cap);
+void ih_release(struct iheap *h);
+/* Out of line: sifting entry I down, doubling the array. */
+void ih_down(struct iheap *h, size_t i);
+void ih_grow(struct iheap *h);
+/* Inline (the order, sifting up, push, remove, update): */
+static inline bool ih_less(struct ih_ent a, struct ih_ent b)
+{
+	return a.key != b.key ? a.key < b.key : a.id < b.id; /* a tie is rare: one branch */
+}
+
+static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)
+{
+	h->e[i] = x;
+	h->pos[x.id] = (int32_t)i;
+}
+
+static inline void ih_up(struct iheap *h, size_t i)
+{
+	struct ih_ent x = h->e[i];
+	while (i > 0) {
+		size_t p = (i - 1) / IH_ARITY;
+		if (!ih_less(x, h->e[p]))
+			break;
+		ih_set(h, i, h->e[p]);
+		i = p;
+	}
+	ih_set(h, i, x);
+}
+
+static inline void ih_push(struct iheap *h, int32_t id, int64_t key)
+{
+	if (h->n == h->cap)
+		ih_grow(h);
+	h->e[h->n] = (struct ih_ent){key, id};
+	h->n++;
+	ih_up(h, h->n - 1);
+}
+
+static inline void ih_remove(struct iheap *h, int32_t id)
+{
+	size_t i = (size_t)h->pos[id];
+	h->pos[id] = -1;
+	h->n--;
+	if (i == h->n)
+		return;
+	struct ih_ent last = h->e[h->n];
+	bool up = i > 0 && ih_less(last, h->e[i]);
+	h->e[i] = last;
+	if (up)
+		ih_up(h, i);
+	else
+		ih_down(h, i);
+}
+
+static inline void ih_update(struct iheap *h, int32_t id, int64_t key)
+{
+	size_t i = (size_t)h->pos[id];
+	bool up = key < h->e[i].key;
+	h->e[i].key = key;
+	if (up)
+		ih_up(h, i);
+	else
+		ih_down(h, i);
+}
+
+#endif
