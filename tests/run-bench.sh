@@ -10,9 +10,19 @@ trap 'rm -rf "$OUT"' EXIT
 common=(--trace alpaca --set workload.lengths=empirical --set workload.num_requests=1000000
 	--set workload.arrival=poisson --set workload.rate=20 --seed 1 --no-batches -q --perf)
 echo "bench: 1,000,000 Alpaca-like requests (empirical lengths), Poisson 20 req/s, llama-3.1-8b on gaudi2"
+# The simulation's figure moves by a third between runs of the same binary on a shared machine:
+# each is run three times and the best is the figure (as for the whole-process times below).
 for strat in exponential none; do
-	echo "- bucketing.strategy=$strat, no per-request output:"
-	"$B" run "${common[@]}" --set bucketing.strategy=$strat --set output.requests=false -o "$OUT/r" 2>&1 | sed 's/^/    /'
+	echo "- bucketing.strategy=$strat, no per-request output, 3 runs:"
+	best=0
+	for _ in 1 2 3; do
+		line=$("$B" run "${common[@]}" --set bucketing.strategy=$strat --set output.requests=false \
+			-o "$OUT/r" 2>&1 | grep '^perf: setup')
+		echo "    $line"
+		rps=$(echo "$line" | sed -E 's/.* ([0-9]+) requests\/s.*/\1/')
+		if [ "$rps" -gt "$best" ]; then best=$rps; fi
+	done
+	printf '    best of 3: %.0f simulated requests per wall second (simulation alone)\n' "$best"
 done
 echo "- exponential, with requests.csv:"
 "$B" run "${common[@]}" -o "$OUT/r" 2>&1 | sed 's/^/    /'
