@@ -105,7 +105,8 @@ static int gen_docs(const struct bucket_params *p, struct bgen *g, struct bs_err
 	    bucket_check_range(&r.dbs, "decode bs", err) ||
 	    bucket_check_range(&r.blocks, "decode block", err) ||
 	    bucket_docs_prompt(p, &r.bs, &r.query, ps[2], false, g, err) ||
-	    bucket_product_check("decode", (double)r.dbs.n * (double)r.blocks.n, err))
+	    bucket_product_check("decode", (double)r.dbs.n * (double)r.blocks.n, BUCKET_GEN_MAX,
+				 err))
 		goto out;
 	for (size_t i = 0; i < r.dbs.n; i++)   /* the full decode product */
 		for (size_t j = 0; j < r.blocks.n; j++)

@@ -139,14 +139,21 @@ int bucket_exp_cfg_ok(const int64_t *c, const char *what, struct bs_err *err)
 	return 0;
 }
 
-int bucket_product_check(const char *phase, double n, struct bs_err *err)
+int bucket_product_check(const char *phase, double n, double limit, struct bs_err *err)
 {
-	if (n <= BUCKET_GEN_MAX)
+	if (n <= limit)
 		return 0;
 	return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
-		       "the %s bucket ranges combine to %.0f candidate buckets, more than %d (no "
+		       "the %s bucket ranges combine to %.0f candidate buckets, more than %.0f (no "
 		       "server warms up that many): raise the bucket steps or server.block_size",
-		       phase, n, BUCKET_GEN_MAX);
+		       phase, n, limit);
+}
+
+int bucket_kept_error(const char *phase, struct bs_err *err)
+{
+	return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
+		       "the %s bucket filters keep more than %d buckets (no server warms up that "
+		       "many): raise the bucket steps or server.block_size", phase, BUCKET_GEN_MAX);
 }
 
 int bucket_empty_error(const char *phase, struct bs_err *err)
@@ -184,7 +191,8 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 	int has_cmax = bucket_env_int(p->cfg, "VLLM_PROMPT_CTX_BUCKET_MAX", &cmax_env, err);
 	if (has_cmax < 0)
 		return -1;
-	if (bucket_product_check("prompt", (double)bs->n * (double)qr->n * (double)ctx->n, err))
+	if (bucket_product_check("prompt", (double)bs->n * (double)qr->n * (double)ctx->n,
+				 BUCKET_SCAN_MAX, err))
 		return -1;
 	/* Upstream common.generate_buckets tests only is_prompt, the largest ctx and
 	 * max_model_len >= LONG_CTX_THRESHOLD: the edge rule also applies with merged prefill
@@ -236,10 +244,18 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 			}
 			if (pending && cm[k] <= bound)
 				blist_push(out, b, q, cm[k], 0);
+			/* A pair pushes at most one duplicate (its edge bucket) per bucket kept, so
+			 * more than twice the limit means more than the limit kept. */
+			if (out->n > 2 * (size_t)BUCKET_GEN_MAX) {
+				free(cm);
+				return bucket_kept_error("prompt", err);
+			}
 		}
 	}
 	free(cm);
 	blist_sort_unique(out);
+	if (out->n > BUCKET_GEN_MAX)
+		return bucket_kept_error("prompt", err);
 	return out->n ? 0 : bucket_empty_error("prompt", err);
 }
 
@@ -264,7 +280,7 @@ void bucket_correct_decode(const struct bucket_params *p, struct blist *l)
 int bucket_combine_decode(const struct bucket_params *p, const struct ivec *bs,
 			  const struct ivec *blocks, struct blist *out, struct bs_err *err)
 {
-	if (bucket_product_check("decode", (double)bs->n * (double)blocks->n, err))
+	if (bucket_product_check("decode", (double)bs->n * (double)blocks->n, BUCKET_GEN_MAX, err))
 		return -1;
 	blist_reserve(out, out->n + bs->n * blocks->n);
 	for (size_t i = 0; i < bs->n; i++)
@@ -367,7 +383,7 @@ int bucket_docs_prompt(const struct bucket_params *p, const struct ivec *bs,
 	for (size_t j = 0; j < seq->n; j++)
 		cand += p->prefix_caching ? (double)max64(0, bucket_floordiv(smax - seq->v[j], B) + 1)
 					  : 1;
-	if (bucket_product_check("prompt", cand * (double)bs->n, err))
+	if (bucket_product_check("prompt", cand * (double)bs->n, BUCKET_GEN_MAX, err))
 		return -1;
 	struct blist all = {0};
 	for (size_t i = 0; i < bs->n; i++)

@@ -137,12 +137,19 @@ int bucket_pad_range(struct ivec *r, const int64_t *c, const char *what, struct 
 int bucket_exp_cfg_ok(const int64_t *c, const char *what, struct bs_err *err);
 /* "generated 0 PHASE buckets: ..." (exit 3); returns -1. */
 int bucket_empty_error(const char *phase, struct bs_err *err);
-/* Most steps in one linear bucket range, and most candidate buckets of one phase (the product
- * of its ranges, checked before expanding it): no server warms up more, and an unbounded
- * product (a linear step of 1 over a long context) would exhaust memory instead of failing. */
+/* Most steps in one linear bucket range, and most buckets of one phase: no server warms up
+ * more, and an unbounded product (a linear step of 1 over a long context) would exhaust memory
+ * instead of failing.  Version current's prompt phase counts the buckets its filter keeps (its
+ * generator's work follows them); the others count candidates, the product of their ranges,
+ * checked before expanding it. */
 #define BUCKET_GEN_MAX 1000000
-/* An error (exit 3) when N, the candidate buckets of PHASE, exceeds BUCKET_GEN_MAX; else 0. */
-int bucket_product_check(const char *phase, double n, struct bs_err *err);
+/* Most candidate buckets of version current's prompt phase, checked before any is examined:
+ * they bound the (bs, query) pairs its generator visits. */
+#define BUCKET_SCAN_MAX 10000000
+/* An error (exit 3) when N, the candidate buckets of PHASE, exceeds LIMIT; else 0. */
+int bucket_product_check(const char *phase, double n, double limit, struct bs_err *err);
+/* The error (exit 3) of a PHASE whose filters keep more than BUCKET_GEN_MAX buckets; -1. */
+int bucket_kept_error(const char *phase, struct bs_err *err);
 /* The server's config log line "HEAD n1:c1, n2:c2[, n3:c3]" (N values per config, as Python
  * prints a list; bit k of TUP prints config k as a tuple).  N3 NULL: two configs. */
 void bucket_cfg_line(char *buf, size_t len, const char *head, int n, unsigned tup,

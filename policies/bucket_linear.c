@@ -90,7 +90,8 @@ static int gen_docs(const struct bucket_params *p, struct bgen *g, struct bs_err
 	    bucket_check_range(&r.dbs, "decode bs", err) ||
 	    bucket_check_range(&r.blocks, "decode block", err) ||
 	    bucket_docs_prompt(p, &r.bs, &r.query, ps[2], true, g, err) ||
-	    bucket_product_check("decode", (double)r.dbs.n * (double)r.blocks.n, err))
+	    bucket_product_check("decode", (double)r.dbs.n * (double)r.blocks.n, BUCKET_GEN_MAX,
+				 err))
 		goto out;
 	/* legacy linear decode: skip bs > blocks; the first block value >= num_kv_blocks becomes
 	 * num_kv_blocks and ends the row */

@@ -72,7 +72,8 @@ static int gen(const struct bucket_params *p, struct bgen *g, bool alpha, struct
 			"Unified bucket config (min, max, turning_point)", 3, 0, "query", cq, "shared",
 			cs, "unique", cu);
 	g->unified_cfg_unlogged = true;   /* upstream logged only the generated list */
-	if (bucket_product_check("unified", 2.0 * (double)q.n * (double)s.n * (double)u.n, err))
+	if (bucket_product_check("unified", 2.0 * (double)q.n * (double)s.n * (double)u.n,
+				 BUCKET_GEN_MAX, err))
 		goto out;
 	for (size_t i = 0; i < q.n; i++)
 		for (size_t j = 0; j < s.n; j++)

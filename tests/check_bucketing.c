@@ -846,14 +846,26 @@ END_TEST
 /* Ranges and products that would exhaust memory are errors before they are expanded. */
 START_TEST(product_blowup_is_error)
 {
-	/* block_size 1: query 1..2048 step 1 (2048 values) x ctx blocks 0..2047 (2048) x bs 1 */
+	/* block_size 1: query 1..2048 step 1 (2048 values) x ctx blocks 0..2047 (2048) x bs 1,
+	 * every one kept by the filter (query <= max_model_len and max_num_batched_tokens, ctx <=
+	 * 2047): 4,194,304 buckets */
 	base("current", "2048", "4", "5781");
 	cset("bucketing.strategy", "linear");
 	cset("server.block_size", "1");
 	struct bs_err e = make_fail();
 	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
-	ck_assert_str_eq(e.msg, "the prompt bucket ranges combine to 4194304 candidate buckets, "
-				"more than 1000000 (no server warms up that many): raise the bucket "
+	ck_assert_str_eq(e.msg, "the prompt bucket filters keep more than 1000000 buckets (no "
+				"server warms up that many): raise the bucket steps or "
+				"server.block_size");
+	config_release(&cfg);
+	/* 20000 queries x 20000 contexts: refused before any is examined */
+	base("current", "20000", "4", "5781");
+	cset("bucketing.strategy", "linear");
+	cset("server.block_size", "1");
+	cset("server.max_num_batched_tokens", "20000");
+	e = make_fail();
+	ck_assert_str_eq(e.msg, "the prompt bucket ranges combine to 400000000 candidate buckets, "
+				"more than 10000000 (no server warms up that many): raise the bucket "
 				"steps or server.block_size");
 	config_release(&cfg);
 	/* the same in version docs: 2048 queries x 2048 contexts (prefix caching) */
@@ -874,6 +886,40 @@ START_TEST(product_blowup_is_error)
 	ck_assert_str_eq(e.msg, "decode block linear bucket config (min, step, max) = (1, 1, "
 				"2000000000) spans more than 1000000 steps: raise the step");
 	config_release(&cfg);
+}
+END_TEST
+
+/* Version current's prompt limit is on the buckets kept, as upstream generates them: 1,048,576
+ * candidates (bs 1..128 x query 16..2048 step 16 x ctx 0..63), of which the filter keeps the
+ * queries up to max_model_len (1024) with bs x query <= max_num_batched_tokens (2048), every
+ * ctx (<= ceil(1023 / 16) = 64): sum over bs of min(64, 128 / bs) x 64 = 37,184 buckets (the
+ * count vllm-gaudi's generate_buckets gives for this configuration). */
+START_TEST(prompt_limit_counts_kept_buckets)
+{
+	base("current", "1024", "128", "32207");
+	cset("bucketing.strategy", "linear");
+	cset("server.block_size", "16");
+	cset("server.max_num_batched_tokens", "2048");
+	cset("server.prefix_caching", "true");
+	cenv("VLLM_PROMPT_BS_BUCKET_STEP=1");
+	cenv("VLLM_PROMPT_BS_BUCKET_MAX=128");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	size_t want = 0;
+	for (int bs = 1; bs <= 128; bs++)
+		want += (size_t)(128 / bs < 64 ? 128 / bs : 64) * 64;
+	ck_assert_uint_eq(want, 37184);
+	const struct bshape *l;
+	size_t n = bucketer_list(b, PHASE_PROMPT, &l);
+	ck_assert_uint_eq(n, want);
+	/* the first and last buckets: (1, 16, 0) and (128, 16, 63) */
+	ck_assert_int_eq(l[0].v[0], 1);
+	ck_assert_int_eq(l[0].v[1], 16);
+	ck_assert_int_eq(l[0].v[2], 0);
+	ck_assert_int_eq(l[n - 1].v[0], 128);
+	ck_assert_int_eq(l[n - 1].v[1], 16);
+	ck_assert_int_eq(l[n - 1].v[2], 63);
+	done(b);
 }
 END_TEST
 
@@ -1877,6 +1923,7 @@ int main(void)
 	tcase_add_test(tc, every_strategy_properties);
 	tcase_add_test(tc, every_strategy_disabled);
 	tcase_add_test(tc, product_blowup_is_error);
+	tcase_add_test(tc, prompt_limit_counts_kept_buckets);
 	tcase_add_test(tc, tuple_order);
 	tcase_add_test(tc, sort_unique);
 	suite_add_tcase(s, tc);
