@@ -35,6 +35,15 @@ static int64_t item_context(const struct sim *s, const struct lane *in, size_t j
 static void group_shape(struct sim *s, const struct lane *in, size_t i, size_t end,
 			bool with_ctx, int32_t real[4])
 {
+	if (end == i + 1) {
+		/* One item (every pass with one prefill per pass, the default): the same shape
+		 * merged or not, without the loop's sums and maxima. */
+		real[0] = 1;
+		real[1] = in->items[i].chunk;
+		real[2] = with_ctx ? blocks_for(s, item_context(s, in, i)) : 0;
+		real[3] = 0;
+		return;
+	}
 	bool merged = s->p.merged_prefill;
 	real[0] = merged ? 1 : (int32_t)(end - i);
 	real[1] = real[2] = real[3] = 0;
