@@ -225,6 +225,7 @@ struct lane {
 					 * step more (async scheduling) */
 	bool lag;                       /* the next schedule follows a step (async scheduling) */
 	bool lag_blocked;               /* the last schedule left a request for that reason */
+	bool lags;                      /* host_lags(), fixed at set-up (kernel_cluster.c) */
 	/* Contiguous PA (kernel_defrag.c): its decode batch's block ids (NULL: not modelled),
 	 * and the step in flight's highest id + 1 and distinct ids read by its decode. */
 	struct lane_ids *dids;
@@ -351,9 +352,15 @@ static inline int64_t step_span(const struct sim *s, const struct lane *in, int6
 /* Whether IN's schedule after a step lags (async scheduling): a request arriving after the
  * step started waits one step more.  The lag is modelled for an instance with one lane; the
  * lanes of a pipeline-parallel instance schedule by their engine loop (policies/loop.h). */
+static inline bool host_lags_at_setup(const struct sim_params *p, const struct instance *grp)
+{
+	return p->host_time && p->async_scheduling && grp->lanes == 1;
+}
+/* The same, kept by the lane (asked at every step). */
 static inline bool host_lags(const struct sim *s, const struct lane *in)
 {
-	return s->p.host_time && s->p.async_scheduling && in->owner->lanes == 1;
+	(void)s;
+	return in->lags;
 }
 /* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
  * had arrived when the step started. */
