@@ -410,7 +410,13 @@ size_t prefill_group(struct sim *s, const struct lane *in, size_t i, int32_t rea
 
 /* kernel_kv.c */
 void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);
-void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id);
+void pc_donate_(struct sim *s, struct lane *in, struct req *r, int32_t id);
+/* After a prefill chunk of request ID: it may give its group's prefix to the cache. */
+static inline void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id)
+{
+	if (s->p.prefix_caching && s->spec[id].prefix_group >= 0) /* else nothing to share */
+		pc_donate_(s, in, r, id);
+}
 void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share);
 /* Evicts unreferenced cached blocks until NB blocks can be taken without touching one: a
  * group's prefix as a whole, a preempted request's blocks from their tail, as many as needed. */

@@ -114,7 +114,7 @@ void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id)
 
 /* After a prefill chunk: a request that has computed its group's prefix gives those blocks to
  * the group's cache when the group has none cached (content-addressed blocks in vLLM). */
-void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id)
+void pc_donate_(struct sim *s, struct lane *in, struct req *r, int32_t id)
 {
 	int32_t pb = prefix_blocks(s, id);
 	if (!pb || r->shared || r->computed < pb * s->p.block_size)
