@@ -27,6 +27,7 @@
 #define BS_KERNEL_INT_H
 
 #include <assert.h>
+#include <string.h>
 
 #include "policies/loop.h"
 #include "sim/evq.h"
@@ -71,7 +72,8 @@ struct pass_pending {
 /* The fast path's caches in front of pure functions, direct-mapped and unused in the
  * step-by-step reference (sim.decode_jumps = false), which the differential test compares
  * with: a real shape's graph (shape_graph) and a step's host time (step_host_ns). */
-#define SHAPE_CACHE 4096
+#define SHAPE_CACHE_BITS 12
+#define SHAPE_CACHE (1 << SHAPE_CACHE_BITS)
 #define HOST_CACHE_BITS 10
 #define HOST_CACHE (1 << HOST_CACHE_BITS)
 struct shape_slot {
@@ -744,19 +746,30 @@ static inline int64_t account_pass(struct sim *s, struct lane *in, int phase,
 	return g->cost_ns;
 }
 
-/* The fast path's cache slot of a real shape (struct shape_slot). */
+/* A shape's four sizes as two 64-bit words, so that hashing and comparing take them two at
+ * a time (the cache's slots depend on the byte order, its answers do not). */
+static inline void shape_words(const struct shape_key *k, uint64_t w[2])
+{
+	memcpy(w, k->v, 2 * sizeof *w);
+}
+
+/* The fast path's cache slot of a real shape (struct shape_slot): multiplicative hashing, the
+ * slot from the product's high bits. */
 static inline struct shape_slot *shape_slot(struct sim *s, const struct shape_key *k)
 {
-	uint32_t h = (uint32_t)k->phase * 0x165667B1u ^ (uint32_t)k->v[0] * 0x9E3779B1u ^
-		     (uint32_t)k->v[1] * 0x85EBCA77u ^ (uint32_t)k->v[2] * 0xC2B2AE3Du ^
-		     (uint32_t)k->v[3] * 0x27D4EB2Fu;
-	return &s->shape_cache[(h ^ h >> 15) % SHAPE_CACHE];
+	uint64_t w[2];
+	shape_words(k, w);
+	uint64_t h = (w[0] + (uint64_t)k->phase) * 0x9E3779B97F4A7C15ull ^
+		     w[1] * 0xC2B2AE3D27D4EB4Full;
+	return &s->shape_cache[h >> (64 - SHAPE_CACHE_BITS)];
 }
 
 static inline bool same_shape(const struct shape_key *a, const struct shape_key *b)
 {
-	return a->phase == b->phase && a->v[0] == b->v[0] && a->v[1] == b->v[1] &&
-	       a->v[2] == b->v[2] && a->v[3] == b->v[3];
+	uint64_t x[2], y[2];
+	shape_words(a, x);
+	shape_words(b, y);
+	return a->phase == b->phase && ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
 /* Pads real shape REAL of PHASE to its graph on IN's instance, *COMPILE_NS the runtime
