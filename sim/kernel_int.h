@@ -407,8 +407,9 @@ int32_t pad_shape_(struct sim *s, struct lane *in, int phase, const int32_t real
 int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4]);
 
 /* kernel_prefill.c: the pass of the step's prefill items from I on (upstream's grouping);
- * returns the end of its items and its real shape. */
-size_t prefill_group(struct sim *s, const struct lane *in, size_t i, int32_t real[4]);
+ * returns the end of its items and its real shape.  prefill_group() (inline, below) answers
+ * for the step's last item, which has nothing to merge with. */
+size_t prefill_group_(struct sim *s, const struct lane *in, size_t i, int32_t real[4]);
 
 /* kernel_kv.c */
 void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);
@@ -598,6 +599,33 @@ static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 	if (s->block_shift >= 0 && tokens >= 0) /* the same quotient, without a division */
 		return (int32_t)((tokens + s->p.block_size - 1) >> s->block_shift);
 	return (int32_t)((tokens + s->p.block_size - 1) / s->p.block_size);
+}
+
+/* kernel_prefill.c's rules, inline: an item's context (the request's computed tokens plus
+ * its chunks still in older microbatches, cluster.async_prefill_chunks), and the real shape
+ * of a pass of item I alone, the same merged or not. */
+static inline int64_t prefill_item_context(const struct sim *s, const struct lane *in, size_t j)
+{
+	return (int64_t)s->r[in->items[j].id].computed + in->items[j].ahead;
+}
+
+static inline void prefill_item_shape(const struct sim *s, const struct lane *in, size_t i,
+				      bool with_ctx, int32_t real[4])
+{
+	real[0] = 1;
+	real[1] = in->items[i].chunk;
+	real[2] = with_ctx ? blocks_for(s, prefill_item_context(s, in, i)) : 0;
+	real[3] = 0;
+}
+
+static inline size_t prefill_group(struct sim *s, const struct lane *in, size_t i,
+				   int32_t real[4])
+{
+	if (i + 1 < in->n_items)
+		return prefill_group_(s, in, i, real);
+	/* The step's last item (every pass, with one prefill per step): a pass of its own. */
+	prefill_item_shape(s, in, i, true, real);
+	return i + 1;
 }
 
 static inline int32_t ih_top(const struct iheap *h)
