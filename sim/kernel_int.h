@@ -390,7 +390,14 @@ void sim_release(struct sim *s);
 
 /* kernel_queue.c */
 void wq_adjust(struct sim *s, struct waitq *q);
-int64_t wq_pick(struct sim *s, struct waitq *q);
+int64_t wq_pick_bucketed(struct sim *s, struct waitq *q);
+/* The bucket admission draws from next, or -1 (plain heap: 0). */
+static inline int64_t wq_pick(struct sim *s, struct waitq *q)
+{
+	if (!q->bsm)
+		return q->h.n ? 0 : -1;
+	return wq_pick_bucketed(s, q);
+}
 void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front);
 void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id);
 
@@ -534,7 +541,6 @@ void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
 void cut_sibling_runs(struct sim *s, const struct lane *in);
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt);
 void pend_flush(struct sim *s, int64_t t);
-void mon_count_steps(struct sim *s, struct lane *in, int64_t started);
 
 /* kernel_pipeline.c */
 #define PIPE_MAX_STAGES 64              /* cluster.pp's maximum */
@@ -843,6 +849,20 @@ static inline void kv_take(struct sim *s, struct lane *in, struct req *r, int32_
 	pool_used_add(s, kv, nb);
 	kv_ids_take(s, kv, (int32_t)(r - s->r), nb);
 	r->blocks += nb;
+}
+
+/* kernel_passes.c's monitor rule, inline: counts in the monitor window the steps of IN's run
+ * in flight up to STARTED of them (capped at the run's length) not counted yet. */
+static inline void mon_count_steps(struct sim *s, struct lane *in, int64_t started)
+{
+	if (started > in->step_k)
+		started = in->step_k;
+	int64_t d = started - in->mon_counted;
+	if (d <= 0)
+		return;
+	s->mon_step_ns += d * in->step_dt;
+	s->mon_steps += d;
+	in->mon_counted = started;
 }
 
 /* kernel_client.c, inline: */

@@ -80,11 +80,9 @@ void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
 		wq_adjust(s, q);
 }
 
-/* The bucket admission draws from next, or -1 (plain heap: 0). */
-int64_t wq_pick(struct sim *s, struct waitq *q)
+/* wq_pick() (kernel_int.h) from a bucketed queue. */
+int64_t wq_pick_bucketed(struct sim *s, struct waitq *q)
 {
-	if (!q->bsm)
-		return q->h.n ? 0 : -1;
 	double t0 = s->time_bucketing ? wall_now() : 0;
 	int64_t k = bucketserve_pick(&q->bc, q->bsm);
 	if (s->time_bucketing)
