@@ -9,14 +9,14 @@
 
 #include "policies/loop.h"
 
-static void run_remove(struct sim *s, struct lane *in, int32_t id)
+static inline void run_remove(struct sim *s, struct lane *in, int32_t id)
 {
 	run_del(s, in, id);
 	in->owner->running--;
 	pipe_running(s, in->owner, in->owner->running + 1);
 }
 
-static void pre_remove(struct lane *in, int32_t id)
+static inline void pre_remove(struct lane *in, int32_t id)
 {
 	/* Shifted by hand: the list is short (a step's prefills), a call to memmove costs more. */
 	for (size_t i = 0; i < in->n_pre; i++)
@@ -28,7 +28,7 @@ static void pre_remove(struct lane *in, int32_t id)
 	BUG("request %d not in prefill", id);
 }
 
-static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
+static inline void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
 {
 	struct req *r = &s->r[id];
 	r->state = st;
@@ -78,7 +78,7 @@ static void dec_join(struct sim *s, struct lane *in, int32_t id)
 	kv_ids_decode(s, in, id, 1, 0);
 }
 
-static void dec_leave(struct sim *s, struct lane *in, struct req *r, int32_t id)
+static inline void dec_leave(struct sim *s, struct lane *in, struct req *r, int32_t id)
 {
 	kv_ids_decode(s, in, id, -1, 0);
 	r->generated = r->g0 + (int32_t)(in->G - r->join);
@@ -504,7 +504,7 @@ static void count_gaps(struct sim *s, const struct lane *in, int64_t gap, int64_
 	g->itl_count += n;
 }
 
-static void finish(struct sim *s, struct lane *in, int32_t id)
+static inline void finish(struct sim *s, struct lane *in, int32_t id)
 {
 	struct req *r = &s->r[id];
 	const struct req_spec *q = &s->spec[id];
