@@ -223,8 +223,7 @@ void sim_release(struct sim *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Kicks every idle instance that admits from Q, the least loaded first (fewest running
- * requests, then lowest index), so that simultaneous work spreads over the instances. */
+/* Whether a lane of instance G is busy. */
 static bool group_busy(const struct sim *s, const struct instance *g)
 {
 	for (int l = 0; l < g->lanes; l++)
@@ -233,13 +232,8 @@ static bool group_busy(const struct sim *s, const struct instance *g)
 	return false;
 }
 
-void wq_kick(struct sim *s, const struct waitq *q)
+void wq_kick_lanes(struct sim *s, const struct waitq *q)
 {
-	if (s->n_lanes == 1) {
-		if (s->lanes[0].q == q)
-			lane_kick(s, &s->lanes[0]);
-		return;
-	}
 	for (;;) {
 		struct lane *best = NULL;
 		for (int i = 0; i < s->n_lanes; i++) {

@@ -398,11 +398,13 @@ static inline int64_t wq_pick(struct sim *s, struct waitq *q)
 		return q->h.n ? 0 : -1;
 	return wq_pick_bucketed(s, q);
 }
-void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front);
+/* wq_push() (below) into a bucketed queue. */
+void wq_push_bucketed(struct sim *s, struct waitq *q, int32_t id);
 void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id);
 
 /* kernel_cluster.c */
-void wq_kick(struct sim *s, const struct waitq *q);
+/* wq_kick() (below) with several lanes. */
+void wq_kick_lanes(struct sim *s, const struct waitq *q);
 
 /* kernel_graph.c */
 /* pad_shape() (below) past the fast path: look-up, graph and compile. */
@@ -670,6 +672,17 @@ static inline int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
 	return (int32_t)bsm_peek(q->bsm, (size_t)k);
 }
 
+/* Queues ID in Q; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
+static inline void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
+{
+	if (q != &s->queue[Q_TRANSFERRED])
+		s->wait_prompt_tokens += s->spec[id].prompt_tokens;
+	if (q->bsm)
+		wq_push_bucketed(s, q, id);
+	else
+		ih_push(&q->h, id, front ? q->front_key-- : q->order->key(&s->spec[id], id));
+}
+
 /* Takes request ID out of Q. */
 static inline void wq_remove(struct sim *s, struct waitq *q, int32_t id)
 {
@@ -723,6 +736,17 @@ static inline void lane_kick(struct sim *s, struct lane *in)
 		in->schedule_pending = true;
 		evq_push(&s->q, s->now, EVC_SCHEDULE, EV_SCHEDULE, in->idx);
 	}
+}
+
+/* Kicks every idle instance that admits from Q, the least loaded first (fewest running
+ * requests, then lowest index), so that simultaneous work spreads over the instances
+ * (kernel_cluster.c); a single lane at once. */
+static inline void wq_kick(struct sim *s, const struct waitq *q)
+{
+	if (s->n_lanes > 1)
+		wq_kick_lanes(s, q);
+	else if (s->lanes[0].q == q)
+		lane_kick(s, &s->lanes[0]);
 }
 
 /* A request is about to enter queue Q (FRONT: ahead of the others), or Q's buckets are about
