@@ -421,7 +421,8 @@ int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, 
 size_t prefill_group_(struct sim *s, const struct lane *in, size_t i, int32_t real[4]);
 
 /* kernel_kv.c */
-void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);
+/* Request R (ID), holding a share of its group's cached prefix, drops it (kv_release()). */
+void pc_unref_(struct sim *s, struct lane *in, struct req *r, int32_t id);
 void pc_donate_(struct sim *s, struct lane *in, struct req *r, int32_t id);
 /* After a prefill chunk of request ID: it may give its group's prefix to the cache. */
 static inline void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id)
@@ -887,6 +888,18 @@ static inline void mon_count_steps(struct sim *s, struct lane *in, int64_t start
 	s->mon_step_ns += d * in->step_dt;
 	s->mon_steps += d;
 	in->mon_counted = started;
+}
+
+/* Frees the blocks request ID owns and drops its reference to its group's prefix
+ * (kernel_kv.c). */
+static inline void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id)
+{
+	pool_used_add(s, in->kv, -r->blocks);
+	if (in->kv->ids)
+		kv_ids_free_request(s, in->kv, id);
+	r->blocks = 0;
+	if (r->shared)
+		pc_unref_(s, in, r, id);
 }
 
 /* kernel_client.c, inline: */
