@@ -369,8 +369,8 @@ void engine_schedule(struct sim *s, struct lane *in)
 	const int32_t B = s->p.block_size;
 
 	/* 1. Decodes: each writes one KV slot; a request starting a new block allocates it. */
-	for (int32_t id = ih_top(&in->cross_at); id >= 0 && ih_top_key(&in->cross_at) <= in->G;
-	     id = ih_top(&in->cross_at)) {
+	while (in->cross_at.n && ih_top_key(&in->cross_at) <= in->G) {
+		int32_t id = in->cross_at.e[0].id;
 		if (!make_room(s, in, id, 1, &preempted))
 			continue;
 		kv_take(s, in, &s->r[id], 1);
@@ -551,8 +551,8 @@ void engine_update(struct sim *s, struct lane *in)
 		kv_decode_done(s, in, k);
 		count_gaps(s, in, in->step_dt, (int64_t)in->step_dec * k);
 		in->G += k;
-		for (int32_t id = ih_top(&in->done_at); id >= 0 && ih_top_key(&in->done_at) < in->G;
-		     id = ih_top(&in->done_at)) {
+		while (in->done_at.n && ih_top_key(&in->done_at) < in->G) {
+			int32_t id = in->done_at.e[0].id;
 			dec_leave(s, in, &s->r[id], id);
 			finish(s, in, id);
 		}
