@@ -41,9 +41,9 @@ static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)
 	h->pos[x.id] = (int32_t)i;
 }
 
-static inline void ih_up(struct iheap *h, size_t i)
+/* Places X from the free slot I up, its parents that follow it moving down. */
+static inline void ih_place_up(struct iheap *h, size_t i, struct ih_ent x)
 {
-	struct ih_ent x = h->e[i];
 	while (i > 0) {
 		size_t p = (i - 1) / IH_ARITY;
 		if (!ih_less(x, h->e[p]))
@@ -54,13 +54,16 @@ static inline void ih_up(struct iheap *h, size_t i)
 	ih_set(h, i, x);
 }
 
+static inline void ih_up(struct iheap *h, size_t i)
+{
+	ih_place_up(h, i, h->e[i]);
+}
+
 static inline void ih_push(struct iheap *h, int32_t id, int64_t key)
 {
 	if (h->n == h->cap)
 		ih_grow(h);
-	h->e[h->n] = (struct ih_ent){key, id};
-	h->n++;
-	ih_up(h, h->n - 1);
+	ih_place_up(h, h->n++, (struct ih_ent){key, id}); /* the new slot is written once */
 }
 
 static inline void ih_remove(struct iheap *h, int32_t id)
