@@ -43,6 +43,15 @@ void waste_acc_add(struct waste_acc *a, uint64_t n, uint64_t sum, uint64_t smax)
 
 void waste_acc_add_lens(struct waste_acc *a, const uint32_t *lens, size_t n)
 {
+	if (n == 1) {
+		/* A batch of one (every admission of one request per step): no padding, its
+		 * ratio is exactly 0, and adding 0 leaves ratio_sum as it is. */
+		a->batches++;
+		a->real_tokens += lens[0];
+		a->padded_tokens += lens[0];
+		a->ratio_batches += lens[0] > 0;
+		return;
+	}
 	uint64_t sum = 0, smax = 0;
 	for (size_t i = 0; i < n; i++) {
 		sum += lens[i];

@@ -76,8 +76,10 @@ static inline int evq_pop(struct evq *q, struct event *out)
 		return -1;
 	*out = q->h[0];
 	q->last_t = out->t_ns;
-	struct event last = q->h[--q->n];
-	size_t i = 0, n = q->n;
+	size_t i = 0, n = --q->n;
+	if (!n)
+		return 0; /* it was the only one (often: a lone engine's next step) */
+	struct event last = q->h[n];
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
 		const struct event *best = &last;
@@ -92,8 +94,7 @@ static inline int evq_pop(struct evq *q, struct event *out)
 		q->h[i] = q->h[m];
 		i = m;
 	}
-	if (n)
-		q->h[i] = last;
+	q->h[i] = last;
 	return 0;
 }
 

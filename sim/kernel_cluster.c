@@ -21,6 +21,7 @@ static void lane_init(struct sim *s, struct lane *in, int idx, enum lane_role ro
 	in->q = q;
 	in->kv = kv;
 	in->owner = grp;
+	in->lags = host_lags_at_setup(&s->p, grp);
 	size_t mns = (size_t)s->p.max_num_seqs;
 	in->run = xmalloc(mns * sizeof *in->run);
 	in->pre = xmalloc(mns * sizeof *in->pre);
@@ -222,8 +223,7 @@ void sim_release(struct sim *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Kicks every idle instance that admits from Q, the least loaded first (fewest running
- * requests, then lowest index), so that simultaneous work spreads over the instances. */
+/* Whether a lane of instance G is busy. */
 static bool group_busy(const struct sim *s, const struct instance *g)
 {
 	for (int l = 0; l < g->lanes; l++)
@@ -232,13 +232,8 @@ static bool group_busy(const struct sim *s, const struct instance *g)
 	return false;
 }
 
-void wq_kick(struct sim *s, const struct waitq *q)
+void wq_kick_lanes(struct sim *s, const struct waitq *q)
 {
-	if (s->n_lanes == 1) {
-		if (s->lanes[0].q == q)
-			lane_kick(s, &s->lanes[0]);
-		return;
-	}
 	for (;;) {
 		struct lane *best = NULL;
 		for (int i = 0; i < s->n_lanes; i++) {

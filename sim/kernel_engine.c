@@ -9,14 +9,14 @@
 
 #include "policies/loop.h"
 
-static void run_remove(struct sim *s, struct lane *in, int32_t id)
+static inline void run_remove(struct sim *s, struct lane *in, int32_t id)
 {
 	run_del(s, in, id);
 	in->owner->running--;
 	pipe_running(s, in->owner, in->owner->running + 1);
 }
 
-static void pre_remove(struct lane *in, int32_t id)
+static inline void pre_remove(struct lane *in, int32_t id)
 {
 	/* Shifted by hand: the list is short (a step's prefills), a call to memmove costs more. */
 	for (size_t i = 0; i < in->n_pre; i++)
@@ -28,7 +28,7 @@ static void pre_remove(struct lane *in, int32_t id)
 	BUG("request %d not in prefill", id);
 }
 
-static void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
+static inline void admit(struct sim *s, struct lane *in, int32_t id, enum req_state st)
 {
 	struct req *r = &s->r[id];
 	r->state = st;
@@ -78,7 +78,7 @@ static void dec_join(struct sim *s, struct lane *in, int32_t id)
 	kv_ids_decode(s, in, id, 1, 0);
 }
 
-static void dec_leave(struct sim *s, struct lane *in, struct req *r, int32_t id)
+static inline void dec_leave(struct sim *s, struct lane *in, struct req *r, int32_t id)
 {
 	kv_ids_decode(s, in, id, -1, 0);
 	r->generated = r->g0 + (int32_t)(in->G - r->join);
@@ -369,8 +369,8 @@ void engine_schedule(struct sim *s, struct lane *in)
 	const int32_t B = s->p.block_size;
 
 	/* 1. Decodes: each writes one KV slot; a request starting a new block allocates it. */
-	for (int32_t id = ih_top(&in->cross_at); id >= 0 && ih_top_key(&in->cross_at) <= in->G;
-	     id = ih_top(&in->cross_at)) {
+	while (in->cross_at.n && ih_top_key(&in->cross_at) <= in->G) {
+		int32_t id = in->cross_at.e[0].id;
 		if (!make_room(s, in, id, 1, &preempted))
 			continue;
 		kv_take(s, in, &s->r[id], 1);
@@ -504,7 +504,7 @@ static void count_gaps(struct sim *s, const struct lane *in, int64_t gap, int64_
 	g->itl_count += n;
 }
 
-static void finish(struct sim *s, struct lane *in, int32_t id)
+static inline void finish(struct sim *s, struct lane *in, int32_t id)
 {
 	struct req *r = &s->r[id];
 	const struct req_spec *q = &s->spec[id];
@@ -551,8 +551,8 @@ void engine_update(struct sim *s, struct lane *in)
 		kv_decode_done(s, in, k);
 		count_gaps(s, in, in->step_dt, (int64_t)in->step_dec * k);
 		in->G += k;
-		for (int32_t id = ih_top(&in->done_at); id >= 0 && ih_top_key(&in->done_at) < in->G;
-		     id = ih_top(&in->done_at)) {
+		while (in->done_at.n && ih_top_key(&in->done_at) < in->G) {
+			int32_t id = in->done_at.e[0].id;
 			dec_leave(s, in, &s->r[id], id);
 			finish(s, in, id);
 		}

@@ -30,9 +30,8 @@ static inline size_t ih_min2(const struct iheap *h, size_t a, size_t b)
 	return ih_less(h->e[b], h->e[a]) ? b : a;
 }
 
-void ih_down(struct iheap *h, size_t i)
+void ih_place_down(struct iheap *h, size_t i, struct ih_ent x)
 {
-	struct ih_ent x = h->e[i];
 	for (;;) {
 		size_t c = IH_ARITY * i + 1, m;
 		if (c + IH_ARITY <= h->n) { /* every child: a tournament (indices by arithmetic:

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IH_ARITY 4                      /* ih_down's tournament assumes 4 */
+#define IH_ARITY 4                      /* ih_place_down's tournament assumes 4 */
 /* Indexed min-heap of request ids keyed by (key, id) (kernel_heap.c); the position array is
  * by request id, shared by heaps a request is never in two of at once. */
 struct ih_ent {
@@ -26,8 +26,9 @@ struct iheap {
 /* kernel_heap.c */
 void ih_init(struct iheap *h, int32_t *pos, size_t cap);
 void ih_release(struct iheap *h);
-/* Out of line: sifting entry I down, doubling the array. */
-void ih_down(struct iheap *h, size_t i);
+/* Out of line: placing X from the free slot I down (its least children that come before it
+ * moving up), doubling the array. */
+void ih_place_down(struct iheap *h, size_t i, struct ih_ent x);
 void ih_grow(struct iheap *h);
 /* Inline (the order, sifting up, push, remove, update): */
 static inline bool ih_less(struct ih_ent a, struct ih_ent b)
@@ -41,9 +42,9 @@ static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)
 	h->pos[x.id] = (int32_t)i;
 }
 
-static inline void ih_up(struct iheap *h, size_t i)
+/* Places X from the free slot I up, its parents that follow it moving down. */
+static inline void ih_place_up(struct iheap *h, size_t i, struct ih_ent x)
 {
-	struct ih_ent x = h->e[i];
 	while (i > 0) {
 		size_t p = (i - 1) / IH_ARITY;
 		if (!ih_less(x, h->e[p]))
@@ -58,9 +59,7 @@ static inline void ih_push(struct iheap *h, int32_t id, int64_t key)
 {
 	if (h->n == h->cap)
 		ih_grow(h);
-	h->e[h->n] = (struct ih_ent){key, id};
-	h->n++;
-	ih_up(h, h->n - 1);
+	ih_place_up(h, h->n++, (struct ih_ent){key, id}); /* the new slot is written once */
 }
 
 static inline void ih_remove(struct iheap *h, int32_t id)
@@ -70,24 +69,21 @@ static inline void ih_remove(struct iheap *h, int32_t id)
 	h->n--;
 	if (i == h->n)
 		return;
-	struct ih_ent last = h->e[h->n];
-	bool up = i > 0 && ih_less(last, h->e[i]);
-	h->e[i] = last;
-	if (up)
-		ih_up(h, i);
+	struct ih_ent last = h->e[h->n]; /* fills the slot I, up or down */
+	if (i > 0 && ih_less(last, h->e[i]))
+		ih_place_up(h, i, last);
 	else
-		ih_down(h, i);
+		ih_place_down(h, i, last);
 }
 
 static inline void ih_update(struct iheap *h, int32_t id, int64_t key)
 {
 	size_t i = (size_t)h->pos[id];
-	bool up = key < h->e[i].key;
-	h->e[i].key = key;
-	if (up)
-		ih_up(h, i);
+	struct ih_ent x = {key, id};
+	if (key < h->e[i].key)
+		ih_place_up(h, i, x);
 	else
-		ih_down(h, i);
+		ih_place_down(h, i, x);
 }
 
 #endif

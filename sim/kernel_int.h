@@ -27,6 +27,7 @@
 #define BS_KERNEL_INT_H
 
 #include <assert.h>
+#include <string.h>
 
 #include "policies/loop.h"
 #include "sim/evq.h"
@@ -71,7 +72,8 @@ struct pass_pending {
 /* The fast path's caches in front of pure functions, direct-mapped and unused in the
  * step-by-step reference (sim.decode_jumps = false), which the differential test compares
  * with: a real shape's graph (shape_graph) and a step's host time (step_host_ns). */
-#define SHAPE_CACHE 4096
+#define SHAPE_CACHE_BITS 12
+#define SHAPE_CACHE (1 << SHAPE_CACHE_BITS)
 #define HOST_CACHE_BITS 10
 #define HOST_CACHE (1 << HOST_CACHE_BITS)
 struct shape_slot {
@@ -225,6 +227,7 @@ struct lane {
 					 * step more (async scheduling) */
 	bool lag;                       /* the next schedule follows a step (async scheduling) */
 	bool lag_blocked;               /* the last schedule left a request for that reason */
+	bool lags;                      /* host_lags(), fixed at set-up (kernel_cluster.c) */
 	/* Contiguous PA (kernel_defrag.c): its decode batch's block ids (NULL: not modelled),
 	 * and the step in flight's highest id + 1 and distinct ids read by its decode. */
 	struct lane_ids *dids;
@@ -351,9 +354,15 @@ static inline int64_t step_span(const struct sim *s, const struct lane *in, int6
 /* Whether IN's schedule after a step lags (async scheduling): a request arriving after the
  * step started waits one step more.  The lag is modelled for an instance with one lane; the
  * lanes of a pipeline-parallel instance schedule by their engine loop (policies/loop.h). */
+static inline bool host_lags_at_setup(const struct sim_params *p, const struct instance *grp)
+{
+	return p->host_time && p->async_scheduling && grp->lanes == 1;
+}
+/* The same, kept by the lane (asked at every step). */
 static inline bool host_lags(const struct sim *s, const struct lane *in)
 {
-	return s->p.host_time && s->p.async_scheduling && in->owner->lanes == 1;
+	(void)s;
+	return in->lags;
 }
 /* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
  * had arrived when the step started. */
@@ -381,12 +390,21 @@ void sim_release(struct sim *s);
 
 /* kernel_queue.c */
 void wq_adjust(struct sim *s, struct waitq *q);
-int64_t wq_pick(struct sim *s, struct waitq *q);
-void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front);
+int64_t wq_pick_bucketed(struct sim *s, struct waitq *q);
+/* The bucket admission draws from next, or -1 (plain heap: 0). */
+static inline int64_t wq_pick(struct sim *s, struct waitq *q)
+{
+	if (!q->bsm)
+		return q->h.n ? 0 : -1;
+	return wq_pick_bucketed(s, q);
+}
+/* wq_push() (below) into a bucketed queue. */
+void wq_push_bucketed(struct sim *s, struct waitq *q, int32_t id);
 void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id);
 
 /* kernel_cluster.c */
-void wq_kick(struct sim *s, const struct waitq *q);
+/* wq_kick() (below) with several lanes. */
+void wq_kick_lanes(struct sim *s, const struct waitq *q);
 
 /* kernel_graph.c */
 /* pad_shape() (below) past the fast path: look-up, graph and compile. */
@@ -398,12 +416,20 @@ int32_t pad_shape_(struct sim *s, struct lane *in, int phase, const int32_t real
 int32_t shape_graph(struct sim *s, int phase, const int32_t real[4], bool make, int32_t padded[4]);
 
 /* kernel_prefill.c: the pass of the step's prefill items from I on (upstream's grouping);
- * returns the end of its items and its real shape. */
-size_t prefill_group(struct sim *s, const struct lane *in, size_t i, int32_t real[4]);
+ * returns the end of its items and its real shape.  prefill_group() (inline, below) answers
+ * for the step's last item, which has nothing to merge with. */
+size_t prefill_group_(struct sim *s, const struct lane *in, size_t i, int32_t real[4]);
 
 /* kernel_kv.c */
-void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id);
-void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id);
+/* Request R (ID), holding a share of its group's cached prefix, drops it (kv_release()). */
+void pc_unref_(struct sim *s, struct lane *in, struct req *r, int32_t id);
+void pc_donate_(struct sim *s, struct lane *in, struct req *r, int32_t id);
+/* After a prefill chunk of request ID: it may give its group's prefix to the cache. */
+static inline void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id)
+{
+	if (s->p.prefix_caching && s->spec[id].prefix_group >= 0) /* else nothing to share */
+		pc_donate_(s, in, r, id);
+}
 void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t share);
 /* Evicts unreferenced cached blocks until NB blocks can be taken without touching one: a
  * group's prefix as a whole, a preempted request's blocks from their tail, as many as needed. */
@@ -518,7 +544,6 @@ void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
 void cut_sibling_runs(struct sim *s, const struct lane *in);
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt);
 void pend_flush(struct sim *s, int64_t t);
-void mon_count_steps(struct sim *s, struct lane *in, int64_t started);
 
 /* kernel_pipeline.c */
 #define PIPE_MAX_STAGES 64              /* cluster.pp's maximum */
@@ -585,6 +610,33 @@ static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 	return (int32_t)((tokens + s->p.block_size - 1) / s->p.block_size);
 }
 
+/* kernel_prefill.c's rules, inline: an item's context (the request's computed tokens plus
+ * its chunks still in older microbatches, cluster.async_prefill_chunks), and the real shape
+ * of a pass of item I alone, the same merged or not. */
+static inline int64_t prefill_item_context(const struct sim *s, const struct lane *in, size_t j)
+{
+	return (int64_t)s->r[in->items[j].id].computed + in->items[j].ahead;
+}
+
+static inline void prefill_item_shape(const struct sim *s, const struct lane *in, size_t i,
+				      bool with_ctx, int32_t real[4])
+{
+	real[0] = 1;
+	real[1] = in->items[i].chunk;
+	real[2] = with_ctx ? blocks_for(s, prefill_item_context(s, in, i)) : 0;
+	real[3] = 0;
+}
+
+static inline size_t prefill_group(struct sim *s, const struct lane *in, size_t i,
+				   int32_t real[4])
+{
+	if (i + 1 < in->n_items)
+		return prefill_group_(s, in, i, real);
+	/* The step's last item (every pass, with one prefill per step): a pass of its own. */
+	prefill_item_shape(s, in, i, true, real);
+	return i + 1;
+}
+
 static inline int32_t ih_top(const struct iheap *h)
 {
 	return h->n ? h->e[0].id : -1;
@@ -619,6 +671,17 @@ static inline int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
 	if (!q->bsm)
 		return ih_top(&q->h);
 	return (int32_t)bsm_peek(q->bsm, (size_t)k);
+}
+
+/* Queues ID in Q; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
+static inline void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
+{
+	if (q != &s->queue[Q_TRANSFERRED])
+		s->wait_prompt_tokens += s->spec[id].prompt_tokens;
+	if (q->bsm)
+		wq_push_bucketed(s, q, id);
+	else
+		ih_push(&q->h, id, front ? q->front_key-- : q->order->key(&s->spec[id], id));
 }
 
 /* Takes request ID out of Q. */
@@ -676,6 +739,17 @@ static inline void lane_kick(struct sim *s, struct lane *in)
 	}
 }
 
+/* Kicks every idle instance that admits from Q, the least loaded first (fewest running
+ * requests, then lowest index), so that simultaneous work spreads over the instances
+ * (kernel_cluster.c); a single lane at once. */
+static inline void wq_kick(struct sim *s, const struct waitq *q)
+{
+	if (s->n_lanes > 1)
+		wq_kick_lanes(s, q);
+	else if (s->lanes[0].q == q)
+		lane_kick(s, &s->lanes[0]);
+}
+
 /* A request is about to enter queue Q (FRONT: ahead of the others), or Q's buckets are about
  * to change (FRONT too: any waiting request may become the next): cuts the run of every busy
  * lane admitting from Q whose next step could take it.  An arrival into the queue of a single
@@ -731,19 +805,30 @@ static inline int64_t account_pass(struct sim *s, struct lane *in, int phase,
 	return g->cost_ns;
 }
 
-/* The fast path's cache slot of a real shape (struct shape_slot). */
+/* A shape's four sizes as two 64-bit words, so that hashing and comparing take them two at
+ * a time (the cache's slots depend on the byte order, its answers do not). */
+static inline void shape_words(const struct shape_key *k, uint64_t w[2])
+{
+	memcpy(w, k->v, 2 * sizeof *w);
+}
+
+/* The fast path's cache slot of a real shape (struct shape_slot): multiplicative hashing, the
+ * slot from the product's high bits. */
 static inline struct shape_slot *shape_slot(struct sim *s, const struct shape_key *k)
 {
-	uint32_t h = (uint32_t)k->phase * 0x165667B1u ^ (uint32_t)k->v[0] * 0x9E3779B1u ^
-		     (uint32_t)k->v[1] * 0x85EBCA77u ^ (uint32_t)k->v[2] * 0xC2B2AE3Du ^
-		     (uint32_t)k->v[3] * 0x27D4EB2Fu;
-	return &s->shape_cache[(h ^ h >> 15) % SHAPE_CACHE];
+	uint64_t w[2];
+	shape_words(k, w);
+	uint64_t h = (w[0] + (uint64_t)k->phase) * 0x9E3779B97F4A7C15ull ^
+		     w[1] * 0xC2B2AE3D27D4EB4Full;
+	return &s->shape_cache[h >> (64 - SHAPE_CACHE_BITS)];
 }
 
 static inline bool same_shape(const struct shape_key *a, const struct shape_key *b)
 {
-	return a->phase == b->phase && a->v[0] == b->v[0] && a->v[1] == b->v[1] &&
-	       a->v[2] == b->v[2] && a->v[3] == b->v[3];
+	uint64_t x[2], y[2];
+	shape_words(a, x);
+	shape_words(b, y);
+	return a->phase == b->phase && ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
 /* Pads real shape REAL of PHASE to its graph on IN's instance, *COMPILE_NS the runtime
@@ -789,6 +874,32 @@ static inline void kv_take(struct sim *s, struct lane *in, struct req *r, int32_
 	pool_used_add(s, kv, nb);
 	kv_ids_take(s, kv, (int32_t)(r - s->r), nb);
 	r->blocks += nb;
+}
+
+/* kernel_passes.c's monitor rule, inline: counts in the monitor window the steps of IN's run
+ * in flight up to STARTED of them (capped at the run's length) not counted yet. */
+static inline void mon_count_steps(struct sim *s, struct lane *in, int64_t started)
+{
+	if (started > in->step_k)
+		started = in->step_k;
+	int64_t d = started - in->mon_counted;
+	if (d <= 0)
+		return;
+	s->mon_step_ns += d * in->step_dt;
+	s->mon_steps += d;
+	in->mon_counted = started;
+}
+
+/* Frees the blocks request ID owns and drops its reference to its group's prefix
+ * (kernel_kv.c). */
+static inline void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id)
+{
+	pool_used_add(s, in->kv, -r->blocks);
+	if (in->kv->ids)
+		kv_ids_free_request(s, in->kv, id);
+	r->blocks = 0;
+	if (r->shared)
+		pc_unref_(s, in, r, id);
 }
 
 /* kernel_client.c, inline: */

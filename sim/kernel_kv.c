@@ -86,10 +86,8 @@ void pc_ref(struct sim *s, struct lane *in, struct req *r, int32_t g, int32_t sh
 	r->shared = share;
 }
 
-static void pc_unref(struct sim *s, struct lane *in, struct req *r, int32_t id)
+void pc_unref_(struct sim *s, struct lane *in, struct req *r, int32_t id)
 {
-	if (!r->shared)
-		return;
 	int32_t g = s->spec[id].prefix_group;
 	struct pcache *c = &in->kv->pc[g];
 	r->shared = 0;
@@ -102,19 +100,9 @@ static void pc_unref(struct sim *s, struct lane *in, struct req *r, int32_t id)
 }
 
 
-/* Frees the blocks request ID owns and drops its reference to its group's prefix. */
-void kv_release(struct sim *s, struct lane *in, struct req *r, int32_t id)
-{
-	pool_used_add(s, in->kv, -r->blocks);
-	if (in->kv->ids)
-		kv_ids_free_request(s, in->kv, id);
-	r->blocks = 0;
-	pc_unref(s, in, r, id);
-}
-
 /* After a prefill chunk: a request that has computed its group's prefix gives those blocks to
  * the group's cache when the group has none cached (content-addressed blocks in vLLM). */
-void pc_donate(struct sim *s, struct lane *in, struct req *r, int32_t id)
+void pc_donate_(struct sim *s, struct lane *in, struct req *r, int32_t id)
 {
 	int32_t pb = prefix_blocks(s, id);
 	if (!pb || r->shared || r->computed < pb * s->p.block_size)
@@ -166,7 +154,8 @@ void kv_preempt(struct sim *s, struct lane *in, struct req *r, int32_t id, int64
 		in->kv->cached_free += kept;
 		lru_append(in, s->ngroups + id);
 	}
-	pc_unref(s, in, r, id);
+	if (r->shared)
+		pc_unref_(s, in, r, id);
 }
 
 /* The blocks request ID can reuse in IN's pool from its own entry, given that the first HIT

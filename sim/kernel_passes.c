@@ -252,20 +252,6 @@ static void cut_run(struct sim *s, struct lane *in)
 	evq_push(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
 }
 
-/* Counts in the monitor window the steps of IN's run in flight up to STARTED of them (capped
- * at the run's length) not counted yet. */
-void mon_count_steps(struct sim *s, struct lane *in, int64_t started)
-{
-	if (started > in->step_k)
-		started = in->step_k;
-	int64_t d = started - in->mon_counted;
-	if (d <= 0)
-		return;
-	s->mon_step_ns += d * in->step_dt;
-	s->mon_steps += d;
-	in->mon_counted = started;
-}
-
 void cut_sibling_runs(struct sim *s, const struct lane *in)
 {
 	const struct instance *grp = in->owner;

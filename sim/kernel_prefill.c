@@ -23,24 +23,21 @@ static void prompt_bucket(struct sim *s, const int32_t real[4], int32_t out[4])
 	shape_graph(s, PHASE_PROMPT, real, false, out);
 }
 
-/* An item's context: the request's computed tokens plus its chunks still in older
- * microbatches (cluster.async_prefill_chunks, kernel_pipeline.c). */
-static int64_t item_context(const struct sim *s, const struct lane *in, size_t j)
-{
-	return (int64_t)s->r[in->items[j].id].computed + in->items[j].ahead;
-}
-
 /* The real shape of the pass of items [I, END): 2-D (bs, longest chunk, largest context
  * blocks) or merged (1, summed chunks, summed context blocks). */
 static void group_shape(struct sim *s, const struct lane *in, size_t i, size_t end,
 			bool with_ctx, int32_t real[4])
 {
+	if (end == i + 1) { /* without the loop's sums and maxima */
+		prefill_item_shape(s, in, i, with_ctx, real);
+		return;
+	}
 	bool merged = s->p.merged_prefill;
 	real[0] = merged ? 1 : (int32_t)(end - i);
 	real[1] = real[2] = real[3] = 0;
 	for (size_t j = i; j < end; j++) {
 		int32_t chunk = in->items[j].chunk;
-		int32_t ctx = with_ctx ? blocks_for(s, item_context(s, in, j)) : 0;
+		int32_t ctx = with_ctx ? blocks_for(s, prefill_item_context(s, in, j)) : 0;
 		real[1] = merged ? real[1] + chunk : (chunk > real[1] ? chunk : real[1]);
 		real[2] = merged ? real[2] + ctx : (ctx > real[2] ? ctx : real[2]);
 	}
@@ -49,9 +46,9 @@ static void group_shape(struct sim *s, const struct lane *in, size_t i, size_t e
 /* _can_merge_prefill_contents: may item END join the group [I, END)? */
 static bool can_merge(struct sim *s, const struct lane *in, size_t i, size_t end)
 {
-	if (item_context(s, in, end) > 0)
+	if (prefill_item_context(s, in, end) > 0)
 		return false; /* history: it starts a group of its own */
-	if (item_context(s, in, i) > 0)
+	if (prefill_item_context(s, in, i) > 0)
 		return false; /* the group has history: it takes nothing more */
 	if (!s->p.merged_prefill && end + 1 - i > (size_t)s->p.max_num_prefill_seqs)
 		return false; /* _bucketize_2d_prompt raises BucketingFailedException */
@@ -64,7 +61,7 @@ static bool can_merge(struct sim *s, const struct lane *in, size_t i, size_t end
 	       (int64_t)b[0] * b[1] <= s->p.max_num_batched_tokens;
 }
 
-size_t prefill_group(struct sim *s, const struct lane *in, size_t i, int32_t real[4])
+size_t prefill_group_(struct sim *s, const struct lane *in, size_t i, int32_t real[4])
 {
 	size_t end = i + 1;
 	while (end < in->n_items && can_merge(s, in, i, end))

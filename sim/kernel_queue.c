@@ -15,11 +15,6 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int64_t wait_key(const struct sim *s, const struct waitq *wq, int32_t id)
-{
-	return wq->order->key(&s->spec[id], id);
-}
-
 static bool is_new_queue(const struct sim *s, const struct waitq *q)
 {
 	return q != &s->queue[Q_TRANSFERRED];
@@ -58,15 +53,10 @@ void wq_adjust(struct sim *s, struct waitq *q)
 	}
 }
 
-/* Queues ID; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
-void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
+/* wq_push() (kernel_int.h) into a bucketed queue (FRONT does not apply: the bucket
+ * manager orders its buckets itself). */
+void wq_push_bucketed(struct sim *s, struct waitq *q, int32_t id)
 {
-	if (is_new_queue(s, q))
-		s->wait_prompt_tokens += s->spec[id].prompt_tokens;
-	if (!q->bsm) {
-		ih_push(&q->h, id, front ? q->front_key-- : wait_key(s, q, id));
-		return;
-	}
 	const struct req_spec *r = &s->spec[id];
 	struct bsm_req br = {r->arrival_ns, (uint32_t)r->prompt_tokens,
 			     (uint32_t)(r->prompt_tokens + r->output_tokens), r->priority};
@@ -80,11 +70,9 @@ void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
 		wq_adjust(s, q);
 }
 
-/* The bucket admission draws from next, or -1 (plain heap: 0). */
-int64_t wq_pick(struct sim *s, struct waitq *q)
+/* wq_pick() (kernel_int.h) from a bucketed queue. */
+int64_t wq_pick_bucketed(struct sim *s, struct waitq *q)
 {
-	if (!q->bsm)
-		return q->h.n ? 0 : -1;
 	double t0 = s->time_bucketing ? wall_now() : 0;
 	int64_t k = bucketserve_pick(&q->bc, q->bsm);
 	if (s->time_bucketing)
