@@ -36,22 +36,15 @@ void waste_acc_add(struct waste_acc *a, uint64_t n, uint64_t sum, uint64_t smax)
 	a->real_tokens += sum;
 	a->padded_tokens += n * smax;
 	if (smax > 0) {
-		a->ratio_sum += ((double)smax - (double)sum / (double)n) / (double)smax;
+		/* An unpadded batch (every batch of one) adds its exact ratio 0 without dividing. */
+		if (sum != n * smax)
+			a->ratio_sum += ((double)smax - (double)sum / (double)n) / (double)smax;
 		a->ratio_batches++;
 	}
 }
 
 void waste_acc_add_lens(struct waste_acc *a, const uint32_t *lens, size_t n)
 {
-	if (n == 1) {
-		/* A batch of one (every admission of one request per step): no padding, its
-		 * ratio is exactly 0, and adding 0 leaves ratio_sum as it is. */
-		a->batches++;
-		a->real_tokens += lens[0];
-		a->padded_tokens += lens[0];
-		a->ratio_batches += lens[0] > 0;
-		return;
-	}
 	uint64_t sum = 0, smax = 0;
 	for (size_t i = 0; i < n; i++) {
 		sum += lens[i];

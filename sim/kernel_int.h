@@ -359,16 +359,15 @@ static inline bool host_lags_at_setup(const struct sim_params *p, const struct i
 	return p->host_time && p->async_scheduling && grp->lanes == 1;
 }
 /* The same, kept by the lane (asked at every step). */
-static inline bool host_lags(const struct sim *s, const struct lane *in)
+static inline bool host_lags(const struct lane *in)
 {
-	(void)s;
 	return in->lags;
 }
 /* Async scheduling: called when IN's step ends; the next schedule sees only the requests that
  * had arrived when the step started. */
 static inline void host_step_done(const struct sim *s, struct lane *in)
 {
-	if (host_lags(s, in)) {
+	if (host_lags(in)) {
 		in->lag = true;
 		in->sched_cutoff = s->now - in->step_dt;
 	}
@@ -673,10 +672,16 @@ static inline int32_t wq_peek(struct sim *s, struct waitq *q, int64_t k)
 	return (int32_t)bsm_peek(q->bsm, (size_t)k);
 }
 
+/* Whether Q holds new requests (not the transferred ones, whose prompts are computed). */
+static inline bool wq_is_new(const struct sim *s, const struct waitq *q)
+{
+	return q != &s->queue[Q_TRANSFERRED];
+}
+
 /* Queues ID in Q; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
 static inline void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
 {
-	if (q != &s->queue[Q_TRANSFERRED])
+	if (wq_is_new(s, q))
 		s->wait_prompt_tokens += s->spec[id].prompt_tokens;
 	if (q->bsm)
 		wq_push_bucketed(s, q, id);
@@ -687,7 +692,7 @@ static inline void wq_push(struct sim *s, struct waitq *q, int32_t id, bool fron
 /* Takes request ID out of Q. */
 static inline void wq_remove(struct sim *s, struct waitq *q, int32_t id)
 {
-	if (q != &s->queue[Q_TRANSFERRED])
+	if (wq_is_new(s, q))
 		s->wait_prompt_tokens -= s->spec[id].prompt_tokens;
 	if (!q->bsm)
 		ih_remove(&q->h, id);

@@ -192,7 +192,7 @@ int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t,
 		int64_t kk = limit <= t ? 1 : (limit - t + dt - 1) / dt;
 		/* An arrival during the run's last step, under async scheduling's lag, is first
 		 * scheduled a step later (sim/kernel_host.c): that step is one more of the run. */
-		if (arrival && limit > t && host_lags(s, in))
+		if (arrival && limit > t && host_lags(in))
 			kk++;
 		if (kk < k)
 			k = kk;

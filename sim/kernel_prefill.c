@@ -28,10 +28,6 @@ static void prompt_bucket(struct sim *s, const int32_t real[4], int32_t out[4])
 static void group_shape(struct sim *s, const struct lane *in, size_t i, size_t end,
 			bool with_ctx, int32_t real[4])
 {
-	if (end == i + 1) { /* without the loop's sums and maxima */
-		prefill_item_shape(s, in, i, with_ctx, real);
-		return;
-	}
 	bool merged = s->p.merged_prefill;
 	real[0] = merged ? 1 : (int32_t)(end - i);
 	real[1] = real[2] = real[3] = 0;

@@ -15,10 +15,6 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static bool is_new_queue(const struct sim *s, const struct waitq *q)
-{
-	return q != &s->queue[Q_TRANSFERRED];
-}
 
 /* The KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): the safe fraction of the free
  * KV memory of the instances that draw from the grouped queue. */
@@ -66,7 +62,7 @@ void wq_push_bucketed(struct sim *s, struct waitq *q, int32_t id)
 		BUG("bucket insert: %s", err.msg); /* lengths are checked at set-up */
 	if (s->time_bucketing)
 		s->bucketing_wall_s += wall_now() - t0;
-	if (q->bc.adjust == BUCKETSERVE_ADJUST_ARRIVAL && is_new_queue(s, q))
+	if (q->bc.adjust == BUCKETSERVE_ADJUST_ARRIVAL && wq_is_new(s, q))
 		wq_adjust(s, q);
 }
 

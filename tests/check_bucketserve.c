@@ -566,6 +566,16 @@ START_TEST(eq2_waste_ratio)
 	ck_assert_uint_eq(a.batches, 2);
 	ck_assert_double_eq_tol(waste_acc_weighted(&a), 6.0 / 38, 1e-15);
 	ck_assert_double_eq_tol(waste_acc_mean(&a), 1.0 / 6, 1e-15);
+	/* Two batches without padding, {5} and {3,3}, count with the ratio 0: padded and real
+	 * 38 + 5 + 6 = 49 and 32 + 11 = 43, token-weighted 6/49, unweighted (1/3 + 0 + 0 + 0) / 4. */
+	waste_acc_add_lens(&a, (uint32_t[]){5}, 1);
+	waste_acc_add_lens(&a, (uint32_t[]){3, 3}, 2);
+	ck_assert_uint_eq(a.batches, 4);
+	ck_assert_uint_eq(a.ratio_batches, 4);
+	ck_assert_uint_eq(a.padded_tokens, 49);
+	ck_assert_uint_eq(a.real_tokens, 43);
+	ck_assert_double_eq_tol(waste_acc_weighted(&a), 6.0 / 49, 1e-15);
+	ck_assert_double_eq_tol(waste_acc_mean(&a), 1.0 / 12, 1e-15);
 }
 END_TEST
 
