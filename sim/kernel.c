@@ -64,17 +64,6 @@ static bool work_left(const struct sim *s)
 	return s->finished < s->n;
 }
 
-/* The fast path: whether an event queued now in class CLS would be the next one taken (none
- * queued comes first), so that it may be handled at once without the queue.  Never in the
- * step-by-step reference. */
-static bool next_now(const struct sim *s, int cls)
-{
-	const struct event *top = evq_peek(&s->q);
-	return !s->p.step_by_step &&
-	       (!top || top->t_ns > s->now || (top->t_ns == s->now && top->cls > cls)) &&
-	       (!s->arrival_held || s->arrival_t > s->now);
-}
-
 /* Whether the held arrival (kernel_client.c) comes before the queue's top TOP, in the
  * queue's order (time, class, sequence). */
 static bool arrival_first(const struct sim *s, const struct event *top)
@@ -201,7 +190,10 @@ static bool run_events(struct sim *s, bool one)
 
 bool sim_step(struct sim *s)
 {
-	return run_events(s, true);
+	s->stepping = true; /* one event: no step ends without the queue (engine_schedule) */
+	bool more = run_events(s, true);
+	s->stepping = false;
+	return more;
 }
 
 void sim_run(struct sim *s)

@@ -247,7 +247,8 @@ void sim_free(struct sim *s);
 /* Compiles the warm-up buckets of every instance (before time 0; counted in compiles_warmup
  * and warmup_s). */
 void sim_warmup(struct sim *s);
-/* Processes one event; returns false when nothing is left (or the stop time is reached). */
+/* Processes one event (each step's end is one: without the fast path's steps that end at
+ * once, engine_schedule); returns false when nothing is left (or the stop time is reached). */
 bool sim_step(struct sim *s);
 void sim_run(struct sim *s);
 /* Closes the run: final metrics and the conservation checks (a failure is a BUG). */

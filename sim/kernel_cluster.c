@@ -22,6 +22,7 @@ static void lane_init(struct sim *s, struct lane *in, int idx, enum lane_role ro
 	in->kv = kv;
 	in->owner = grp;
 	in->lags = host_lags_at_setup(&s->p, grp);
+	in->chains = !s->p.step_by_step && grp->lanes == 1 && grp->stages == 1;
 	size_t mns = (size_t)s->p.max_num_seqs;
 	in->run = xmalloc(mns * sizeof *in->run);
 	in->pre = xmalloc(mns * sizeof *in->pre);

@@ -361,10 +361,12 @@ static bool nothing_queued(const struct sim *s, const struct lane *in)
 		(!off->bsm && !off->h.n));
 }
 
-void engine_schedule(struct sim *s, struct lane *in)
+/* Schedules IN's next step at now (its passes submitted, the lane busy until *END); false when
+ * it has nothing to run. */
+static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 {
 	if (pipe_lane_lost(in))
-		return; /* a microbatch slot the atomic loop lost */
+		return false; /* a microbatch slot the atomic loop lost */
 	bool preempted = false;
 	const int32_t B = s->p.block_size;
 
@@ -430,7 +432,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 	if (!in->n_items && !in->n_dec) {
 		in->busy = false;
 		pipe_after_schedule(s, in, 0);
-		return;
+		return false;
 	}
 	struct instance *grp = in->owner;
 	if (grp->stages > 1) {
@@ -480,6 +482,49 @@ void engine_schedule(struct sim *s, struct lane *in)
 	in->mon_counted = 1;
 	in->busy = true;
 	pipe_after_schedule(s, in, k);
+	*end = t;
+	return true;
+}
+
+/* Whether the step IN has in flight, ending at T, may end at once, without the event queue
+ * (the fast path): nothing can happen before it ends, so that nothing sees the lane's state
+ * meanwhile and what it does at T is what the event loop would do.  No event is queued at or
+ * before T (another lane's step, a transfer, a monitor sample, a timer), the next arrival
+ * comes later, the stop time is not passed, and the lane would schedule again as soon as its
+ * step ends (an instance of one lane without pipeline stages: run_events). */
+static bool ends_now(const struct sim *s, const struct lane *in, int64_t t)
+{
+	if (!in->chains || s->stepping || in->schedule_pending || t > s->p.stop_ns)
+		return false;
+	const struct event *top = evq_peek(&s->q);
+	return (!top || top->t_ns > t) && (!s->arrival_held || s->arrival_t > t);
+}
+
+void engine_schedule(struct sim *s, struct lane *in)
+{
+	int64_t t;
+	if (!schedule(s, in, &t))
+		return;
+	/* Steps that end before anything else happens follow each other here, as the event loop
+	 * would process them (run_events: the pass hook's passes before the time, the step's
+	 * end, the lane's schedule at once unless something comes first), counted as its
+	 * events. */
+	while (ends_now(s, in, t)) {
+		if (s->n_pend)
+			pend_flush(s, t);
+		s->now = t;
+		s->events++;
+		engine_update(s, in);
+		if (in->schedule_pending || !next_now(s, EVC_SCHEDULE)) {
+			/* Its end let something in first (a closed-loop client's next request). */
+			lane_kick(s, in);
+			return;
+		}
+		assert(sim_check_invariants(s));
+		s->events++;
+		if (!schedule(s, in, &t))
+			return;
+	}
 	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
 }
 

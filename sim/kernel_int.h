@@ -228,6 +228,9 @@ struct lane {
 	bool lag;                       /* the next schedule follows a step (async scheduling) */
 	bool lag_blocked;               /* the last schedule left a request for that reason */
 	bool lags;                      /* host_lags(), fixed at set-up (kernel_cluster.c) */
+	bool chains;                    /* the fast path may end its steps without the event
+					 * queue when nothing comes first (engine_schedule): fixed at
+					 * set-up (kernel_cluster.c) */
 	/* Contiguous PA (kernel_defrag.c): its decode batch's block ids (NULL: not modelled),
 	 * and the step in flight's highest id + 1 and distinct ids read by its decode. */
 	struct lane_ids *dids;
@@ -277,6 +280,7 @@ struct sim {
 	size_t n_pend, cap_pend;
 	uint64_t n_runs;                /* runs numbered so far (pass_pending.run) */
 	int64_t events;
+	bool stepping;                  /* in sim_step(): one event at a time */
 	size_t arrived, finished, transferring;
 	int32_t ngroups;                /* prefix groups (max prefix_group + 1) */
 	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
@@ -733,6 +737,17 @@ static inline void run_del(struct sim *s, struct lane *in, int32_t id)
 	int32_t last = in->run[--in->n_run];
 	in->run[i] = last;
 	s->rpos[last] = (int32_t)i;
+}
+
+/* The fast path: whether an event queued now in class CLS would be the next one taken (none
+ * queued comes first), so that it may be handled at once without the queue.  Never in the
+ * step-by-step reference. */
+static inline bool next_now(const struct sim *s, int cls)
+{
+	const struct event *top = evq_peek(&s->q);
+	return !s->p.step_by_step &&
+	       (!top || top->t_ns > s->now || (top->t_ns == s->now && top->cls > cls)) &&
+	       (!s->arrival_held || s->arrival_t > s->now);
 }
 
 /* Asks IN to schedule now, unless it is busy or already asked. */
