@@ -27,8 +27,8 @@ static void lane_init(struct sim *s, struct lane *in, int idx, enum lane_role ro
 	in->run = xmalloc(mns * sizeof *in->run);
 	in->pre = xmalloc(mns * sizeof *in->pre);
 	in->items = xmalloc(mns * sizeof *in->items);
-	ih_init(&in->done_at, s->wpos, mns);
-	ih_init(&in->cross_at, s->xpos, mns);
+	sq_init(&in->done_at, s->wpos, s->dnode, mns, &in->G);
+	sq_init(&in->cross_at, s->xpos, s->xnode, mns, &in->G);
 }
 
 static void lane_release(struct lane *in)
@@ -36,8 +36,8 @@ static void lane_release(struct lane *in)
 	free(in->run);
 	free(in->pre);
 	free(in->items);
-	ih_release(&in->done_at);
-	ih_release(&in->cross_at);
+	sq_release(&in->done_at);
+	sq_release(&in->cross_at);
 }
 
 static void pool_init(struct sim *s, struct kvpool *kv, int64_t blocks)
@@ -126,6 +126,8 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	evq_init(&s->q);
 	s->wpos = xmalloc(nn * sizeof *s->wpos);
 	s->xpos = xmalloc(nn * sizeof *s->xpos);
+	s->dnode = xmalloc(nn * sizeof *s->dnode);
+	s->xnode = xmalloc(nn * sizeof *s->xnode);
 	s->rpos = xmalloc(nn * sizeof *s->rpos);
 	for (int k = 0; k < Q_ROLES; k++) {
 		ih_init(&s->queue[k].h, s->wpos, 1024);
@@ -214,6 +216,8 @@ void sim_release(struct sim *s)
 	free(s->ua_touched);
 	free(s->wpos);
 	free(s->xpos);
+	free(s->dnode);
+	free(s->xnode);
 	free(s->rpos);
 	free(s->batch_lens);
 	shapemap_release(&s->lookup);

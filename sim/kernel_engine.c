@@ -63,14 +63,14 @@ static void dec_join(struct sim *s, struct lane *in, int32_t id)
 	r->g0 = r->generated;
 	/* At step G the request writes KV slot P + g(G) - 1, with g(G) = g0 + G - join.
 	 * Completion: after the step that brings generated to output_tokens. */
-	ih_push(&in->done_at, id, last_step(s, r, id));
+	sq_push(&in->done_at, id, last_step(s, r, id));
 	/* Next block: the step writing the first slot past the blocks held. */
 	int64_t slot = (int64_t)(r->shared + r->blocks) * s->p.block_size;
 	if (slot < (int64_t)q->prompt_tokens + r->generated - 1)
 		BUG("request %d holds too few blocks", id);
 	int64_t cross = slot - q->prompt_tokens + 1 - r->g0 + r->join;
 	if (needs_block(s, r, id, cross))
-		ih_push(&in->cross_at, id, cross);
+		sq_push(&in->cross_at, id, cross);
 	else
 		in->cross_at.pos[id] = -1;
 	in->n_dec++;
@@ -82,9 +82,9 @@ static inline void dec_leave(struct sim *s, struct lane *in, struct req *r, int3
 {
 	kv_ids_decode(s, in, id, -1, 0);
 	r->generated = r->g0 + (int32_t)(in->G - r->join);
-	ih_remove(&in->done_at, id);
+	sq_remove(&in->done_at, id);
 	if (in->cross_at.pos[id] >= 0)
-		ih_remove(&in->cross_at, id);
+		sq_remove(&in->cross_at, id);
 	in->n_dec--;
 	in->dec_blocks -= r->shared + r->blocks;
 }
@@ -371,18 +371,18 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 	const int32_t B = s->p.block_size;
 
 	/* 1. Decodes: each writes one KV slot; a request starting a new block allocates it. */
-	while (in->cross_at.n && ih_top_key(&in->cross_at) <= in->G) {
-		int32_t id = in->cross_at.e[0].id;
+	while (in->cross_at.n && sq_top_key(&in->cross_at) <= in->G) {
+		int32_t id = sq_top(&in->cross_at);
 		if (!make_room(s, in, id, 1, &preempted))
 			continue;
 		kv_take(s, in, &s->r[id], 1);
 		kv_ids_decode(s, in, id, 1, s->r[id].blocks - 1);
 		in->dec_blocks++;
-		int64_t next = ih_top_key(&in->cross_at) + B;
+		int64_t next = sq_top_key(&in->cross_at) + B;
 		if (needs_block(s, &s->r[id], id, next))
-			ih_update(&in->cross_at, id, next);
+			sq_update(&in->cross_at, id, next);
 		else
-			ih_remove(&in->cross_at, id);
+			sq_remove(&in->cross_at, id);
 	}
 
 	/* 2. Running prefills continue, in admission order. */
@@ -596,8 +596,8 @@ void engine_update(struct sim *s, struct lane *in)
 		kv_decode_done(s, in, k);
 		count_gaps(s, in, in->step_dt, (int64_t)in->step_dec * k);
 		in->G += k;
-		while (in->done_at.n && ih_top_key(&in->done_at) < in->G) {
-			int32_t id = in->done_at.e[0].id;
+		while (in->done_at.n && sq_top_key(&in->done_at) < in->G) {
+			int32_t id = sq_top(&in->done_at);
 			dec_leave(s, in, &s->r[id], id);
 			finish(s, in, id);
 		}

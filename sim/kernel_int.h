@@ -14,6 +14,7 @@
  *   kernel_unified.c  the shape of a unified-attention pass (create_unified_batch)
  *   kernel_graph.c    the compiled-graph set: padded shapes, their cost and compile state
  *   kernel_heap.c     indexed 4-ary heaps of request ids (sim/kernel_heap.h)
+ *   kernel_stepq.c    step queues: a timing wheel of request ids by step (sim/kernel_stepq.h)
  *   kernel_params.c   kernel parameters from the configuration; the cost-model adapter
  *   kernel_pipeline.c pipeline parallelism: microbatches through the stages, their metrics
  *   kernel_host.c     the host side of an engine step: host time, async scheduling's lag
@@ -32,6 +33,7 @@
 #include "policies/loop.h"
 #include "sim/evq.h"
 #include "sim/kernel_heap.h"
+#include "sim/kernel_stepq.h"
 #include "sim/kernel.h"
 #include "sim/shapemap.h"
 
@@ -194,7 +196,7 @@ struct lane {
 	size_t n_run;
 	int32_t *pre;                   /* running requests still in prefill, admission order */
 	size_t n_pre;
-	struct iheap done_at, cross_at; /* decoding requests: step of completion / next block */
+	struct stepq done_at, cross_at; /* decoding requests: step of completion / next block */
 	int32_t n_dec;
 	int64_t dec_blocks;             /* blocks held by decoding requests */
 	int64_t G;                      /* decode steps executed */
@@ -255,8 +257,9 @@ struct sim {
 	size_t next_arrival;
 
 	/* Heap positions by request id: in the waiting queues or done_at (a request is in one
-	 * at most), and in cross_at. */
+	 * at most), and in cross_at; the step queues' entries by request id. */
 	int32_t *wpos, *xpos;
+	struct sq_node *dnode, *xnode;  /* done_at's, cross_at's */
 	int32_t *rpos;                  /* a running request's index in its lane's run array */
 	struct waitq queue[Q_ROLES];    /* by role */
 	struct lane *lanes;             /* every lane of every instance, instance by instance */

@@ -180,10 +180,10 @@ int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t,
 {
 	if (s->p.step_by_step || adjusts_every_step(s, in))
 		return 1;
-	int32_t x = ih_top(&in->cross_at);
-	int64_t k = ih_top_key(&in->done_at) - in->G + 1;
-	if (x >= 0 && ih_top_key(&in->cross_at) - in->G < k)
-		k = ih_top_key(&in->cross_at) - in->G;
+	int32_t x = sq_top(&in->cross_at);
+	int64_t k = sq_top_key(&in->done_at) - in->G + 1;
+	if (x >= 0 && sq_top_key(&in->cross_at) - in->G < k)
+		k = sq_top_key(&in->cross_at) - in->G;
 	if (k < 1)
 		BUG("decode run of %lld steps", (long long)k);
 	bool arrival;

@@ -446,6 +446,227 @@ START_TEST(evq_order)
 }
 END_TEST
 
+/* ---- step queues (sim/kernel_stepq.h) ---- */
+
+/* A step queue with its own position and entry arrays for N ids, on clock *G. */
+struct sq_fixture {
+	struct stepq q;
+	int32_t *pos;
+	struct sq_node *node;
+};
+
+static void sqf_init(struct sq_fixture *f, size_t n, const int64_t *g)
+{
+	f->pos = malloc(n * sizeof *f->pos);
+	f->node = malloc(n * sizeof *f->node);
+	for (size_t i = 0; i < n; i++)
+		f->pos[i] = -1;
+	sq_init(&f->q, f->pos, f->node, 4, g);
+}
+
+static void sqf_release(struct sq_fixture *f)
+{
+	sq_release(&f->q);
+	free(f->pos);
+	free(f->node);
+}
+
+static void sq_expect_top(const struct stepq *q, int32_t id, int64_t key)
+{
+	ck_assert_int_eq(sq_top(q), id);
+	if (id >= 0)
+		ck_assert_int_eq(sq_top_key(q), key);
+}
+
+START_TEST(stepq_hand_worked)
+{
+	int64_t g = 0;
+	struct sq_fixture f;
+	sqf_init(&f, 16, &g);
+	struct stepq *q = &f.q;
+	sq_expect_top(q, -1, 0);
+	/* Ties at step 3 come out by id; 5000 is past the window [0, SQ_SLOTS). */
+	sq_push(q, 5, 3);
+	sq_push(q, 2, 3);
+	sq_push(q, 7, 1);
+	sq_push(q, 1, SQ_SLOTS + 904);
+	sq_push(q, 3, 3);
+	ck_assert_int_eq(q->n, 5);
+	sq_expect_top(q, 7, 1);
+	ck_assert_int_eq(f.pos[7], SQ_WHEEL);
+	ck_assert(f.pos[1] >= 0 && f.pos[1] != SQ_WHEEL); /* in far */
+	sq_remove(q, 7);
+	ck_assert(!sq_has(q, 7));
+	sq_expect_top(q, 2, 3);
+	sq_update(q, 2, 10);            /* the top moves on: the rest of step 3 first */
+	sq_expect_top(q, 3, 3);
+	sq_remove(q, 3);
+	sq_expect_top(q, 5, 3);
+	sq_remove(q, 5);
+	sq_expect_top(q, 2, 10);
+	/* The clock passes: the window follows it, and the far entry joins the wheel when
+	 * the top leaves. */
+	g = 2000;
+	sq_remove(q, 2);
+	sq_expect_top(q, 1, SQ_SLOTS + 904);
+	ck_assert_int_eq(q->lo, 2000);
+	ck_assert_int_eq(f.pos[1], SQ_WHEEL);
+	/* A push below the window moves it back; one past the new window goes to far. */
+	sq_push(q, 4, 1999);
+	ck_assert_int_eq(q->lo, 1999);
+	sq_expect_top(q, 4, 1999);
+	sq_push(q, 6, 2050 + SQ_SLOTS);
+	ck_assert(f.pos[6] != SQ_WHEEL && sq_has(q, 6));
+	sq_remove(q, 4);
+	sq_expect_top(q, 1, SQ_SLOTS + 904);
+	ck_assert_int_eq(q->lo, 2000); /* the clock: nothing is pushed below it */
+	ck_assert(f.pos[6] != SQ_WHEEL);
+	g = 2100;
+	sq_remove(q, 1);
+	sq_expect_top(q, 6, 2050 + SQ_SLOTS);
+	ck_assert_int_eq(f.pos[6], SQ_WHEEL);
+	/* Moving back takes the wheel's entries past the new window to far. */
+	sq_push(q, 9, 1000);
+	ck_assert(f.pos[6] != SQ_WHEEL && sq_has(q, 6));
+	sq_expect_top(q, 9, 1000);
+	sq_update(q, 9, 2050 + SQ_SLOTS); /* a tie with 6, in far: 6 first */
+	sq_expect_top(q, 6, 2050 + SQ_SLOTS);
+	sq_remove(q, 6);
+	sq_expect_top(q, 9, 2050 + SQ_SLOTS);
+	sq_update(q, 9, 500);           /* a top moving earlier stays the top */
+	sq_expect_top(q, 9, 500);
+	sq_remove(q, 9);
+	sq_expect_top(q, -1, 0);
+	ck_assert_int_eq(q->n, 0);
+	/* One step's entries in id order, whatever the order they come in. */
+	int32_t in[] = {9, 4, 6, 1, 8, 12, 0}, out[] = {0, 1, 4, 6, 8, 9, 12};
+	for (int i = 0; i < 7; i++)
+		sq_push(q, in[i], 2200);
+	sq_push(q, 3, 2201);
+	sq_remove(q, 6);                /* from the middle of its step */
+	sq_push(q, 6, 2200);
+	for (int i = 0; i < 7; i++) {
+		sq_expect_top(q, out[i], 2200);
+		sq_remove(q, out[i]);
+	}
+	sq_expect_top(q, 3, 2201);
+	sqf_release(&f);
+}
+END_TEST
+
+/* A key for the random sequence: near the clock (within a block), within the window, far
+ * past it, equal to a key present (a tie), or below the clock. */
+static int64_t sq_random_key(gsl_rng *rng, int64_t g, const int64_t *keys, size_t n)
+{
+	unsigned long u = gsl_rng_uniform_int(rng, 100);
+	if (u < 40)
+		return g + (int64_t)gsl_rng_uniform_int(rng, 129);
+	if (u < 65)
+		return g + (int64_t)gsl_rng_uniform_int(rng, 2 * SQ_SLOTS);
+	if (u < 80)
+		return g + (int64_t)gsl_rng_uniform_int(rng, 200000);
+	if (u < 97)
+		return keys[gsl_rng_uniform_int(rng, n)];
+	return g - (int64_t)gsl_rng_uniform_int(rng, 3 * SQ_SLOTS);
+}
+
+START_TEST(stepq_matches_heap)
+{
+	enum { N = 3000, OPS = 400000 };
+	int64_t g = 0;
+	struct sq_fixture f;
+	sqf_init(&f, N, &g);
+	struct stepq *q = &f.q;
+	struct iheap h;
+	int32_t *hpos = malloc(N * sizeof *hpos);
+	int64_t *keys = calloc(N, sizeof *keys); /* the last key given to each id */
+	for (int i = 0; i < N; i++)
+		hpos[i] = -1;
+	ih_init(&h, hpos, 4);
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 11);
+	size_t far_peak = 0, migrated = 0, lowered = 0;
+	for (int op = 0; op < OPS; op++) {
+		int32_t id = (int32_t)gsl_rng_uniform_int(rng, N);
+		unsigned long u = gsl_rng_uniform_int(rng, 100);
+		int64_t lo = q->lo;
+		int32_t far_top = q->far.n ? q->far.e[0].id : -1;
+		if (u < 35) {           /* push, or update when present */
+			int64_t k = sq_random_key(rng, g, keys, N);
+			keys[id] = k;
+			if (sq_has(q, id)) {
+				sq_update(q, id, k);
+				ih_update(&h, id, k);
+			} else {
+				sq_push(q, id, k);
+				ih_push(&h, id, k);
+			}
+		} else if (u < 55) {    /* remove */
+			if (sq_has(q, id)) {
+				sq_remove(q, id);
+				ih_remove(&h, id);
+			}
+		} else if (u < 75) {    /* the top leaves, or moves on by a block */
+			if (h.n) {
+				id = ih_top(&h);
+				ck_assert_int_eq(sq_top(q), id);
+				if (u < 65) {
+					sq_remove(q, id);
+					ih_remove(&h, id);
+				} else {
+					keys[id] = ih_top_key(&h) + 128;
+					sq_update(q, id, keys[id]);
+					ih_update(&h, id, keys[id]);
+				}
+			}
+		} else if (u < 95) {    /* the clock advances; the steps passed leave, as done_at's */
+			g += u < 93 ? (int64_t)gsl_rng_uniform_int(rng, 40)
+				    : (int64_t)gsl_rng_uniform_int(rng, 3 * SQ_SLOTS);
+			while (h.n && ih_top_key(&h) < g) {
+				ck_assert_int_eq(sq_top(q), ih_top(&h));
+				ck_assert_int_eq(sq_top_key(q), ih_top_key(&h));
+				int32_t t = ih_top(&h);
+				sq_remove(q, t);
+				ih_remove(&h, t);
+			}
+		}
+		/* After every operation: the same size, top and key; the ids agree. */
+		ck_assert_uint_eq(q->n, h.n);
+		ck_assert_int_eq(sq_top(q), ih_top(&h));
+		if (h.n)
+			ck_assert_int_eq(sq_top_key(q), ih_top_key(&h));
+		ck_assert_int_eq(sq_has(q, id), hpos[id] >= 0);
+		ck_assert(q->lo <= g || q->lo <= sq_top_key(q));
+		if (q->far.n > far_peak)
+			far_peak = q->far.n;
+		if (far_top >= 0 && far_top != id && f.pos[far_top] == SQ_WHEEL)
+			migrated++;     /* far's top moved into the wheel */
+		if (q->lo < lo)
+			lowered++;
+	}
+	/* Far entries, their moves into the wheel and moves of the window back were all
+	 * exercised. */
+	ck_assert_uint_gt(far_peak, 100);
+	ck_assert_uint_gt(migrated, 100);
+	ck_assert_uint_gt(lowered, 100);
+	/* Emptied in order. */
+	while (h.n) {
+		ck_assert_int_eq(sq_top(q), ih_top(&h));
+		ck_assert_int_eq(sq_top_key(q), ih_top_key(&h));
+		int32_t t = ih_top(&h);
+		sq_remove(q, t);
+		ih_remove(&h, t);
+	}
+	ck_assert_int_eq(sq_top(q), -1);
+	ck_assert_uint_eq(q->n, 0);
+	gsl_rng_free(rng);
+	ih_release(&h);
+	free(hpos);
+	free(keys);
+	sqf_release(&f);
+}
+END_TEST
+
 /* ---- topologies and BucketServe policies ---- */
 
 static void run_all(struct sim *s)
@@ -1521,6 +1742,8 @@ int main(void)
 	TCase *tc = tcase_create("engine");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, evq_order);
+	tcase_add_test(tc, stepq_hand_worked);
+	tcase_add_test(tc, stepq_matches_heap);
 	tcase_add_test(tc, conservation_with_preemption);
 	tcase_add_test(tc, jump_equals_single_steps);
 	tcase_add_test(tc, chunked_prefill_shapes);
