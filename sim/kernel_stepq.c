@@ -44,8 +44,9 @@ static size_t sq_first(const struct stepq *q)
 void sq_settle(struct stepq *q)
 {
 	if (q->summary) {
-		q->top = q->head[sq_first(q)];
-		q->top_key = q->node[q->top].key;
+		size_t first = sq_first(q);
+		q->top = q->head[first];
+		q->top_key = sq_slot_key(q, first);
 	} else if (q->far.n) {
 		q->top = q->far.e[0].id;
 		q->top_key = q->far.e[0].key;
@@ -78,11 +79,12 @@ void sq_lower(struct stepq *q, int64_t key)
 	for (size_t w = 0; w < SQ_WORDS; w++)
 		for (uint64_t b = q->bits[w]; b; b &= b - 1) {
 			size_t s = w << 6 | (size_t)__builtin_ctzll(b);
-			if (q->node[q->head[s]].key < end)
-				continue;       /* a slot's entries share their key */
+			int64_t at = sq_slot_key(q, s); /* its entries' step (the old window's) */
+			if (at < end)
+				continue;
 			for (int32_t h; (h = q->head[s]) >= 0;) {
 				sq_unlink(q, h);
-				ih_push(&q->far, h, q->node[h].key);
+				ih_push(&q->far, h, at);
 			}
 		}
 	q->lo = key;

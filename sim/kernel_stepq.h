@@ -28,11 +28,12 @@
 #define SQ_BITS 12
 #define SQ_SLOTS (1 << SQ_BITS)         /* steps of the wheel's window */
 #define SQ_WORDS (SQ_SLOTS / 64)        /* bitmap words: at most 64, one summary word */
-#define SQ_WHEEL INT32_MAX              /* pos of an entry in the wheel */
+/* pos of an entry in the wheel: SQ_WHEEL - its slot (far's indices are below) */
+#define SQ_WHEEL INT32_MAX
 
-/* An entry's step and its neighbours in its slot's list, by request id. */
+/* An entry's neighbours in its slot's list, by request id.  Its step is its slot's within
+ * the window (sq_slot_key). */
 struct sq_node {
-	int64_t key;
 	int32_t next, prev;             /* circular: the head's prev is the largest id */
 };
 
@@ -43,7 +44,7 @@ struct stepq {
 	int64_t lo;                     /* the window's first step: no entry's key is below */
 	const int64_t *clock;           /* the lane's step count (G): pushed keys are not below */
 	int32_t *pos;                   /* by request id (borrowed, far's too): -1 = absent,
-					 * SQ_WHEEL, or the entry's index in far */
+					 * SQ_WHEEL - its slot in the wheel, or its index in far */
 	struct sq_node *node;           /* by request id (borrowed) */
 	int32_t *head;                  /* by slot: its least id, -1 = empty */
 	struct iheap far;               /* entries at lo + SQ_SLOTS and later */
@@ -73,6 +74,18 @@ static inline bool sq_has(const struct stepq *q, int32_t id)
 	return q->pos[id] >= 0;
 }
 
+/* Whether the entry at POS (present) is in the wheel. */
+static inline bool sq_in_wheel(int32_t pos)
+{
+	return pos > SQ_WHEEL - SQ_SLOTS;
+}
+
+/* The step of the wheel's slot S: the one within the window. */
+static inline int64_t sq_slot_key(const struct stepq *q, size_t s)
+{
+	return q->lo + (int64_t)((s - (size_t)q->lo) & (SQ_SLOTS - 1));
+}
+
 /* The least entry's id, -1 when empty. */
 static inline int32_t sq_top(const struct stepq *q)
 {
@@ -91,8 +104,7 @@ static inline void sq_link(struct stepq *q, int32_t id, int64_t key)
 	size_t s = (size_t)key & (SQ_SLOTS - 1);
 	struct sq_node *nd = q->node;
 	int32_t h = q->head[s];
-	q->pos[id] = SQ_WHEEL;
-	nd[id].key = key;
+	q->pos[id] = SQ_WHEEL - (int32_t)s;
 	if (h < 0) {
 		nd[id].next = nd[id].prev = id;
 		q->head[s] = id;
@@ -117,7 +129,7 @@ static inline void sq_link(struct stepq *q, int32_t id, int64_t key)
 static inline size_t sq_unlink(struct stepq *q, int32_t id)
 {
 	struct sq_node *nd = q->node;
-	size_t s = (size_t)nd[id].key & (SQ_SLOTS - 1);
+	size_t s = (size_t)(SQ_WHEEL - q->pos[id]);
 	int32_t nx = nd[id].next, pv = nd[id].prev;
 	if (nx == id) {
 		q->head[s] = -1;
@@ -150,12 +162,13 @@ static inline void sq_attach(struct stepq *q, int32_t id, int64_t key)
 /* Takes ID out; returns its slot, or -1 when it was in far. */
 static inline int64_t sq_detach(struct stepq *q, int32_t id)
 {
-	if (q->pos[id] != SQ_WHEEL) {
+	if (!sq_in_wheel(q->pos[id])) {
 		ih_remove(&q->far, id);
 		return -1;
 	}
+	size_t s = sq_unlink(q, id);
 	q->pos[id] = -1;
-	return (int64_t)sq_unlink(q, id);
+	return (int64_t)s;
 }
 
 /* After the top left slot S (-1: far), the next least entry. */

@@ -493,8 +493,8 @@ START_TEST(stepq_hand_worked)
 	sq_push(q, 3, 3);
 	ck_assert_int_eq(q->n, 5);
 	sq_expect_top(q, 7, 1);
-	ck_assert_int_eq(f.pos[7], SQ_WHEEL);
-	ck_assert(f.pos[1] >= 0 && f.pos[1] != SQ_WHEEL); /* in far */
+	ck_assert(sq_in_wheel(f.pos[7]));
+	ck_assert(f.pos[1] >= 0 && !sq_in_wheel(f.pos[1])); /* in far */
 	sq_remove(q, 7);
 	ck_assert(!sq_has(q, 7));
 	sq_expect_top(q, 2, 3);
@@ -510,24 +510,24 @@ START_TEST(stepq_hand_worked)
 	sq_remove(q, 2);
 	sq_expect_top(q, 1, SQ_SLOTS + 904);
 	ck_assert_int_eq(q->lo, 2000);
-	ck_assert_int_eq(f.pos[1], SQ_WHEEL);
+	ck_assert(sq_in_wheel(f.pos[1]));
 	/* A push below the window moves it back; one past the new window goes to far. */
 	sq_push(q, 4, 1999);
 	ck_assert_int_eq(q->lo, 1999);
 	sq_expect_top(q, 4, 1999);
 	sq_push(q, 6, 2050 + SQ_SLOTS);
-	ck_assert(f.pos[6] != SQ_WHEEL && sq_has(q, 6));
+	ck_assert(!sq_in_wheel(f.pos[6]) && sq_has(q, 6));
 	sq_remove(q, 4);
 	sq_expect_top(q, 1, SQ_SLOTS + 904);
 	ck_assert_int_eq(q->lo, 2000); /* the clock: nothing is pushed below it */
-	ck_assert(f.pos[6] != SQ_WHEEL);
+	ck_assert(!sq_in_wheel(f.pos[6]));
 	g = 2100;
 	sq_remove(q, 1);
 	sq_expect_top(q, 6, 2050 + SQ_SLOTS);
-	ck_assert_int_eq(f.pos[6], SQ_WHEEL);
+	ck_assert(sq_in_wheel(f.pos[6]));
 	/* Moving back takes the wheel's entries past the new window to far. */
 	sq_push(q, 9, 1000);
-	ck_assert(f.pos[6] != SQ_WHEEL && sq_has(q, 6));
+	ck_assert(!sq_in_wheel(f.pos[6]) && sq_has(q, 6));
 	sq_expect_top(q, 9, 1000);
 	sq_update(q, 9, 2050 + SQ_SLOTS); /* a tie with 6, in far: 6 first */
 	sq_expect_top(q, 6, 2050 + SQ_SLOTS);
@@ -639,7 +639,7 @@ START_TEST(stepq_matches_heap)
 		ck_assert(q->lo <= g || q->lo <= sq_top_key(q));
 		if (q->far.n > far_peak)
 			far_peak = q->far.n;
-		if (far_top >= 0 && far_top != id && f.pos[far_top] == SQ_WHEEL)
+		if (far_top >= 0 && far_top != id && sq_in_wheel(f.pos[far_top]))
 			migrated++;     /* far's top moved into the wheel */
 		if (q->lo < lo)
 			lowered++;
