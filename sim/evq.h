@@ -4,7 +4,9 @@
  * Ordering rule for events at the same time: lower `class` first (see enum ev_class in
  * sim/kernel.h: arrivals before pass completions before the engine's schedule), then lower
  * `seq`.  `seq` is stamped at insertion from a per-queue counter, so ties within a class are
- * FIFO and never depend on heap layout.  Time never decreases: evq_pop() returns events in
+ * FIFO and never depend on heap layout; an owner may give the events of a class its own
+ * sequence (evq_push_seq: the kernel's pass completions carry their lane's index, so that
+ * lanes whose steps end at the same time go in lane order however their events were pushed).  Time never decreases: evq_pop() returns events in
  * non-decreasing t_ns, and pushing an event earlier than the last popped one is a bug.
  *
  * Cancellation: mark the event's payload cancelled in its owner and skip it on pop (lazy
@@ -48,15 +50,15 @@ static inline int evq_before(const struct event *a, const struct event *b)
 	return a->seq < b->seq;
 }
 
-/* Pushes an event; returns its seq. */
-static inline uint64_t evq_push(struct evq *q, int64_t t_ns, int32_t cls, int32_t kind,
-				int64_t arg)
+/* Pushes an event with sequence number SEQ (evq_push stamps the queue's next). */
+static inline void evq_push_seq(struct evq *q, int64_t t_ns, int32_t cls, int32_t kind,
+				int64_t arg, uint64_t seq)
 {
 	if (t_ns < q->last_t)
 		evq_bug_past(q, t_ns);
 	if (q->n == q->cap)
 		evq_grow(q);
-	struct event e = {t_ns, q->next_seq++, cls, kind, arg};
+	struct event e = {t_ns, seq, cls, kind, arg};
 	size_t i = q->n++;
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
@@ -66,7 +68,15 @@ static inline uint64_t evq_push(struct evq *q, int64_t t_ns, int32_t cls, int32_
 		i = p;
 	}
 	q->h[i] = e;
-	return e.seq;
+}
+
+/* Pushes an event; returns its seq. */
+static inline uint64_t evq_push(struct evq *q, int64_t t_ns, int32_t cls, int32_t kind,
+				int64_t arg)
+{
+	uint64_t seq = q->next_seq++;
+	evq_push_seq(q, t_ns, cls, kind, arg, seq);
+	return seq;
 }
 
 /* Pops the earliest event into *out; returns 0, or -1 when empty. */

@@ -525,7 +525,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 		if (!schedule(s, in, &t))
 			return;
 	}
-	evq_push(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
+	evq_push_seq(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in), (uint64_t)in->idx);
 }
 
 /* ---- the engine: update ------------------------------------------------------------------ */

@@ -249,7 +249,8 @@ static void cut_run(struct sim *s, struct lane *in)
 	s->m.steps -= d;
 	in->step_k = kept;
 	in->gen++;
-	evq_push(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in));
+	evq_push_seq(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in),
+		     (uint64_t)in->idx);
 }
 
 void cut_sibling_runs(struct sim *s, const struct lane *in)

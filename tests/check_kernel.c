@@ -298,6 +298,89 @@ START_TEST(jump_equals_single_steps)
 }
 END_TEST
 
+/* The completions of a run in order: request and time. */
+struct donelog {
+	int32_t id[64];
+	int64_t t[64];
+	int n;
+};
+
+static void log_done(void *ctx, const struct sim *s, int32_t id)
+{
+	struct donelog *d = ctx;
+	ck_assert_int_lt(d->n, 64);
+	d->id[d->n] = id;
+	d->t[d->n++] = s->now;
+}
+
+START_TEST(step_ends_tied_with_arrivals)
+{
+	/* Steps of whole milliseconds (a prefill pass 2 ms, a decode step 1 ms, no host time)
+	 * and arrivals on whole milliseconds: arrivals and completions fall on step ends, where
+	 * the queue's order (an arrival before a step's end) decides what the next step takes.
+	 * The fast path, whose steps end without the event queue when nothing comes first, must
+	 * give the reference's times, hand-checked below for the first requests. */
+	static const int64_t at_ms[] = {0, 5, 9, 9, 12, 13, 20, 21, 22, 30, 31, 33, 40, 41};
+	static const int32_t out[] = {8, 3, 1, 4, 2, 6, 1, 2, 3, 5, 1, 2, 2, 1};
+	size_t n = sizeof at_ms / sizeof *at_ms;
+	struct req_spec *req = calloc(n, sizeof *req);
+	for (size_t i = 0; i < n; i++) {
+		req[i].arrival_ns = at_ms[i] * 1000000;
+		req[i].prompt_tokens = 10;
+		req[i].output_tokens = out[i];
+		req[i].prefix_group = -1;
+	}
+	struct fixed_cost f = {2000000, 0, 1000000, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct donelog d[2];
+	int64_t first[2][16], sched[2][16], end[2];
+	/* One instance, then two taking from one queue: their steps end at the same times. */
+	for (int inst = 1; inst <= 2; inst++)
+	for (int jumps = 0; jumps < 2; jumps++) {
+		struct sim_params p = fixture_params();
+		p.instances = inst;
+		p.step_by_step = !jumps;
+		memset(&d[jumps], 0, sizeof d[jumps]);
+		struct sim_hooks h = {&d[jumps], log_done, NULL, NULL, NULL};
+		struct sim s;
+		sim_init(&s, &p, req, n, NULL, NULL, &c, &h);
+		sim_run(&s);
+		sim_finish(&s);
+		ck_assert_uint_eq(s.finished, n);
+		for (size_t i = 0; i < n; i++) {
+			first[jumps][i] = s.r[i].t_first;
+			sched[jumps][i] = s.r[i].t_sched;
+		}
+		end[jumps] = s.now;
+		sim_release(&s);
+		if (!jumps)
+			continue;
+		ck_assert_int_eq(d[0].n, (int)n);
+		ck_assert_int_eq(d[1].n, (int)n);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(first[1][i], first[0][i]);
+			ck_assert_int_eq(sched[1][i], sched[0][i]);
+			ck_assert_int_eq(d[1].id[i], d[0].id[i]);
+			ck_assert_int_eq(d[1].t[i], d[0].t[i]);
+		}
+		ck_assert_int_eq(end[1], end[0]);
+		/* By hand: request 0's prefill runs 0-2 ms (its first token), then its decodes;
+		 * request 1 arrives at 5 ms, at the end of 0's third decode, and joins the next
+		 * step on the one instance (a prefill pass and a decode pass, 5-8 ms, their tokens
+		 * at its end), the idle second instance's (a prefill pass, 5-7 ms) on two, where
+		 * both end their last decode at 9 ms: request 0's instance (the first) first. */
+		ck_assert_int_eq(first[1][0], 2000000);
+		ck_assert_int_eq(sched[1][1], 5000000);
+		ck_assert_int_eq(first[1][1], inst == 1 ? 8000000 : 7000000);
+		if (inst == 2) {
+			ck_assert(d[1].id[0] == 0 && d[1].t[0] == 9000000);
+			ck_assert(d[1].id[1] == 1 && d[1].t[1] == 9000000);
+		}
+	}
+	free(req);
+}
+END_TEST
+
 /* ---- hand-worked scenarios ---- */
 
 
@@ -1746,6 +1829,7 @@ int main(void)
 	tcase_add_test(tc, stepq_matches_heap);
 	tcase_add_test(tc, conservation_with_preemption);
 	tcase_add_test(tc, jump_equals_single_steps);
+	tcase_add_test(tc, step_ends_tied_with_arrivals);
 	tcase_add_test(tc, chunked_prefill_shapes);
 	tcase_add_test(tc, preemption_hand_worked);
 	tcase_add_test(tc, monitor_counts_steps_where_they_start);
