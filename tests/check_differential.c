@@ -49,6 +49,8 @@ static const char *const base_keys[] = {
 static const char *const topologies[][5] = {
 	{NULL},
 	{"cluster.instances=3", NULL},
+	/* every request at time 0: instances whose steps end at the same time */
+	{"cluster.instances=3", "workload.arrival=offline", NULL},
 	{"cluster.mode=disaggregated", "cluster.prefill_instances=2", "cluster.decode_instances=2",
 	 NULL},
 	{"cluster.pp=2", "loop", NULL},
