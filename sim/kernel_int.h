@@ -39,7 +39,8 @@
 
 /* Event classes: at equal times, arrivals and transfers are seen before pass completions,
  * those before the engines schedule (so requests arriving together are scheduled together),
- * and monitor samples last. */
+ * and monitor samples last.  Pass completions at equal times go in lane order (their
+ * sequence number is their lane's index: evq_push_seq). */
 enum ev_class { EVC_ARRIVAL = 0, EVC_PASS_DONE = 1, EVC_SCHEDULE = 2, EVC_MONITOR = 3 };
 enum ev_kind { EV_ARRIVAL, EV_PASS_DONE, EV_SCHEDULE, EV_TRANSFER, EV_MONITOR, EV_ADJUST };
 
