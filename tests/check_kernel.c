@@ -335,46 +335,47 @@ START_TEST(step_ends_tied_with_arrivals)
 	struct donelog d[2];
 	int64_t first[2][16], sched[2][16], end[2];
 	/* One instance, then two taking from one queue: their steps end at the same times. */
-	for (int inst = 1; inst <= 2; inst++)
-	for (int jumps = 0; jumps < 2; jumps++) {
-		struct sim_params p = fixture_params();
-		p.instances = inst;
-		p.step_by_step = !jumps;
-		memset(&d[jumps], 0, sizeof d[jumps]);
-		struct sim_hooks h = {&d[jumps], log_done, NULL, NULL, NULL};
-		struct sim s;
-		sim_init(&s, &p, req, n, NULL, NULL, &c, &h);
-		sim_run(&s);
-		sim_finish(&s);
-		ck_assert_uint_eq(s.finished, n);
-		for (size_t i = 0; i < n; i++) {
-			first[jumps][i] = s.r[i].t_first;
-			sched[jumps][i] = s.r[i].t_sched;
-		}
-		end[jumps] = s.now;
-		sim_release(&s);
-		if (!jumps)
-			continue;
-		ck_assert_int_eq(d[0].n, (int)n);
-		ck_assert_int_eq(d[1].n, (int)n);
-		for (size_t i = 0; i < n; i++) {
-			ck_assert_int_eq(first[1][i], first[0][i]);
-			ck_assert_int_eq(sched[1][i], sched[0][i]);
-			ck_assert_int_eq(d[1].id[i], d[0].id[i]);
-			ck_assert_int_eq(d[1].t[i], d[0].t[i]);
-		}
-		ck_assert_int_eq(end[1], end[0]);
-		/* By hand: request 0's prefill runs 0-2 ms (its first token), then its decodes;
-		 * request 1 arrives at 5 ms, at the end of 0's third decode, and joins the next
-		 * step on the one instance (a prefill pass and a decode pass, 5-8 ms, their tokens
-		 * at its end), the idle second instance's (a prefill pass, 5-7 ms) on two, where
-		 * both end their last decode at 9 ms: request 0's instance (the first) first. */
-		ck_assert_int_eq(first[1][0], 2000000);
-		ck_assert_int_eq(sched[1][1], 5000000);
-		ck_assert_int_eq(first[1][1], inst == 1 ? 8000000 : 7000000);
-		if (inst == 2) {
-			ck_assert(d[1].id[0] == 0 && d[1].t[0] == 9000000);
-			ck_assert(d[1].id[1] == 1 && d[1].t[1] == 9000000);
+	for (int inst = 1; inst <= 2; inst++) {
+		for (int jumps = 0; jumps < 2; jumps++) {
+			struct sim_params p = fixture_params();
+			p.instances = inst;
+			p.step_by_step = !jumps;
+			memset(&d[jumps], 0, sizeof d[jumps]);
+			struct sim_hooks h = {&d[jumps], log_done, NULL, NULL, NULL};
+			struct sim s;
+			sim_init(&s, &p, req, n, NULL, NULL, &c, &h);
+			sim_run(&s);
+			sim_finish(&s);
+			ck_assert_uint_eq(s.finished, n);
+			for (size_t i = 0; i < n; i++) {
+				first[jumps][i] = s.r[i].t_first;
+				sched[jumps][i] = s.r[i].t_sched;
+			}
+			end[jumps] = s.now;
+			sim_release(&s);
+			if (!jumps)
+				continue;
+			ck_assert_int_eq(d[0].n, (int)n);
+			ck_assert_int_eq(d[1].n, (int)n);
+			for (size_t i = 0; i < n; i++) {
+				ck_assert_int_eq(first[1][i], first[0][i]);
+				ck_assert_int_eq(sched[1][i], sched[0][i]);
+				ck_assert_int_eq(d[1].id[i], d[0].id[i]);
+				ck_assert_int_eq(d[1].t[i], d[0].t[i]);
+			}
+			ck_assert_int_eq(end[1], end[0]);
+			/* By hand: request 0's prefill runs 0-2 ms (its first token), then its decodes;
+			 * request 1 arrives at 5 ms, at the end of 0's third decode, and joins the next
+			 * step on the one instance (a prefill pass and a decode pass, 5-8 ms, their tokens
+			 * at its end), the idle second instance's (a prefill pass, 5-7 ms) on two, where
+			 * both end their last decode at 9 ms: request 0's instance (the first) first. */
+			ck_assert_int_eq(first[1][0], 2000000);
+			ck_assert_int_eq(sched[1][1], 5000000);
+			ck_assert_int_eq(first[1][1], inst == 1 ? 8000000 : 7000000);
+			if (inst == 2) {
+				ck_assert(d[1].id[0] == 0 && d[1].t[0] == 9000000);
+				ck_assert(d[1].id[1] == 1 && d[1].t[1] == 9000000);
+			}
 		}
 	}
 	free(req);
