@@ -6,8 +6,9 @@
  * `seq`.  `seq` is stamped at insertion from a per-queue counter, so ties within a class are
  * FIFO and never depend on heap layout; an owner may give the events of a class its own
  * sequence (evq_push_seq: the kernel's pass completions carry their lane's index, so that
- * lanes whose steps end at the same time go in lane order however their events were pushed).  Time never decreases: evq_pop() returns events in
- * non-decreasing t_ns, and pushing an event earlier than the last popped one is a bug.
+ * lanes whose steps end at the same time go in lane order however their events were pushed).
+ * Time never decreases: evq_pop() returns events in non-decreasing t_ns, and pushing an event
+ * earlier than the last popped one is a bug.
  *
  * Cancellation: mark the event's payload cancelled in its owner and skip it on pop (lazy
  * deletion), as the kernel does.  The queue owns its array (evq_init/evq_release); events are

@@ -102,10 +102,7 @@ static bool run_events(struct sim *s, bool one)
 				return true;
 			continue;
 		}
-		if (s->n_pend)
-			pend_flush(s, e.t_ns);
-		s->now = e.t_ns;
-		s->events++;
+		advance_to(s, e.t_ns);
 		switch (e.kind) {
 		case EV_ARRIVAL: {
 			int32_t id = (int32_t)e.arg;
@@ -135,7 +132,7 @@ static bool run_events(struct sim *s, bool one)
 		case EV_PASS_DONE: {
 			struct lane *in = &s->lanes[e.arg & 0xfffff];
 			engine_update(s, in);
-			if (in->owner->lanes == 1 && !in->schedule_pending && next_now(s, EVC_SCHEDULE)) {
+			if (schedules_at_once(s, in)) {
 				/* Its schedule event would be the next event: it is processed now. */
 				assert(sim_check_invariants(s));
 				s->events++;

@@ -83,7 +83,7 @@ static inline void dec_leave(struct sim *s, struct lane *in, struct req *r, int3
 	kv_ids_decode(s, in, id, -1, 0);
 	r->generated = r->g0 + (int32_t)(in->G - r->join);
 	sq_remove(&in->done_at, id);
-	if (in->cross_at.pos[id] >= 0)
+	if (sq_has(&in->cross_at, id))
 		sq_remove(&in->cross_at, id);
 	in->n_dec--;
 	in->dec_blocks -= r->shared + r->blocks;
@@ -494,10 +494,9 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
  * step ends (an instance of one lane without pipeline stages: run_events). */
 static bool ends_now(const struct sim *s, const struct lane *in, int64_t t)
 {
-	if (!in->chains || s->stepping || in->schedule_pending || t > s->p.stop_ns)
-		return false;
-	const struct event *top = evq_peek(&s->q);
-	return (!top || top->t_ns > t) && (!s->arrival_held || s->arrival_t > t);
+	/* first_at() after every class: nothing is queued at or before T. */
+	return in->chains && !s->stepping && !in->schedule_pending && t <= s->p.stop_ns &&
+	       first_at(s, t, EVC_MONITOR);
 }
 
 void engine_schedule(struct sim *s, struct lane *in)
@@ -510,12 +509,9 @@ void engine_schedule(struct sim *s, struct lane *in)
 	 * end, the lane's schedule at once unless something comes first), counted as its
 	 * events. */
 	while (ends_now(s, in, t)) {
-		if (s->n_pend)
-			pend_flush(s, t);
-		s->now = t;
-		s->events++;
+		advance_to(s, t);
 		engine_update(s, in);
-		if (in->schedule_pending || !next_now(s, EVC_SCHEDULE)) {
+		if (!schedules_at_once(s, in)) {
 			/* Its end let something in first (a closed-loop client's next request). */
 			lane_kick(s, in);
 			return;
@@ -525,7 +521,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 		if (!schedule(s, in, &t))
 			return;
 	}
-	evq_push_seq(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in), (uint64_t)in->idx);
+	push_pass_done(s, in, t);
 }
 
 /* ---- the engine: update ------------------------------------------------------------------ */

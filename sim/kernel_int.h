@@ -743,15 +743,38 @@ static inline void run_del(struct sim *s, struct lane *in, int32_t id)
 	s->rpos[last] = (int32_t)i;
 }
 
-/* The fast path: whether an event queued now in class CLS would be the next one taken (none
- * queued comes first), so that it may be handled at once without the queue.  Never in the
+/* The fast path: whether an event queued at T in class CLS would be the next one taken (none
+ * queued comes first), so that it may be handled without the queue.  Never in the
  * step-by-step reference. */
-static inline bool next_now(const struct sim *s, int cls)
+static inline bool first_at(const struct sim *s, int64_t t, int cls)
 {
 	const struct event *top = evq_peek(&s->q);
 	return !s->p.step_by_step &&
-	       (!top || top->t_ns > s->now || (top->t_ns == s->now && top->cls > cls)) &&
-	       (!s->arrival_held || s->arrival_t > s->now);
+	       (!top || top->t_ns > t || (top->t_ns == t && top->cls > cls)) &&
+	       (!s->arrival_held || s->arrival_t > t);
+}
+
+/* The same for an event queued now. */
+static inline bool next_now(const struct sim *s, int cls)
+{
+	return first_at(s, s->now, cls);
+}
+
+/* Whether IN, its step just ended, schedules at once (in the same event) rather than through
+ * a schedule event: an instance of one lane not yet asked to, when nothing queued comes
+ * first. */
+static inline bool schedules_at_once(const struct sim *s, const struct lane *in)
+{
+	return in->owner->lanes == 1 && !in->schedule_pending && next_now(s, EVC_SCHEDULE);
+}
+
+/* Time moves to the event at T: the pass hook's passes starting before it are reported. */
+static inline void advance_to(struct sim *s, int64_t t)
+{
+	if (s->n_pend)
+		pend_flush(s, t);
+	s->now = t;
+	s->events++;
 }
 
 /* Asks IN to schedule now, unless it is busy or already asked. */
@@ -792,6 +815,15 @@ static inline void cut_consumers(struct sim *s, const struct waitq *q, bool fron
 static inline int64_t pass_done_arg(const struct lane *in)
 {
 	return (int64_t)in->idx | in->gen << 20;
+}
+
+/* Queues the end of IN's step (or run) at T.  Its sequence number is the lane's index: steps
+ * of several lanes ending at the same time end in lane order, whenever their events were
+ * queued (the fast path queues a run's end when the run starts, the reference at its last
+ * step). */
+static inline void push_pass_done(struct sim *s, const struct lane *in, int64_t t)
+{
+	evq_push_seq(&s->q, t, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in), (uint64_t)in->idx);
 }
 
 /* Accounts TIMES identical passes of graph GI starting at START, the first carrying

@@ -249,8 +249,7 @@ static void cut_run(struct sim *s, struct lane *in)
 	s->m.steps -= d;
 	in->step_k = kept;
 	in->gen++;
-	evq_push_seq(&s->q, run->t0 + kept * dt, EVC_PASS_DONE, EV_PASS_DONE, pass_done_arg(in),
-		     (uint64_t)in->idx);
+	push_pass_done(s, in, run->t0 + kept * dt);
 }
 
 void cut_sibling_runs(struct sim *s, const struct lane *in)

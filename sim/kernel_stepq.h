@@ -63,12 +63,7 @@ void sq_settle(struct stepq *q);
 void sq_migrate(struct stepq *q);
 void sq_lower(struct stepq *q, int64_t key);
 
-/* Inline (the order, linking, push, remove, update, the top): */
-static inline bool sq_before(int64_t ka, int32_t a, int64_t kb, int32_t b)
-{
-	return ka != kb ? ka < kb : a < b;
-}
-
+/* Inline (linking, push, remove, update, the top; the order is the heaps', ih_less): */
 static inline bool sq_has(const struct stepq *q, int32_t id)
 {
 	return q->pos[id] >= 0;
@@ -171,6 +166,12 @@ static inline int64_t sq_detach(struct stepq *q, int32_t id)
 	return (int64_t)s;
 }
 
+/* Whether ID at KEY comes before the least entry (not empty), in the heaps' order. */
+static inline bool sq_before_top(const struct stepq *q, int32_t id, int64_t key)
+{
+	return ih_less((struct ih_ent){key, id}, (struct ih_ent){q->top_key, q->top});
+}
+
 /* After the top left slot S (-1: far), the next least entry. */
 static inline void sq_next_top(struct stepq *q, int64_t s)
 {
@@ -184,7 +185,7 @@ static inline void sq_push(struct stepq *q, int32_t id, int64_t key)
 {
 	sq_attach(q, id, key);
 	q->n++;
-	if (q->top < 0 || sq_before(key, id, q->top_key, q->top)) {
+	if (q->top < 0 || sq_before_top(q, id, key)) {
 		q->top = id;
 		q->top_key = key;
 	}
@@ -206,7 +207,7 @@ static inline void sq_update(struct stepq *q, int32_t id, int64_t key)
 		sq_next_top(q, s);      /* the rest of its old step, if any, come first */
 		return;
 	}
-	if (id == q->top || sq_before(key, id, q->top_key, q->top)) {
+	if (id == q->top || sq_before_top(q, id, key)) {
 		q->top = id;
 		q->top_key = key;
 	}
