@@ -32,8 +32,8 @@ struct batch_draft {
 	int64_t kv_reserved;            /* tokens reserved by the requests it runs */
 	int64_t deferred_blocks;        /* blocks the taken requests' deferred prefills will take */
 	uint64_t charged, longest;      /* sum and longest of the charges of the batch */
-	int32_t max_requests;           /* scheduler.static_batch_size */
-	double max_waste;               /* scheduler.static_max_waste */
+	const double *par;              /* the controller's own keys' values, par[ROW] for row
+					 * ROW of its policy_info.keys (struct policy_params) */
 	const struct bucketserve_cfg *bsc; /* NULL unless requests are in buckets */
 };
 

@@ -4,10 +4,12 @@
 #include "policies/batching.h"
 #include "analysis/waste.h"
 
+/* Its keys, and their rows in par[] (struct batch_draft). */
+enum { BATCH_SIZE, MAX_WASTE };
 static const struct cfg_def keys[] = {
-	{"scheduler.static_batch_size", CFG_INT, "10", 1, 1 << 20, NULL, "requests",
+	[BATCH_SIZE] = {"scheduler.static_batch_size", CFG_INT, "10", 1, 1 << 20, NULL, "requests",
 	 "static batching: most requests in one batch (UELLM packs at most 10)"},
-	{"scheduler.static_max_waste", CFG_DOUBLE, "0.25", 0, 1, NULL, "fraction",
+	[MAX_WASTE] = {"scheduler.static_max_waste", CFG_DOUBLE, "0.25", 0, 1, NULL, "fraction",
 	 "static batching: a batch is closed before its Eq. 2 padding waste of prompt lengths "
 	 "would exceed this"},
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
@@ -15,12 +17,12 @@ static const struct cfg_def keys[] = {
 
 static bool take(struct batch_draft *d, struct batch_cand *c)
 {
-	if (d->n >= (size_t)d->max_requests)
+	if ((double)d->n >= d->par[BATCH_SIZE])
 		return false;
 	if (d->deferred_blocks + c->full_blocks + c->revive_blocks > d->kv_free)
 		return false;
 	d->lens[d->n] = (uint32_t)c->q->prompt_tokens;
-	if (d->n > 0 && waste_ratio(d->lens, d->n + 1) > d->max_waste)
+	if (d->n > 0 && waste_ratio(d->lens, d->n + 1) > d->par[MAX_WASTE])
 		return false;
 	d->deferred_blocks += c->full_blocks - c->need_blocks;
 	return true;

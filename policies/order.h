@@ -18,8 +18,11 @@
 struct order_policy {
 	struct policy_info info;
 	/* Rank of request Q (its id ID: ids are in arrival order) in a plain waiting queue:
-	 * smaller first, ties by id. */
-	int64_t (*key)(const struct req_spec *q, int32_t id);
+	 * smaller first, ties by id.  PAR: the values of its own keys (struct policy_params).
+	 * The key is fixed when the request is queued: a priority that changes with time while
+	 * keeping the order of the waiting requests (linear aging) is such a key, e.g.
+	 * arrival_ns + w * prompt_tokens. */
+	int64_t (*key)(const struct req_spec *q, int32_t id, const double *par);
 	/* Inside buckets: the bucket manager's order; meaningful when in_buckets. */
 	enum bsm_order bucket_order;
 	/* Whether it can order requests inside BucketServe buckets (false: the config check

@@ -3,8 +3,9 @@
  */
 #include "policies/order.h"
 
-static int64_t key(const struct req_spec *q, int32_t id)
+static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 {
+	(void)par;
 	(void)id;
 	return -(int64_t)q->prompt_tokens;
 }

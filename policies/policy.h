@@ -1,11 +1,17 @@
 /*
  * policy: what every pluggable policy says of itself, and the registry of families.
  *
- * A policy is one `static const` ops struct in its own file under policies/, whose FIRST member
- * is a `struct policy_info` (so a family's code can turn the info pointer back into its ops
- * struct).  It is registered by one line in policies/registry.c, the only list of policy names:
- * config choices, `bucketsim list policies`, `--help`, the README's tables and "unknown X 'y';
- * valid: ..." errors are all generated from it.
+ * A policy is one `const` ops struct (not static: the registry declares it extern) in its own
+ * file under policies/, whose FIRST member is a `struct policy_info` (so a family's code can
+ * turn the info pointer back into its ops struct).  It is registered by one line in
+ * policies/registry.c, the only list of policy names: the config choices, `bucketsim list
+ * policies` and `list keys`, `--print-config`, and the "unknown X 'y'; valid: ..." errors are
+ * all generated from it.  The prose tables of policies/README.md are written by hand (a test
+ * checks that they name every registered policy).
+ *
+ * Its own keys (policy_info.keys) become config keys like any other; their values reach its
+ * functions as a `const double *par`, indexed by the row of the key (struct policy_params):
+ * no kernel code is needed for a policy's parameters.
  *
  * Families (each with its own ops struct in its own header):
  *   order       scheduler.order      waiting-queue order          (policies/order.h)
@@ -31,6 +37,23 @@ struct policy_info {
 	const struct cfg_def *keys;   /* the config keys only this policy reads, in the config
 				       * table's row format (NULL-terminated), or NULL */
 };
+
+/* The values of the chosen policy's own keys, par[ROW] for the key of row ROW of its
+ * policy_info.keys: an integer or a double as set (integers are bounded by their range, exact
+ * in a double), a boolean 0 or 1, a choice the index of its value in the row's choices; NaN
+ * for text (CFG_STRING: its owner parses it) and for an auto key left unset.  At most
+ * POLICY_MAX_KEYS rows (the registry's check at start-up refuses more). */
+#define POLICY_MAX_KEYS 8
+struct policy_params {
+	double v[POLICY_MAX_KEYS];
+};
+
+/* Reads INFO's own keys from CFG into OUT. */
+struct config;
+void policy_params_read(const struct policy_info *info, const struct config *cfg,
+			struct policy_params *out);
+/* The number of rows of INFO's keys. */
+size_t policy_nkeys(const struct policy_info *info);
 
 /* One family of interchangeable policies, chosen by one config key. */
 struct policy_family {

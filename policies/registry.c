@@ -2,7 +2,10 @@
  * registry: the only list of policy names.  Each family below lists its members, one line per
  * policy; a new policy is one new file plus one line here.  See policies/policy.h.
  */
+#include <math.h>
 #include <string.h>
+
+#include "sim/config.h"
 
 #include "policies/batching.h"
 #include "policies/bucketing.h"
@@ -31,6 +34,7 @@
 	X(order_policy, order_priority)                 \
 	X(order_policy, order_earliest_bucket)          \
 	X(order_policy, order_slo_output)               \
+	X(order_policy, order_sjf_aging)                \
 	/* end of list */
 ORDERS(DECLARE)
 static const struct policy_info *const orders[] = {ORDERS(MEMBER) NULL};
@@ -139,4 +143,54 @@ const struct policy_info *policy_find(const struct policy_family *f, const char 
 		if (!strcmp(f->members[i]->name, name))
 			return f->members[i];
 	return NULL;
+}
+
+size_t policy_nkeys(const struct policy_info *info)
+{
+	size_t n = 0;
+	for (const struct cfg_def *d = info->keys; d && d->key; d++)
+		n++;
+	return n;
+}
+
+/* The index of VALUE among CHOICES ("a|b|c"), -1 when absent. */
+static int choice_index(const char *choices, const char *value)
+{
+	size_t len = strlen(value);
+	int i = 0;
+	for (const char *p = choices; p; i++) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+		if (n == len && !strncmp(p, value, n))
+			return i;
+		p = bar ? bar + 1 : NULL;
+	}
+	return -1;
+}
+
+void policy_params_read(const struct policy_info *info, const struct config *cfg,
+			struct policy_params *out)
+{
+	for (size_t i = 0; i < POLICY_MAX_KEYS; i++)
+		out->v[i] = NAN;
+	size_t row = 0;
+	for (const struct cfg_def *d = info->keys; d && d->key; d++, row++) {
+		const struct cfg_entry *e = config_find(cfg, d->key);
+		if (!e->text)
+			continue; /* an auto key left unset */
+		switch (d->type) {
+		case CFG_INT:
+		case CFG_DOUBLE:
+			out->v[row] = e->d;
+			break;
+		case CFG_BOOL:
+			out->v[row] = e->b;
+			break;
+		case CFG_CHOICE:
+			out->v[row] = choice_index(d->choices, e->text);
+			break;
+		case CFG_STRING:
+			break;
+		}
+	}
 }

@@ -1,5 +1,5 @@
 /*
- * cmd_list: `bucketsim list policies|presets|models|workloads|keys`.
+ * cmd_list: `bucketsim list [policies|presets|models|workloads|keys]` (no argument: all).
  */
 #include <string.h>
 
@@ -59,8 +59,19 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 			return 0;
 		return BS_EXIT_USAGE;
 	}
+	if (st.optind == argc) { /* everything, each part under a heading naming its list */
+		static const char *const parts[] = {"policies", "models", "workloads", "keys"};
+		for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+			printf("%s== bucketsim list %s ==\n", i ? "\n" : "", parts[i]);
+			char *one[] = {argv[0], (char *)parts[i], NULL};
+			int rc = run(self, 2, one);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
 	if (st.optind != argc - 1)
-		return cli_usage(self, "list takes one of: policies, presets, models, workloads, keys");
+		return cli_usage(self, "list takes at most one of: policies, presets, models, workloads, keys");
 	const char *what = argv[st.optind];
 	if (!strcmp(what, "policies")) {
 		list_policies(stdout);
@@ -82,12 +93,14 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 static const struct cli_opt opts[] = {CLI_HELP_OPT, {0}};
 
 const struct cli_cmd cmd_list = {
-	"list", "bucketsim list policies|presets|models|workloads|keys",
+	"list", "bucketsim list [policies|presets|models|workloads|keys]",
 	"list policies, presets, hardware/model profiles, bundled workloads or config keys",
 	"Lists what can be selected by name: every policy choice and preset (policies), the\n"
 	"presets alone with the keys they set (presets), the hardware and\n"
 	"model profiles (models), the bundled traces with their row counts and length statistics\n"
-	"(workloads), or every configuration key with its type, default and meaning (keys).",
-	"  bucketsim list policies\n  bucketsim list presets\n  bucketsim list workloads\n  bucketsim list keys\n",
+	"(workloads), or every configuration key with its type, default and meaning (keys).\n"
+	"Without an argument, all of them (the presets with the policies), each under a heading\n"
+	"\"== bucketsim list NAME ==\".",
+	"  bucketsim list\n  bucketsim list policies\n  bucketsim list presets\n  bucketsim list workloads\n  bucketsim list keys\n",
 	opts, run,
 };

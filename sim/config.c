@@ -30,7 +30,11 @@ static size_t all_defs(const struct cfg_def **out)
 				out[n] = d;
 	for (size_t f = 0; policy_families[f]; f++)
 		for (size_t m = 0; policy_families[f]->members[m]; m++) {
-			const struct cfg_def *d = policy_families[f]->members[m]->keys;
+			const struct policy_info *pi = policy_families[f]->members[m];
+			if (policy_nkeys(pi) > POLICY_MAX_KEYS) /* its par[] could not hold them */
+				BUG("policy '%s' has %zu keys, more than POLICY_MAX_KEYS (%d)", pi->name,
+				    policy_nkeys(pi), POLICY_MAX_KEYS);
+			const struct cfg_def *d = pi->keys;
 			for (; d && d->key; d++, n++)
 				if (out)
 					out[n] = d;

@@ -119,8 +119,8 @@ struct sim_params {
 	const struct loop_policy *loop;
 	bool grouped;                   /* waiting requests in BucketServe buckets (asked for by
 					 * the grouping, the order or the batch controller) */
-	int32_t static_batch_size;
-	double static_max_waste;
+	struct policy_params order_par;    /* the chosen order's own keys (policies/policy.h) */
+	struct policy_params batching_par; /* the batch controller's */
 	bool task_aware;                /* online requests first (earliest arrival), offline ones
 					 * in `order` after them */
 	bool disaggregated;

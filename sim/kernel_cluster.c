@@ -75,6 +75,7 @@ static void build_instances(struct sim *s)
 			ih_init(&s->lane_q[i].h, s->wpos, 64);
 			s->lane_q[i].front_key = INT64_MIN / 2;
 			s->lane_q[i].order = p->order;
+			s->lane_q[i].order_par = s->p.order_par.v;
 		}
 	}
 	for (int g = 0; g < ninst; g++) {
@@ -133,11 +134,15 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 		ih_init(&s->queue[k].h, s->wpos, 1024);
 		s->queue[k].front_key = INT64_MIN / 2;
 		s->queue[k].order = p->order;
+		s->queue[k].order_par = s->p.order_par.v;
 	}
 	/* Task-aware: online requests are served first, by earliest arrival (the earliest bucket
-	 * when grouped); offline ones follow scheduler.order. */
+	 * when grouped); offline ones follow scheduler.order.  FCFS has no keys: its par[] is
+	 * never read. */
 	if (p->task_aware && !(s->queue[Q_NEW].order = order_policy("fcfs")))
 		BUG("no fcfs order registered");
+	if (p->task_aware && policy_nkeys(&s->queue[Q_NEW].order->info))
+		BUG("the fcfs order has keys");
 	if (p->grouped) {
 		if (!bsc)
 			BUG("grouped scheduling without its configuration");

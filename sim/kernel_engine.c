@@ -181,8 +181,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 		d.step_tokens = s->p.max_num_batched_tokens;
 		d.kv_tokens = s->p.num_kv_blocks * s->p.block_size;
 		d.kv_reserved = in->kv->reserved;
-		d.max_requests = s->p.static_batch_size;
-		d.max_waste = s->p.static_max_waste;
+		d.par = s->p.batching_par.v;
 		d.bsc = s->bsc;
 	}
 	size_t nb = 0;

@@ -101,6 +101,7 @@ struct waitq {
 	struct bsm *bsm;                /* NULL = plain heap */
 	struct bucketserve_cfg bc;      /* its bucket choice and adjustment (grouped only) */
 	const struct order_policy *order; /* heap only */
+	const double *order_par;        /* its keys' values (struct policy_params) */
 	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
 	int consumers;                  /* instances (lanes) admitting from it */
 };
@@ -694,7 +695,7 @@ static inline void wq_push(struct sim *s, struct waitq *q, int32_t id, bool fron
 	if (q->bsm)
 		wq_push_bucketed(s, q, id);
 	else
-		ih_push(&q->h, id, front ? q->front_key-- : q->order->key(&s->spec[id], id));
+		ih_push(&q->h, id, front ? q->front_key-- : q->order->key(&s->spec[id], id, q->order_par));
 }
 
 /* Takes request ID out of Q. */

@@ -191,8 +191,8 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
 			       "unified batching runs unified buckets: set bucketing.strategy=unified "
 			       "(or none)");
-	p->static_batch_size = (int32_t)config_int(cfg, "scheduler.static_batch_size");
-	p->static_max_waste = config_double(cfg, "scheduler.static_max_waste");
+	policy_params_read(&p->order->info, cfg, &p->order_par);
+	policy_params_read(&p->batching->info, cfg, &p->batching_par);
 	p->task_aware = config_bool(cfg, "scheduler.task_aware");
 	p->grouped = p->grouping->buckets || p->order->earliest_bucket || p->batching->buckets;
 	if (p->grouped && !p->order->in_buckets)
@@ -276,8 +276,7 @@ int sim_check_workload(const struct sim_params *p, const struct bucketserve_cfg 
 	d.step_tokens = p->max_num_batched_tokens;
 	d.kv_free = p->num_kv_blocks;
 	d.kv_tokens = p->num_kv_blocks * p->block_size;
-	d.max_requests = p->static_batch_size;
-	d.max_waste = p->static_max_waste;
+	d.par = p->batching_par.v;
 	d.bsc = bsc;
 	for (size_t i = 0; i < n; i++) {
 		int64_t blocks = (req[i].prompt_tokens + p->block_size - 1) / p->block_size;

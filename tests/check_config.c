@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,13 +193,75 @@ START_TEST(registry_choices)
 			 -1);
 	ck_assert_int_eq(e.code, BS_EXIT_USAGE);
 	ck_assert_str_eq(e.field, "scheduler.order");
-	ck_assert_str_eq(e.msg, "unknown order 'lfw'; valid: fcfs, sjf, ljf, sjf_total, ljf_total, "
-				"priority, earliest_bucket, slo_output");
+	/* The registered orders, in registry order (a new policy changes the list, not this
+	 * test), among them every shipped one. */
+	char want[1024] = "unknown order 'lfw'; valid: ";
+	const struct policy_family *orders = policy_family_by_key("scheduler.order");
+	for (size_t m = 0; orders->members[m]; m++) {
+		if (m)
+			strcat(want, ", ");
+		strcat(want, orders->members[m]->name);
+	}
+	ck_assert_str_eq(e.msg, want);
+	static const char *const shipped[] = {"fcfs", "sjf", "ljf", "sjf_total", "ljf_total",
+					      "priority", "earliest_bucket", "slo_output"};
+	for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++)
+		ck_assert_ptr_nonnull(policy_find(orders, shipped[i]));
 	char buf[256];
 	ck_assert_str_eq(config_choices(config_find(&c, "scheduler.grouping")->def, "|", buf,
 					sizeof buf), "none|fixed|adaptive");
 	ck_assert_str_eq(config_choices(config_find(&c, "cluster.mode")->def, "|", buf, sizeof buf),
 			 "colocated|disaggregated");
+	config_release(&c);
+}
+END_TEST
+
+/* A policy's own keys reach it as par[row]: numbers as set, booleans 0/1, a choice its index,
+ * text and unset auto keys NaN. */
+START_TEST(policy_params_by_row)
+{
+	struct config c;
+	config_init(&c);
+	struct bs_err e = {0};
+	struct policy_params par;
+	const struct policy_info *st = policy_find(policy_family_by_key("scheduler.batching"), "static");
+	const struct policy_info *ms =
+		policy_find(policy_family_by_key("scheduler.batching"), "memory_safe");
+	const struct policy_info *as = policy_find(policy_family_by_key("cluster.engine_loop"), "async");
+	const struct policy_info *fx = policy_find(policy_family_by_key("scheduler.grouping"), "fixed");
+	ck_assert_uint_eq(policy_nkeys(st), 2);
+	policy_params_read(st, &c, &par); /* the defaults: 10 requests, waste 0.25 */
+	ck_assert_double_eq(par.v[0], 10);
+	ck_assert_double_eq(par.v[1], 0.25);
+	for (int i = 2; i < POLICY_MAX_KEYS; i++)
+		ck_assert(isnan(par.v[i]));
+	ck_assert_int_eq(config_set_arg(&c, "scheduler.static_batch_size=3", &e), 0);
+	ck_assert_int_eq(config_set_arg(&c, "scheduler.static_max_waste=1e-1", &e), 0);
+	policy_params_read(st, &c, &par);
+	ck_assert_double_eq(par.v[0], 3);
+	ck_assert_double_eq(par.v[1], 0.1);
+	policy_params_read(ms, &c, &par); /* sum|padded, prompt|total */
+	ck_assert_double_eq(par.v[0], 0);
+	ck_assert_double_eq(par.v[1], 0);
+	ck_assert_int_eq(config_set_arg(&c, "scheduler.kv_accounting=padded", &e), 0);
+	ck_assert_int_eq(config_set_arg(&c, "scheduler.kv_charge=total", &e), 0);
+	policy_params_read(ms, &c, &par);
+	ck_assert_double_eq(par.v[0], 1);
+	ck_assert_double_eq(par.v[1], 1);
+	policy_params_read(as, &c, &par);
+	ck_assert_double_eq(par.v[0], 0);
+	ck_assert_int_eq(config_set_arg(&c, "cluster.async_prefill_chunks=true", &e), 0);
+	policy_params_read(as, &c, &par);
+	ck_assert_double_eq(par.v[0], 1);
+	policy_params_read(fx, &c, &par); /* text (an auto key, unset, too) */
+	ck_assert(isnan(par.v[0]));
+	ck_assert_int_eq(config_set_arg(&c, "scheduler.boundaries=0,256,max", &e), 0);
+	policy_params_read(fx, &c, &par);
+	ck_assert(isnan(par.v[0]));
+	/* Every registered policy's keys fit its par[]. */
+	for (size_t f = 0; policy_families[f]; f++)
+		for (size_t m = 0; policy_families[f]->members[m]; m++)
+			ck_assert_uint_le(policy_nkeys(policy_families[f]->members[m]), POLICY_MAX_KEYS);
 	config_release(&c);
 }
 END_TEST
@@ -229,6 +292,7 @@ int main(void)
 	tcase_add_test(tc, json_errors_name_the_line);
 	tcase_add_test(tc, hash_is_stable);
 	tcase_add_test(tc, registry_choices);
+	tcase_add_test(tc, policy_params_by_row);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

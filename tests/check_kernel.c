@@ -1010,6 +1010,44 @@ START_TEST(sjf_ljf_order)
 }
 END_TEST
 
+/* sjf_aging with one slot, worked by hand: request 0 (t = 0) holds the slot for about 400 ms
+ * while 1 (t = 1 ms, 300 tokens), 2 (2 ms, 100) and 3 (250 ms, 10) wait.  Keys arrival + w x
+ * prompt (ms): w = 0 is FCFS (1, 2, 3); w = 0.1: 31, 12, 251 (2, 1, 3); w = 1: 301, 102, 260
+ * (2, 3, 1); w = 1000: 300001, 100002, 10250 (3, 2, 1: SJF). */
+START_TEST(sjf_aging_order)
+{
+	static const double w[] = {0, 0.1, 1, 1000};
+	static const int want[][3] = {{1, 2, 3}, {2, 1, 3}, {2, 3, 1}, {3, 2, 1}};
+	struct req_spec req[4] = {
+		{.arrival_ns = 0, .prompt_tokens = 50, .output_tokens = 400},
+		{.arrival_ns = 1000000, .prompt_tokens = 300, .output_tokens = 1},
+		{.arrival_ns = 2000000, .prompt_tokens = 100, .output_tokens = 1},
+		{.arrival_ns = 250000000, .prompt_tokens = 10, .output_tokens = 1},
+	};
+	for (size_t i = 0; i < 4; i++)
+		req[i].prefix_group = -1;
+	for (size_t k = 0; k < sizeof w / sizeof *w; k++) {
+		struct sim_params p = fixture_params();
+		p.max_num_seqs = 1;
+		p.order = order_policy("sjf_aging");
+		ck_assert_ptr_nonnull(p.order);
+		p.order_par.v[0] = w[k];
+		struct fixed_cost f = {1000000, 0, 1000000, 0, 0};
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, 4, NULL, NULL, &c, NULL);
+		run_all(&s);
+		ck_assert_int_eq(s.r[0].t_sched, 0);
+		ck_assert_int_gt(s.r[0].t_first + 399 * 1000000, req[3].arrival_ns); /* still running */
+		for (int j = 0; j < 2; j++)
+			ck_assert_msg(s.r[want[k][j]].t_sched < s.r[want[k][j + 1]].t_sched,
+				      "w %g: request %d should start before %d", w[k], want[k][j],
+				      want[k][j + 1]);
+		sim_release(&s);
+	}
+}
+END_TEST
+
 START_TEST(task_aware_online_first)
 {
 	/* One slot, everything at t = 0, order SJF, task-aware: the online requests are served
@@ -1842,6 +1880,7 @@ int main(void)
 	tcase_add_test(tc, sjf_ljf_order);
 	tcase_add_test(tc, unified_conserves);
 	tcase_add_test(tc, task_aware_online_first);
+	tcase_add_test(tc, sjf_aging_order);
 	tcase_add_test(tc, pipeline_loops_hand_worked);
 	tcase_add_test(tc, pipeline_loops_conserve);
 	tcase_add_test(tc, prefix_cache_hand_worked);

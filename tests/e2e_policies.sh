@@ -35,6 +35,15 @@ while read -r _ name rest; do
 	[ -n "$listed" ] && [ "$listed" = "$applied" ] && ok "list-presets-$name" \
 		|| fail "list-presets-$name" "listed [$listed] applied [$applied]"
 done <"$T/presets.txt"
+# `list` alone: every list under its heading, each as the list of that name prints it
+expect_exit 0 list-all "$B" list
+cp "$E2E_TMP/stdout" "$T/list-all"
+for part in policies models workloads keys; do
+	"$B" list "$part" > "$T/list-one"
+	awk -v h="== bucketsim list $part ==" '$0 == h {f = 1; next} /^== bucketsim list / {f = 0} f' "$T/list-all" |
+		sed '${/^$/d}' | cmp -s - "$T/list-one" && ok "list-all-$part" || fail "list-all-$part" "differs from 'list $part'"
+done
+expect_exit 2 list-two "$B" list policies keys
 
 # --- disaggregation: every finished request with more than one token was transferred ---
 expect_exit 0 disagg "$B" run "${LB[@]}" --set cluster.mode=disaggregated \
@@ -150,7 +159,33 @@ awk -v v="$tv" -v d="$td" 'BEGIN {exit !(d > 0.9 * v && d < 1.25 * v)}' && ok tw
 expect_exit 2 order-unknown "$B" run --set scheduler.order=lfw
 valid=$("$B" list policies | awk '/^order /{f = 1; next} /^[a-z]/{f = 0} f {printf "%s%s", sep, $1; sep = ", "}')
 expect_stderr order-unknown-msg "unknown order 'lfw'; valid: $valid\$"
-[ "$valid" = "fcfs, sjf, ljf, sjf_total, ljf_total, priority, earliest_bucket, slo_output" ] && ok order-members || fail order-members "$valid"
+# every shipped order is listed (a new one adds to the list: no edit here)
+missing=""
+for o in fcfs sjf ljf sjf_total ljf_total priority earliest_bucket slo_output; do
+	case ", $valid, " in *", $o, "*) ;; *) missing="$missing $o" ;; esac
+done
+[ -z "$missing" ] && ok order-members || fail order-members "missing:$missing in: $valid"
+# policies/README.md describes every registered policy: each name appears there in backquotes
+undocumented=""
+for name in $("$B" list policies | awk '/^[a-z]+ \([a-z_.]+\):/{f = 1; next} /^[^ ]/{f = 0} f {print $1}'); do
+	grep -q "\`$name\`" "$(dirname "$0")/../policies/README.md" || undocumented="$undocumented $name"
+done
+[ -z "$undocumented" ] && ok policies-readme-names || fail policies-readme-names "not in policies/README.md:$undocumented"
+# A policy's own key reaches it (policies/policy.h, par[]): sjf_aging with no aging is FCFS,
+# and with every request waiting from t = 0 it is SJF whatever the weight.
+AG=(--trace alpaca --set workload.num_requests=400 --seed 2 -q --no-batches)
+expect_exit 0 aging-0 "$B" run "${AG[@]}" --set workload.rate=75 --set scheduler.order=sjf_aging --set scheduler.sjf_aging_ms=0 -o "$T/ag0"
+expect_exit 0 aging-fcfs "$B" run "${AG[@]}" --set workload.rate=75 --set scheduler.order=fcfs -o "$T/agf"
+cmp -s "$T/ag0/requests.csv" "$T/agf/requests.csv" && ok aging-0-is-fcfs || fail aging-0-is-fcfs "requests.csv differs"
+expect_exit 0 aging-1 "$B" run "${AG[@]}" --set workload.rate=75 --set scheduler.order=sjf_aging -o "$T/ag1"
+cmp -s "$T/ag1/requests.csv" "$T/agf/requests.csv" && fail aging-1-not-fcfs "the default weight changed nothing" || ok aging-1-not-fcfs
+expect_exit 0 aging-offline "$B" run "${AG[@]}" --set workload.arrival=offline --set scheduler.order=sjf_aging --set scheduler.sjf_aging_ms=0.5 -o "$T/ago"
+expect_exit 0 aging-sjf "$B" run "${AG[@]}" --set workload.arrival=offline --set scheduler.order=sjf -o "$T/ags"
+cmp -s "$T/ago/requests.csv" "$T/ags/requests.csv" && ok aging-offline-is-sjf || fail aging-offline-is-sjf "requests.csv differs"
+expect_exit 3 aging-grouped "$B" run --set scheduler.order=sjf_aging --set scheduler.grouping=adaptive
+expect_stderr aging-grouped-msg "order 'sjf_aging' cannot order requests inside buckets"
+expect_exit 0 aging-key-unread "$B" validate --set scheduler.sjf_aging_ms=5
+expect_stderr aging-key-unread-msg "set but never read: only order 'sjf_aging' reads it"
 expect_exit 3 slo-output-grouped "$B" run --set scheduler.order=slo_output --set scheduler.grouping=adaptive
 expect_stderr slo-output-grouped-msg "field 'scheduler\.order': order 'slo_output' cannot order requests inside buckets"
 # keys set but never read: one warning per key; --strict makes the first an error
