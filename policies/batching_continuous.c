@@ -4,6 +4,10 @@
 #include "policies/batching.h"
 
 const struct batch_policy batching_continuous = {
-	{"continuous", "continuous batching (vLLM): waiting requests join running ones at every step", NULL},
-	false, false, false, false, NULL,
+	.info = {"continuous", "continuous batching (vLLM): waiting requests join running ones at every step", NULL},
+	.buckets = false,
+	.unified = false,
+	.beyond_budget = false,
+	.idle_only = false,
+	.take = NULL,
 };

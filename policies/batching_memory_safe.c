@@ -35,6 +35,10 @@ static bool take(struct batch_draft *d, struct batch_cand *c)
 }
 
 const struct batch_policy batching_memory_safe = {
-	{"memory_safe", "BucketServe Dynamic Batching Controller: a batch from one bucket within M_safe (Eq. 5) under Eq. 6 (sum of lengths) or Eq. 1 (padded)", keys},
-	true, false, false, false, take,
+	.info = {"memory_safe", "BucketServe Dynamic Batching Controller: a batch from one bucket within M_safe (Eq. 5) under Eq. 6 (sum of lengths) or Eq. 1 (padded)", keys},
+	.buckets = true,
+	.unified = false,
+	.beyond_budget = false,
+	.idle_only = false,
+	.take = take,
 };

@@ -29,6 +29,10 @@ static bool take(struct batch_draft *d, struct batch_cand *c)
 }
 
 const struct batch_policy batching_static = {
-	{"static", "static batching (UELLM): bounded batches of requests whose prompts fit in the free KV cache, each run to completion before the next is formed", keys},
-	false, false, true, true, take,
+	.info = {"static", "static batching (UELLM): bounded batches of requests whose prompts fit in the free KV cache, each run to completion before the next is formed", keys},
+	.buckets = false,
+	.unified = false,
+	.beyond_budget = true,
+	.idle_only = true,
+	.take = take,
 };

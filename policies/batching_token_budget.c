@@ -20,8 +20,13 @@ static bool take(struct batch_draft *d, struct batch_cand *c)
 }
 
 const struct batch_policy batching_token_budget = {
-	{"token_budget", "continuous batching whose budget for new prompt tokens shrinks as the "
-			 "instance fills (max_num_batched_tokens x free sequence slots / max_num_seqs)",
-	 NULL},
-	false, false, false, false, take,
+	.info = {"token_budget",
+		 "continuous batching whose budget for new prompt tokens shrinks as the instance "
+		 "fills (max_num_batched_tokens x free sequence slots / max_num_seqs)",
+		 NULL},
+	.buckets = false,
+	.unified = false,
+	.beyond_budget = false,
+	.idle_only = false,
+	.take = take,
 };

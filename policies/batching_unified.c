@@ -4,6 +4,10 @@
 #include "policies/batching.h"
 
 const struct batch_policy batching_unified = {
-	{"unified", "unified batching: continuous batching with one mixed pass of every token per step (unified attention; bucketing.strategy unified or none)", NULL},
-	false, true, false, false, NULL,
+	.info = {"unified", "unified batching: continuous batching with one mixed pass of every token per step (unified attention; bucketing.strategy unified or none)", NULL},
+	.buckets = false,
+	.unified = true,
+	.beyond_budget = false,
+	.idle_only = false,
+	.take = NULL,
 };

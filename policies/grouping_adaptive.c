@@ -17,6 +17,8 @@ static const struct cfg_def keys[] = {
 };
 
 const struct grouping_policy grouping_adaptive = {
-	{"adaptive", "BucketServe Algorithm 1: buckets split and merged by AdjustBuckets", keys},
-	BSM_GROUP_ADAPTIVE, true, true,
+	.info = {"adaptive", "BucketServe Algorithm 1: buckets split and merged by AdjustBuckets", keys},
+	.bsm = BSM_GROUP_ADAPTIVE,
+	.buckets = true,
+	.adjusts = true,
 };

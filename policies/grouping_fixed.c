@@ -10,6 +10,8 @@ static const struct cfg_def keys[] = {
 };
 
 const struct grouping_policy grouping_fixed = {
-	{"fixed", "BucketServe buckets with fixed boundaries (scheduler.boundaries)", keys},
-	BSM_GROUP_FIXED, true, false,
+	.info = {"fixed", "BucketServe buckets with fixed boundaries (scheduler.boundaries)", keys},
+	.bsm = BSM_GROUP_FIXED,
+	.buckets = true,
+	.adjusts = false,
 };

@@ -4,6 +4,8 @@
 #include "policies/grouping.h"
 
 const struct grouping_policy grouping_none = {
-	{"none", "no grouping: one waiting queue in the chosen order", NULL},
-	BSM_GROUP_NONE, false, false,
+	.info = {"none", "no grouping: one waiting queue in the chosen order", NULL},
+	.bsm = BSM_GROUP_NONE,
+	.buckets = false,
+	.adjusts = false,
 };

@@ -11,6 +11,7 @@ static const struct cfg_def keys[] = {
 };
 
 const struct loop_policy loop_async = {
-	{"async", "two-stage loop: up to pp microbatches in flight, the returned one processed first", keys},
-	false, false,
+	.info = {"async", "two-stage loop: up to pp microbatches in flight, the returned one processed first", keys},
+	.virtual_engines = false,
+	.waits_for_oldest = false,
 };

@@ -12,6 +12,7 @@ static const struct cfg_def keys[] = {
 };
 
 const struct loop_policy loop_atomic = {
-	{"atomic", "one microbatch submitted per returned one, built before the returned one is processed", keys},
-	false, true,
+	.info = {"atomic", "one microbatch submitted per returned one, built before the returned one is processed", keys},
+	.virtual_engines = false,
+	.waits_for_oldest = true,
 };

@@ -11,6 +11,10 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 }
 
 const struct order_policy order_earliest_bucket = {
-	{"earliest_bucket", "BucketServe buckets served by their oldest request (groups requests into buckets)", NULL},
-	key, BSM_FCFS, true, true, false,
+	.info = {"earliest_bucket", "BucketServe buckets served by their oldest request (groups requests into buckets)", NULL},
+	.key = key,
+	.bucket_order = BSM_FCFS,
+	.in_buckets = true,
+	.earliest_bucket = true,
+	.fifo = false,
 };

@@ -11,6 +11,10 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 }
 
 const struct order_policy order_fcfs = {
-	{"fcfs", "first come, first served (arrival order)", NULL},
-	key, BSM_FCFS, true, false, true,
+	.info = {"fcfs", "first come, first served (arrival order)", NULL},
+	.key = key,
+	.bucket_order = BSM_FCFS,
+	.in_buckets = true,
+	.earliest_bucket = false,
+	.fifo = true,
 };

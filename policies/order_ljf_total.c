@@ -11,6 +11,10 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 }
 
 const struct order_policy order_ljf_total = {
-	{"ljf_total", "longest prompt + output first (output length known in advance)", NULL},
-	key, BSM_LJF_TOTAL, true, false, false,
+	.info = {"ljf_total", "longest prompt + output first (output length known in advance)", NULL},
+	.key = key,
+	.bucket_order = BSM_LJF_TOTAL,
+	.in_buckets = true,
+	.earliest_bucket = false,
+	.fifo = false,
 };

@@ -10,6 +10,10 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 }
 
 const struct order_policy order_priority = {
-	{"priority", "highest priority (smallest priority value) first, then arrival", NULL},
-	key, BSM_PRIORITY, true, false, false,
+	.info = {"priority", "highest priority (smallest priority value) first, then arrival", NULL},
+	.key = key,
+	.bucket_order = BSM_PRIORITY,
+	.in_buckets = true,
+	.earliest_bucket = false,
+	.fifo = false,
 };

@@ -11,6 +11,10 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 }
 
 const struct order_policy order_sjf = {
-	{"sjf", "shortest prompt first", NULL},
-	key, BSM_SJF, true, false, false,
+	.info = {"sjf", "shortest prompt first", NULL},
+	.key = key,
+	.bucket_order = BSM_SJF,
+	.in_buckets = true,
+	.earliest_bucket = false,
+	.fifo = false,
 };

@@ -10,6 +10,10 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 }
 
 const struct order_policy order_slo_output = {
-	{"slo_output", "priority, then output length (UELLM's sort, output length known in advance); plain queues only", NULL},
-	key, BSM_FCFS, false, false, false,
+	.info = {"slo_output", "priority, then output length (UELLM's sort, output length known in advance); plain queues only", NULL},
+	.key = key,
+	.bucket_order = BSM_FCFS,
+	.in_buckets = false,
+	.earliest_bucket = false,
+	.fifo = false,
 };
