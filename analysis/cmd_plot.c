@@ -2,13 +2,16 @@
  * cmd_plot: `bucketsim plot KIND INPUT... -o OUT`, figures for papers rendered by gnuplot.
  *
  * Every figure is two files written first, OUT.dat (the plotted numbers, one gnuplot data block
- * per series, blocks separated by two blank lines) and OUT.gp (the script, which reads OUT.dat),
- * then `gnuplot OUT.gp` renders OUT.pdf and OUT.svg (vector) and OUT.png (web).  --script-only
- * stops before gnuplot.  Kinds and their inputs are in analysis/README.md ("Figures").
+ * per series, blocks separated by two blank lines) and OUT.gp (the script, which reads OUT.dat
+ * by its base name), then gnuplot, run in OUT's directory, renders OUT.pdf and OUT.svg (vector)
+ * and OUT.png (web).  --script-only stops before gnuplot.  Kinds and their inputs are in
+ * analysis/README.md ("Figures").
  *
  * Publication defaults: Okabe-Ito colour-blind-safe line colours with distinct point shapes and
  * dash patterns, viridis for heatmaps, axes labelled with units, legends, 10 pt fonts at a
- * 3.5 in column width (PDF/SVG) and 12 pt at 800 x 520 px (PNG).
+ * 3.5 in column width (PDF/SVG) and 12 pt at 800 x 520 px (PNG).  The axis options (--logx,
+ * --logy, --key, --xlabel, --ylabel) and --ci apply to the kinds of plot_main's table; any other
+ * kind refuses them rather than ignore them.
  */
 #include <cjson/cJSON.h>
 #include <csv.h>
@@ -34,13 +37,21 @@ enum {
 	OPT_TITLE,
 	OPT_WINDOW,
 	OPT_CAPACITY,
+	OPT_LOGX,
+	OPT_LOGY,
+	OPT_KEY,
+	OPT_XLABEL,
+	OPT_YLABEL,
+	OPT_CI,
 };
 
 static const struct cli_opt opts[] = {
 	{"output", OPT_OUT, 1, "OUT", "write OUT.dat, OUT.gp, OUT.pdf, OUT.svg, OUT.png (required)",
 	 "Output"},
-	{"x", OPT_X, 1, "COLUMN", "sweep column on the x axis (default: per kind)", "Sweep plots"},
-	{"y", OPT_Y, 1, "COLUMN", "sweep column on the y axis (default: per kind)", "Sweep plots"},
+	{"x", OPT_X, 1, "COLUMN", "sweep column on the x axis (default: per kind; line: required)",
+	 "Sweep plots"},
+	{"y", OPT_Y, 1, "COLUMN", "sweep column on the y axis (default: per kind; line: required)",
+	 "Sweep plots"},
 	{"series", OPT_SERIES, 1, "COLUMN",
 	 "sweep column naming the series (default: preset when it varies, else none)",
 	 "Sweep plots"},
@@ -48,9 +59,24 @@ static const struct cli_opt opts[] = {
 	 "else 0.9)", "Sweep plots"},
 	{"capacity", OPT_CAPACITY, 1, "DIR", "attainment of a sweep: mark the capacities of "
 	 "`capacity -o DIR` whose systems are series", "Sweep plots"},
+	{"ci", OPT_CI, 1, "LEVEL", "attainment (of a sweep CSV), throughput, waste, line: Student-t confidence "
+	 "interval of the mean over the seeds at LEVEL (0 < LEVEL < 1, e.g. 0.95) as error bars, bounds in OUT.dat; "
+	 "none for a point of one seed", "Sweep plots"},
 	{"window", OPT_WINDOW, 1, "S", "bubbles: seconds of the run shown from the first pass "
 	 "(default: the first 40 passes of lane 0)", "Run plots"},
 	{"title", OPT_TITLE, 1, "TEXT", "figure title (default: none)", "Output"},
+	{"xlabel", OPT_XLABEL, 1, "TEXT", "x axis label (default: the column's name and unit); "
+	 "refused by cdf and heatmap (panels of different x)", "Axes"},
+	{"ylabel", OPT_YLABEL, 1, "TEXT", "y axis label (default: the column's name and unit); "
+	 "refused by compiles, heatmap and timeline (panels of different y)", "Axes"},
+	{"logx", OPT_LOGX, 0, NULL, "log scale on x (every x > 0, else an error naming the "
+	 "column); cdf's x is log already; refused by compiles, heatmap, timeline, bubbles",
+	 "Axes"},
+	{"logy", OPT_LOGY, 0, NULL, "log scale on y (every plotted y > 0, else an error naming "
+	 "the column); refused by compiles, cdf, heatmap, timeline, bubbles", "Axes"},
+	{"key", OPT_KEY, 1, "POS", "legend position: top left, top center, top right, bottom "
+	 "left, bottom center, bottom right, outside, above, below, off (default: per kind); "
+	 "refused by heatmap and bubbles (no legend)", "Axes"},
 	{"script-only", OPT_SCRIPT_ONLY, 0, NULL, "write OUT.dat and OUT.gp, do not run gnuplot",
 	 "Output"},
 	CLI_HELP_OPT,
@@ -64,13 +90,33 @@ struct sopts {
 	const char *capacity;   /* attainment of a sweep: capacity -o DIR to mark */
 	double target;
 	bool target_given;
+	double ci;              /* --ci LEVEL; 0 = none */
+};
+
+/* One x of a series: the y values of its rows (the seeds) and their sum. */
+struct point {
+	double x, sum;
+	double *v;
+	size_t cnt;
 };
 
 struct series {
 	char *name;
-	double *x, *sum;
-	size_t *cnt, n;
+	struct point *p;
+	size_t n;
 };
+
+static int point_cmp(const void *a, const void *b)
+{
+	double x = ((const struct point *)a)->x, y = ((const struct point *)b)->x;
+	return (x > y) - (x < y);
+}
+
+/* The mean the plot draws: sum / count, as it always has. */
+static double point_mean(const struct point *p)
+{
+	return p->sum / (double)p->cnt;
+}
 
 /* Groups a sweep CSV's successful rows into series (by the series column, in order of first
  * appearance) of (x, mean y over the rows with that x: the seeds), x ascending.  CATEGORICAL
@@ -83,8 +129,8 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 	if (plot_table_read(path, &t, err))
 		return -1;
 	long cx, cy, cs = -1, ce = plot_col_of(&t, "error");
-	if (plot_need_col(&t, path, xc, &cx, err) || plot_need_col(&t, path, yc, &cy, err) ||
-	    (sc && plot_need_col(&t, path, sc, &cs, err))) {
+	if (plot_need_col_list(&t, path, xc, &cx, err) || plot_need_col_list(&t, path, yc, &cy, err) ||
+	    (sc && plot_need_col_list(&t, path, sc, &cs, err))) {
 		plot_table_free(&t);
 		return -1;
 	}
@@ -123,34 +169,22 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 			s[ns++].name = xstrdup(name);
 		}
 		size_t k = 0;
-		while (k < s[i].n && s[i].x[k] != x)
+		while (k < s[i].n && s[i].p[k].x != x)
 			k++;
 		if (k == s[i].n) {
-			s[i].x = xrealloc(s[i].x, (k + 1) * sizeof *s[i].x);
-			s[i].sum = xrealloc(s[i].sum, (k + 1) * sizeof *s[i].sum);
-			s[i].cnt = xrealloc(s[i].cnt, (k + 1) * sizeof *s[i].cnt);
-			s[i].x[k] = x;
-			s[i].sum[k] = 0;
-			s[i].cnt[k] = 0;
+			s[i].p = xrealloc(s[i].p, (k + 1) * sizeof *s[i].p);
+			s[i].p[k] = (struct point){x, 0, NULL, 0};
 			s[i].n++;
 		}
-		s[i].sum[k] += y;
-		s[i].cnt[k]++;
+		struct point *pt = &s[i].p[k];
+		pt->v = xrealloc(pt->v, (pt->cnt + 1) * sizeof *pt->v);
+		pt->v[pt->cnt++] = y;
+		pt->sum += y;
 	}
 	plot_table_free(&t);
-	/* x ascending (insertion sort: sweeps are small). */
+	/* x ascending (each x once in a series). */
 	for (size_t i = 0; i < ns; i++)
-		for (size_t a = 1; a < s[i].n; a++)
-			for (size_t b = a; b > 0 && s[i].x[b - 1] > s[i].x[b]; b--) {
-				double tx = s[i].x[b], ts = s[i].sum[b];
-				size_t tc = s[i].cnt[b];
-				s[i].x[b] = s[i].x[b - 1];
-				s[i].sum[b] = s[i].sum[b - 1];
-				s[i].cnt[b] = s[i].cnt[b - 1];
-				s[i].x[b - 1] = tx;
-				s[i].sum[b - 1] = ts;
-				s[i].cnt[b - 1] = tc;
-			}
+		qsort(s[i].p, s[i].n, sizeof *s[i].p, point_cmp);
 	if (!ns)
 		return bs_errf(err, BS_EXIT_INPUT, path, 0, yc, "no successful row to plot");
 	*out = s;
@@ -162,9 +196,9 @@ static void series_free(struct series *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(s[i].name);
-		free(s[i].x);
-		free(s[i].sum);
-		free(s[i].cnt);
+		for (size_t k = 0; k < s[i].n; k++)
+			free(s[i].p[k].v);
+		free(s[i].p);
 	}
 	free(s);
 }
@@ -184,23 +218,43 @@ static const char *default_series(const char *path)
 	return varies ? "preset" : NULL;
 }
 
-/* Lines and points, one series per block; extra: lines drawn before the plot command. */
-static void plot_lines(struct fig *g, struct series *s, size_t ns, const char *xc,
-		       const char *yc, const char *extra, const char *prefix, char **suffix)
+/* Lines and points, one series per block; extra: lines drawn before the plot command.  With
+ * CI (a level), each point's Student-t interval over its seeds: the block's columns are x, mean,
+ * lower and upper bound (NaN with one seed: no bar), seeds; drawn as error bars. */
+static int plot_lines(struct fig *g, const char *path, struct series *s, size_t ns,
+		      const char *xc, const char *yc, double ci, const char *extra,
+		      const char *prefix, char **suffix, struct bs_err *err)
 {
+	for (size_t i = 0; i < ns; i++)
+		for (size_t k = 0; k < s[i].n; k++) {
+			char *what = xasprintf("series '%s', x = %.6g", s[i].name, s[i].p[k].x);
+			int rc = plot_log_check(g, 'x', s[i].p[k].x, path, xc, what, err) ||
+				 plot_log_check(g, 'y', point_mean(&s[i].p[k]), path, yc, what, err);
+			free(what);
+			if (rc)
+				return -1;
+		}
 	char *xl = plot_label(xc), *yl = plot_label(yc);
-	fputs("  set xlabel ", g->gp);
-	plot_gp_str(g->gp, xl);
-	fputs("\n  set ylabel ", g->gp);
-	plot_gp_str(g->gp, yl);
-	fputc('\n', g->gp);
+	plot_fig_labels(g, xl, yl);
 	if (extra)
 		fputs(extra, g->gp);
+	plot_fig_axes(g, true);
 	fputs("  plot ", g->gp);
 	for (size_t i = 0; i < ns; i++) {
 		size_t b = plot_fig_block(g, s[i].name);
-		for (size_t k = 0; k < s[i].n; k++)
-			fprintf(g->dat, "%.17g %.17g\n", s[i].x[k], s[i].sum[k] / (double)s[i].cnt[k]);
+		for (size_t k = 0; k < s[i].n; k++) {
+			const struct point *pt = &s[i].p[k];
+			double m = point_mean(pt);
+			fprintf(g->dat, "%.17g %.17g", pt->x, m);
+			if (ci > 0) {
+				double h = plot_ci_halfwidth(ci, pt->v, pt->cnt, m);
+				if (isnan(h))
+					fprintf(g->dat, " NaN NaN %zu", pt->cnt);
+				else
+					fprintf(g->dat, " %.17g %.17g %zu", m - h, m + h, pt->cnt);
+			}
+			fputc('\n', g->dat);
+		}
 		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
 			i ? ", \\\n       " : "", b, i % 8 + 1);
 		char *t = *s[i].name ? xasprintf("%s%s%s", prefix ? prefix : "", s[i].name,
@@ -208,10 +262,14 @@ static void plot_lines(struct fig *g, struct series *s, size_t ns, const char *x
 				     : xstrdup(yc);
 		plot_gp_str(g->gp, t);
 		free(t);
+		if (ci > 0)
+			fprintf(g->gp, ", \\\n       dat index %zu using 1:2:3:4 with yerrorbars "
+				       "lt %zu notitle", b, i % 8 + 1);
 	}
 	fputc('\n', g->gp);
 	free(xl);
 	free(yl);
+	return 0;
 }
 
 /* DIR/capacity.json, or NULL with ERR. */
@@ -242,6 +300,8 @@ static int plot_sweep_kind(const char *kind, const char *path, const struct sopt
 	} else if (!strcmp(kind, "throughput")) {
 		x = x ? x : "server.max_num_seqs";
 		y = y ? y : "output_throughput";
+	} else if (!strcmp(kind, "line")) {
+		/* --x and --y given: checked by plot_main. */
 	} else { /* waste */
 		x = x ? x : "compiles_warmup";
 		y = y ? y : "padding_waste_ratio";
@@ -255,14 +315,15 @@ static int plot_sweep_kind(const char *kind, const char *path, const struct sopt
 		return -1;
 	g->rows = g->cols = 1;
 	char *extra = NULL;
+	/* A log axis cannot start at 0: the range's lower end is left to gnuplot then. */
 	if (!strcmp(kind, "attainment"))
-		extra = xasprintf("  set yrange [0:1.05]\n  set key bottom left box opaque\n"
+		extra = xasprintf("  set yrange [%s:1.05]\n  set key bottom left box opaque\n"
 				  "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead "
 				  "dt 2 lc rgb \"#555555\"\n  set label \"target %.6g\" at graph 0.02, "
-				  "first %.6g left offset 0,0.6\n", o->target, o->target, o->target,
-				  o->target);
+				  "first %.6g left offset 0,0.6\n", g->ax.logy ? "*" : "0",
+				  o->target, o->target, o->target, o->target);
 	else if (!strcmp(kind, "waste"))
-		extra = xstrdup("  set yrange [0:*]\n");
+		extra = xstrdup(g->ax.logy ? "" : "  set yrange [0:*]\n");
 	/* A series named by a value alone ("32") is labelled with its column ("KEY=32"); presets
 	 * and traces name themselves. */
 	char *prefix = sc && strcmp(sc, "preset") && strcmp(sc, "trace") ? xasprintf("%s=", sc)
@@ -308,14 +369,14 @@ static int plot_sweep_kind(const char *kind, const char *path, const struct sopt
 			return -1;
 		}
 	}
-	plot_lines(g, s, ns, x, y, extra, prefix, suffix);
+	int rc = plot_lines(g, path, s, ns, x, y, o->ci, extra, prefix, suffix, err);
 	for (size_t i = 0; suffix && i < ns; i++)
 		free(suffix[i]);
 	free(suffix);
 	free(prefix);
 	free(extra);
 	series_free(s, ns);
-	return 0;
+	return rc;
 }
 
 /* attainment from `capacity -o DIR`: the curve of each system (first seed) and its capacity. */
@@ -328,15 +389,36 @@ static int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct
 	if (!o->target_given)
 		o->target = cJSON_GetObjectItemCaseSensitive(j, "target")->valuedouble;
 	g->rows = g->cols = 1;
-	fprintf(g->gp, "  set xlabel \"request rate (req/s)\"\n  set ylabel \"SLO attainment "
-		       "(fraction)\"\n  set yrange [0:1.05]\n  set key bottom left box opaque\n"
+	/* With a log scale, the probes must be > 0. */
+	char *path = xasprintf("%s/capacity.json", dir);
+	const cJSON *s;
+	cJSON_ArrayForEach(s, sys) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(s, "system")->valuestring;
+		const cJSON *seed0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "seeds"), 0);
+		const cJSON *pt;
+		cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(seed0, "curve")) {
+			double r = cJSON_GetObjectItemCaseSensitive(pt, "rate")->valuedouble;
+			char *what = xasprintf("system '%s', rate %.6g", name, r);
+			int rc = plot_log_check(g, 'x', r, path, "rate", what, err) ||
+				 plot_log_check(g, 'y', cJSON_GetObjectItemCaseSensitive(pt,
+					"slo_attainment")->valuedouble, path, "slo_attainment", what, err);
+			free(what);
+			if (rc) {
+				free(path);
+				cJSON_Delete(j);
+				return -1;
+			}
+		}
+	}
+	free(path);
+	plot_fig_labels(g, "request rate (req/s)", "SLO attainment (fraction)");
+	fprintf(g->gp, "  set yrange [%s:1.05]\n  set key bottom left box opaque\n"
 		       "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc "
-		       "rgb \"#555555\"\n", o->target, o->target);
+		       "rgb \"#555555\"\n", g->ax.logy ? "*" : "0", o->target, o->target);
 	/* Capacities as vertical lines in their series' colour, and the x range to show: up to
 	 * twice the largest capacity (the curve's doubling probes go far beyond). */
 	double xmax = 0;
 	size_t i = 0;
-	const cJSON *s;
 	cJSON_ArrayForEach(s, sys) {
 		double c = cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s")->valuedouble;
 		fprintf(g->gp, "  set arrow from first %.9g, graph 0 to first %.9g, graph 1 nohead "
@@ -344,7 +426,8 @@ static int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct
 		xmax = c > xmax ? c : xmax;
 		i++;
 	}
-	fprintf(g->gp, "  set xrange [0:%.6g]\n", 1.6 * xmax);
+	fprintf(g->gp, "  set xrange [%s:%.6g]\n", g->ax.logx ? "*" : "0", 1.6 * xmax);
+	plot_fig_axes(g, true);
 	fputs("  plot ", g->gp);
 	i = 0;
 	cJSON_ArrayForEach(s, sys) {
@@ -386,11 +469,8 @@ static int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
 		if (sweep_series(path, x, ys[p], o->series, true, &s, &ns, &cats, &ncat, err))
 			return -1;
 		char *yl = plot_label(ys[p]), *xl = plot_label(x);
-		fputs("  set xlabel ", g->gp);
-		plot_gp_str(g->gp, xl);
-		fputs("\n  set ylabel ", g->gp);
-		plot_gp_str(g->gp, yl);
-		fprintf(g->gp, "\n  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set xtics (", ncat - 1);
+		plot_fig_labels(g, xl, yl);
+		fprintf(g->gp, "  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set xtics (", ncat - 1);
 		for (size_t k = 0; k < ncat; k++) {
 			fprintf(g->gp, "%s", k ? ", " : "");
 			plot_gp_str(g->gp, cats[k]);
@@ -398,13 +478,15 @@ static int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
 		}
 		double w = 0.8 / (double)ns;
 		fprintf(g->gp, ")\n  set style fill solid 0.85 border -1\n  set boxwidth %.4g\n"
-			       "  set key top left\n  plot ", w);
+			       "  set key top left\n", w);
+		plot_fig_axes(g, true);
+		fputs("  plot ", g->gp);
 		for (size_t i = 0; i < ns; i++) {
 			size_t b = plot_fig_block(g, *s[i].name ? s[i].name : ys[p]);
 			for (size_t k = 0; k < s[i].n; k++)
 				fprintf(g->dat, "%.17g %.17g\n",
-					s[i].x[k] + w * ((double)i - (double)(ns - 1) / 2),
-					s[i].sum[k] / (double)s[i].cnt[k]);
+					s[i].p[k].x + w * ((double)i - (double)(ns - 1) / 2),
+					point_mean(&s[i].p[k]));
 			fprintf(g->gp, "%sdat index %zu using 1:2 with boxes lt %zu %s",
 				i ? ", \\\n       " : "", b, i % 8 + 1, ns > 1 ? "title " : "notitle");
 			if (ns > 1)
@@ -445,10 +527,10 @@ static int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
 		free(p);
 	}
 	for (size_t k = 0; k < 3 && !rc; k++) {
-		fputs("  set xlabel ", g->gp);
-		plot_gp_str(g->gp, cols[k][1]);
-		fputs("\n  set ylabel \"fraction of requests\"\n  set yrange [0:1]\n"
-		      "  set logscale x\n  set key bottom right\n  plot ", g->gp);
+		plot_fig_labels(g, cols[k][1], "fraction of requests");
+		fputs("  set yrange [0:1]\n  set logscale x\n  set key bottom right\n", g->gp);
+		plot_fig_axes(g, true);
+		fputs("  plot ", g->gp);
 		for (int d = 0; d < n && !rc; d++) {
 			long c;
 			char *p = xasprintf("%s/requests.csv", dirs[d]);
@@ -599,9 +681,11 @@ static int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 		fputc('\n', g->dat);
 	}
 	plot_table_free(&t);
+	/* The user's x label and legend (the first panel's: the others have none). */
+	plot_fig_labels(g, "simulated time (s)", NULL);
+	fputs("  set ylabel \"requests\"\n  set key above horizontal noopaque nobox\n", g->gp);
+	plot_fig_axes(g, true);
 	fprintf(g->gp,
-		"  set xlabel \"simulated time (s)\"\n"
-		"  set ylabel \"requests\"\n  set key above horizontal noopaque nobox\n"
 		"  plot dat index %zu using 1:2 with steps lt 1 title \"waiting\", "
 		"'' index %zu using 1:3 with steps lt 2 title \"running (batch)\", "
 		"'' index %zu using 1:4 with steps lt 3 title \"KV transfer\"\n"
@@ -675,8 +759,8 @@ static int plot_bubbles(const char *dir, double window, struct fig *g, struct bs
 		fprintf(g->dat, "%.9g %.9g %d\n", (s - t0) * 1e3, (e - t0) * 1e3, (int)in);
 	}
 	plot_table_free(&t);
-	fprintf(g->gp, "  set xlabel \"time from the first pass (ms)\"\n  set ylabel \"lane "
-		       "(instance x pipeline stage)\"\n  set yrange [-0.6:%d.6]\n"
+	plot_fig_labels(g, "time from the first pass (ms)", "lane (instance x pipeline stage)");
+	fprintf(g->gp, "  set yrange [-0.6:%d.6]\n"
 		       "  set xrange [0:%.6g]\n  unset key\n  set style fill solid 0.9 noborder\n"
 		       "  set ytics (", lanes - 1, window * 1e3);
 	/* Each lane's idle share of the window, the bubbles, in its tic label. */
@@ -744,7 +828,8 @@ static int plot(const struct cli_cmd *self, int argc, char **argv)
 static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 {
 	struct cli_state st = {0};
-	struct sopts so = {NULL, NULL, NULL, NULL, 0.9, false};
+	struct sopts so = {NULL, NULL, NULL, NULL, 0.9, false, 0};
+	struct fig_axes ax = {0};
 	const char *out = NULL, *title = NULL;
 	bool script_only = false;
 	double window = 0;
@@ -784,28 +869,89 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 			if (parse_f64(st.optarg, 1e-9, 1e9, &window, why, sizeof why))
 				return cli_usage(self, "--window: %s", why);
 			break;
+		case OPT_CI:
+			if (parse_f64(st.optarg, 0, 1, &so.ci, why, sizeof why) || so.ci <= 0 ||
+			    so.ci >= 1)
+				return cli_usage(self, "--ci: expected a level between 0 and 1 "
+						       "(exclusive, e.g. 0.95), got '%s'", st.optarg);
+			break;
+		case OPT_LOGX:
+			ax.logx = true;
+			break;
+		case OPT_LOGY:
+			ax.logy = true;
+			break;
+		case OPT_KEY:
+			if (!plot_key_command(st.optarg)) {
+				char *list = NULL;
+				size_t len = 0;
+				FILE *f = open_memstream(&list, &len);
+				for (size_t i = 0; plot_key_positions[i]; i++)
+					fprintf(f, "%s'%s'", i ? ", " : "", plot_key_positions[i]);
+				fclose(f);
+				int r = cli_usage(self, "--key: unknown position '%s' (choices: %s)",
+						  st.optarg, list);
+				free(list);
+				return r;
+			}
+			ax.key = st.optarg;
+			break;
+		case OPT_XLABEL:
+			ax.xlabel = st.optarg;
+			break;
+		case OPT_YLABEL:
+			ax.ylabel = st.optarg;
+			break;
 		default:
 			return cli_usage(self, "unexpected option");
 		}
 	}
 	if (st.optind >= argc)
-		return cli_usage(self, "which kind? attainment, cdf, throughput, waste, compiles, "
-				       "heatmap, timeline, bubbles");
+		return cli_usage(self, "which kind? attainment, cdf, throughput, line, waste, "
+				       "compiles, heatmap, timeline, bubbles");
 	const char *kind = argv[st.optind++];
 	char **in = argv + st.optind;
 	int nin = argc - st.optind;
 	if (!out)
 		return cli_usage(self, "-o OUT is required (OUT.pdf, OUT.svg, OUT.png are written)");
-	static const char *const sweep_kinds[] = {"attainment", "throughput", "waste", "compiles"};
-	static const char *const run_kinds[] = {"cdf", "heatmap", "timeline", "bubbles"};
-	bool sweep_kind = false, run_kind = false;
-	for (size_t i = 0; i < 4; i++) {
-		sweep_kind |= !strcmp(kind, sweep_kinds[i]);
-		run_kind |= !strcmp(kind, run_kinds[i]);
-	}
-	if (!sweep_kind && !run_kind)
-		return cli_usage(self, "unknown kind '%s' (attainment, cdf, throughput, waste, "
+	/* Each kind and the axis options it takes: an option a kind cannot honour is refused,
+	 * never ignored. */
+	static const struct {
+		const char *name;
+		bool sweep, logx, logy, key, ci, xlabel, ylabel;
+	} kinds[] = {
+		{"attainment", true, true, true, true, true, true, true},
+		{"throughput", true, true, true, true, true, true, true},
+		{"line", true, true, true, true, true, true, true},
+		{"waste", true, true, true, true, true, true, true},
+		{"compiles", true, false, false, true, false, true, false},
+		{"cdf", false, true, false, true, false, false, true},
+		{"heatmap", false, false, false, false, false, false, false},
+		{"timeline", false, false, false, true, false, true, false},
+		{"bubbles", false, false, false, false, false, true, true},
+	};
+	size_t ki = 0;
+	while (ki < sizeof kinds / sizeof *kinds && strcmp(kinds[ki].name, kind))
+		ki++;
+	if (ki == sizeof kinds / sizeof *kinds)
+		return cli_usage(self, "unknown kind '%s' (attainment, cdf, throughput, line, waste, "
 				       "compiles, heatmap, timeline, bubbles)", kind);
+	bool sweep_kind = kinds[ki].sweep, run_kind = !sweep_kind;
+	const struct {
+		bool set, ok;
+		const char *name;
+	} asked[] = {
+		{ax.logx, kinds[ki].logx, "--logx"},
+		{ax.logy, kinds[ki].logy, "--logy"},
+		{ax.key != NULL, kinds[ki].key, "--key"},
+		{so.ci > 0, kinds[ki].ci, "--ci"},
+		{ax.xlabel != NULL, kinds[ki].xlabel, "--xlabel"},
+		{ax.ylabel != NULL, kinds[ki].ylabel, "--ylabel"},
+	};
+	for (size_t i = 0; i < sizeof asked / sizeof *asked; i++)
+		if (asked[i].set && !asked[i].ok)
+			return cli_usage(self, "%s does not apply to a %s plot (see the option's "
+					       "help)", asked[i].name, kind);
 	if (nin < 1 || (nin > 1 && strcmp(kind, "cdf")))
 		return cli_usage(self, "%s takes %s", kind,
 				 !strcmp(kind, "cdf") ? "one or more run directories"
@@ -819,8 +965,25 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	if (so.capacity && (strcmp(kind, "attainment") || is_dir(in[0])))
 		return cli_usage(self, "--capacity marks capacities on the attainment plot of a sweep "
 				       "CSV");
+	if (so.ci > 0 && is_dir(in[0]))
+		return cli_usage(self, "--ci draws intervals over the seeds of a sweep CSV; a capacity "
+				       "directory's curve is one seed's");
+	if (!strcmp(kind, "line") && (!so.x || !so.y)) {
+		/* No default for line: name the columns to choose from. */
+		struct table t;
+		struct bs_err e = {0};
+		if (plot_table_read(in[0], &t, &e))
+			return cli_fail(&e);
+		fprintf(stderr, "bucketsim: error: line needs --x COLUMN and --y COLUMN (missing %s); "
+				"the columns of %s: ", so.x ? "--y" : so.y ? "--x" : "both", in[0]);
+		plot_print_columns(stderr, &t);
+		fprintf(stderr, "\nsee 'bucketsim %s --help'\n", self->name);
+		plot_table_free(&t);
+		return BS_EXIT_USAGE;
+	}
 	struct fig g;
 	plot_fig_init(&g, out);
+	g.ax = ax;
 	struct bs_err err = {0};
 	int rc;
 	if (!strcmp(kind, "attainment") && is_dir(in[0]))
@@ -842,22 +1005,30 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		fclose(g.gp);
 		free(g.datbuf);
 		free(g.gpbuf);
-		return cli_fail(&err);
+		return plot_err_print(&err);
 	}
-	return plot_fig_finish(&g, title, script_only, &err) ? cli_fail(&err) : 0;
+	return plot_fig_finish(&g, title, script_only, &err) ? plot_err_print(&err) : 0;
 }
 
 const struct cli_cmd cmd_plot = {
 	"plot",
-	"bucketsim plot KIND INPUT... -o OUT [--x COL] [--y COL] [--series COL] [--target A]",
+	"bucketsim plot KIND INPUT... -o OUT [--x COL] [--y COL] [--series COL] [--ci LEVEL] "
+	"[--logx] [--logy] [--key POS]",
 	"draw a figure (PDF, SVG, PNG) from sweep, capacity or run outputs with gnuplot",
 	"Kinds: attainment (SLO attainment vs rate per system, from a sweep CSV or a capacity\n"
 	"directory, with the target line and capacities), throughput (vs batch size or\n"
-	"concurrency), waste (padding waste vs buckets), compiles (warm-up compiles and time per\n"
-	"strategy) from a sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more run directories),\n"
-	"heatmap (bucket usage, buckets.csv), timeline (monitor.csv), bubbles (pipeline lanes,\n"
-	"batches.csv of a cluster.pp > 1 run) from run directories.  Writes OUT.dat and OUT.gp,\n"
-	"then OUT.pdf, OUT.svg and OUT.png.  See analysis/README.md.",
+	"concurrency), line (any sweep column --y against any other --x, one line per system),\n"
+	"waste (padding waste vs buckets), compiles (warm-up compiles and time per strategy) from\n"
+	"a sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more run directories), heatmap (bucket\n"
+	"usage, buckets.csv), timeline (monitor.csv), bubbles (pipeline lanes, batches.csv of a\n"
+	"cluster.pp > 1 run) from run directories.  Sweep plots draw the mean over the seeds of\n"
+	"each point (--ci adds its confidence interval).  Writes OUT.dat and OUT.gp, then\n"
+	"OUT.pdf, OUT.svg and OUT.png; OUT.gp names its files relative to its own directory, where\n"
+	"gnuplot runs, so `cd DIR && gnuplot OUT.gp` re-renders it there or in a copy of DIR.\n"
+	"An option a kind cannot honour is an error (see each option).  See analysis/README.md.",
+	"  bucketsim plot line out/rate/sweep.csv --x workload.rate --y p99_ttft_ms -o fig/p99ttft\n"
+	"  bucketsim plot line out/rate/sweep.csv --x workload.rate --y mean_tpot_ms --ci 0.95 \\\n"
+	"      --logy --key 'top left' -o fig/tpot\n"
 	"  bucketsim plot attainment out/rate/sweep.csv --series preset -o fig/attainment\n"
 	"  bucketsim plot attainment out/cap -o fig/capacity\n"
 	"  bucketsim plot cdf out/vllm out/distserve -o fig/cdf\n"

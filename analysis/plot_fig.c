@@ -2,6 +2,8 @@
  * plot_fig: see plot_fig.h.
  */
 #include <csv.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -94,6 +96,33 @@ int plot_need_col(const struct table *t, const char *path, const char *name, lon
 	return 0;
 }
 
+void plot_print_columns(FILE *f, const struct table *t)
+{
+	for (size_t i = 0; i < t->cols; i++)
+		fprintf(f, "%s%s", i ? ", " : "", plot_cell(t, 0, i));
+}
+
+int plot_need_col_list(const struct table *t, const char *path, const char *name, long *c,
+		       struct bs_err *err)
+{
+	*c = plot_col_of(t, name);
+	if (*c >= 0)
+		return 0;
+	/* A sweep's header outgrows bs_err's message: the line is printed here, and ERR keeps the
+	 * exit code with an empty message (plot_err_print prints nothing more). */
+	fprintf(stderr, "bucketsim: error: %s: field '%s': no such column (columns: ", path, name);
+	plot_print_columns(stderr, t);
+	fputs(")\n", stderr);
+	return bs_errf(err, BS_EXIT_INPUT, path, 0, name, "%s", "");
+}
+
+int plot_err_print(const struct bs_err *err)
+{
+	if (err->msg[0])
+		bs_err_print(err);
+	return err->code ? err->code : BS_EXIT_RUNTIME;
+}
+
 bool plot_number(const char *s, double *v)
 {
 	char *end;
@@ -105,42 +134,125 @@ bool plot_number(const char *s, double *v)
 
 /* ---- labels ---- */
 
-/* An axis label with its unit: from a table of summary metrics, else the configuration key's
- * unit, else the name's suffix. */
+/* A word of a column name as a label shows it. */
+static const char *label_word(const char *w)
+{
+	static const char *const abbr[][2] = {
+		{"ttft", "TTFT"}, {"tpot", "TPOT"}, {"itl", "ITL"}, {"e2e", "E2E"},
+		{"e2el", "E2E latency"}, {"kv", "KV"}, {"slo", "SLO"},
+	};
+	for (size_t i = 0; i < sizeof abbr / sizeof *abbr; i++)
+		if (!strcmp(abbr[i][0], w))
+			return abbr[i][1];
+	return w;
+}
+
+/* The unit of a name without a unit suffix, from its quantity word (W[0..N)), or NULL. */
+static const char *quantity_unit(char **w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(w[i], "throughput"))
+			return !strcmp(w[0], "request") ? "req/s" : "tokens/s";
+		if (!strcmp(w[i], "goodput"))
+			return "req/s";
+		if (!strcmp(w[i], "attainment") || !strcmp(w[i], "utilization") ||
+		    !strcmp(w[i], "ratio"))
+			return "fraction";
+	}
+	return NULL;
+}
+
+/* An axis label with its unit: see plot_fig.h. */
 char *plot_label(const char *name)
 {
-	static const char *const known[][2] = {
+	static const char *const phrase[][2] = {
 		{"workload.rate", "request rate (req/s)"},
-		{"slo_attainment", "SLO attainment (fraction)"},
-		{"goodput", "goodput (req/s)"},
-		{"request_throughput", "throughput (req/s)"},
-		{"output_throughput", "output throughput (tokens/s)"},
-		{"total_token_throughput", "total throughput (tokens/s)"},
 		{"padding_waste_ratio", "padding waste (fraction of computed tokens)"},
 		{"compiles_warmup", "buckets compiled at warm-up (graphs)"},
 		{"compiles_runtime", "graphs compiled at run time"},
 		{"warmup_s", "warm-up time (s)"},
-		{"utilization", "utilization (fraction)"},
-		{"preemptions", "preemptions"},
-		{"cards", "cards"},
 	};
-	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-		if (!strcmp(known[i][0], name))
-			return xstrdup(known[i][1]);
-	struct config c;
-	config_init(&c);
-	const struct cfg_entry *e = config_find(&c, name);
-	char *r = e && e->def->unit && *e->def->unit ? xasprintf("%s (%s)", name, e->def->unit)
-						     : NULL;
-	config_release(&c);
-	if (r)
-		return r;
-	size_t n = strlen(name);
-	if (n > 3 && !strcmp(name + n - 3, "_ms"))
-		return xasprintf("%s (ms)", name);
-	if (n > 2 && !strcmp(name + n - 2, "_s"))
-		return xasprintf("%s (s)", name);
-	return xstrdup(name);
+	for (size_t i = 0; i < sizeof phrase / sizeof *phrase; i++)
+		if (!strcmp(phrase[i][0], name))
+			return xstrdup(phrase[i][1]);
+	size_t len = strlen(name);
+	if (strchr(name, '.')) {
+		/* A configuration key: its unit from the key table, else its suffix's. */
+		struct config c;
+		config_init(&c);
+		const struct cfg_entry *e = config_find(&c, name);
+		char *r = e && e->def->unit && *e->def->unit
+				  ? xasprintf("%s (%s)", name, e->def->unit)
+				  : NULL;
+		config_release(&c);
+		if (r)
+			return r;
+		if (len > 3 && !strcmp(name + len - 3, "_ms"))
+			return xasprintf("%s (ms)", name);
+		if (len > 2 && !strcmp(name + len - 2, "_s"))
+			return xasprintf("%s (s)", name);
+		return xstrdup(name);
+	}
+	/* Words of a snake_case column. */
+	char *buf = xstrdup(name);
+	char **w = xmalloc((len + 1) * sizeof *w);
+	size_t n = 0;
+	for (char *tok = strtok(buf, "_"); tok; tok = strtok(NULL, "_"))
+		w[n++] = tok;
+	const char *unit = NULL;
+	if (n > 2 && !strcmp(w[n - 2], "req") && !strcmp(w[n - 1], "s")) {
+		unit = "req/s";
+		n -= 2;
+	} else if (n > 1 && (!strcmp(w[n - 1], "ms") || !strcmp(w[n - 1], "s"))) {
+		unit = w[n - 1];
+		n--;
+	} else if (n > 1 && (!strcmp(w[n - 1], "ratio") || !strcmp(w[n - 1], "fraction"))) {
+		unit = "fraction";
+		n--;
+	} else {
+		unit = quantity_unit(w, n);
+	}
+	char *r = NULL;
+	size_t rlen = 0;
+	FILE *f = open_memstream(&r, &rlen);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? " " : "", label_word(w[i]));
+	if (!n)
+		fputs(name, f);
+	if (unit)
+		fprintf(f, " (%s)", unit);
+	fclose(f);
+	free(w);
+	free(buf);
+	return r;
+}
+
+const char *const plot_key_positions[] = {
+	"top left", "top center", "top right", "bottom left", "bottom center", "bottom right",
+	"outside", "above", "below", "off", NULL,
+};
+
+const char *plot_key_command(const char *pos)
+{
+	static const char *const cmd[] = {
+		"set key top left", "set key top center", "set key top right", "set key bottom left",
+		"set key bottom center", "set key bottom right", "set key outside right top",
+		"set key above", "set key below", "unset key",
+	};
+	for (size_t i = 0; plot_key_positions[i]; i++)
+		if (!strcmp(plot_key_positions[i], pos))
+			return cmd[i];
+	return NULL;
+}
+
+/* ---- confidence intervals ---- */
+
+double plot_ci_halfwidth(double level, const double *v, size_t n, double mean)
+{
+	if (n < 2)
+		return NAN;
+	double sd = gsl_stats_sd_m(v, 1, n, mean);
+	return gsl_cdf_tdist_Pinv((1 + level) / 2, (double)(n - 1)) * sd / sqrt((double)n);
 }
 
 /* A gnuplot string literal (double quotes; backslash, quote escaped; "_" kept literal with the
@@ -182,13 +294,15 @@ const char *const okabe_ito[OKABE_ITO_N] = {"#0072B2", "#E69F00", "#009E73", "#C
 /* The preamble: terminals loop, palette, fonts.  The body follows, inside the loop. */
 static char *preamble(const struct fig *g, const char *title)
 {
+	const char *base = strrchr(g->out, '/') ? strrchr(g->out, '/') + 1 : g->out;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	double w = 3.5 * (g->wide ? 2 : g->cols), h = (g->wide ? 1.8 : 2.5) * g->rows;
-	fprintf(f, "# bucketsim plot: renders %s.pdf, .svg, .png from %s.dat\n", g->out, g->out);
+	fprintf(f, "# bucketsim plot: renders %s.pdf, .svg, .png from %s.dat; run it in its own "
+		   "directory\n", base, base);
 	fputs("out = ", f);
-	plot_gp_str(f, g->out);
+	plot_gp_str(f, base);
 	fputs("\ndat = out.'.dat'\n", f);
 	fprintf(f, "do for [fmt in \"pdf svg png\"] {\n"
 		   "  if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
@@ -237,7 +351,42 @@ static int write_file(const char *path, const char *text, size_t len, struct bs_
 	return outset_commit(&os, err);
 }
 
-/* Writes OUT.dat and OUT.gp, then runs gnuplot unless SCRIPT_ONLY. */
+void plot_fig_labels(struct fig *g, const char *xl, const char *yl)
+{
+	xl = g->ax.xlabel ? g->ax.xlabel : xl;
+	yl = g->ax.ylabel ? g->ax.ylabel : yl;
+	if (xl) {
+		fputs("  set xlabel ", g->gp);
+		plot_gp_str(g->gp, xl);
+		fputc('\n', g->gp);
+	}
+	if (yl) {
+		fputs("  set ylabel ", g->gp);
+		plot_gp_str(g->gp, yl);
+		fputc('\n', g->gp);
+	}
+}
+
+void plot_fig_axes(struct fig *g, bool key)
+{
+	if (g->ax.logx)
+		fputs("  set logscale x\n", g->gp);
+	if (g->ax.logy)
+		fputs("  set logscale y\n", g->gp);
+	if (key && g->ax.key)
+		fprintf(g->gp, "  %s\n", plot_key_command(g->ax.key));
+}
+
+int plot_log_check(const struct fig *g, char axis, double v, const char *path,
+		   const char *column, const char *what, struct bs_err *err)
+{
+	if (!(axis == 'x' ? g->ax.logx : g->ax.logy) || v > 0)
+		return 0;
+	return bs_errf(err, BS_EXIT_INPUT, path, 0, column,
+		       "--log%c needs values > 0 on the %c axis, got %.6g (%s)", axis, axis, v, what);
+}
+
+/* Writes OUT.dat and OUT.gp, then runs gnuplot in OUT's directory unless SCRIPT_ONLY. */
 int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct bs_err *err)
 {
 	fclose(g->dat);
@@ -248,10 +397,15 @@ int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct b
 	char *pd = xasprintf("%s.dat", g->out), *pg = xasprintf("%s.gp", g->out);
 	char *dir = xstrdup(g->out);
 	char *slash = strrchr(dir, '/');
+	const char *base = slash ? g->out + (slash - dir) + 1 : g->out;
 	int rc = 0;
 	if (slash && slash != dir) {
 		*slash = 0;
 		rc = mkdir_p(dir, err);
+	} else if (slash) {
+		dir[1] = 0; /* OUT in / */
+	} else {
+		strcpy(dir, ".");
 	}
 	if (!rc)
 		rc = write_file(pd, g->datbuf, g->datlen, err);
@@ -261,7 +415,14 @@ int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct b
 		fflush(NULL);
 		pid_t pid = fork();
 		if (pid == 0) {
-			execlp("gnuplot", "gnuplot", pg, (char *)NULL);
+			/* In the script's directory: it names its files by their base names. */
+			char *script_name = xasprintf("%s.gp", base);
+			if (chdir(dir)) {
+				fprintf(stderr, "bucketsim: error: %s: cannot enter: %s\n", dir,
+					strerror(errno));
+				_exit(127);
+			}
+			execlp("gnuplot", "gnuplot", script_name, (char *)NULL);
 			fprintf(stderr, "bucketsim: error: cannot run gnuplot: %s (make deps installs "
 					"gnuplot-nox; --script-only writes the script alone)\n",
 				strerror(errno));

@@ -1,6 +1,11 @@
 /*
  * plot_fig: the machinery of `bucketsim plot`: CSV tables read with libcsv, axis labels with
- * units, and a figure's data blocks and gnuplot script, written and rendered.
+ * units, confidence intervals over seeds, and a figure's data blocks and gnuplot script, written
+ * and rendered.
+ *
+ * The script refers to its data (OUT.dat) and outputs (OUT.pdf, ...) by their base names, and
+ * gnuplot runs in the script's directory: the .gp and .dat files move together, and
+ * `cd DIR && gnuplot OUT.gp` re-renders them wherever they are.
  */
 #ifndef BUCKETSIM_PLOT_FIG_H
 #define BUCKETSIM_PLOT_FIG_H
@@ -18,6 +23,13 @@ struct table {
 	bool bad;
 };
 
+/* What the user set about the axes and the legend (NULL / false: the kind's own). */
+struct fig_axes {
+	const char *xlabel, *ylabel;
+	const char *key;       /* one of plot_key_positions */
+	bool logx, logy;
+};
+
 struct fig {
 	FILE *dat, *gp;        /* in-memory until written */
 	char *datbuf, *gpbuf;
@@ -27,6 +39,7 @@ struct fig {
 	bool multi;            /* a multiplot of panels */
 	bool wide;             /* panels two columns wide */
 	int rows, cols;
+	struct fig_axes ax;    /* set by the caller after plot_fig_init */
 };
 
 /* A CSV file read whole (libcsv); row 0 is the header. */
@@ -43,12 +56,41 @@ long plot_col_of(const struct table *t, const char *name);
 int plot_need_col(const struct table *t, const char *path, const char *name, long *c,
 		    struct bs_err *err);
 
+/* Prints ERR (unless printed already: an empty message) and returns its exit code. */
+int plot_err_print(const struct bs_err *err);
+
 /* A whole-field finite number. */
 bool plot_number(const char *s, double *v);
 
-/* An axis label with its unit: from a table of summary metrics, else the configuration key's
- * unit, else the name's suffix. */
+/* The header's names, comma-separated. */
+void plot_print_columns(FILE *f, const struct table *t);
+
+/* The column named NAME, or an error naming PATH and listing the table's columns: printed at
+ * once (the list outgrows bs_err's message), so ERR gets the exit code and an empty message,
+ * which plot_err_print does not print again. */
+int plot_need_col_list(const struct table *t, const char *path, const char *name, long *c,
+		       struct bs_err *err);
+
+/* An axis label with its unit (returned owned).  A configuration key (a name with a dot) is
+ * kept with its unit from the key table; a snake_case column is read as words: a unit suffix
+ * (`_ms`, `_s`, `_req_s`; `_ratio`, `_fraction` give "fraction") becomes the unit in
+ * parentheses, the abbreviations TTFT, TPOT, ITL, E2E (`e2el`: "E2E latency"), KV, SLO are
+ * upper-cased, underscores become spaces, and a name without a unit suffix takes the unit of
+ * its quantity word (throughput: req/s for `request_...`, else tokens/s; goodput: req/s;
+ * attainment, utilization, ratio: fraction).  A few names the words do not explain (the
+ * request rate, padding waste, compiles and warm-up time) have a phrase of their own.
+ * So p99_ttft_ms gives "p99 TTFT (ms)" and request_throughput "request throughput (req/s)". */
 char *plot_label(const char *name);
+
+/* The legend positions --key accepts, NULL-terminated, and the gnuplot command of one (NULL
+ * when POS is not one of them). */
+extern const char *const plot_key_positions[];
+const char *plot_key_command(const char *pos);
+
+/* The half-width of the Student-t confidence interval at LEVEL (in (0, 1)) of the mean MEAN of
+ * V[0..N): t_{(1+LEVEL)/2, N-1} * sd / sqrt(N), sd the sample standard deviation (GSL's
+ * gsl_cdf_tdist_Pinv and gsl_stats_sd_m).  NaN when N < 2 (no interval from one value). */
+double plot_ci_halfwidth(double level, const double *v, size_t n, double mean);
 
 /* A gnuplot string literal (double quotes; backslash, quote escaped; "_" kept literal with the
  * noenhanced text mode set in the preamble). */
@@ -63,7 +105,20 @@ void plot_fig_init(struct fig *g, const char *out);
 /* Starts a data block (a series); returns its gnuplot index. */
 size_t plot_fig_block(struct fig *g, const char *name);
 
-/* Writes OUT.dat and OUT.gp, then runs gnuplot unless SCRIPT_ONLY. */
+/* `set xlabel`, `set ylabel`: XL and YL unless the user's labels (g->ax) replace them; a NULL
+ * label is not written. */
+void plot_fig_labels(struct fig *g, const char *xl, const char *yl);
+
+/* The user's log scales and legend position (g->ax), written just before a `plot` command;
+ * KEY false leaves the panel's legend as the kind set it. */
+void plot_fig_axes(struct fig *g, bool key);
+
+/* With a log scale on AXIS ('x' or 'y'), V must be > 0: else an error naming PATH, COLUMN and
+ * the series WHAT. */
+int plot_log_check(const struct fig *g, char axis, double v, const char *path,
+		   const char *column, const char *what, struct bs_err *err);
+
+/* Writes OUT.dat and OUT.gp, then runs gnuplot in OUT's directory unless SCRIPT_ONLY. */
 int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct bs_err *err);
 
 #endif

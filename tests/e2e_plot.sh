@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end tests of `bucketsim plot`: every kind renders non-empty PDF, SVG and PNG files from
 # a small run; the data it plots is the sweep's (as many series and points, the mean over seeds),
-# the capacity curve's, the requests' CDF and the buckets' uses; errors are clean.
+# the capacity curve's, the requests' CDF and the buckets' uses; errors are clean.  The scripts
+# run from their own directory and from a copy of it; line plots any column against another;
+# labels follow the column names; --ci's bounds match a hand computation; --logx, --logy, --key
+# are applied, checked and refused by the kinds that cannot honour them.
 . "$(dirname "$0")/e2e_lib.sh"
 T=$E2E_TMP
 B=$BUCKETSIM
@@ -111,4 +114,128 @@ expect_exit 2 plot-no-out "$B" plot cdf "$T/a"
 expect_exit 3 plot-column "$B" plot throughput "$T/s/sweep.csv" --x nosuch -o "$T/f/x"
 expect_stderr plot-column-msg "field 'nosuch': no such column"
 expect_exit 2 plot-not-dir "$B" plot heatmap "$T/s/sweep.csv" -o "$T/f/x"
+
+# Portable scripts: OUT.gp names its files by their base names and runs in its own directory,
+# here, in a copy elsewhere, and when plot is run from another directory with a relative -o.
+BABS=$(cd "$(dirname "$B")" && pwd)/$(basename "$B")
+expect_exit 0 plot-portable-script "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --script-only -o "$T/f/port/p99"
+grep -q '^out = "p99"$' "$T/f/port/p99.gp" && ! grep -q "$T" "$T/f/port/p99.gp" && ok portable-base-names || fail portable-base-names "$(head -3 "$T/f/port/p99.gp")"
+(cd "$T/f/port" && gnuplot p99.gp) 2>"$T/gnuplot.err"
+rendered portable-own-dir "$T/f/port/p99"
+mkdir -p "$T/elsewhere/deeper"
+cp "$T/f/port/p99.gp" "$T/f/port/p99.dat" "$T/elsewhere/deeper/"
+(cd "$T/elsewhere/deeper" && gnuplot p99.gp) 2>"$T/gnuplot.err"
+rendered portable-copied-dir "$T/elsewhere/deeper/p99"
+mkdir -p "$T/cwd"
+(cd "$T/cwd" && "$BABS" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms -o rel/p99) >/dev/null 2>&1
+rendered portable-relative-out "$T/cwd/rel/p99"
+# As reported: --script-only with a relative OUT, then gnuplot run in OUT's directory.
+(cd "$T/cwd" && "$BABS" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --script-only -o fig/p99ttft \
+	&& cd fig && gnuplot p99ttft.gp) >/dev/null 2>&1
+rendered portable-as-reported "$T/cwd/fig/p99ttft"
+
+# line: the README's figure, p99 TTFT against the request rate, one line per system.
+expect_exit 0 plot-line "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms -o "$T/f/line"
+rendered line-rendered "$T/f/line"
+[ "$(blocks "$T/f/line") $(block_rows "$T/f/line" 0) $(block_rows "$T/f/line" 2)" = "3 4 4" ] && ok line-series-points || fail line-series-points "$(cat "$T/f/line.dat")"
+c=$(head -1 "$T/r/sweep.csv" | tr ',' '\n' | grep -nx p99_ttft_ms | cut -d: -f1)
+want=$(awk -F, -v c="$c" '$1 == 20 && $3 == "bucketserve" {printf "%.6g", $c}' "$T/r/sweep.csv")
+got=$(awk '/^# / {b++; next} b == 3 && $1 == 20 {printf "%.6g", $2}' "$T/f/line.dat")
+[ -n "$want" ] && [ "$want" = "$got" ] && ok line-value || fail line-value "sweep $want, plot $got"
+grep -q 'set ylabel "p99 TTFT (ms)"' "$T/f/line.gp" && grep -q 'set xlabel "request rate (req/s)"' "$T/f/line.gp" && ok line-labels || fail line-labels "$(grep label "$T/f/line.gp")"
+expect_exit 2 plot-line-no-y "$B" plot line "$T/r/sweep.csv" --x workload.rate -o "$T/f/x"
+expect_stderr plot-line-no-y-msg "line needs --x COLUMN and --y COLUMN \(missing --y\); the columns of .*: workload.rate, .*p99_ttft_ms, "
+expect_exit 2 plot-line-no-xy "$B" plot line "$T/r/sweep.csv" -o "$T/f/x"
+expect_stderr plot-line-no-xy-msg "missing both"
+expect_exit 3 plot-line-bad-y "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft -o "$T/f/x"
+expect_stderr plot-line-bad-y-msg "field 'p99_ttft': no such column \(columns: workload.rate, trace, preset, .*p99_ttft_ms"
+[ "$(wc -l < "$T/stderr")" -eq 1 ] && ok plot-line-bad-y-one-line || fail plot-line-bad-y-one-line "$(cat "$T/stderr")"
+[ ! -e "$T/f/x.gp" ] && ok plot-line-errors-write-nothing || fail plot-line-errors-write-nothing "x.gp written"
+
+# Labels from column names (the rule itself: tests/check_plot_fig.c); --xlabel, --ylabel.
+for pair in "mean_tpot_ms|mean TPOT (ms)" "request_throughput|request throughput (req/s)" "median_e2el_ms|median E2E latency (ms)" "kv_utilization_mean|KV utilization mean (fraction)"; do
+	col=${pair%%|*}; lab=${pair#*|}
+	"$B" plot line "$T/r/sweep.csv" --x workload.rate --y "$col" --script-only -o "$T/f/lab"
+	grep -qF "set ylabel \"$lab\"" "$T/f/lab.gp" && ok "label-$col" || fail "label-$col" "$(grep ylabel "$T/f/lab.gp")"
+done
+"$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --xlabel 'offered load (req/s)' --ylabel 'tail "TTFT"' --script-only -o "$T/f/lab"
+grep -qF 'set xlabel "offered load (req/s)"' "$T/f/lab.gp" && grep -qF 'set ylabel "tail \"TTFT\""' "$T/f/lab.gp" \
+	&& [ "$(grep -c 'label' "$T/f/lab.gp")" -eq 2 ] && ok label-override || fail label-override "$(grep label "$T/f/lab.gp")"
+
+# Confidence intervals over seeds, from a hand-made sweep: at rate 10 the values 1, 2, 3 (mean 2,
+# s = 1, t(0.975, 2) = 4.302652729749464), at 20 the values 10, 14 (mean 12, s = 2 sqrt 2,
+# t(0.975, 1) = 12.706204736174707; the third seed failed: left out), at 40 one seed (no bar).
+cat >"$T/hand.csv" <<'CSV'
+preset,workload.rate,seed,p99_ttft_ms,error
+vllm,10,1,1,
+vllm,10,2,2,
+vllm,10,3,3,
+vllm,20,1,10,
+vllm,20,2,14,
+vllm,20,3,99,run failed
+vllm,40,1,5,
+distserve,10,1,0,
+distserve,20,1,4,
+CSV
+expect_exit 0 plot-ci "$B" plot line "$T/hand.csv" --x workload.rate --y p99_ttft_ms --ci 0.95 -o "$T/f/ci"
+rendered ci-rendered "$T/f/ci"
+want=$(awk 'BEGIN {
+	h1 = 4.302652729749464 * 1 / sqrt(3); h2 = 12.706204736174707 * sqrt(8) / sqrt(2)
+	printf "10 2 %.12g %.12g 3|20 12 %.12g %.12g 2|40 5 NaN NaN 1|10 0 NaN NaN 1|20 4 NaN NaN 1|", 2 - h1, 2 + h1, 12 - h2, 12 + h2 }')
+got=$(awk '/^# / || !NF {next} {
+	printf "%s %s", $1, $2
+	for (i = 3; i <= 4; i++) printf " %s", ($i == "NaN" ? "NaN" : sprintf("%.12g", $i))
+	printf " %s|", $5 }' "$T/f/ci.dat")
+[ "$want" = "$got" ] && ok ci-dat-values || fail ci-dat-values "want $want, got $got"
+[ "$want" = "10 2 -0.48413771175 4.48413771175 3|20 12 -13.4124094723 37.4124094723 2|40 5 NaN NaN 1|10 0 NaN NaN 1|20 4 NaN NaN 1|" ] \
+	&& ok ci-hand-values || fail ci-hand-values "$want"
+[ "$(grep -c 'using 1:2:3:4 with yerrorbars' "$T/f/ci.gp")" -eq 2 ] && ok ci-error-bars || fail ci-error-bars "$(grep plot -A3 "$T/f/ci.gp")"
+"$B" plot line "$T/hand.csv" --x workload.rate --y p99_ttft_ms --script-only -o "$T/f/noci"
+awk '/^# / || !NF {next} NF != 2 {exit 1}' "$T/f/noci.dat" && ! grep -q yerrorbars "$T/f/noci.gp" && ok ci-off-two-columns || fail ci-off-two-columns "$(cat "$T/f/noci.dat")"
+expect_exit 0 plot-ci-throughput "$B" plot throughput "$T/s/sweep.csv" --ci 0.9 --script-only -o "$T/f/cit"
+awk '/^# / || !NF {next} NF != 5 || $5 != 2 || !($3 <= $2 && $2 <= $4) {exit 1}' "$T/f/cit.dat" && ok ci-throughput-two-seeds || fail ci-throughput-two-seeds "$(cat "$T/f/cit.dat")"
+for bad in 0 1 0.95x -0.5; do
+	expect_exit 2 "plot-ci-bad-$bad" "$B" plot line "$T/hand.csv" --x workload.rate --y p99_ttft_ms --ci "$bad" -o "$T/f/x"
+done
+expect_stderr plot-ci-bad-msg "--ci: expected a level between 0 and 1"
+expect_exit 2 plot-ci-capacity-dir "$B" plot attainment "$T/cap" --ci 0.95 -o "$T/f/x"
+
+# Log axes: values > 0 on the axis, else an error naming the column; the kinds that refuse.
+expect_exit 3 plot-logy-zero "$B" plot line "$T/hand.csv" --x workload.rate --y p99_ttft_ms --logy -o "$T/f/x"
+expect_stderr plot-logy-zero-msg "hand.csv: field 'p99_ttft_ms': --logy needs values > 0 on the y axis, got 0 \(series 'distserve', x = 10\)"
+sed 's/^vllm,40,/vllm,0,/' "$T/hand.csv" >"$T/hand0.csv"
+expect_exit 3 plot-logx-zero "$B" plot line "$T/hand0.csv" --x workload.rate --y p99_ttft_ms --logx -o "$T/f/x"
+expect_stderr plot-logx-zero-msg "field 'workload.rate': --logx needs values > 0 on the x axis, got 0"
+expect_exit 0 plot-logxy "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --logx --logy --ci 0.95 -o "$T/f/log"
+rendered logxy-rendered "$T/f/log"
+grep -q 'set logscale x' "$T/f/log.gp" && grep -q 'set logscale y' "$T/f/log.gp" && ok logxy-script || fail logxy-script "$(grep logscale "$T/f/log.gp")"
+"$B" plot attainment "$T/r/sweep.csv" --logx --script-only -o "$T/f/attlog"
+grep -q 'set yrange \[0:1.05\]' "$T/f/attlog.gp" && grep -q 'set logscale x' "$T/f/attlog.gp" && ok attainment-logx || fail attainment-logx "$(grep -E 'range|logscale' "$T/f/attlog.gp")"
+"$B" plot attainment "$T/cap" --logx --script-only -o "$T/f/caplog"
+grep -q 'set xrange \[\*:' "$T/f/caplog.gp" && grep -q 'set logscale x' "$T/f/caplog.gp" && ok capacity-logx || fail capacity-logx "$(grep -E 'range|logscale' "$T/f/caplog.gp")"
+expect_exit 0 plot-cdf-logx "$B" plot cdf "$T/a" --logx --script-only -o "$T/f/cdflog"
+expect_exit 2 plot-logx-compiles "$B" plot compiles "$T/c/sweep.csv" --logx -o "$T/f/x"
+expect_stderr plot-logx-compiles-msg "--logx does not apply to a compiles plot"
+expect_exit 2 plot-logy-cdf "$B" plot cdf "$T/a" --logy -o "$T/f/x"
+expect_exit 2 plot-logy-heatmap "$B" plot heatmap "$T/a" --logy -o "$T/f/x"
+expect_exit 2 plot-logx-timeline "$B" plot timeline "$T/a" --logx -o "$T/f/x"
+expect_exit 2 plot-logy-bubbles "$B" plot bubbles "$T/pp" --logy -o "$T/f/x"
+expect_exit 2 plot-ylabel-compiles "$B" plot compiles "$T/c/sweep.csv" --ylabel y -o "$T/f/x"
+expect_exit 2 plot-xlabel-cdf "$B" plot cdf "$T/a" --xlabel x -o "$T/f/x"
+expect_exit 2 plot-ci-cdf "$B" plot cdf "$T/a" --ci 0.95 -o "$T/f/x"
+
+# Legend position.
+expect_exit 0 plot-key "$B" plot attainment "$T/r/sweep.csv" --key 'top right' -o "$T/f/key"
+rendered key-rendered "$T/f/key"
+awk '/set key bottom left box opaque/ {k = 1} k && /set key top right$/ {f = 1} /^  plot / {exit !f}' "$T/f/key.gp" && ok key-after-kind-default || fail key-after-kind-default "$(grep key "$T/f/key.gp")"
+"$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --key off --script-only -o "$T/f/keyoff"
+grep -q '^  unset key$' "$T/f/keyoff.gp" && ok key-off || fail key-off "$(grep key "$T/f/keyoff.gp")"
+"$B" plot compiles "$T/c/sweep.csv" --key outside --script-only -o "$T/f/keyc"
+[ "$(grep -c 'set key outside right top' "$T/f/keyc.gp")" -eq 2 ] && ok key-every-panel || fail key-every-panel "$(grep key "$T/f/keyc.gp")"
+"$B" plot timeline "$T/a" --key below --script-only -o "$T/f/keyt"
+[ "$(grep -c 'set key below' "$T/f/keyt.gp")" -eq 1 ] && ok key-timeline-first-panel || fail key-timeline-first-panel "$(grep key "$T/f/keyt.gp")"
+expect_exit 2 plot-key-bad "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --key middle -o "$T/f/x"
+expect_stderr plot-key-bad-msg "--key: unknown position 'middle' \(choices: 'top left', 'top center', 'top right', 'bottom left', 'bottom center', 'bottom right', 'outside', 'above', 'below', 'off'\)"
+expect_exit 2 plot-key-heatmap "$B" plot heatmap "$T/a" --key 'top left' -o "$T/f/x"
+expect_exit 2 plot-key-bubbles "$B" plot bubbles "$T/pp" --key off -o "$T/f/x"
 e2e_done

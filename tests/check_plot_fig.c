@@ -1,0 +1,110 @@
+/*
+ * check_plot_fig: the parts of `bucketsim plot` that are plain functions: axis labels made from
+ * column names (exact strings), the legend positions --key accepts, and the Student-t
+ * confidence interval of a mean over seeds against t quantiles written out by hand.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/plot_fig.h"
+#include "tests/check_main.h"
+
+static void label_is(const char *name, const char *want)
+{
+	char *got = plot_label(name);
+	ck_assert_msg(!strcmp(got, want), "plot_label(\"%s\") = \"%s\", want \"%s\"", name, got,
+		      want);
+	free(got);
+}
+
+START_TEST(labels_by_rule)
+{
+	label_is("p99_ttft_ms", "p99 TTFT (ms)");
+	label_is("mean_tpot_ms", "mean TPOT (ms)");
+	label_is("std_itl_ms", "std ITL (ms)");
+	label_is("median_e2el_ms", "median E2E latency (ms)");
+	label_is("e2e_ms", "E2E (ms)");
+	label_is("mean_kv_transfer_ms", "mean KV transfer (ms)");
+	label_is("runtime_compile_s", "runtime compile (s)");
+	label_is("capacity_req_s", "capacity (req/s)");
+	label_is("request_throughput", "request throughput (req/s)");
+	label_is("output_throughput", "output throughput (tokens/s)");
+	label_is("total_token_throughput", "total token throughput (tokens/s)");
+	label_is("goodput", "goodput (req/s)");
+	label_is("slo_attainment", "SLO attainment (fraction)");
+	label_is("utilization", "utilization (fraction)");
+	label_is("kv_utilization_mean", "KV utilization mean (fraction)");
+	label_is("kv_block_padding_ratio", "KV block padding (fraction)");
+	label_is("batch_waste_ratio_mean", "batch waste ratio mean (fraction)");
+	label_is("preemptions", "preemptions");
+	label_is("kv_blocks_peak", "KV blocks peak");
+	/* A unit alone is not a suffix; empty words are skipped. */
+	label_is("s", "s");
+	label_is("ms", "ms");
+	label_is("p99__ttft_ms", "p99 TTFT (ms)");
+}
+END_TEST
+
+START_TEST(labels_of_keys_and_phrases)
+{
+	label_is("server.max_num_seqs", "server.max_num_seqs (requests)");
+	label_is("workload.rate", "request rate (req/s)");
+	label_is("bucketing.strategy", "bucketing.strategy");
+	label_is("env.VLLM_DECODE_BLOCK_BUCKET_STEP", "env.VLLM_DECODE_BLOCK_BUCKET_STEP");
+	label_is("padding_waste_ratio", "padding waste (fraction of computed tokens)");
+	label_is("compiles_warmup", "buckets compiled at warm-up (graphs)");
+	label_is("warmup_s", "warm-up time (s)");
+}
+END_TEST
+
+START_TEST(key_positions)
+{
+	ck_assert_str_eq(plot_key_command("top left"), "set key top left");
+	ck_assert_str_eq(plot_key_command("bottom right"), "set key bottom right");
+	ck_assert_str_eq(plot_key_command("outside"), "set key outside right top");
+	ck_assert_str_eq(plot_key_command("off"), "unset key");
+	ck_assert_ptr_null(plot_key_command("middle"));
+	ck_assert_ptr_null(plot_key_command("Top Left"));
+	ck_assert_ptr_null(plot_key_command("top  left"));
+	ck_assert_ptr_null(plot_key_command(""));
+	size_t n = 0;
+	while (plot_key_positions[n])
+		ck_assert_ptr_nonnull(plot_key_command(plot_key_positions[n++]));
+	ck_assert_int_eq(n, 10);
+}
+END_TEST
+
+START_TEST(ci_student_t)
+{
+	/* 1, 2, 3: mean 2, sd 1; with 2 degrees of freedom t(p) = (2p - 1) sqrt(2 / (4p(1 - p))):
+	 * t(0.975) = 4.302652729749464, t(0.995) = 9.924843200918276. */
+	double a[] = {1, 2, 3};
+	ck_assert_double_eq_tol(plot_ci_halfwidth(0.95, a, 3, 2), 4.302652729749464 / sqrt(3), 1e-12);
+	ck_assert_double_eq_tol(plot_ci_halfwidth(0.95, a, 3, 2), 2.484137711750331, 1e-12);
+	ck_assert_double_eq_tol(plot_ci_halfwidth(0.99, a, 3, 2), 9.924843200918276 / sqrt(3), 1e-11);
+	/* 10, 14: mean 12, sd 2 sqrt 2; with 1 degree of freedom t(p) = tan(pi (p - 1/2)):
+	 * t(0.975) = 12.706204736174707, and h = t 2 sqrt 2 / sqrt 2 = 2 t. */
+	double b[] = {10, 14};
+	ck_assert_double_eq_tol(plot_ci_halfwidth(0.95, b, 2, 12), 2 * 12.706204736174707, 1e-11);
+	/* Equal values: a zero-width interval; one value: none. */
+	double c[] = {5, 5, 5, 5};
+	ck_assert_double_eq(plot_ci_halfwidth(0.95, c, 4, 5), 0);
+	ck_assert(isnan(plot_ci_halfwidth(0.95, c, 1, 5)));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("plot_fig");
+	TCase *tc = tcase_create("labels");
+	tcase_add_test(tc, labels_by_rule);
+	tcase_add_test(tc, labels_of_keys_and_phrases);
+	tcase_add_test(tc, key_positions);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ci");
+	tcase_add_test(tc, ci_student_t);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
