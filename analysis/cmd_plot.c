@@ -11,7 +11,8 @@
  * dash patterns, viridis for heatmaps, axes labelled with units, legends, 10 pt fonts at a
  * 3.5 in column width (PDF/SVG) and 12 pt at 800 x 520 px (PNG).  The axis options (--logx,
  * --logy, --key, --xlabel, --ylabel) and --ci apply to the kinds of plot_main's table; any other
- * kind refuses them rather than ignore them.
+ * kind refuses them rather than ignore them (every option: the axis options, --x, --y,
+ * --series, --target, --window, --capacity and --ci).
  */
 #include <cjson/cJSON.h>
 #include <csv.h>
@@ -48,22 +49,25 @@ enum {
 static const struct cli_opt opts[] = {
 	{"output", OPT_OUT, 1, "OUT", "write OUT.dat, OUT.gp, OUT.pdf, OUT.svg, OUT.png (required)",
 	 "Output"},
-	{"x", OPT_X, 1, "COLUMN", "sweep column on the x axis (default: per kind; line: required)",
+	{"x", OPT_X, 1, "COLUMN", "sweep column on the x axis (default: per kind; line: required); refused by run "
+	 "plots and a capacity directory",
 	 "Sweep plots"},
-	{"y", OPT_Y, 1, "COLUMN", "sweep column on the y axis (default: per kind; line: required)",
+	{"y", OPT_Y, 1, "COLUMN", "sweep column on the y axis (default: per kind; line: required); refused by "
+	 "compiles, run plots and a capacity directory",
 	 "Sweep plots"},
 	{"series", OPT_SERIES, 1, "COLUMN",
-	 "sweep column naming the series (default: preset when it varies, else none)",
+	 "sweep column naming the series (default: preset when it varies, else none); "
+	 "refused by run plots and a capacity directory",
 	 "Sweep plots"},
 	{"target", OPT_TARGET, 1, "A", "attainment: the target line (default: capacity.json's, "
-	 "else 0.9)", "Sweep plots"},
+	 "else 0.9); refused by the other kinds", "Sweep plots"},
 	{"capacity", OPT_CAPACITY, 1, "DIR", "attainment of a sweep: mark the capacities of "
 	 "`capacity -o DIR` whose systems are series", "Sweep plots"},
 	{"ci", OPT_CI, 1, "LEVEL", "attainment (of a sweep CSV), throughput, waste, line: Student-t confidence "
 	 "interval of the mean over the seeds at LEVEL (0 < LEVEL < 1, e.g. 0.95) as error bars, bounds in OUT.dat; "
 	 "none for a point of one seed", "Sweep plots"},
 	{"window", OPT_WINDOW, 1, "S", "bubbles: seconds of the run shown from the first pass "
-	 "(default: the first 40 passes of lane 0)", "Run plots"},
+	 "(default: the first 40 passes of lane 0); refused by the other kinds", "Run plots"},
 	{"title", OPT_TITLE, 1, "TEXT", "figure title (default: none)", "Output"},
 	{"xlabel", OPT_XLABEL, 1, "TEXT", "x axis label (default: the column's name and unit); "
 	 "refused by cdf and heatmap (panels of different x)", "Axes"},
@@ -918,17 +922,21 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	 * never ignored. */
 	static const struct {
 		const char *name;
-		bool sweep, logx, logy, key, ci, xlabel, ylabel;
+		bool sweep, logx, logy, key, ci, xlabel, ylabel, x, y, series, target, window;
 	} kinds[] = {
-		{"attainment", true, true, true, true, true, true, true},
-		{"throughput", true, true, true, true, true, true, true},
-		{"line", true, true, true, true, true, true, true},
-		{"waste", true, true, true, true, true, true, true},
-		{"compiles", true, false, false, true, false, true, false},
-		{"cdf", false, true, false, true, false, false, true},
-		{"heatmap", false, false, false, false, false, false, false},
-		{"timeline", false, false, false, true, false, true, false},
-		{"bubbles", false, false, false, false, false, true, true},
+		{"attainment", true, true, true, true, true, true, true, true, true, true, true, false},
+		{"throughput", true, true, true, true, true, true, true, true, true, true, false, false},
+		{"line", true, true, true, true, true, true, true, true, true, true, false, false},
+		{"waste", true, true, true, true, true, true, true, true, true, true, false, false},
+		{"compiles", true, false, false, true, false, true, false, true, false, true, false,
+		 false},
+		{"cdf", false, true, false, true, false, false, true, false, false, false, false, false},
+		{"heatmap", false, false, false, false, false, false, false, false, false, false, false,
+		 false},
+		{"timeline", false, false, false, true, false, true, false, false, false, false, false,
+		 false},
+		{"bubbles", false, false, false, false, false, true, true, false, false, false, false,
+		 true},
 	};
 	size_t ki = 0;
 	while (ki < sizeof kinds / sizeof *kinds && strcmp(kinds[ki].name, kind))
@@ -947,6 +955,11 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		{so.ci > 0, kinds[ki].ci, "--ci"},
 		{ax.xlabel != NULL, kinds[ki].xlabel, "--xlabel"},
 		{ax.ylabel != NULL, kinds[ki].ylabel, "--ylabel"},
+		{so.x != NULL, kinds[ki].x, "--x"},
+		{so.y != NULL, kinds[ki].y, "--y"},
+		{so.series != NULL, kinds[ki].series, "--series"},
+		{so.target_given, kinds[ki].target, "--target"},
+		{window > 0, kinds[ki].window, "--window"},
 	};
 	for (size_t i = 0; i < sizeof asked / sizeof *asked; i++)
 		if (asked[i].set && !asked[i].ok)
@@ -965,6 +978,9 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	if (so.capacity && (strcmp(kind, "attainment") || is_dir(in[0])))
 		return cli_usage(self, "--capacity marks capacities on the attainment plot of a sweep "
 				       "CSV");
+	if ((so.x || so.y || so.series) && !strcmp(kind, "attainment") && is_dir(in[0]))
+		return cli_usage(self, "--x, --y and --series choose the columns of a sweep CSV; a "
+				       "capacity directory's curve has its own");
 	if (so.ci > 0 && is_dir(in[0]))
 		return cli_usage(self, "--ci draws intervals over the seeds of a sweep CSV; a capacity "
 				       "directory's curve is one seed's");
