@@ -10,13 +10,17 @@ G=docs/gallery
 mkdir -p "$G"
 T=(--trace alpaca --set workload.num_requests=400)
 
-# SLO attainment vs rate at equal cards (a sweep), with each system's capacity at 80 %.
-"$B" capacity "${T[@]}" --set cluster.cards=2 --system vllm --system distserve \
+# SLO attainment vs rate at equal cards (a sweep), with each system's capacity at 80 %: with
+# 20000 requests, enough for the queue to build up at the rates probed (README, "How to
+# compare systems fairly").
+L=(--trace alpaca --set workload.num_requests=20000)
+"$B" capacity "${L[@]}" --set cluster.cards=2 --system vllm --system distserve \
 	--system bucketserve --target 0.8 -o "$W/cap" > /dev/null
-"$B" sweep "${T[@]}" --set cluster.cards=2 --set workload.arrival=poisson \
+"$B" sweep "${L[@]}" --set cluster.cards=2 --set workload.arrival=poisson \
 	--axis preset=vllm,distserve,bucketserve \
-	--axis workload.rate=25,50,100,150,175,200,225,250,275,300 -o "$W/rate" 2> /dev/null
-"$B" plot attainment "$W/rate/sweep.csv" --capacity "$W/cap" --target 0.8 -o "$W/attainment"
+	--axis workload.rate=25,50,75,100,110,120,130,140,150,160,170,180,190,200,250,300 -o "$W/rate" 2> /dev/null
+"$B" plot attainment "$W/rate/sweep.csv" --capacity "$W/cap" --target 0.8 \
+	-o "$W/attainment"
 # Latency CDFs, bucket usage and the monitor's timeline of two runs at 2 cards.
 for p in vllm distserve; do
 	"$B" run "${T[@]}" --preset $p --set cluster.cards=2 --set workload.arrival=poisson \
