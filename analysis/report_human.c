@@ -29,10 +29,13 @@ void report_human(FILE *f, const cJSON *summary)
 	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(meta, "workload");
 	fprintf(f, "bucketsim %s  workload %s  seed %.0f\n", str(meta, "version"), str(wl, "source"),
 		num(meta, "seed"));
-	fprintf(f, "  %s on %s (tp %.0f), bucketing %s/%s, max_num_seqs %.0f, "
+	/* The bucketing that ran (meta.bucketing: the environment may choose the strategy). */
+	const cJSON *bk = cJSON_GetObjectItemCaseSensitive(meta, "bucketing");
+	fprintf(f, "  %s on %s (tp %.0f), bucketing %s/%s%s, max_num_seqs %.0f, "
 		   "max_num_batched_tokens %.0f, max_model_len %.0f, %.0f KV blocks\n",
 		str(cfg, "model"), str(cfg, "hardware"), num(cfg, "hardware.tp"),
-		str(cfg, "bucketing.strategy"), str(cfg, "bucketing.version"),
+		str(bk, "strategy"), str(bk, "version"),
+		cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(bk, "enabled")) ? " (off)" : "",
 		num(cfg, "server.max_num_seqs"), num(cfg, "server.max_num_batched_tokens"),
 		num(cfg, "server.max_model_len"), num(cfg, "server.num_kv_blocks"));
 	fprintf(f, "requests    %.0f completed in %.3f s simulated (%.0f input, %.0f output tokens)\n",

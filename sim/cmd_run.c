@@ -193,6 +193,13 @@ static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, ch
 	cJSON_AddItemToObject(meta, "workload", wl);
 	cJSON_AddStringToObject(meta, "hardware", cost_model_hardware(x->cm));
 	cJSON_AddStringToObject(meta, "model", cost_model_name(x->cm));
+	/* The bucketing that ran: the VLLM_* environment may choose another strategy than the
+	 * key bucketing.strategy of "config" (bucket_params_resolve). */
+	cJSON *bk = cJSON_CreateObject();
+	cJSON_AddStringToObject(bk, "strategy", x->bp.strategy->info.name);
+	cJSON_AddStringToObject(bk, "version", bucket_version_name(x->bp.version));
+	cJSON_AddBoolToObject(bk, "enabled", x->bp.enabled);
+	cJSON_AddItemToObject(meta, "bucketing", bk);
 	cJSON_AddItemToObject(root, "meta", meta);
 	cJSON_AddItemToObject(root, "config", config_to_json(&x->cc.cfg));
 	cJSON_AddItemToObject(root, "metrics", run_metrics_json(x, s));

@@ -43,6 +43,16 @@ expect_exit 0 run-again "$B" run --trace alpaca -o "$T/a"
 for f in summary.json requests.csv batches.csv buckets.csv; do
 	cmp -s "$T/a/$f" "$T/a1/$f" && ok "same-$f" || fail "same-$f" "differs between two runs"
 done
+# The bucketing that ran, when the environment chooses the strategy: meta.bucketing and the
+# readable summary name it (the key bucketing.strategy stays as set).
+for env in VLLM_BUCKETING_STRATEGY=lin VLLM_EXPONENTIAL_BUCKETING=false; do
+	expect_exit 0 "run-env-strategy-$env" "$B" run --trace alpaca --set workload.num_requests=50 --env "$env" -o "$T/lin"
+	grep -q 'bucketing linear/current,' "$E2E_TMP/stdout" && ok "run-env-strategy-human-$env" || fail "run-env-strategy-human-$env" "$(sed -n 2p "$E2E_TMP/stdout")"
+	tr -d ' \t\n' < "$T/lin/summary.json" | grep -q '"bucketing":{"strategy":"linear","version":"current","enabled":true}' \
+		&& ok "run-env-strategy-meta-$env" || fail "run-env-strategy-meta-$env" "$(grep -A4 '"bucketing"' "$T/lin/summary.json")"
+done
+expect_exit 0 run-none-strategy "$B" run --trace alpaca --set workload.num_requests=50 --set bucketing.strategy=none
+grep -q 'bucketing none/current (off),' "$E2E_TMP/stdout" && ok run-none-strategy-human || fail run-none-strategy-human "$(sed -n 2p "$E2E_TMP/stdout")"
 expect_exit 0 run-seed "$B" run --trace alpaca --set workload.lengths=empirical --seed 9 -o "$T/s1"
 expect_exit 0 run-seed2 "$B" run --trace alpaca --set workload.lengths=empirical --seed 9 -o "$T/s2"
 sed -i 's/s2/s1/' "$T/s2/summary.json"
