@@ -405,20 +405,41 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 	size_t *fit_idx = xcalloc(n, sizeof *fit_idx);
 	struct model_arch *models = xcalloc(n, sizeof *models);
 	size_t nfit = 0;
+	/* Rows left out, by reason, each with its first line: said when too few are left. */
+	struct {
+		size_t n;
+		long line;
+		const char *what;
+	} left[5] = {{0, 0, "of other hardware"},
+		     {0, 0, "of hardware not recognised (gaudi2, gaudi3, h100, a100)"},
+		     {0, 0, "of a model not in models.json"},
+		     {0, 0, "of a metric not fitted (throughput_generated_tokens, "
+			    "prefill_forward_latency, latency_low_latency_table)"},
+		     {0, 0, "without a numeric shape (input_len, output_len, batch_size)"}};
+#define LEAVE_OUT(k)                                          \
+	{                                                     \
+		if (!left[k].n++)                              \
+			left[k].line = r->record;              \
+		continue;                                     \
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct calib_row *r = &rows[i];
-		if (strcmp(r->hw, o->hw) || !r->model[0])
-			continue;
 		bool thr = !strcmp(r->metric, "throughput_generated_tokens");
 		bool pre = !strcmp(r->metric, "prefill_forward_latency");
 		bool lat = !strcmp(r->metric, "latency_low_latency_table");
+		if (!r->hw[0])
+			LEAVE_OUT(1)
+		if (strcmp(r->hw, o->hw))
+			LEAVE_OUT(0)
 		if (!thr && !pre && !lat)
-			continue;
+			LEAVE_OUT(3)
+		if (!r->model[0])
+			LEAVE_OUT(2)
 		if ((thr || pre) && (isnan(r->in) || isnan(r->bs) || r->in < 1 || r->bs < 1 ||
 				     (thr && (isnan(r->out) || r->out < 1))))
-			continue;
+			LEAVE_OUT(4)
 		if (lat && (isnan(r->in) || isnan(r->value)))
-			continue;
+			LEAVE_OUT(4)
 		struct calib_eval *ev = &res->ev[res->nev];
 		ev->row = i;
 		ev->measured = r->value;
@@ -463,10 +484,24 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 		const struct calib_eval *ev = &res->ev[fit_idx[k]];
 		nmain += !ev->scaled && !rows[ev->row].short_prompt;
 	}
+#undef LEAVE_OUT
 	if (nmain < 3) {
+		/* Why the others were left out: counts by reason with the first line of each, and
+		 * the rows kept only to check the fit (their reasons are in the report). */
+		char why[400] = "";
+		size_t len = 0, nchk = 0;
+		for (size_t k = 0; k < sizeof left / sizeof *left && len < sizeof why; k++)
+			if (left[k].n)
+				len += (size_t)snprintf(why + len, sizeof why - len, "; %zu %s (line %ld)",
+							left[k].n, left[k].what, left[k].line);
+		for (size_t k = 0; k < res->nev; k++)
+			nchk += res->ev[k].use == USE_CHECK;
+		if (nchk && len < sizeof why)
+			snprintf(why + len, sizeof why - len, "; %zu only checked (doubtful, another "
+				 "software version, ...: see the report)", nchk);
 		rc = bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
-			     "only %zu usable rows for hardware '%s'%s%s", nmain, o->hw,
-			     o->software ? " and software " : "", o->software ? o->software : "");
+			     "only %zu usable rows for hardware '%s'%s%s (3 needed)%s", nmain, o->hw,
+			     o->software ? " and software " : "", o->software ? o->software : "", why);
 		goto out;
 	}
 	int nx = PP_COUNT + (res->n_scaled > 0);
@@ -633,9 +668,15 @@ void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
 	for (int i = 0; i < PP_COUNT; i++)
 		fprintf(out, "%-18s %12.4g %12.3g\n", perf_param_names[i],
 			res->p.v[i] * perf_param_json_scale[i], res->se[i] * perf_param_json_scale[i]);
-	fprintf(out, "%-18s %12.4g %12.3g\n", "compile_c0_s", res->c.c0, res->c0_se);
-	fprintf(out, "%-18s %12.4g %12.3g\n", "compile_c1_ms_per_token", res->c.c1 * 1e3,
-		res->c1_se * 1e3);
+	if (res->compile_fitted) {
+		fprintf(out, "%-18s %12.4g %12.3g\n", "compile_c0_s", res->c.c0, res->c0_se);
+		fprintf(out, "%-18s %12.4g %12.3g\n", "compile_c1_ms_per_token", res->c.c1 * 1e3,
+			res->c1_se * 1e3);
+	} else { /* the hardware profile's, kept: no warm-up rows to fit them on */
+		fprintf(out, "%-18s %12.4g %12s\n", "compile_c0_s", res->c.c0, "not fitted");
+		fprintf(out, "%-18s %12.4g %12s\n", "compile_c1_ms_per_token", res->c.c1 * 1e3,
+			"not fitted");
+	}
 	fprintf(out, "(fixed) capture_s %.3f, runtime_penalty_s %.3f, fp8_compile_factor %.3f\n",
 		res->c.capture, res->c.runtime, res->c.fp8_factor);
 	if (res->n_scaled)
@@ -644,6 +685,10 @@ void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
 			res->prefill_scale_se);
 	fprintf(out, "pass-time fit: %d rows + %d priors, chi2 %.4g, %d iterations, status %d\n",
 		res->n_fit, PP_COUNT + (res->n_scaled > 0), res->chi2, res->iterations, res->status);
+	if (!res->ncomp) {
+		fprintf(out, "\nno warm-up rows: the compile constants are the profile's\n");
+		return;
+	}
 	fprintf(out, "\n%-58s %10s %10s %7s\n", "warm-up case", "measured_s", "model_s", "ratio");
 	for (int i = 0; i < res->ncomp; i++)
 		fprintf(out, "%-58s %10.1f %10.1f %7.2f%s\n", res->comp[i].name, res->comp[i].measured,

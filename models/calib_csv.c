@@ -47,8 +47,14 @@ static void lower(char *dst, const char *src, size_t n)
 
 void calib_norm_hw(const char *raw, char *out, size_t n)
 {
+	/* Lower case, without spaces and punctuation: "Gaudi 2", "gaudi-2" and "Gaudi2 (HL-225D)"
+	 * are gaudi2. */
 	char l[64];
-	lower(l, raw, sizeof l);
+	size_t k = 0;
+	for (const char *p = raw; *p && k + 1 < sizeof l; p++)
+		if (isalnum((unsigned char)*p))
+			l[k++] = (char)tolower((unsigned char)*p);
+	l[k] = 0;
 	const char *names[] = {"gaudi2", "gaudi3", "h100", "a100"};
 	out[0] = 0;
 	for (int i = 0; i < 4; i++)
@@ -61,6 +67,9 @@ void calib_norm_model(const char *raw, char *out, size_t n)
 	char l[96];
 	lower(l, raw, sizeof l);
 	char *s = l;
+	char *slash = strrchr(s, '/'); /* a Hugging Face id: meta-llama/Llama-3.1-8B-Instruct */
+	if (slash)
+		s = slash + 1;
 	if (!strncmp(s, "meta-", 5))
 		s += 5;
 	char *cut = strstr(s, "-instruct");
@@ -105,6 +114,32 @@ static bool needs_shape(const char *metric)
 {
 	return !strcmp(metric, "throughput_generated_tokens") ||
 	       !strcmp(metric, "prefill_forward_latency");
+}
+
+/* The unit of each metric the pass-time fit reads; NULL for another metric (kept, not fitted). */
+static const char *fit_unit(const char *metric)
+{
+	static const char *const units[][2] = {
+		{"throughput_generated_tokens", "tokens/s"},
+		{"prefill_forward_latency", "ms"},
+		{"latency_low_latency_table", "ms"},
+	};
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if (!strcmp(metric, units[i][0]))
+			return units[i][1];
+	return NULL;
+}
+
+/* Precision RAW as the fit reads it: 0 bf16, 1 fp8, -1 neither. */
+static int precision_of(const char *raw)
+{
+	char l[32];
+	lower(l, raw, sizeof l);
+	if (!strcmp(l, "bf16") || !strcmp(l, "bfloat16"))
+		return 0;
+	if (!strncmp(l, "fp8", 3) || !strncmp(l, "float8", 6))
+		return 1;
+	return -1;
 }
 
 static void on_field(void *s, size_t len, void *data)
@@ -187,7 +222,7 @@ static void on_record(int c, void *data)
 	calib_norm_hw(f[1], w->hw, sizeof w->hw);
 	snprintf(w->model_raw, sizeof w->model_raw, "%s", f[3]);
 	norm_model(r, w);
-	w->fp8 = !strcmp(f[4], "fp8");
+	w->fp8 = precision_of(f[4]) == 1;
 	snprintf(w->metric, sizeof w->metric, "%s", f[9]);
 	snprintf(w->source, sizeof w->source, "%s", f[0]);
 	software_of(f[0], f[12], w->software, sizeof w->software);
@@ -237,6 +272,24 @@ static void on_record(int c, void *data)
 			clear_fields(r);
 			return;
 		}
+	}
+	/* A row the pass-time fit reads states its unit and a precision it knows: a value in
+	 * another unit would be fitted as if it were in this one. */
+	const char *unit = fit_unit(w->metric);
+	if (unit && strcmp(f[11], unit)) {
+		bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, "unit",
+			"metric '%s' is measured in %s, got '%s' (convert the value)", w->metric, unit,
+			f[11]);
+		r->failed = true;
+		clear_fields(r);
+		return;
+	}
+	if (unit && precision_of(f[4]) < 0) {
+		bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, "precision",
+			"expected bf16 or fp8 for metric '%s', got '%s'", w->metric, f[4]);
+		r->failed = true;
+		clear_fields(r);
+		return;
 	}
 	r->n++;
 	clear_fields(r);

@@ -50,16 +50,23 @@ static void expect_error(const char *body, long record, const char *field, const
 
 START_TEST(malformed_csv)
 {
-	const char *good = "s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,100,t/s,n\n";
+	const char *good = "s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,100,tokens/s,n\n";
 	char *two = xasprintf("%s%s", good,
-			      "s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,abc,t/s,n\n");
+			      "s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,abc,tokens/s,n\n");
 	expect_error(two, 3, "value", "expected a non-negative number");
 	free(two);
-	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,-128,128,64,throughput_generated_tokens,100,t/s,n\n",
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,-128,128,64,throughput_generated_tokens,100,tokens/s,n\n",
 		     2, "input_len", "expected a non-negative integer");
 	expect_error("s,Gaudi2,x,Llama-3.1-8B,fp8,f,128,128,64,prefill_forward_latency,100,ms,n\n", 2,
 		     "cards", "got 'x'");
 	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128\n", 2, NULL, "expected 13 fields, got 8");
+	/* a fitted metric in another unit, or of a precision the fit does not know */
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,8.9,ktok/s,n\n",
+		     2, "unit", "metric 'throughput_generated_tokens' is measured in tokens/s, got 'ktok/s'");
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,1,1,prefill_forward_latency,0.1,s,n\n", 2,
+		     "unit", "is measured in ms, got 's'");
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,int4,f,128,128,64,throughput_generated_tokens,9,tokens/s,n\n",
+		     2, "precision", "expected bf16 or fp8 for metric 'throughput_generated_tokens', got 'int4'");
 	expect_error("s,Gaudi2,1,\"Llama,fp8,f,128,128,64,m,1,u,n\n", 2, NULL, "");
 	/* a bad header */
 	char *path = write_tmp("source,hardware,cards\n");
@@ -84,7 +91,7 @@ START_TEST(malformed_csv)
 	/* a good file parses; text shapes are kept but never fitted */
 	char *text = xasprintf("%s%s%s", header, good,
 			       "s (SynapseAI 1.18.0),Gaudi3 (HLS-3),1,Meta-Llama-3.1-8B-Instruct,bf16,f,"
-			       "short prompt,100,1,throughput_generated_tokens,129,t/s,treat with caution\n");
+			       "short prompt,100,1,throughput_generated_tokens,129,tokens/s,treat with caution\n");
 	path = write_tmp(text);
 	bs_err_clear(&err);
 	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), 0);
@@ -105,13 +112,33 @@ START_TEST(malformed_csv)
 	/* run_generation.py's default prompt is taken as a short input; reuse_cache=False noted */
 	text = xasprintf("%s%s", header,
 			 "s,Gaudi2,1,Meta-Llama-3-8B,bf16,f,short default prompt,100,1,"
-			 "throughput_generated_tokens,129,t/s,reuse_cache=False\n");
+			 "throughput_generated_tokens,129,tokens/s,reuse_cache=False\n");
 	path = write_tmp(text);
 	bs_err_clear(&err);
 	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), 0);
 	ck_assert_str_eq(rows[0].model, "llama-3-8b");
 	ck_assert(rows[0].short_prompt && rows[0].no_reuse_cache);
 	ck_assert_double_eq(rows[0].in, CALIB_SHORT_PROMPT_TOKENS);
+	free(rows);
+	unlink(path);
+	free(path);
+	free(text);
+	/* names as users write them: "Gaudi 2", a Hugging Face id, BF16 / FP8 in capitals */
+	text = xasprintf("%s%s%s", header,
+			 "s,Gaudi 2,1,meta-llama/Llama-3.1-8B-Instruct,BF16,f,128,128,8,"
+			 "throughput_generated_tokens,900,tokens/s,n\n",
+			 "s,gaudi-3,1,meta-llama/Meta-Llama-3.1-70B,FP8,f,128,1,1,"
+			 "prefill_forward_latency,20,ms,n\n");
+	path = write_tmp(text);
+	bs_err_clear(&err);
+	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(rows[0].hw, "gaudi2");
+	ck_assert_str_eq(rows[0].model, "llama-3.1-8b");
+	ck_assert(!rows[0].fp8);
+	ck_assert_str_eq(rows[1].hw, "gaudi3");
+	ck_assert_str_eq(rows[1].model, "llama-3.1-70b");
+	ck_assert(rows[1].fp8);
 	free(rows);
 	unlink(path);
 	free(path);

@@ -91,4 +91,20 @@ for n in gaudi2 gaudi3 h100 a100 llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b
 	llama-3.1-405b llama-3.3-70b mistral-7b mixtral-8x7b opt-13b; do
 	if grep -q "^  $n " "$E2E_TMP/stdout"; then ok "list-$n"; else fail "list-$n" "missing"; fi
 done
+# calibrate: names as users write them are read ("Gaudi 2", a Hugging Face id); too few usable
+# rows is one error saying why the others were left out, with the first line of each reason
+cat > "$E2E_TMP/user.csv" <<'CSV'
+source,hardware,cards,model,precision,framework,input_len,output_len,batch_size,metric,value,unit,notes
+lab,Gaudi 2,1,meta-llama/Llama-3.1-8B-Instruct,bf16,vllm,128,128,64,throughput_generated_tokens,4000,tokens/s,
+lab,Gaudi 2,1,my-finetune-8b,bf16,vllm,128,128,64,throughput_generated_tokens,4000,tokens/s,
+lab,Gaudi2,1,llama-3.1-8b,bf16,vllm,128,128,64,mean_tpot_ms,12,ms,
+lab,HL-225,1,llama-3.1-8b,bf16,vllm,128,128,64,throughput_generated_tokens,4000,tokens/s,
+lab,Gaudi3,1,llama-3.1-8b,bf16,vllm,128,128,64,throughput_generated_tokens,6000,tokens/s,
+CSV
+expect_exit 3 calib-too-few "$BUCKETSIM" calibrate --data "$E2E_TMP/user.csv" --hardware gaudi2 -o "$E2E_TMP/user.json"
+expect_stderr calib-too-few-msg "only 1 usable rows for hardware 'gaudi2' \(3 needed\); 1 of other hardware \(line 6\); 1 of hardware not recognised .* \(line 5\); 1 of a model not in models.json \(line 3\); 1 of a metric not fitted .* \(line 4\)"
+[ ! -e "$E2E_TMP/user.json" ] && ok calib-too-few-no-file || fail calib-too-few-no-file "a profile was written"
+sed 's/tokens\/s,$/ktok\/s,/' "$E2E_TMP/user.csv" > "$E2E_TMP/unit.csv"
+expect_exit 3 calib-unit "$BUCKETSIM" calibrate --data "$E2E_TMP/unit.csv" --hardware gaudi2 -o "$E2E_TMP/unit.json"
+expect_stderr calib-unit-msg "unit.csv:2: field 'unit': metric 'throughput_generated_tokens' is measured in tokens/s, got 'ktok/s'"
 e2e_done
