@@ -159,8 +159,22 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 		return -1;
 	}
 	cm->c = c;
+	/* RUNTIME_SCALE_PATCHING as vllm-gaudi sets it (HpuPlatform.set_compile_env_defaults,
+	 * vllm_gaudi/platform.py): when unset, on in torch.compile mode and off in lazy mode
+	 * (PT_HPU_LAZY_MODE=1), whose fp8 graphs compile with the factor.  Unset, the mode is
+	 * the version's: vllm-gaudi (current) defaults to PT_HPU_LAZY_MODE=0, the vLLM fork of
+	 * the docs version ran lazy. */
 	const char *rsp = config_env(cfg, "RUNTIME_SCALE_PATCHING");
-	cm->compile_mult = fp8 && !(rsp && !strcmp(rsp, "1")) ? c.fp8_factor : 1;
+	const char *lazy_mode = config_env(cfg, "PT_HPU_LAZY_MODE");
+	if (lazy_mode && strcmp(lazy_mode, "0") && strcmp(lazy_mode, "1")) {
+		free(cm);
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "PT_HPU_LAZY_MODE",
+			       "expected 0 (torch.compile) or 1 (lazy), got '%s'", lazy_mode);
+	}
+	bool lazy = lazy_mode ? !strcmp(lazy_mode, "1")
+			      : !strcmp(config_str(cfg, "bucketing.version"), "docs");
+	bool rsp_on = rsp ? !strcmp(rsp, "1") : !lazy;
+	cm->compile_mult = fp8 && !rsp_on ? c.fp8_factor : 1;
 	cm->kv_link_bw = config_is_set(cfg, "hardware.kv_link_gb_s")
 				 ? config_double(cfg, "hardware.kv_link_gb_s") * 1e9
 				 : hw.scaleout_bw;

@@ -65,8 +65,11 @@ const struct env_var_def env_var_defs[] = {
 	KNOB("DECODE", "BLOCK", "LIMIT", "number of decode block buckets (exponential, docs)"),
 	{"VLLM_GRAPH_RESERVED_MEM", "fraction of the usable free memory kept for HPU graphs, "
 	 "not KV cache (default 0.1; sizes server.num_kv_blocks, models/cost.c)"},
-	{"RUNTIME_SCALE_PATCHING", "1: FP8 graphs compile without the FP8 compile-time factor "
-	 "(models/cost.c)"},
+	{"RUNTIME_SCALE_PATCHING", "1: FP8 graphs compile without the FP8 compile-time factor, "
+	 "0: with it (default: 1 unless lazy mode, as vllm-gaudi sets it; models/cost.c)"},
+	{"PT_HPU_LAZY_MODE", "1: lazy mode, 0: torch.compile; only its default for "
+	 "RUNTIME_SCALE_PATCHING is modelled (default: 0 with bucketing.version current, 1 "
+	 "with docs; models/cost.c)"},
 	{"VLLM_PP_LAYER_PARTITION", "layers of each pipeline stage, a,b,... (cluster.pp counts "
 	 "summing to the model's layers; default: vLLM's get_pp_indices split, models/stage.c)"},
 	{NULL, NULL},

@@ -1528,8 +1528,9 @@ START_TEST(env_table)
 	}
 	/* 8 switches, 34 bucket knobs (prompt bs/query/seq/ctx x 5 and decode bs/block x 5
 	 * parameters, plus the 4 LIMITs of version docs), VLLM_GRAPH_RESERVED_MEM,
-	 * RUNTIME_SCALE_PATCHING, VLLM_PP_LAYER_PARTITION, VLLM_DEFRAG, VLLM_DEFRAG_THRESHOLD */
-	ck_assert_uint_eq(n, 8 + 34 + 5);
+	 * RUNTIME_SCALE_PATCHING, PT_HPU_LAZY_MODE, VLLM_PP_LAYER_PARTITION, VLLM_DEFRAG,
+	 * VLLM_DEFRAG_THRESHOLD */
+	ck_assert_uint_eq(n, 8 + 34 + 6);
 	ck_assert_ptr_null(env_var_find("VLLM_PROMT_BS_BUCKET_MAX"));
 }
 END_TEST

@@ -107,4 +107,21 @@ expect_stderr calib-too-few-msg "only 1 usable rows for hardware 'gaudi2' \(3 ne
 sed 's/tokens\/s,$/ktok\/s,/' "$E2E_TMP/user.csv" > "$E2E_TMP/unit.csv"
 expect_exit 3 calib-unit "$BUCKETSIM" calibrate --data "$E2E_TMP/unit.csv" --hardware gaudi2 -o "$E2E_TMP/unit.json"
 expect_stderr calib-unit-msg "unit.csv:2: field 'unit': metric 'throughput_generated_tokens' is measured in tokens/s, got 'ktok/s'"
+# fp8 compile factor as vllm-gaudi defaults RUNTIME_SCALE_PATCHING (platform.py,
+# set_compile_env_defaults): on in torch.compile mode (version current's default), off in lazy
+# mode (PT_HPU_LAZY_MODE=1, or version docs) unless set
+W8=(run --set model.precision=fp8 --set server.max_num_seqs=16 --set server.max_model_len=2048 --set workload.num_requests=5 --json)
+ws() { "$BUCKETSIM" "${W8[@]}" "$@" | tr -d ' \t' | sed -n 's/^"warmup_s":\([0-9.e+-]*\),*$/\1/p'; }
+w_def=$(ws); w_rsp1=$(ws --env RUNTIME_SCALE_PATCHING=1); w_lazy=$(ws --env PT_HPU_LAZY_MODE=1)
+w_rsp0=$(ws --env RUNTIME_SCALE_PATCHING=0); w_docs=$(ws --set bucketing.version=docs)
+w_docs_rsp1=$(ws --set bucketing.version=docs --env RUNTIME_SCALE_PATCHING=1)
+w_lazy_rsp1=$(ws --env PT_HPU_LAZY_MODE=1 --env RUNTIME_SCALE_PATCHING=1)
+w_bf16=$("$BUCKETSIM" "${W8[@]}" --set model.precision=bf16 | tr -d ' \t' | sed -n 's/^"warmup_s":\([0-9.e+-]*\),*$/\1/p')
+[ -n "$w_def" ] && [ "$w_def" = "$w_rsp1" ] && [ "$w_def" = "$w_lazy_rsp1" ] && ok rsp-default-on || fail rsp-default-on "default $w_def, RSP=1 $w_rsp1, lazy+RSP=1 $w_lazy_rsp1"
+[ -n "$w_lazy" ] && [ "$w_lazy" = "$w_rsp0" ] && ok rsp-lazy-off || fail rsp-lazy-off "lazy $w_lazy, RSP=0 $w_rsp0"
+awk -v a="$w_lazy" -v b="$w_def" 'BEGIN {exit !(a > 3 * b)}' && ok rsp-factor || fail rsp-factor "lazy $w_lazy vs default $w_def"
+awk -v d="$w_docs" -v r="$w_docs_rsp1" 'BEGIN {exit !(d > 3 * r)}' && ok rsp-docs-lazy || fail rsp-docs-lazy "docs $w_docs vs docs with RSP=1 $w_docs_rsp1"
+[ -n "$w_bf16" ] && [ "$w_bf16" = "$w_def" ] && ok rsp-fp8-as-bf16 || fail rsp-fp8-as-bf16 "bf16 $w_bf16, fp8 $w_def"
+expect_exit 3 lazy-mode-bad "$BUCKETSIM" run --env PT_HPU_LAZY_MODE=yes -q
+expect_stderr lazy-mode-bad-msg "field 'PT_HPU_LAZY_MODE': expected 0 \(torch.compile\) or 1 \(lazy\), got 'yes'"
 e2e_done
