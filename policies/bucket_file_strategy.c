@@ -18,6 +18,7 @@ static int gen(const struct bucket_params *p, struct bgen *g, bool filter, struc
 		blist_free(&de);
 		return -1;
 	}
+	size_t listed = pr.n;
 	if (!filter) {
 		g->prompt = pr;
 		g->decode = de;
@@ -33,10 +34,16 @@ static int gen(const struct bucket_params *p, struct bgen *g, bool filter, struc
 	g->decode = de;
 	blist_sort_unique(&g->prompt);
 	blist_sort_unique(&g->decode);
-	if (!g->prompt.n)
-		return bucket_empty_error("prompt", err);
-	if (!g->decode.n)
-		return bucket_empty_error("decode", err);
+	/* The file named, and why the list is empty: nothing listed, or nothing the filter
+	 * keeps. */
+	if (!g->prompt.n && listed)
+		return bs_errf(err, BS_EXIT_INPUT, p->file, 0, NULL,
+			       "none of the %zu prompt buckets of the bucket file passes the prompt "
+			       "filter of bucketing.version current (check server.max_model_len, "
+			       "server.max_num_batched_tokens and server.max_num_seqs)", listed);
+	if (!g->prompt.n || !g->decode.n)
+		return bs_errf(err, BS_EXIT_INPUT, p->file, 0, NULL, "the bucket file lists no %s "
+			       "bucket", g->prompt.n ? "decode" : "prompt");
 	return 0;
 }
 

@@ -285,4 +285,17 @@ P
 	done
 done
 
+# a bucket file with no bucket for a phase (version current refuses it): the error names the file
+printf '(1, 1, 128)\n' > "$E2E_TMP/dec_only.txt"
+expect_exit 3 file-no-prompt "$BUCKETSIM" buckets --env VLLM_BUCKETING_FROM_FILE="$E2E_TMP/dec_only.txt"
+expect_stderr file-no-prompt-msg "dec_only.txt: the bucket file lists no prompt bucket"
+printf '(1, 128, 0)\n(4, 4096, 0)\n' > "$E2E_TMP/big_prompt.txt"
+expect_exit 3 file-filtered "$BUCKETSIM" buckets --set server.max_num_batched_tokens=64 --set server.max_num_seqs=16 --env VLLM_BUCKETING_FROM_FILE="$E2E_TMP/big_prompt.txt"
+expect_stderr file-filtered-msg "big_prompt.txt: none of the 2 prompt buckets of the bucket file passes the prompt filter"
+# the linear strategy reads the query dimension with the legacy SEQ names as a fallback, and
+# warns as read_bucket_settings does (linear.py)
+expect_exit 0 seq-fallback "$BUCKETSIM" buckets --env VLLM_BUCKETING_STRATEGY=lin --env VLLM_PROMPT_SEQ_BUCKET_MAX=512
+expect_stderr seq-fallback-msg "warning: VLLM_PROMPT_QUERY_BUCKET_MAX not set, using VLLM_PROMPT_SEQ_BUCKET_MAX value \(512\) instead. This fallback behavior is deprecated"
+expect_exit 0 seq-no-fallback "$BUCKETSIM" buckets --env VLLM_BUCKETING_STRATEGY=lin --env VLLM_PROMPT_SEQ_BUCKET_MAX=512 --env VLLM_PROMPT_QUERY_BUCKET_MAX=1024
+grep -q 'fallback behavior' "$E2E_TMP/stderr" && fail seq-no-fallback-msg "warned with QUERY set" || ok seq-no-fallback-msg
 e2e_done
