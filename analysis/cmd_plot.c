@@ -122,6 +122,17 @@ static double point_mean(const struct point *p)
 	return p->sum / (double)p->cnt;
 }
 
+static void series_free(struct series *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].name);
+		for (size_t k = 0; k < s[i].n; k++)
+			free(s[i].p[k].v);
+		free(s[i].p);
+	}
+	free(s);
+}
+
 /* Groups a sweep CSV's successful rows into series (by the series column, in order of first
  * appearance) of (x, mean y over the rows with that x: the seeds), x ascending.  CATEGORICAL
  * keeps x as text order (the x value's first appearance) with x = 0, 1, ... */
@@ -159,9 +170,12 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 			}
 			x = (double)k;
 		} else if (!plot_number(xs, &x)) {
+			/* The message first: XS lives in the table. */
+			bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, xc,
+				"x value '%s' is not a number", xs);
 			plot_table_free(&t);
-			return bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, xc,
-				       "x value '%s' is not a number", xs);
+			series_free(s, ns);
+			return -1;
 		}
 		const char *name = cs >= 0 ? plot_cell(&t, r, (size_t)cs) : "";
 		size_t i = 0;
@@ -189,22 +203,18 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 	/* x ascending (each x once in a series). */
 	for (size_t i = 0; i < ns; i++)
 		qsort(s[i].p, s[i].n, sizeof *s[i].p, point_cmp);
-	if (!ns)
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, yc, "no successful row to plot");
+	if (!ns) {
+		for (size_t k = 0; k < *ncat; k++)
+			free((*cats)[k]);
+		free(*cats);
+		*cats = NULL;
+		*ncat = 0;
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, yc,
+			       "no successful row with a number in this column to plot");
+	}
 	*out = s;
 	*nout = ns;
 	return 0;
-}
-
-static void series_free(struct series *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(s[i].name);
-		for (size_t k = 0; k < s[i].n; k++)
-			free(s[i].p[k].v);
-		free(s[i].p);
-	}
-	free(s);
 }
 
 /* The default series column: preset when the sweep varies it. */

@@ -171,9 +171,17 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "PT_HPU_LAZY_MODE",
 			       "expected 0 (torch.compile) or 1 (lazy), got '%s'", lazy_mode);
 	}
+	/* The version as bucket_params_resolve() reads it (policies/bucketing.c). */
 	bool lazy = lazy_mode ? !strcmp(lazy_mode, "1")
 			      : !strcmp(config_str(cfg, "bucketing.version"), "docs");
-	bool rsp_on = rsp ? !strcmp(rsp, "1") : !lazy;
+	/* INC reads it as "true" or "1" (is_runtime_scale_patching); a value that is not a
+	 * boolean is refused rather than read as off. */
+	bool rsp_on = !lazy;
+	char why[160];
+	if (rsp && parse_bool(rsp, &rsp_on, why, sizeof why)) {
+		free(cm);
+		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "RUNTIME_SCALE_PATCHING", "%s", why);
+	}
 	cm->compile_mult = fp8 && !rsp_on ? c.fp8_factor : 1;
 	cm->kv_link_bw = config_is_set(cfg, "hardware.kv_link_gb_s")
 				 ? config_double(cfg, "hardware.kv_link_gb_s") * 1e9

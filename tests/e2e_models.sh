@@ -122,6 +122,10 @@ w_bf16=$("$BUCKETSIM" "${W8[@]}" --set model.precision=bf16 | tr -d ' \t' | sed 
 awk -v a="$w_lazy" -v b="$w_def" 'BEGIN {exit !(a > 3 * b)}' && ok rsp-factor || fail rsp-factor "lazy $w_lazy vs default $w_def"
 awk -v d="$w_docs" -v r="$w_docs_rsp1" 'BEGIN {exit !(d > 3 * r)}' && ok rsp-docs-lazy || fail rsp-docs-lazy "docs $w_docs vs docs with RSP=1 $w_docs_rsp1"
 [ -n "$w_bf16" ] && [ "$w_bf16" = "$w_def" ] && ok rsp-fp8-as-bf16 || fail rsp-fp8-as-bf16 "bf16 $w_bf16, fp8 $w_def"
+w_rsp_true=$(ws --env RUNTIME_SCALE_PATCHING=True); w_rsp_false=$(ws --env RUNTIME_SCALE_PATCHING=false)
+[ "$w_rsp_true" = "$w_def" ] && [ "$w_rsp_false" = "$w_lazy" ] && ok rsp-words || fail rsp-words "True $w_rsp_true, false $w_rsp_false"
+expect_exit 3 rsp-bad "$BUCKETSIM" run --env RUNTIME_SCALE_PATCHING=maybe -q
+expect_stderr rsp-bad-msg "field 'RUNTIME_SCALE_PATCHING': expected true or false, got 'maybe'"
 expect_exit 3 lazy-mode-bad "$BUCKETSIM" run --env PT_HPU_LAZY_MODE=yes -q
 expect_stderr lazy-mode-bad-msg "field 'PT_HPU_LAZY_MODE': expected 0 \(torch.compile\) or 1 \(lazy\), got 'yes'"
 e2e_done

@@ -249,4 +249,9 @@ expect_exit 2 plot-key-bad "$B" plot line "$T/r/sweep.csv" --x workload.rate --y
 expect_stderr plot-key-bad-msg "--key: unknown position 'middle' \(choices: 'top left', 'top center', 'top right', 'bottom left', 'bottom center', 'bottom right', 'outside', 'above', 'below', 'off'\)"
 expect_exit 2 plot-key-heatmap "$B" plot heatmap "$T/a" --key 'top left' -o "$T/f/x"
 expect_exit 2 plot-key-bubbles "$B" plot bubbles "$T/pp" --key off -o "$T/f/x"
+# a text column on a numeric axis: the error quotes the value (it printed freed memory)
+expect_exit 3 plot-line-text-x "$B" plot line "$T/s/sweep.csv" --x preset --y p99_ttft_ms -o "$T/f/x"
+expect_stderr plot-line-text-x-msg "sweep.csv:2: field 'preset': x value '(vllm|distserve)' is not a number"
+expect_exit 3 plot-line-text-y "$B" plot line "$T/s/sweep.csv" --x server.max_num_seqs --y trace -o "$T/f/x"
+expect_stderr plot-line-text-y-msg "field 'trace': no successful row with a number in this column to plot"
 e2e_done
