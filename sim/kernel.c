@@ -179,6 +179,8 @@ static bool run_events(struct sim *s, bool one)
 		default:
 			BUG("unknown event kind %d", e.kind);
 		}
+		if (e.kind != EV_MONITOR && e.kind != EV_ADJUST)
+			s->work_ns = s->now; /* a tick after the last work does not lengthen the run */
 		assert(sim_check_invariants(s));
 		if (one)
 			return true;
@@ -247,9 +249,12 @@ void sim_finish(struct sim *s)
 			metrics_itl(&s->m, s->graphs[i].itl_gap, s->graphs[i].itl_count);
 			s->graphs[i].itl_count = 0;
 		}
-	s->m.end_ns = s->now;
+	/* The run ends with its last work, not with the monitor's or the bucket adjustment's
+	 * next tick: observing a run does not change its simulated time. */
+	s->m.end_ns = s->work_ns;
 	if (s->m.end_ns < s->m.last_finish_ns)
 		s->m.end_ns = s->m.last_finish_ns;
+	s->now = s->m.end_ns; /* the integrals below end there too (sim_now() after the run) */
 	/* Utilization is per instance: busy time over instances x simulated time. */
 	s->m.busy_ns = 0;
 	for (int i = 0; i < s->n_lanes; i++)

@@ -509,6 +509,7 @@ void engine_schedule(struct sim *s, struct lane *in)
 	 * events. */
 	while (ends_now(s, in, t)) {
 		advance_to(s, t);
+		s->work_ns = t;
 		engine_update(s, in);
 		if (!schedules_at_once(s, in)) {
 			/* Its end let something in first (a closed-loop client's next request). */

@@ -256,6 +256,8 @@ struct sim {
 
 	struct evq q;
 	int64_t now;
+	int64_t work_ns;                /* time of the last event that is not a periodic tick (a
+					 * monitor sample, a bucket adjustment): the run's end */
 	size_t next_arrival;
 
 	/* Heap positions by request id: in the waiting queues or done_at (a request is in one

@@ -243,4 +243,11 @@ grep -qE '^server\.contiguous_pa +false +\(derived\)' "$T/stdout" && ok print-co
 expect_exit 3 cpa-unified-false "$B" run --set scheduler.batching=unified --set bucketing.strategy=unified --set server.contiguous_pa=false
 expect_stderr cpa-unified-false-msg "field 'server\.contiguous_pa': unified attention always reads a contiguous slice"
 
+# The monitor observes: it does not change the results (the run ends with its last work, not
+# with a later sample; simulated_s, utilization and kv_utilization_mean were stretched to it).
+for X in 0 1 100; do
+	"$B" run --trace alpaca --preset bucketserve --set workload.num_requests=400 --set workload.rate=30 --seed 7 --set monitor.interval_s=$X --json |
+		grep -v '"config_hash"\|"argv"\|"monitor.interval_s"' > "$T/mon$X.json"
+done
+cmp -s "$T/mon0.json" "$T/mon1.json" && cmp -s "$T/mon0.json" "$T/mon100.json" && ok monitor-observes || fail monitor-observes "$(diff "$T/mon0.json" "$T/mon100.json" | head -5)"
 e2e_done
