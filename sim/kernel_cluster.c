@@ -27,6 +27,7 @@ static void lane_init(struct sim *s, struct lane *in, int idx, enum lane_role ro
 	in->run = xmalloc(mns * sizeof *in->run);
 	in->pre = xmalloc(mns * sizeof *in->pre);
 	in->items = xmalloc(mns * sizeof *in->items);
+	in->late = xmalloc(mns * sizeof *in->late);
 	sq_init(&in->done_at, s->wpos, s->dnode, mns, &in->G);
 	sq_init(&in->cross_at, s->xpos, s->xnode, mns, &in->G);
 }
@@ -36,6 +37,7 @@ static void lane_release(struct lane *in)
 	free(in->run);
 	free(in->pre);
 	free(in->items);
+	free(in->late);
 	sq_release(&in->done_at);
 	sq_release(&in->cross_at);
 }

@@ -276,6 +276,9 @@ static void admit_transferred(struct sim *s, struct lane *in)
 		admit(s, in, id, RS_DECODE);
 		kv_take(s, in, r, need);
 		dec_join(s, in, id);
+		/* Its next token ends this step: the gap since its first token (prefill instance)
+		 * holds the transfer and the wait (engine_update). */
+		in->late[in->n_late++] = s->now - r->t_last_tok;
 	}
 }
 
@@ -590,13 +593,21 @@ void engine_update(struct sim *s, struct lane *in)
 	/* Decoders: k tokens each; each token's gap is one step. */
 	if (k) {
 		kv_decode_done(s, in, k);
-		count_gaps(s, in, in->step_dt, (int64_t)in->step_dec * k);
+		/* Each decoder's gap is one step, but a late joiner's first (in->late). */
+		for (size_t i = 0; i < in->n_late; i++)
+			metrics_itl(&s->m, in->late[i] + in->step_dt, 1);
+		int64_t gaps = (int64_t)in->step_dec * k - (int64_t)in->n_late;
+		in->n_late = 0;
+		if (gaps > 0)
+			count_gaps(s, in, in->step_dt, gaps);
 		in->G += k;
 		while (in->done_at.n && sq_top_key(&in->done_at) < in->G) {
 			int32_t id = sq_top(&in->done_at);
 			dec_leave(s, in, &s->r[id], id);
 			finish(s, in, id);
 		}
+	} else if (in->n_late) {
+		BUG("%zu requests joined a step without decodes", in->n_late);
 	}
 	/* Prefills: computed chunks; a completed prefill samples a token. */
 	if (s->p.pp_prefill_chunks)

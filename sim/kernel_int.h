@@ -205,6 +205,10 @@ struct lane {
 	/* The step in flight. */
 	struct pre_item *items;
 	size_t n_items;
+	int64_t *late;                  /* requests whose first token of the step does not follow
+					 * their last one by one step (a transferred request joining
+					 * a decode instance): the wait before the step, each */
+	size_t n_late;
 	int32_t step_dec;
 	int32_t itl_gi;                 /* the step's graph when it is decode-only (the fast path
 					 * counts its gaps there: struct graph), or -1 */

@@ -250,4 +250,13 @@ for X in 0 1 100; do
 		grep -v '"config_hash"\|"argv"\|"monitor.interval_s"' > "$T/mon$X.json"
 done
 cmp -s "$T/mon0.json" "$T/mon1.json" && cmp -s "$T/mon0.json" "$T/mon100.json" && ok monitor-observes || fail monitor-observes "$(diff "$T/mon0.json" "$T/mon100.json" | head -5)"
+# ITL is every gap between two consecutive tokens: its mean is the requests' decode time over
+# their gaps, sum(finish - first token) / sum(output - 1), colocated and disaggregated (where a
+# transferred request's first decode gap holds its transfer and wait)
+for p in vllm distserve; do
+	"$B" run --trace alpaca --preset $p --set workload.num_requests=1500 --set workload.rate=30 -q -o "$T/itl-$p"
+	want=$(awk -F, 'NR > 1 && $7 > 1 {t += $5 - $4; n += $7 - 1} END {printf "%.9f", 1000 * t / n}' "$T/itl-$p/requests.csv")
+	got=$(tr -d ' \t' < "$T/itl-$p/summary.json" | sed -n 's/^"mean_itl_ms":\([0-9.e+-]*\),*$/\1/p')
+	awk -v a="$want" -v b="$got" 'BEGIN {d = a - b; exit !(b > 0 && (d < 0 ? -d : d) < 1e-6 * a)}' && ok "itl-mean-$p" || fail "itl-mean-$p" "requests.csv gives $want ms, summary $got ms"
+done
 e2e_done
