@@ -97,9 +97,9 @@ static double predict_row(const struct calib_row *r, const struct hw_spec *hw,
 	/* The fp8 rows are Intel Neural Compressor maxabs_quant runs, which quantise the KV cache
 	 * and the attention matmuls as well as the linear layers. */
 	eval_setup(&e, hw, m, p, r->tp, r->fp8, r->fp8, 128);
-	if (!strcmp(r->metric, "prefill_forward_latency"))
+	if (r->kind == CALIB_PREFILL)
 		return eval_prefill(&e, r->bs, r->in, 0, NULL) * 1e3;  /* ms */
-	if (!strcmp(r->metric, "latency_low_latency_table"))
+	if (r->kind == CALIB_LATENCY)
 		return eval_prefill(&e, 1, r->in, 0, NULL) * 1e3;
 	struct static_batch sb;
 	eval_static_batch(&e, r->bs, r->in, r->out, &sb);
@@ -133,9 +133,9 @@ static int resid(const gsl_vector *x, void *data, gsl_vector *f)
 
 static const char *family_of(const struct calib_row *r, bool other_sw)
 {
-	if (!strcmp(r->metric, "prefill_forward_latency"))
+	if (r->kind == CALIB_PREFILL)
 		return other_sw ? "prefill latency other sw, tp>1" : "prefill latency, tp>1";
-	if (!strcmp(r->metric, "latency_low_latency_table"))
+	if (r->kind == CALIB_LATENCY)
 		return r->tp > 1 ? "low-latency table, tp>1" : "low-latency table, tp=1";
 	if (r->short_prompt)
 		return r->tp > 1 ? "short-prompt decode (CI), tp>1" : "short-prompt decode (CI), tp=1";
@@ -173,7 +173,7 @@ int calib_version_stats(const struct calib_row *rows, const struct calib_result 
 	for (size_t k = 0; k < res->nev; k++) {
 		const struct calib_eval *ev = &res->ev[k];
 		const struct calib_row *r = &rows[ev->row];
-		if (strcmp(r->metric, "throughput_generated_tokens"))
+		if (r->kind != CALIB_THROUGHPUT)
 			continue;
 		const char *v = r->software[0] ? r->software : "unknown";
 		int i;
@@ -390,6 +390,59 @@ static int fit_compile(const struct calib_row *rows, size_t n, struct calib_resu
 	return 0;
 }
 
+/* Why a row is not evaluated for hardware HW (LEFT_KEPT: it is). */
+enum left_out { LEFT_OTHER_HW, LEFT_UNKNOWN_HW, LEFT_MODEL, LEFT_METRIC, LEFT_SHAPE, LEFT_N,
+		LEFT_KEPT = -1 };
+
+static int left_out(const struct calib_row *r, const char *hw)
+{
+	if (!r->hw[0])
+		return LEFT_UNKNOWN_HW;
+	if (strcmp(r->hw, hw))
+		return LEFT_OTHER_HW;
+	if (r->kind == CALIB_OTHER)
+		return LEFT_METRIC;
+	if (!r->model[0])
+		return LEFT_MODEL;
+	bool thr = r->kind == CALIB_THROUGHPUT;
+	if (r->kind != CALIB_LATENCY && (isnan(r->in) || isnan(r->bs) || r->in < 1 || r->bs < 1 ||
+					 (thr && (isnan(r->out) || r->out < 1))))
+		return LEFT_SHAPE;
+	if (r->kind == CALIB_LATENCY && (isnan(r->in) || isnan(r->value)))
+		return LEFT_SHAPE;
+	return LEFT_KEPT;
+}
+
+/* The words of reason WHY, the lists from their tables (calib_hw_names, calib_metrics). */
+static void left_out_what(enum left_out why, char *buf, size_t size)
+{
+	size_t o = 0;
+	switch (why) {
+	case LEFT_OTHER_HW:
+		snprintf(buf, size, "of other hardware");
+		return;
+	case LEFT_MODEL:
+		snprintf(buf, size, "of a model not in models.json");
+		return;
+	case LEFT_SHAPE:
+		snprintf(buf, size, "without a numeric shape (input_len, output_len, batch_size)");
+		return;
+	case LEFT_UNKNOWN_HW:
+		o = (size_t)snprintf(buf, size, "of hardware not recognised (");
+		for (int i = 0; calib_hw_names[i] && o < size; i++)
+			o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? ", " : "", calib_hw_names[i]);
+		break;
+	default:
+		o = (size_t)snprintf(buf, size, "of a metric not fitted (");
+		for (int i = 0; calib_metrics[i].name && o < size; i++)
+			o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? ", " : "",
+					      calib_metrics[i].name);
+		break;
+	}
+	if (o < size)
+		snprintf(buf + o, size - o, ")");
+}
+
 int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o,
 	      struct calib_result *res, struct bs_err *err)
 {
@@ -405,44 +458,25 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 	size_t *fit_idx = xcalloc(n, sizeof *fit_idx);
 	struct model_arch *models = xcalloc(n, sizeof *models);
 	size_t nfit = 0;
-	/* Rows left out, by reason, each with its first line: said when too few are left. */
+	/* Rows left out, by reason (enum left_out), each with its first line: said when too few
+	 * are left. */
 	struct {
 		size_t n;
 		long line;
-		const char *what;
-	} left[5] = {{0, 0, "of other hardware"},
-		     {0, 0, "of hardware not recognised (gaudi2, gaudi3, h100, a100)"},
-		     {0, 0, "of a model not in models.json"},
-		     {0, 0, "of a metric not fitted (throughput_generated_tokens, "
-			    "prefill_forward_latency, latency_low_latency_table)"},
-		     {0, 0, "without a numeric shape (input_len, output_len, batch_size)"}};
-#define LEAVE_OUT(k)                                          \
-	{                                                     \
-		if (!left[k].n++)                              \
-			left[k].line = r->record;              \
-		continue;                                     \
-	}
+	} left[LEFT_N] = {{0, 0}};
 	for (size_t i = 0; i < n; i++) {
 		const struct calib_row *r = &rows[i];
-		bool thr = !strcmp(r->metric, "throughput_generated_tokens");
-		bool pre = !strcmp(r->metric, "prefill_forward_latency");
-		bool lat = !strcmp(r->metric, "latency_low_latency_table");
-		if (!r->hw[0])
-			LEAVE_OUT(1)
-		if (strcmp(r->hw, o->hw))
-			LEAVE_OUT(0)
-		if (!thr && !pre && !lat)
-			LEAVE_OUT(3)
-		if (!r->model[0])
-			LEAVE_OUT(2)
-		if ((thr || pre) && (isnan(r->in) || isnan(r->bs) || r->in < 1 || r->bs < 1 ||
-				     (thr && (isnan(r->out) || r->out < 1))))
-			LEAVE_OUT(4)
-		if (lat && (isnan(r->in) || isnan(r->value)))
-			LEAVE_OUT(4)
+		bool thr = r->kind == CALIB_THROUGHPUT, pre = r->kind == CALIB_PREFILL;
+		int why = left_out(r, o->hw);
+		if (why != LEFT_KEPT) {
+			if (!left[why].n++)
+				left[why].line = r->record;
+			continue;
+		}
 		struct calib_eval *ev = &res->ev[res->nev];
 		ev->row = i;
 		ev->measured = r->value;
+		bool lat = r->kind == CALIB_LATENCY;
 		bool other_sw = (thr || pre) && o->software && strcmp(r->software, o->software);
 		snprintf(ev->family, sizeof ev->family, "%s", family_of(r, other_sw));
 		/* Per-pass prefill rows of another version are fitted with a version scale: they
@@ -484,24 +518,27 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 		const struct calib_eval *ev = &res->ev[fit_idx[k]];
 		nmain += !ev->scaled && !rows[ev->row].short_prompt;
 	}
-#undef LEAVE_OUT
 	if (nmain < 3) {
 		/* Why the others were left out: counts by reason with the first line of each, and
 		 * the rows kept only to check the fit (their reasons are in the report). */
 		char why[400] = "";
 		size_t len = 0, nchk = 0;
-		for (size_t k = 0; k < sizeof left / sizeof *left && len < sizeof why; k++)
-			if (left[k].n)
+		for (int k = 0; k < LEFT_N && len < sizeof why; k++)
+			if (left[k].n) {
+				char what[160];
+				left_out_what((enum left_out)k, what, sizeof what);
 				len += (size_t)snprintf(why + len, sizeof why - len, "; %zu %s (line %ld)",
-							left[k].n, left[k].what, left[k].line);
+							left[k].n, what, left[k].line);
+			}
 		for (size_t k = 0; k < res->nev; k++)
 			nchk += res->ev[k].use == USE_CHECK;
 		if (nchk && len < sizeof why)
 			snprintf(why + len, sizeof why - len, "; %zu only checked (doubtful, another "
 				 "software version, ...: see the report)", nchk);
-		rc = bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL,
-			     "only %zu usable rows for hardware '%s'%s%s (3 needed)%s", nmain, o->hw,
-			     o->software ? " and software " : "", o->software ? o->software : "", why);
+		rc = bs_errf(err, BS_EXIT_INPUT, o->data, 0, NULL,
+			     "only %zu usable row%s for hardware '%s'%s%s (3 needed)%s", nmain,
+			     nmain == 1 ? "" : "s", o->hw, o->software ? " and software " : "",
+			     o->software ? o->software : "", why);
 		goto out;
 	}
 	int nx = PP_COUNT + (res->n_scaled > 0);
@@ -587,7 +624,7 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 		ev->predicted = predict_row(r, &hw, &m, &res->p) * (ev->scaled ? res->prefill_scale : 1);
 		ev->err = ev->predicted / ev->measured - 1;
 		add_family(res, ev);
-		if (ev->use == USE_FIT && !strcmp(r->metric, "throughput_generated_tokens") &&
+		if (ev->use == USE_FIT && r->kind == CALIB_THROUGHPUT &&
 		    !r->short_prompt) {
 			if (r->tp > 1) {
 				s2_ += fabs(ev->err);
@@ -632,10 +669,7 @@ void calib_print_report(FILE *out, const struct calib_row *rows, size_t n,
 	bool head = false;
 	for (size_t i = 0; res->ev && i < n; i++) {
 		const struct calib_row *r = &rows[i];
-		bool metric = !strcmp(r->metric, "throughput_generated_tokens") ||
-			      !strcmp(r->metric, "prefill_forward_latency") ||
-			      !strcmp(r->metric, "latency_low_latency_table");
-		if (strcmp(r->hw, res->hw) || !metric)
+		if (strcmp(r->hw, res->hw) || r->kind == CALIB_OTHER)
 			continue;
 		bool seen = false;
 		for (size_t k = 0; k < res->nev && !seen; k++)

@@ -45,6 +45,15 @@ static void lower(char *dst, const char *src, size_t n)
 	dst[i] = 0;
 }
 
+const char *const calib_hw_names[] = {"gaudi2", "gaudi3", "h100", "a100", NULL};
+
+const struct calib_metric calib_metrics[] = {
+	{"throughput_generated_tokens", "tokens/s", CALIB_THROUGHPUT},
+	{"prefill_forward_latency", "ms", CALIB_PREFILL},
+	{"latency_low_latency_table", "ms", CALIB_LATENCY},
+	{NULL, NULL, CALIB_OTHER},
+};
+
 void calib_norm_hw(const char *raw, char *out, size_t n)
 {
 	/* Lower case, without spaces and punctuation: "Gaudi 2", "gaudi-2" and "Gaudi2 (HL-225D)"
@@ -55,11 +64,10 @@ void calib_norm_hw(const char *raw, char *out, size_t n)
 		if (isalnum((unsigned char)*p))
 			l[k++] = (char)tolower((unsigned char)*p);
 	l[k] = 0;
-	const char *names[] = {"gaudi2", "gaudi3", "h100", "a100"};
 	out[0] = 0;
-	for (int i = 0; i < 4; i++)
-		if (!strncmp(l, names[i], strlen(names[i])))
-			snprintf(out, n, "%s", names[i]);
+	for (int i = 0; calib_hw_names[i]; i++)
+		if (!strncmp(l, calib_hw_names[i], strlen(calib_hw_names[i])))
+			snprintf(out, n, "%s", calib_hw_names[i]);
 }
 
 void calib_norm_model(const char *raw, char *out, size_t n)
@@ -109,24 +117,12 @@ static double num_or_nan(const char *s)
 	return v;
 }
 
-/* Metrics whose numeric fields the fit needs: a malformed one is an input error. */
-static bool needs_shape(const char *metric)
+/* METRIC's entry of calib_metrics[], or NULL (kept, not fitted). */
+static const struct calib_metric *fitted_metric(const char *metric)
 {
-	return !strcmp(metric, "throughput_generated_tokens") ||
-	       !strcmp(metric, "prefill_forward_latency");
-}
-
-/* The unit of each metric the pass-time fit reads; NULL for another metric (kept, not fitted). */
-static const char *fit_unit(const char *metric)
-{
-	static const char *const units[][2] = {
-		{"throughput_generated_tokens", "tokens/s"},
-		{"prefill_forward_latency", "ms"},
-		{"latency_low_latency_table", "ms"},
-	};
-	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-		if (!strcmp(metric, units[i][0]))
-			return units[i][1];
+	for (const struct calib_metric *m = calib_metrics; m->name; m++)
+		if (!strcmp(metric, m->name))
+			return m;
 	return NULL;
 }
 
@@ -224,6 +220,8 @@ static void on_record(int c, void *data)
 	norm_model(r, w);
 	w->fp8 = precision_of(f[4]) == 1;
 	snprintf(w->metric, sizeof w->metric, "%s", f[9]);
+	const struct calib_metric *fm = fitted_metric(w->metric);
+	w->kind = fm ? fm->kind : CALIB_OTHER;
 	snprintf(w->source, sizeof w->source, "%s", f[0]);
 	software_of(f[0], f[12], w->software, sizeof w->software);
 	char notes[512];
@@ -242,7 +240,9 @@ static void on_record(int c, void *data)
 		w->short_prompt = true;
 		w->in = CALIB_SHORT_PROMPT_TOKENS;
 	}
-	if (needs_shape(w->metric)) {
+	/* The shape fields of the fitted static-batch and prefill rows: a malformed one is an
+	 * input error. */
+	if (w->kind == CALIB_THROUGHPUT || w->kind == CALIB_PREFILL) {
 		const int need[] = {2, 6, 7, 8, 10};
 		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
 			int k = need[i];
@@ -275,7 +275,7 @@ static void on_record(int c, void *data)
 	}
 	/* A row the pass-time fit reads states its unit and a precision it knows: a value in
 	 * another unit would be fitted as if it were in this one. */
-	const char *unit = fit_unit(w->metric);
+	const char *unit = fm ? fm->unit : NULL;
 	if (unit && strcmp(f[11], unit)) {
 		bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, "unit",
 			"metric '%s' is measured in %s, got '%s' (convert the value)", w->metric, unit,

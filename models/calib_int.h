@@ -10,6 +10,22 @@
 
 #include "models/cost_int.h"
 
+/* The metrics the pass-time fit reads (every other metric is kept, not fitted). */
+enum calib_kind {
+	CALIB_OTHER,            /* not fitted */
+	CALIB_THROUGHPUT,       /* throughput_generated_tokens: a static batch's rate */
+	CALIB_PREFILL,          /* prefill_forward_latency: one prefill pass */
+	CALIB_LATENCY,          /* latency_low_latency_table: checked only */
+};
+/* The fitted metrics, by kind (CALIB_THROUGHPUT..): name and unit; NULL-terminated. */
+struct calib_metric {
+	const char *name, *unit;
+	enum calib_kind kind;
+};
+extern const struct calib_metric calib_metrics[];
+/* The supported hardware names, NULL-terminated. */
+extern const char *const calib_hw_names[];
+
 struct calib_row {
 	long record;            /* CSV line on which the row begins (blank lines counted) */
 	char hw[16];            /* "gaudi2", "gaudi3", "h100", "a100" or "" */
@@ -19,6 +35,7 @@ struct calib_row {
 	bool fp8;
 	double in, out, bs;     /* NAN when not a number */
 	char metric[64];
+	enum calib_kind kind;   /* of metric */
 	double value;           /* NAN when not a number */
 	char software[16];      /* "1.20", ... or "" when the source does not say */
 	bool doubtful;          /* the source flags the row (caution, approximate) */
@@ -87,6 +104,7 @@ struct calib_result {
 };
 
 struct calib_opts {
+	const char *data;       /* the rows' file, named in errors (NULL: none) */
 	const char *hw;
 	const char *software;   /* NULL = every version */
 	bool use_prefill_rows;  /* fit the per-pass prefill latency rows (any version) */

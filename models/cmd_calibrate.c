@@ -85,7 +85,7 @@ static cJSON *build_profile(const char *hw, const struct calib_row *rows, size_t
 	bool pre_fitted = false;
 	for (size_t k = 0; k < res->nev; k++)
 		pre_fitted |= res->ev[k].use == USE_FIT &&
-			      !strcmp(rows[res->ev[k].row].metric, "prefill_forward_latency");
+			      rows[res->ev[k].row].kind == CALIB_PREFILL;
 	(void)prefill;
 	cJSON_AddBoolToObject(d, "prefill_rows_fitted", pre_fitted);
 	cJSON_AddBoolToObject(d, "compile_refitted", res->compile_fitted);
@@ -124,8 +124,13 @@ static cJSON *build_profile(const char *hw, const struct calib_row *rows, size_t
 	for (int i = 0; i < PP_COUNT; i++)
 		cJSON_AddNumberToObject(se, perf_param_names[i],
 					round_sig(res->se[i] * perf_param_json_scale[i], 3));
-	cJSON_AddNumberToObject(se, "compile_c0_s", round_sig(res->c0_se, 3));
-	cJSON_AddNumberToObject(se, "compile_c1_ms_per_token", round_sig(res->c1_se * 1e3, 3));
+	if (res->compile_fitted) {
+		cJSON_AddNumberToObject(se, "compile_c0_s", round_sig(res->c0_se, 3));
+		cJSON_AddNumberToObject(se, "compile_c1_ms_per_token", round_sig(res->c1_se * 1e3, 3));
+	} else { /* the profile's constants, kept: no error to report */
+		cJSON_AddNullToObject(se, "compile_c0_s");
+		cJSON_AddNullToObject(se, "compile_c1_ms_per_token");
+	}
 	cJSON *wc = cJSON_AddArrayToObject(fit, "warmup_cases");
 	for (int i = 0; i < res->ncomp; i++) {
 		cJSON *c = cJSON_CreateObject();
@@ -174,7 +179,8 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	char fnv[32];
 	if (calib_read_csv(data, &rows, &n, &err) || file_fnv(data, fnv, sizeof fnv, &err))
 		goto fail;
-	struct calib_opts o = {.hw = hw, .software = software, .use_prefill_rows = prefill};
+	struct calib_opts o = {.data = data, .hw = hw, .software = software,
+			       .use_prefill_rows = prefill};
 	calib_default_start(&o.start);
 	if (calib_fit(rows, n, &o, &res, &err))
 		goto fail;

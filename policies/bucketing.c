@@ -160,10 +160,23 @@ static int check_env(struct bucket_params *p, const struct config *cfg, struct b
 		int64_t v;
 		if (bucket_env_int(cfg, n, &v, err) < 0)
 			return -1;
-		if (!knob_used(p, n))
+		if (!knob_used(p, n)) {
 			warn(p, "%s=%s is not used by the %s strategy of bucketing.version %s "
 			     "(will be overwritten)", n, cfg->env[i].value, p->strategy->info.name,
 			     bucket_version_name(p->version));
+			continue;
+		}
+		/* A legacy SEQ name read for the query dimension (bucket_knob's fallback): version
+		 * current says so for each one (read_bucket_settings, bucketing/linear.py). */
+		const char *seq = strstr(n, "_SEQ_BUCKET_");
+		if (p->version == BUCKET_VERSION_CURRENT && seq) {
+			char q[96];
+			snprintf(q, sizeof q, "%.*s_QUERY%s", (int)(seq - n), n, seq + 4);
+			if (!config_env(cfg, q))
+				warn(p, "%s not set, using %s value (%s) instead. This fallback behavior "
+				     "is deprecated and will be removed in v0.12.0.", q, n,
+				     cfg->env[i].value);
+		}
 	}
 	return 0;
 }
@@ -298,23 +311,6 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	}
 	p->max_num_prefill_seqs = (int32_t)(p->merged_prefill ? p->max_num_seqs : mpbs);
 
-	/* The linear and padding-aware strategies of version current read the query dimension
-	 * with a fallback to the legacy SEQ names, and say so (read_bucket_settings,
-	 * vllm_gaudi/extension/bucketing/linear.py). */
-	if (p->enabled && p->version == BUCKET_VERSION_CURRENT &&
-	    (!strcmp(p->strategy->info.name, "linear") ||
-	     !strcmp(p->strategy->info.name, "padding_aware"))) {
-		static const char *const params[] = {"MIN", "STEP", "MAX"};
-		for (size_t i = 0; i < 3; i++) {
-			char q[64], seq[64];
-			snprintf(q, sizeof q, "VLLM_PROMPT_QUERY_BUCKET_%s", params[i]);
-			snprintf(seq, sizeof seq, "VLLM_PROMPT_SEQ_BUCKET_%s", params[i]);
-			const char *fb = config_env(cfg, seq);
-			if (!config_env(cfg, q) && fb)
-				warn(p, "%s not set, using %s value (%s) instead. This fallback behavior "
-				     "is deprecated and will be removed in v0.12.0.", q, seq, fb);
-		}
-	}
 	if (p->enabled && !bucket_strategy_gen(p->strategy, p->version))
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, strategy_src,
 			       "strategy %s does not exist in bucketing.version %s (use "

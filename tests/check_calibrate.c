@@ -172,6 +172,7 @@ static size_t synth(struct calib_row *rows, const char *hw_name, const struct pe
 		snprintf(r->hw, sizeof r->hw, "%s", hw_name);
 		snprintf(r->model, sizeof r->model, "%s", shapes[i].m);
 		snprintf(r->metric, sizeof r->metric, "throughput_generated_tokens");
+		r->kind = CALIB_THROUGHPUT;
 		snprintf(r->software, sizeof r->software, "9.99");
 		r->tp = shapes[i].tp;
 		r->fp8 = true;
@@ -195,6 +196,7 @@ static size_t synth(struct calib_row *rows, const char *hw_name, const struct pe
 			snprintf(r->hw, sizeof r->hw, "%s", hw_name);
 			snprintf(r->model, sizeof r->model, "llama-3.1-70b");
 			snprintf(r->metric, sizeof r->metric, "prefill_forward_latency");
+			r->kind = CALIB_PREFILL;
 			snprintf(r->software, sizeof r->software, "9.99");
 			r->tp = tp;
 			r->in = q;
@@ -370,6 +372,7 @@ START_TEST(version_stats)
 		snprintf(rows[i].software, sizeof rows[i].software, "%s", sw[i]);
 		snprintf(rows[i].metric, sizeof rows[i].metric, "%s",
 			 i == 4 ? "prefill_forward_latency" : "throughput_generated_tokens");
+		rows[i].kind = i == 4 ? CALIB_PREFILL : CALIB_THROUGHPUT; /* as the reader sets it */
 	}
 	struct calib_eval ev[5] = {
 		{.row = 0, .use = USE_CHECK, .err = 0.10}, {.row = 1, .use = USE_FIT, .err = 0.05},

@@ -296,6 +296,8 @@ expect_stderr file-filtered-msg "big_prompt.txt: none of the 2 prompt buckets of
 # warns as read_bucket_settings does (linear.py)
 expect_exit 0 seq-fallback "$BUCKETSIM" buckets --env VLLM_BUCKETING_STRATEGY=lin --env VLLM_PROMPT_SEQ_BUCKET_MAX=512
 expect_stderr seq-fallback-msg "warning: VLLM_PROMPT_QUERY_BUCKET_MAX not set, using VLLM_PROMPT_SEQ_BUCKET_MAX value \(512\) instead. This fallback behavior is deprecated"
+expect_exit 0 seq-fallback-pad "$BUCKETSIM" buckets --env VLLM_BUCKETING_STRATEGY=pad --env VLLM_PROMPT_SEQ_BUCKET_PAD_MAX=256
+expect_stderr seq-fallback-pad-msg "warning: VLLM_PROMPT_QUERY_BUCKET_PAD_MAX not set, using VLLM_PROMPT_SEQ_BUCKET_PAD_MAX value \(256\) instead"
 expect_exit 0 seq-no-fallback "$BUCKETSIM" buckets --env VLLM_BUCKETING_STRATEGY=lin --env VLLM_PROMPT_SEQ_BUCKET_MAX=512 --env VLLM_PROMPT_QUERY_BUCKET_MAX=1024
 grep -q 'fallback behavior' "$E2E_TMP/stderr" && fail seq-no-fallback-msg "warned with QUERY set" || ok seq-no-fallback-msg
 e2e_done

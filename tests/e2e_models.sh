@@ -102,7 +102,7 @@ lab,HL-225,1,llama-3.1-8b,bf16,vllm,128,128,64,throughput_generated_tokens,4000,
 lab,Gaudi3,1,llama-3.1-8b,bf16,vllm,128,128,64,throughput_generated_tokens,6000,tokens/s,
 CSV
 expect_exit 3 calib-too-few "$BUCKETSIM" calibrate --data "$E2E_TMP/user.csv" --hardware gaudi2 -o "$E2E_TMP/user.json"
-expect_stderr calib-too-few-msg "only 1 usable rows for hardware 'gaudi2' \(3 needed\); 1 of other hardware \(line 6\); 1 of hardware not recognised .* \(line 5\); 1 of a model not in models.json \(line 3\); 1 of a metric not fitted .* \(line 4\)"
+expect_stderr calib-too-few-msg "user.csv: only 1 usable row for hardware 'gaudi2' \(3 needed\); 1 of other hardware \(line 6\); 1 of hardware not recognised .* \(line 5\); 1 of a model not in models.json \(line 3\); 1 of a metric not fitted .* \(line 4\)"
 [ ! -e "$E2E_TMP/user.json" ] && ok calib-too-few-no-file || fail calib-too-few-no-file "a profile was written"
 sed 's/tokens\/s,$/ktok\/s,/' "$E2E_TMP/user.csv" > "$E2E_TMP/unit.csv"
 expect_exit 3 calib-unit "$BUCKETSIM" calibrate --data "$E2E_TMP/unit.csv" --hardware gaudi2 -o "$E2E_TMP/unit.json"
