@@ -287,6 +287,47 @@ static int plot_lines(struct fig *g, const char *path, struct series *s, size_t 
 }
 
 /* DIR/capacity.json, or NULL with ERR. */
+/* Whether capacity.json J has what the plots read (each system's name, capacity and first
+ * seed's curve of rate and attainment, the target); else ERR names the first field missing. */
+static bool capacity_json_ok(const cJSON *j, const char *path, struct bs_err *err)
+{
+	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(j, "systems");
+	if (!cJSON_IsArray(sys))
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, "systems", "not a capacity.json"), false;
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "target")))
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, "target", "expected a number"), false;
+	int i = 0;
+	const cJSON *s;
+	cJSON_ArrayForEach(s, sys) {
+		const cJSON *seed0 =
+			cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "seeds"), 0);
+		const cJSON *curve = cJSON_GetObjectItemCaseSensitive(seed0, "curve");
+		const char *bad = !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(s, "system"))
+					  ? "system"
+				  : !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s"))
+					  ? "capacity_req_s"
+				  : !cJSON_IsArray(curve) ? "seeds[0].curve"
+							  : NULL;
+		const cJSON *pt;
+		cJSON_ArrayForEach(pt, curve) {
+			if (bad)
+				break;
+			if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pt, "rate")))
+				bad = "seeds[0].curve[].rate";
+			else if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pt, "slo_attainment")))
+				bad = "seeds[0].curve[].slo_attainment";
+		}
+		if (bad) {
+			char field[96];
+			snprintf(field, sizeof field, "systems[%d].%s", i, bad);
+			return bs_errf(err, BS_EXIT_INPUT, path, 0, field, "missing or not of its type"),
+			       false;
+		}
+		i++;
+	}
+	return true;
+}
+
 static cJSON *read_capacity(const char *dir, struct bs_err *err)
 {
 	char *p = xasprintf("%s/capacity.json", dir);
@@ -294,8 +335,8 @@ static cJSON *read_capacity(const char *dir, struct bs_err *err)
 	char *txt = read_file(p, &len, err);
 	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
 	free(txt);
-	if (txt && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "systems")))
-		bs_errf(err, BS_EXIT_INPUT, p, 0, "systems", "not a capacity.json");
+	if (txt)
+		capacity_json_ok(j, p, err);
 	free(p);
 	if (err->code) {
 		cJSON_Delete(j);

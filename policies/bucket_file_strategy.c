@@ -19,6 +19,13 @@ static int gen(const struct bucket_params *p, struct bgen *g, bool filter, struc
 		return -1;
 	}
 	size_t listed = pr.n;
+	if (!pr.n || !de.n) { /* no bucket to warm up for a phase: in either version */
+		bs_errf(err, BS_EXIT_INPUT, p->file, 0, NULL, "the bucket file lists no %s bucket",
+			pr.n ? "decode" : "prompt");
+		blist_free(&pr);
+		blist_free(&de);
+		return -1;
+	}
 	if (!filter) {
 		g->prompt = pr;
 		g->decode = de;

@@ -289,7 +289,9 @@ done
 printf '(1, 1, 128)\n' > "$E2E_TMP/dec_only.txt"
 expect_exit 3 file-no-prompt "$BUCKETSIM" buckets --env VLLM_BUCKETING_FROM_FILE="$E2E_TMP/dec_only.txt"
 expect_stderr file-no-prompt-msg "dec_only.txt: the bucket file lists no prompt bucket"
-printf '(1, 128, 0)\n(4, 4096, 0)\n' > "$E2E_TMP/big_prompt.txt"
+expect_exit 3 file-no-prompt-docs "$BUCKETSIM" buckets --set bucketing.version=docs --env VLLM_BUCKETING_FROM_FILE="$E2E_TMP/dec_only.txt"
+expect_stderr file-no-prompt-docs-msg "dec_only.txt: the bucket file lists no prompt bucket"
+printf '(1, 128, 0)\n(4, 4096, 0)\n(1, 1, 128)\n' > "$E2E_TMP/big_prompt.txt"
 expect_exit 3 file-filtered "$BUCKETSIM" buckets --set server.max_num_batched_tokens=64 --set server.max_num_seqs=16 --env VLLM_BUCKETING_FROM_FILE="$E2E_TMP/big_prompt.txt"
 expect_stderr file-filtered-msg "big_prompt.txt: none of the 2 prompt buckets of the bucket file passes the prompt filter"
 # the linear strategy reads the query dimension with the legacy SEQ names as a fallback, and

@@ -254,4 +254,9 @@ expect_exit 3 plot-line-text-x "$B" plot line "$T/s/sweep.csv" --x preset --y p9
 expect_stderr plot-line-text-x-msg "sweep.csv:2: field 'preset': x value '(vllm|distserve)' is not a number"
 expect_exit 3 plot-line-text-y "$B" plot line "$T/s/sweep.csv" --x server.max_num_seqs --y trace -o "$T/f/x"
 expect_stderr plot-line-text-y-msg "field 'trace': no successful row with a number in this column to plot"
+# a capacity.json without a field the plot reads: one error naming it (it crashed)
+mkdir -p "$T/capbad"
+sed '0,/"system":/s//"sys":/' "$T/cap/capacity.json" > "$T/capbad/capacity.json"
+expect_exit 3 plot-capacity-bad "$B" plot attainment "$T/capbad" -o "$T/f/x"
+expect_stderr plot-capacity-bad-msg "capbad/capacity.json: field 'systems\[0\].system': missing or not of its type"
 e2e_done
