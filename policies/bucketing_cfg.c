@@ -10,7 +10,7 @@ const struct cfg_def bucketing_cfg_defs[] = {
 	{"bucketing.version", CFG_CHOICE, "current", 0, 0, "docs|current", "",
 	 "whose behaviour: current = vllm-gaudi main (the default); docs = the July 2025 "
 	 "extension the documentation logs (reproduces its logs)"},
-	{"bucketing.file", CFG_STRING, NULL, 0, 0, NULL, "",
+	{"bucketing.file", CFG_STRING, NULL, 0, 0, NULL, CFG_UNIT_FILE,
 	 "bucket file for strategy file (VLLM_BUCKETING_FROM_FILE syntax)"},
 	{"bucketing.skip_warmup", CFG_BOOL, "false", 0, 0, NULL, "",
 	 "compile nothing at start; every shape compiles on first use (VLLM_SKIP_WARMUP)"},

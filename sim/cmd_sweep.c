@@ -561,9 +561,15 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	if (sweep_file_exists(specpath)) {
 		size_t len;
 		char *old = read_file(specpath, &len, &err);
-		if (old && strcmp(old, spec))
+		if (old && strcmp(old, spec)) {
+			/* Say what differs when it is an input file that changed. */
+			char *changed = sweep_changed_input(old, spec);
 			bs_errf(&err, BS_EXIT_USAGE, specpath, 0, NULL,
-				"the directory holds a different sweep; choose another -o DIR");
+				"the directory holds a different sweep%s%s%s; choose another -o DIR",
+				changed ? ": input file " : "", changed ? changed : "",
+				changed ? " changed since it was written" : "");
+			free(changed);
+		}
 		free(old);
 	} else {
 		sweep_write_atomic(specpath, spec, &err);

@@ -621,3 +621,42 @@ cJSON *config_to_json(const struct config *c)
 	}
 	return o;
 }
+
+void config_files(const struct config *c,
+		  void (*fn)(void *ctx, const char *key, const char *abs_value,
+			     char *const *files, size_t nfiles),
+		  void *ctx)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cfg_entry *e = &c->e[i];
+		const char *u = e->def->unit;
+		bool list = u && !strcmp(u, CFG_UNIT_FILE_LIST);
+		if (!e->text || !u || (!list && strcmp(u, CFG_UNIT_FILE)))
+			continue;
+		/* Each entry: a NAME (up to ':' in a list), kept or made absolute, then the rest. */
+		char *out = NULL, **files = NULL;
+		size_t len = 0, nf = 0;
+		FILE *o = open_memstream(&out, &len);
+		for (const char *p = e->text; *p;) {
+			size_t n = list ? strcspn(p, ",") : strlen(p);
+			size_t nm = list ? strcspn(p, ":,") : n;
+			char *name = xstrndup(p, nm), *abs = abs_file_path(name);
+			if (abs) {
+				files = xrealloc(files, (nf + 1) * sizeof *files);
+				files[nf++] = abs;
+			}
+			fprintf(o, "%s%.*s", abs ? abs : name, (int)(n - nm), p + nm);
+			free(name);
+			p += n;
+			if (*p == ',')
+				fputc(*p++, o);
+		}
+		fclose(o);
+		if (nf)
+			fn(ctx, e->def->key, out, files, nf);
+		for (size_t k = 0; k < nf; k++)
+			free(files[k]);
+		free(files);
+		free(out);
+	}
+}

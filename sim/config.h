@@ -35,6 +35,11 @@ enum cfg_type {
 	CFG_CHOICE,   /* one of `choices`, written "a|b|c" */
 };
 
+/* The units of the keys whose values name files: a path or a bundled name (CFG_UNIT_FILE), or a
+ * list NAME[:...],... of them (CFG_UNIT_FILE_LIST).  config_files() finds the files they name. */
+#define CFG_UNIT_FILE "file"
+#define CFG_UNIT_FILE_LIST "file list"
+
 struct cfg_def {
 	const char *key;      /* dotted, e.g. "server.max_num_seqs"; NULL ends a table */
 	enum cfg_type type;
@@ -115,6 +120,14 @@ double config_double(const struct config *c, const char *key);
 bool config_bool(const struct config *c, const char *key);
 /* Text of the value, or NULL when unset.  Also valid for numeric keys. */
 const char *config_str(const struct config *c, const char *key);
+/* For every set key of C whose values name files (CFG_UNIT_FILE, CFG_UNIT_FILE_LIST): calls FN
+ * with the key, its value with each name that is an existing file made absolute, and those
+ * files (absolute).  Names that are no file (a bundled trace, a profile name) stay as they are;
+ * FN is not called for a key naming none. */
+void config_files(const struct config *c,
+		  void (*fn)(void *ctx, const char *key, const char *abs_value,
+			     char *const *files, size_t nfiles),
+		  void *ctx);
 /* Value of an --env variable, or NULL when not given. */
 const char *config_env(const struct config *c, const char *name);
 

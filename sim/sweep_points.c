@@ -288,7 +288,11 @@ void sweep_point_release(struct point *p)
 	for (size_t i = 0; i < p->argc; i++)
 		free(p->argv[i]);
 	free(p->argv);
+	for (size_t i = 0; i < p->ninputs; i++)
+		free(p->inputs[i]);
+	free(p->inputs);
 }
+
 
 static void point_set(struct point *p, const char *k, const char *v)
 {
@@ -314,6 +318,28 @@ static void argv_push(struct point *p, const char *w)
 }
 
 /* The ordered points: the listed ones, or the grid (first axis slowest); seeds fastest. */
+/* config_files() of a point: its files are inputs of the sweep, and a key naming one by a
+ * relative path is set again with the absolute value, so that the run's words (and emitted
+ * commands) work from any directory. */
+static void point_files(void *ctx, const char *key, const char *abs_value, char *const *files,
+			size_t nfiles)
+{
+	struct point *p = ctx;
+	for (size_t i = 0; i < nfiles; i++) {
+		p->inputs = xrealloc(p->inputs, (p->ninputs + 1) * sizeof *p->inputs);
+		p->inputs[p->ninputs++] = xstrdup(files[i]);
+	}
+	char *kv = xasprintf("%s=%s", key, abs_value);
+	bool same = false; /* already set so by an earlier word */
+	for (size_t i = 0; i < p->argc && !same; i++)
+		same = !strcmp(p->argv[i], kv);
+	if (!same) {
+		argv_push(p, "--set");
+		argv_push(p, kv);
+	}
+	free(kv);
+}
+
 struct point *sweep_make_points(const struct spec *s, size_t *np)
 {
 	struct point *pts = NULL;
@@ -441,6 +467,8 @@ int sweep_point_prepare(const struct spec *s, const char *basefile, struct point
 	const char *eff = rc ? NULL : run_default_trace(&x.cc.cfg, trace);
 	if (!rc)
 		rc = run_setup(&x, eff, false, err);
+	if (!rc)
+		config_files(&x.cc.cfg, point_files, p);
 	char *tabs = eff ? sweep_abs_path(eff) : xstrdup("");
 	if (*tabs) {
 		argv_push(p, "--trace");
@@ -511,13 +539,16 @@ char *sweep_spec_text(const struct spec *s, const struct point *pts, size_t np)
 				cJSON_AddItemToArray(cols, cJSON_CreateString(pts[i].key[k]));
 		}
 	cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
-	for (size_t i = 0; i < np; i++)
+	for (size_t i = 0; i < np; i++) {
 		for (size_t k = 0; k < pts[i].argc; k++) {
 			const char *w = pts[i].argv[k], *eq = strchr(w, '=');
 			add_input(inputs, w);
 			if (eq)
 				add_input(inputs, eq + 1);
 		}
+		for (size_t k = 0; k < pts[i].ninputs; k++) /* a mix's traces, a -c file's */
+			add_input(inputs, pts[i].inputs[k]);
+	}
 	cJSON *pa = cJSON_AddArrayToObject(root, "points");
 	for (size_t i = 0; i < np; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -541,4 +572,23 @@ char *sweep_spec_text(const struct spec *s, const struct point *pts, size_t np)
 	char *r = xasprintf("%s\n", t);
 	cJSON_free(t);
 	return r;
+}
+
+char *sweep_changed_input(const char *old, const char *new_text)
+{
+	cJSON *a = cJSON_Parse(old), *b = cJSON_Parse(new_text);
+	const cJSON *ia = cJSON_GetObjectItemCaseSensitive(a, "inputs");
+	const cJSON *ib = cJSON_GetObjectItemCaseSensitive(b, "inputs");
+	char *changed = NULL;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ia) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(ib, e->string);
+		if (cJSON_IsString(e) && cJSON_IsString(f) && strcmp(e->valuestring, f->valuestring)) {
+			changed = xstrdup(e->string);
+			break;
+		}
+	}
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	return changed;
 }

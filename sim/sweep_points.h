@@ -49,6 +49,8 @@ struct point {
 	char *label;           /* "workload.rate=20 seed=2" for messages */
 	char **argv;           /* the `bucketsim run` words after the program name */
 	size_t argc;
+	char **inputs;         /* the files its configuration reads (config_files), absolute */
+	size_t ninputs;
 };
 
 /* An absolute path for a file argument (unchanged when it names no file). */
@@ -65,6 +67,9 @@ struct point *sweep_make_points(const struct spec *s, size_t *np);
 int sweep_point_prepare(const struct spec *s, const char *basefile, struct point *p,
 			 size_t index, size_t width, struct bs_err *err);
 /* The sweep.json text: everything a rerun must match and --collect needs. */
+/* The first input file whose hash differs between the sweep.json texts OLD and NEW (both
+ * listing it), or NULL.  Owned by the caller. */
+char *sweep_changed_input(const char *old, const char *new_text);
 char *sweep_spec_text(const struct spec *s, const struct point *pts, size_t np);
 
 #endif

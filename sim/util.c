@@ -1,6 +1,7 @@
 /*
  * util: see util.h.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "sim/util.h"
 
 #include <csv.h>
@@ -8,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -787,4 +789,22 @@ size_t str_edit_distance(const char *a, const char *b, size_t max)
 			return max + 1;
 	}
 	return row[lb] > max ? max + 1 : row[lb];
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *d = xmalloc(len + 1);
+	memcpy(d, s, len);
+	d[len] = 0;
+	return d;
+}
+
+char *abs_file_path(const char *p)
+{
+	struct stat sb;
+	char buf[PATH_MAX];
+	if (!*p || stat(p, &sb) || !S_ISREG(sb.st_mode) || !realpath(p, buf))
+		return NULL;
+	return xstrdup(buf);
 }

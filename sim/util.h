@@ -47,6 +47,11 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* The first N bytes of S (fewer if S is shorter), NUL-terminated. */
+char *xstrndup(const char *s, size_t n);
+/* The absolute path (symbolic links resolved) of P when P names an existing regular file, else
+ * NULL.  Owned by the caller. */
+char *abs_file_path(const char *p);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Strict parsing: the whole string (no leading/trailing blanks or junk, no empty string) must be

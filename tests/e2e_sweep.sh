@@ -155,4 +155,21 @@ else
 	fail parallel-ran "GNU parallel not installed (make deps)"
 fi
 expect_exit 0 sweep-help "$B" sweep --help
+# The files a configuration names by a key (a mix's traces, a hardware profile) are inputs of
+# the sweep: changed, a rerun is refused naming the file; relative, every point's words (and
+# emitted commands) name them by their absolute path, so they run from any directory.
+mkdir -p "$T/rel/sub"
+AB=$(cd "$(dirname "$B")" && pwd)/$(basename "$B")
+head -30 workloads/data/alpaca.csv > "$T/rel/m.csv"
+cp models/data/gaudi2.json "$T/rel/myhw.json"
+REL=(sweep --set workload.mix=m.csv:1 --set hardware=myhw.json --set workload.num_requests=20 --axis workload.rate=1,2)
+( cd "$T/rel" && "$AB" "${REL[@]}" -o D ) >/dev/null 2>&1 && ok sweep-rel || fail sweep-rel "exit $?"
+grep -q "\"$T/rel/m.csv\":" "$T/rel/D/sweep.json" && ok sweep-mix-input || fail sweep-mix-input "$(grep -A4 inputs "$T/rel/D/sweep.json")"
+sed -i '2s/^\([0-9]*\),[0-9]*,/\1,999,/' "$T/rel/m.csv"
+( cd "$T/rel" && "$AB" "${REL[@]}" -o D ) >"$E2E_TMP/stdout" 2>"$E2E_TMP/stderr"; rc=$?
+[ $rc = 2 ] && ok sweep-mix-changed || fail sweep-mix-changed "exit $rc"
+expect_stderr sweep-mix-changed-msg "input file $T/rel/m.csv changed since it was written"
+( cd "$T/rel" && "$AB" "${REL[@]}" -o E --emit parallel ) > "$T/rel/cmds.txt" 2>/dev/null
+( cd "$T/rel/sub" && bash -c "$(head -1 "$T/rel/cmds.txt")" ) && [ -f "$T/rel/E/points/0001/summary.json" ] \
+	&& ok sweep-emit-elsewhere || fail sweep-emit-elsewhere "$(cat "$T/rel/E/points/0001.err" 2>/dev/null)"
 e2e_done

@@ -41,10 +41,10 @@ const struct cfg_def workload_cfg_defs[] = {
 	 "smallest output length of uniform lengths"},
 	{"workload.output_max", CFG_INT, "512", 1, 1 << 30, NULL, "tokens",
 	 "largest output length of uniform lengths"},
-	{"workload.output_trace", CFG_STRING, NULL, 0, 0, NULL, "",
+	{"workload.output_trace", CFG_STRING, NULL, 0, 0, NULL, CFG_UNIT_FILE,
 	 "a trace (name or path) whose output lengths are resampled for every request instead "
 	 "(e.g. alpaca-outputs); auto = none"},
-	{"workload.mix", CFG_STRING, NULL, 0, 0, NULL, "",
+	{"workload.mix", CFG_STRING, NULL, 0, 0, NULL, CFG_UNIT_FILE_LIST,
 	 "mix of traces NAME:WEIGHT[:online|offline],... (e.g. alpaca:0.8,longbench:0.2); each "
 	 "request picks a trace with these weights; auto = none"},
 	{"workload.truncate", CFG_BOOL, "false", 0, 0, NULL, "",
