@@ -961,40 +961,49 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 			return cli_usage(self, "unexpected option");
 		}
 	}
+	/* Each kind, whether it plots a sweep CSV, and the options it honours (every other one is
+	 * refused). */
+	static const struct {
+		const char *name;
+		bool sweep, logx, logy, key, ci, xlabel, ylabel, x, y, series, target, window;
+	} kinds[] = {
+		{.name = "attainment", .sweep = true, .logx = true, .logy = true, .key = true,
+		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
+		 .series = true, .target = true},
+		{.name = "throughput", .sweep = true, .logx = true, .logy = true, .key = true,
+		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
+		 .series = true},
+		{.name = "line", .sweep = true, .logx = true, .logy = true, .key = true,
+		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
+		 .series = true},
+		{.name = "waste", .sweep = true, .logx = true, .logy = true, .key = true,
+		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
+		 .series = true},
+		{.name = "compiles", .sweep = true, .key = true, .xlabel = true, .x = true,
+		 .series = true},
+		{.name = "cdf", .logx = true, .key = true, .ylabel = true},
+		{.name = "heatmap"},
+		{.name = "timeline", .key = true, .xlabel = true},
+		{.name = "bubbles", .xlabel = true, .ylabel = true, .window = true},
+	};
+	/* The kinds' names, for the messages. */
+	char names[160];
+	size_t no = 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds && no < sizeof names; i++)
+		no += (size_t)snprintf(names + no, sizeof names - no, "%s%s", i ? ", " : "",
+				       kinds[i].name);
 	if (st.optind >= argc)
-		return cli_usage(self, "which kind? attainment, cdf, throughput, line, waste, "
-				       "compiles, heatmap, timeline, bubbles");
+		return cli_usage(self, "which kind? %s", names);
 	const char *kind = argv[st.optind++];
 	char **in = argv + st.optind;
 	int nin = argc - st.optind;
 	if (!out)
 		return cli_usage(self, "-o OUT is required (OUT.pdf, OUT.svg, OUT.png are written)");
-	/* Each kind and the axis options it takes: an option a kind cannot honour is refused,
-	 * never ignored. */
-	static const struct {
-		const char *name;
-		bool sweep, logx, logy, key, ci, xlabel, ylabel, x, y, series, target, window;
-	} kinds[] = {
-		{"attainment", true, true, true, true, true, true, true, true, true, true, true, false},
-		{"throughput", true, true, true, true, true, true, true, true, true, true, false, false},
-		{"line", true, true, true, true, true, true, true, true, true, true, false, false},
-		{"waste", true, true, true, true, true, true, true, true, true, true, false, false},
-		{"compiles", true, false, false, true, false, true, false, true, false, true, false,
-		 false},
-		{"cdf", false, true, false, true, false, false, true, false, false, false, false, false},
-		{"heatmap", false, false, false, false, false, false, false, false, false, false, false,
-		 false},
-		{"timeline", false, false, false, true, false, true, false, false, false, false, false,
-		 false},
-		{"bubbles", false, false, false, false, false, true, true, false, false, false, false,
-		 true},
-	};
 	size_t ki = 0;
 	while (ki < sizeof kinds / sizeof *kinds && strcmp(kinds[ki].name, kind))
 		ki++;
 	if (ki == sizeof kinds / sizeof *kinds)
-		return cli_usage(self, "unknown kind '%s' (attainment, cdf, throughput, line, waste, "
-				       "compiles, heatmap, timeline, bubbles)", kind);
+		return cli_usage(self, "unknown kind '%s' (%s)", kind, names);
 	bool sweep_kind = kinds[ki].sweep, run_kind = !sweep_kind;
 	const struct {
 		bool set, ok;

@@ -9,9 +9,12 @@
  * all generated from it.  The prose tables of policies/README.md are written by hand (a test
  * checks that they name every registered policy).
  *
- * Its own keys (policy_info.keys) become config keys like any other; their values reach its
- * functions as a `const double *par`, indexed by the row of the key (struct policy_params):
- * no kernel code is needed for a policy's parameters.
+ * Its own keys (policy_info.keys) become config keys like any other.  In the families whose
+ * ops have functions, order (key()) and batching (take(), through the draft), their values
+ * reach those functions as a `const double *par`, indexed by the row of the key (struct
+ * policy_params): no kernel code is needed for such a policy's parameters.  The grouping, loop
+ * and bucketing families declare flags the kernel acts on; their keys are read by the kernel
+ * module that implements them (the bucket manager, the pipeline, the bucketer).
  *
  * Families (each with its own ops struct in its own header):
  *   order       scheduler.order      waiting-queue order          (policies/order.h)
@@ -42,7 +45,8 @@ struct policy_info {
  * policy_info.keys: an integer or a double as set (integers are bounded by their range, exact
  * in a double), a boolean 0 or 1, a choice the index of its value in the row's choices; NaN
  * for text (CFG_STRING: its owner parses it) and for an auto key left unset.  At most
- * POLICY_MAX_KEYS rows (the registry's check at start-up refuses more). */
+ * POLICY_MAX_KEYS rows, and an integer key's range within 2^53 (config_init() stops with a
+ * BUG naming the policy otherwise). */
 #define POLICY_MAX_KEYS 8
 struct policy_params {
 	double v[POLICY_MAX_KEYS];

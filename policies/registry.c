@@ -153,21 +153,6 @@ size_t policy_nkeys(const struct policy_info *info)
 	return n;
 }
 
-/* The index of VALUE among CHOICES ("a|b|c"), -1 when absent. */
-static int choice_index(const char *choices, const char *value)
-{
-	size_t len = strlen(value);
-	int i = 0;
-	for (const char *p = choices; p; i++) {
-		const char *bar = strchr(p, '|');
-		size_t n = bar ? (size_t)(bar - p) : strlen(p);
-		if (n == len && !strncmp(p, value, n))
-			return i;
-		p = bar ? bar + 1 : NULL;
-	}
-	return -1;
-}
-
 void policy_params_read(const struct policy_info *info, const struct config *cfg,
 			struct policy_params *out)
 {
@@ -187,7 +172,7 @@ void policy_params_read(const struct policy_info *info, const struct config *cfg
 			out->v[row] = e->b;
 			break;
 		case CFG_CHOICE:
-			out->v[row] = choice_index(d->choices, e->text);
+			out->v[row] = config_choice_index(d->choices, e->text);
 			break;
 		case CFG_STRING:
 			break;

@@ -34,6 +34,10 @@ static size_t all_defs(const struct cfg_def **out)
 			if (policy_nkeys(pi) > POLICY_MAX_KEYS) /* its par[] could not hold them */
 				BUG("policy '%s' has %zu keys, more than POLICY_MAX_KEYS (%d)", pi->name,
 				    policy_nkeys(pi), POLICY_MAX_KEYS);
+			for (const struct cfg_def *k = pi->keys; k && k->key; k++)
+				if (k->type == CFG_INT && (k->min < -0x1p53 || k->max > 0x1p53))
+					BUG("policy '%s': key '%s' ranges beyond 2^53, inexact in par[]",
+					    pi->name, k->key);
 			const struct cfg_def *d = pi->keys;
 			for (; d && d->key; d++, n++)
 				if (out)
@@ -150,19 +154,20 @@ const struct cfg_entry *config_find(const struct config *c, const char *key)
 	return find_mut(c, key);
 }
 
-static bool choice_ok(const char *choices, const char *v)
+int config_choice_index(const char *choices, const char *v)
 {
 	size_t n = strlen(v);
-	for (const char *p = choices; *p;) {
+	int i = 0;
+	for (const char *p = choices; *p; i++) {
 		const char *bar = strchr(p, '|');
 		size_t len = bar ? (size_t)(bar - p) : strlen(p);
 		if (len == n && !strncmp(p, v, n))
-			return true;
+			return i;
 		if (!bar)
 			break;
 		p = bar + 1;
 	}
-	return false;
+	return -1;
 }
 
 int config_set(struct config *c, const char *key, const char *value, enum cfg_origin origin,
@@ -201,7 +206,7 @@ int config_set(struct config *c, const char *key, const char *value, enum cfg_or
 			return bs_errf(err, code, file, line, key, "unknown %s '%s'; valid: %s",
 				       f->name, value, config_choices(d, ", ", valid, sizeof valid));
 		}
-		if (!f && !choice_ok(d->choices, value))
+		if (!f && config_choice_index(d->choices, value) < 0)
 			return bs_errf(err, code, file, line, key, "expected one of %s, got '%s'",
 				       d->choices, value);
 		break;

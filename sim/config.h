@@ -120,6 +120,8 @@ double config_double(const struct config *c, const char *key);
 bool config_bool(const struct config *c, const char *key);
 /* Text of the value, or NULL when unset.  Also valid for numeric keys. */
 const char *config_str(const struct config *c, const char *key);
+/* The index of V among CHOICES ("a|b|c"), -1 when it is none of them. */
+int config_choice_index(const char *choices, const char *v);
 /* For every set key of C whose values name files (CFG_UNIT_FILE, CFG_UNIT_FILE_LIST): calls FN
  * with the key, its value with each name that is an existing file made absolute, and those
  * files (absolute).  Names that are no file (a bundled trace, a profile name) stay as they are;

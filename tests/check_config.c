@@ -204,7 +204,7 @@ START_TEST(registry_choices)
 	}
 	ck_assert_str_eq(e.msg, want);
 	static const char *const shipped[] = {"fcfs", "sjf", "ljf", "sjf_total", "ljf_total",
-					      "priority", "earliest_bucket", "slo_output"};
+					      "priority", "earliest_bucket", "slo_output", "sjf_aging"};
 	for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++)
 		ck_assert_ptr_nonnull(policy_find(orders, shipped[i]));
 	char buf[256];

@@ -259,4 +259,11 @@ mkdir -p "$T/capbad"
 sed '0,/"system":/s//"sys":/' "$T/cap/capacity.json" > "$T/capbad/capacity.json"
 expect_exit 3 plot-capacity-bad "$B" plot attainment "$T/capbad" -o "$T/f/x"
 expect_stderr plot-capacity-bad-msg "capbad/capacity.json: field 'systems\[0\].system': missing or not of its type"
+# every refusal says which option and kind (exit 2 alone would also be a mistyped option)
+for c in "cdf --logy" "heatmap --logy" "timeline --logx" "heatmap --key top\ left" "cdf --ci 0.9" "compiles --ylabel y" "cdf --xlabel x"; do
+	set -- $c; k=$1; shift
+	in="$T/a"; [ "$k" = compiles ] && in="$T/c/sweep.csv"
+	eval "\"\$B\" plot $k \"\$in\" $* -o \"\$T/f/x\"" >"$E2E_TMP/stdout" 2>"$E2E_TMP/stderr"
+	grep -q -- "${1} does not apply to a $k plot" "$E2E_TMP/stderr" && ok "plot-refuse-msg-$k-$1" || fail "plot-refuse-msg-$k-$1" "$(head -1 "$E2E_TMP/stderr")"
+done
 e2e_done

@@ -166,11 +166,12 @@ for o in fcfs sjf ljf sjf_total ljf_total priority earliest_bucket slo_output; d
 done
 [ -z "$missing" ] && ok order-members || fail order-members "missing:$missing in: $valid"
 # policies/README.md describes every registered policy: each name appears there in backquotes
-undocumented=""
+undocumented=""; nnames=0
 for name in $("$B" list policies | awk '/^[a-z]+ \([a-z_.]+\):/{f = 1; next} /^[^ ]/{f = 0} f {print $1}'); do
+	nnames=$((nnames + 1))
 	grep -q "\`$name\`" "$(dirname "$0")/../policies/README.md" || undocumented="$undocumented $name"
 done
-[ -z "$undocumented" ] && ok policies-readme-names || fail policies-readme-names "not in policies/README.md:$undocumented"
+[ "$nnames" -gt 20 ] && [ -z "$undocumented" ] && ok policies-readme-names || fail policies-readme-names "$nnames names read from 'list policies'; not in policies/README.md:$undocumented"
 # A policy's own key reaches it (policies/policy.h, par[]): sjf_aging with no aging is FCFS,
 # and with every request waiting from t = 0 it is SJF whatever the weight.
 AG=(--trace alpaca --set workload.num_requests=400 --seed 2 -q --no-batches)
