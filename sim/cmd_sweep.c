@@ -290,6 +290,9 @@ static void write_command(FILE *f, const char *exe, const char *dir, const struc
 	free(e);
 }
 
+/* The most array tasks an emitted Slurm script asks for. */
+#define SWEEP_ARRAY_MAX 1000
+
 static int emit(const char *how, const char *dir, const struct point *pts, size_t np,
 		struct bs_err *err)
 {
@@ -297,37 +300,54 @@ static int emit(const char *how, const char *dir, const struct point *pts, size_
 	if (!realpath("/proc/self/exe", exe))
 		return bs_errf(err, BS_EXIT_RUNTIME, "/proc/self/exe", 0, NULL, "%s",
 			       strerror(errno));
+	/* The unfinished points' commands, one per line (a rerun emits what is left). */
 	char *all = NULL;
-	size_t alen = 0;
+	size_t alen = 0, nrun = 0;
 	FILE *f = open_memstream(&all, &alen);
 	for (size_t i = 0; i < np; i++)
-		write_command(f, exe, dir, &pts[i]);
+		if (!point_done(dir, &pts[i])) {
+			write_command(f, exe, dir, &pts[i]);
+			nrun++;
+		}
 	fclose(f);
 	char *p = xasprintf("%s/commands.txt", dir);
 	int rc = sweep_write_atomic(p, all, err);
 	free(p);
 	if (!rc && !strcmp(how, "parallel")) {
-		for (size_t i = 0; i < np; i++)
-			if (!point_done(dir, &pts[i]))
-				write_command(stdout, exe, dir, &pts[i]);
+		fputs(all, stdout);
+	} else if (!rc && !nrun) {
+		fprintf(stderr, "bucketsim: every point is finished; bucketsim sweep --collect %s "
+				"writes the CSV\n", dir);
 	} else if (!rc) {
+		/* At most SWEEP_ARRAY_MAX array tasks (Slurm's default MaxArraySize is 1001), each
+		 * running PER consecutive lines, going on after a failed one. */
+		size_t tasks = nrun < SWEEP_ARRAY_MAX ? nrun : SWEEP_ARRAY_MAX;
+		size_t per = (nrun + tasks - 1) / tasks;
+		tasks = (nrun + per - 1) / per;
 		char *s = NULL;
 		size_t slen = 0;
 		f = open_memstream(&s, &slen);
 		fprintf(f, "#!/bin/sh\n"
-			   "# bucketsim sweep: one array task per point; merge with\n"
-			   "#   bucketsim sweep --collect ");
+			   "# bucketsim sweep: %zu unfinished points, %zu per array task; merge with\n"
+			   "#   bucketsim sweep --collect ", nrun, per);
 		shell_word(f, dir);
 		fprintf(f, "\n#SBATCH --job-name=bucketsim-sweep\n#SBATCH --array=1-%zu\n"
 			   "#SBATCH --output=%s/points/slurm-%%a.out\n"
-			   "set -e\n"
-			   "line=$(sed -n \"${SLURM_ARRAY_TASK_ID}p\" ", np, dir);
+			   "per=%zu\n"
+			   "first=$(( (SLURM_ARRAY_TASK_ID - 1) * per + 1 ))\n"
+			   "status=0\n"
+			   "i=$first\n"
+			   "while [ \"$i\" -lt $(( first + per )) ]; do\n"
+			   "\tline=$(sed -n \"${i}p\" ", tasks, dir, per);
 		char *c = xasprintf("%s/commands.txt", dir);
 		shell_word(f, c);
 		free(c);
 		fputs(")\n"
-		      "[ -n \"$line\" ] || exit 1\n"
-		      "eval \"$line\"\n", f);
+		      "\t[ -n \"$line\" ] || break\n"
+		      "\teval \"$line\" || status=$?\n"
+		      "\ti=$(( i + 1 ))\n"
+		      "done\n"
+		      "exit $status\n", f);
 		fclose(f);
 		p = xasprintf("%s/sweep.sbatch", dir);
 		rc = sweep_write_atomic(p, s, err);

@@ -172,4 +172,17 @@ expect_stderr sweep-mix-changed-msg "input file $T/rel/m.csv changed since it wa
 ( cd "$T/rel" && "$AB" "${REL[@]}" -o E --emit parallel ) > "$T/rel/cmds.txt" 2>/dev/null
 ( cd "$T/rel/sub" && bash -c "$(head -1 "$T/rel/cmds.txt")" ) && [ -f "$T/rel/E/points/0001/summary.json" ] \
 	&& ok sweep-emit-elsewhere || fail sweep-emit-elsewhere "$(cat "$T/rel/E/points/0001.err" 2>/dev/null)"
+# Slurm: at most 1000 array tasks (the default MaxArraySize is 1001), each running its share
+# of consecutive points: 2002 points give 668 tasks of 3; the last task runs the last point
+"$B" sweep --set workload.num_requests=5 --axis workload.rate=$(seq -s, 1 1001) --seeds 2 -o "$T/big" --emit slurm >/dev/null 2>&1
+grep -q '^#SBATCH --array=1-668$' "$T/big/sweep.sbatch" && grep -q '^per=3$' "$T/big/sweep.sbatch" && [ "$(wc -l < "$T/big/commands.txt")" = 2002 ] \
+	&& ok slurm-chunks || fail slurm-chunks "$(grep -E 'array|^per' "$T/big/sweep.sbatch")"
+SLURM_ARRAY_TASK_ID=668 sh "$T/big/sweep.sbatch" && [ -f "$T/big/points/2002/summary.json" ] && [ ! -e "$T/big/points/2001/summary.json" ] \
+	&& ok slurm-last-task || fail slurm-last-task "$(ls "$T/big/points" | tail -3)"
+SLURM_ARRAY_TASK_ID=1 sh "$T/big/sweep.sbatch" && [ -f "$T/big/points/0003/summary.json" ] && [ ! -e "$T/big/points/0004/summary.json" ] \
+	&& ok slurm-first-task || fail slurm-first-task "$(ls "$T/big/points" | head -4)"
+# a rerun emits only what is left
+"$B" sweep --set workload.num_requests=5 --axis workload.rate=$(seq -s, 1 1001) --seeds 2 -o "$T/big" --emit slurm >/dev/null 2>&1
+[ "$(wc -l < "$T/big/commands.txt")" = 1998 ] && grep -q '^# bucketsim sweep: 1998 unfinished points' "$T/big/sweep.sbatch" \
+	&& ok slurm-rerun-left || fail slurm-rerun-left "$(wc -l < "$T/big/commands.txt")"
 e2e_done
