@@ -48,6 +48,7 @@ enum {
 	OPT_GRID,
 	OPT_EMIT,
 	OPT_COLLECT,
+	OPT_NO_BATCHES,
 };
 
 static const struct cli_opt opts[] = {
@@ -68,6 +69,9 @@ static const struct cli_opt opts[] = {
 	 "write DIR/sweep.sbatch, a job array (slurm); needs -o", "Run"},
 	{"collect", OPT_COLLECT, 1, "DIR",
 	 "do not run: merge the points found in DIR into DIR/sweep.csv (with --metrics)", "Run"},
+	{"no-batches", OPT_NO_BATCHES, 0, NULL,
+	 "as for run: --set output.batches=false (the points write no batches.csv unless the "
+	 "configuration asks)", "Output"},
 	{"metrics", OPT_METRICS, 1, "LIST",
 	 "comma-separated summary metrics for the CSV (default: every scalar metric)", "Output"},
 	{"output", OPT_OUT, 1, "DIR",
@@ -413,6 +417,13 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		char why[256];
 		int64_t v;
 		switch (c) {
+		case OPT_NO_BATCHES: /* run's option, replayed as what it sets */
+			if (cli_config_opt(&probe, CLI_OPT_SET, "output.batches=false", &err) < 0) {
+				rc = cli_fail(&err);
+				goto done;
+			}
+			s.so[s.nso++] = (struct saved_opt){CLI_OPT_SET, xstrdup("output.batches=false")};
+			break;
 		case OPT_TRACE:
 			s.trace = st.optarg;
 			break;

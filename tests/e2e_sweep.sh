@@ -185,4 +185,7 @@ SLURM_ARRAY_TASK_ID=1 sh "$T/big/sweep.sbatch" && [ -f "$T/big/points/0003/summa
 "$B" sweep --set workload.num_requests=5 --axis workload.rate=$(seq -s, 1 1001) --seeds 2 -o "$T/big" --emit slurm >/dev/null 2>&1
 [ "$(wc -l < "$T/big/commands.txt")" = 1998 ] && grep -q '^# bucketsim sweep: 1998 unfinished points' "$T/big/sweep.sbatch" \
 	&& ok slurm-rerun-left || fail slurm-rerun-left "$(wc -l < "$T/big/commands.txt")"
+# --no-batches as for run: what it sets, in its place among the options
+"$B" sweep --set output.batches=true --no-batches --set workload.num_requests=10 --axis workload.rate=1 -o "$T/nb" >/dev/null 2>&1 \
+	&& [ -f "$T/nb/points/0001/summary.json" ] && [ ! -e "$T/nb/points/0001/batches.csv" ] && ok sweep-no-batches || fail sweep-no-batches "$(ls "$T/nb/points/0001" 2>&1)"
 e2e_done
