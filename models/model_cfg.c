@@ -6,13 +6,13 @@
 #include "sim/sim_cfg.h"
 
 const struct cfg_def model_cfg_defs[] = {
-	{"hardware", CFG_STRING, "gaudi2", 0, 0, NULL, CFG_UNIT_FILE,
+	{"hardware", CFG_STRING, "gaudi2", 0, 0, NULL, CFG_UNIT_NAME_OR_FILE,
 	 "hardware profile (bucketsim list models)"},
 	{"hardware.tp", CFG_INT, "1", 1, 64, NULL, "cards", "tensor-parallel degree"},
 	{"hardware.kv_link_gb_s", CFG_DOUBLE, NULL, 0.001, 1e6, NULL, "GB/s",
 	 "per-card link bandwidth for KV transfer between instances; auto = the profile's "
 	 "scale-out bandwidth"},
-	{"model", CFG_STRING, "llama-3.1-8b", 0, 0, NULL, CFG_UNIT_FILE,
+	{"model", CFG_STRING, "llama-3.1-8b", 0, 0, NULL, CFG_UNIT_NAME_OR_FILE,
 	 "model profile (bucketsim list models)"},
 	{"model.precision", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "weight precision of the transformer linear layers (embeddings and LM head stay bf16)"},
 	{"model.kv_dtype", CFG_CHOICE, NULL, 0, 0, "bf16|fp8", "",

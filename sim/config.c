@@ -627,6 +627,22 @@ cJSON *config_to_json(const struct config *c)
 	return o;
 }
 
+/* Whether NAME, the value of a key that takes a bundled name or a path, is a path: it holds a
+ * '/' or ends in .json, .jsonl or .csv (CFG_UNIT_NAME_OR_FILE). */
+static bool names_path(const char *name)
+{
+	static const char *const ext[] = {".json", ".jsonl", ".csv"};
+	size_t n = strlen(name);
+	if (strchr(name, '/'))
+		return true;
+	for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+		size_t k = strlen(ext[i]);
+		if (n > k && !strcmp(name + n - k, ext[i]))
+			return true;
+	}
+	return false;
+}
+
 void config_files(const struct config *c,
 		  void (*fn)(void *ctx, const char *key, const char *abs_value,
 			     char *const *files, size_t nfiles),
@@ -636,7 +652,8 @@ void config_files(const struct config *c,
 		const struct cfg_entry *e = &c->e[i];
 		const char *u = e->def->unit;
 		bool list = u && !strcmp(u, CFG_UNIT_FILE_LIST);
-		if (!e->text || !u || (!list && strcmp(u, CFG_UNIT_FILE)))
+		bool path_only = u && !strcmp(u, CFG_UNIT_FILE);
+		if (!e->text || !u || (!list && !path_only && strcmp(u, CFG_UNIT_NAME_OR_FILE)))
 			continue;
 		/* Each entry: a NAME (up to ':' in a list), kept or made absolute, then the rest. */
 		char *out = NULL, **files = NULL;
@@ -645,7 +662,8 @@ void config_files(const struct config *c,
 		for (const char *p = e->text; *p;) {
 			size_t n = list ? strcspn(p, ",") : strlen(p);
 			size_t nm = list ? strcspn(p, ":,") : n;
-			char *name = xstrndup(p, nm), *abs = abs_file_path(name);
+			char *name = xstrndup(p, nm);
+			char *abs = path_only || names_path(name) ? abs_file_path(name) : NULL;
 			if (abs) {
 				files = xrealloc(files, (nf + 1) * sizeof *files);
 				files[nf++] = abs;

@@ -35,10 +35,13 @@ enum cfg_type {
 	CFG_CHOICE,   /* one of `choices`, written "a|b|c" */
 };
 
-/* The units of the keys whose values name files: a path or a bundled name (CFG_UNIT_FILE), or a
- * list NAME[:...],... of them (CFG_UNIT_FILE_LIST).  config_files() finds the files they name. */
+/* The units of the keys whose values name files: always a path (CFG_UNIT_FILE); a bundled name
+ * or a path (CFG_UNIT_NAME_OR_FILE), a path being a value with a '/' or ending in .json, .jsonl
+ * or .csv, which no bundled name does; a list NAME[:...],... of those (CFG_UNIT_FILE_LIST).
+ * config_files() finds the files they name. */
 #define CFG_UNIT_FILE "file"
-#define CFG_UNIT_FILE_LIST "file list"
+#define CFG_UNIT_NAME_OR_FILE "name or file"
+#define CFG_UNIT_FILE_LIST "name or file list"
 
 struct cfg_def {
 	const char *key;      /* dotted, e.g. "server.max_num_seqs"; NULL ends a table */

@@ -172,6 +172,10 @@ expect_stderr sweep-mix-changed-msg "input file $T/rel/m.csv changed since it wa
 ( cd "$T/rel" && "$AB" "${REL[@]}" -o E --emit parallel ) > "$T/rel/cmds.txt" 2>/dev/null
 ( cd "$T/rel/sub" && bash -c "$(head -1 "$T/rel/cmds.txt")" ) && [ -f "$T/rel/E/points/0001/summary.json" ] \
 	&& ok sweep-emit-elsewhere || fail sweep-emit-elsewhere "$(cat "$T/rel/E/points/0001.err" 2>/dev/null)"
+# a bundled name stays a name even when a file of that name is in the directory
+touch "$T/rel/alpaca"
+( cd "$T/rel" && "$AB" sweep --set workload.mix=alpaca:1 --set workload.num_requests=10 --axis workload.rate=1 -o N ) >/dev/null 2>&1
+grep -q "$T/rel/alpaca" "$T/rel/N/sweep.json" && fail sweep-bundled-name "alpaca taken as $T/rel/alpaca" || ok sweep-bundled-name
 # Slurm: at most 1000 array tasks (the default MaxArraySize is 1001), each running its share
 # of consecutive points: 2002 points give 668 tasks of 3; the last task runs the last point
 "$B" sweep --set workload.num_requests=5 --axis workload.rate=$(seq -s, 1 1001) --seeds 2 -o "$T/big" --emit slurm >/dev/null 2>&1

@@ -41,7 +41,7 @@ const struct cfg_def workload_cfg_defs[] = {
 	 "smallest output length of uniform lengths"},
 	{"workload.output_max", CFG_INT, "512", 1, 1 << 30, NULL, "tokens",
 	 "largest output length of uniform lengths"},
-	{"workload.output_trace", CFG_STRING, NULL, 0, 0, NULL, CFG_UNIT_FILE,
+	{"workload.output_trace", CFG_STRING, NULL, 0, 0, NULL, CFG_UNIT_NAME_OR_FILE,
 	 "a trace (name or path) whose output lengths are resampled for every request instead "
 	 "(e.g. alpaca-outputs); auto = none"},
 	{"workload.mix", CFG_STRING, NULL, 0, 0, NULL, CFG_UNIT_FILE_LIST,
