@@ -170,6 +170,11 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		return cli_usage(self, "--data, --hardware and -o are required");
 	if (!*out)
 		return cli_usage(self, "empty -o FILE");
+	/* --hardware as the CSV's column is read ("Gaudi 2" is gaudi2). */
+	char hwname[16];
+	calib_norm_hw(hw, hwname, sizeof hwname);
+	if (hwname[0])
+		hw = hwname;
 	struct bs_err err = {0};
 	struct calib_row *rows = NULL;
 	size_t n = 0;

@@ -25,6 +25,9 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -142,8 +145,16 @@ static pid_t start_point(const char *dir, const struct point *p)
 	char *errp = xasprintf("%s/points/%s.err", dir, p->name);
 	remove_tree(tmp);
 	fflush(NULL);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
+#ifdef __linux__
+		/* A worker ends with its sweep (SIGTERM: it removes its temporaries), even when the
+		 * sweep is killed with SIGKILL; a sweep already gone by now is noticed below. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+		if (getppid() != parent)
+			_exit(BS_EXIT_RUNTIME);
 		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 		int nul = open("/dev/null", O_RDWR);
 		if (fd < 0 || nul < 0)
@@ -245,6 +256,13 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 		int rc = WIFEXITED(status) ? WEXITSTATUS(status) : BS_EXIT_RUNTIME;
 		if (!rc && finish_point(dir, &pts[i]))
 			rc = BS_EXIT_RUNTIME;
+		if (!rc) { /* a run that succeeded and said nothing leaves no empty NNNN.err */
+			char *e = xasprintf("%s/points/%s.err", dir, pts[i].name);
+			struct stat sb;
+			if (!stat(e, &sb) && sb.st_size == 0)
+				unlink(e);
+			free(e);
+		}
 		if (rc && !first_rc)
 			first_rc = rc;
 		done++;

@@ -128,4 +128,7 @@ expect_exit 3 rsp-bad "$BUCKETSIM" run --env RUNTIME_SCALE_PATCHING=maybe -q
 expect_stderr rsp-bad-msg "field 'RUNTIME_SCALE_PATCHING': expected true or false, got 'maybe'"
 expect_exit 3 lazy-mode-bad "$BUCKETSIM" run --env PT_HPU_LAZY_MODE=yes -q
 expect_stderr lazy-mode-bad-msg "field 'PT_HPU_LAZY_MODE': expected 0 \(torch.compile\) or 1 \(lazy\), got 'yes'"
+# --hardware is read as the CSV's hardware column is ("Gaudi 2" is gaudi2)
+expect_exit 0 calib-hw-spaced "$BUCKETSIM" calibrate --data models/data/gaudi_measurements.csv --hardware "Gaudi 2" --software 1.20 -o "$E2E_TMP/g2.json" -q
+grep -v '"command"' "$E2E_TMP/g2.json" | cmp -s - <(grep -v '"command"' models/data/gaudi2.json) && ok calib-hw-spaced-same || fail calib-hw-spaced-same "differs from the shipped gaudi2 profile"
 e2e_done

@@ -192,4 +192,13 @@ SLURM_ARRAY_TASK_ID=1 sh "$T/big/sweep.sbatch" && [ -f "$T/big/points/0003/summa
 # --no-batches as for run: what it sets, in its place among the options
 "$B" sweep --set output.batches=true --no-batches --set workload.num_requests=10 --axis workload.rate=1 -o "$T/nb" >/dev/null 2>&1 \
 	&& [ -f "$T/nb/points/0001/summary.json" ] && [ ! -e "$T/nb/points/0001/batches.csv" ] && ok sweep-no-batches || fail sweep-no-batches "$(ls "$T/nb/points/0001" 2>&1)"
+# a sweep killed with SIGKILL takes its workers with it; successful points leave no empty .err
+"$B" sweep --set workload.num_requests=2000000 --axis workload.rate=10,20 -j 2 -o "$T/kill" >/dev/null 2>&1 &
+spid=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(pgrep -f "$T/kill/points" | wc -l)" -ge 2 ] && break; sleep 0.2; done
+kill -9 $spid; wait $spid 2>/dev/null
+sleep 1
+[ "$(pgrep -f "$T/kill/points" | wc -l)" = 0 ] && ok sweep-kill-workers || { fail sweep-kill-workers "$(pgrep -af "$T/kill/points")"; pkill -f "$T/kill/points"; }
+"$B" sweep --set workload.num_requests=10 --axis workload.rate=1,2 -o "$T/noerr" >/dev/null 2>&1
+[ -f "$T/noerr/points/0001/summary.json" ] && [ ! -e "$T/noerr/points/0001.err" ] && ok sweep-no-empty-err || fail sweep-no-empty-err "$(ls "$T/noerr/points")"
 e2e_done
