@@ -1,0 +1,281 @@
+/*
+ * plot_run: the figures of run directories (cdf, heatmap, timeline, bubbles), read from their
+ * requests.csv, buckets.csv, monitor.csv and batches.csv.  See plot_kinds.h and
+ * analysis/README.md ("Figures").
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/plot_kinds.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Empirical CDFs of TTFT, TPOT and E2E, one series per run directory. */
+int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
+{
+	static const char *const cols[][2] = {{"ttft_ms", "TTFT (ms)"}, {"tpot_ms", "TPOT (ms)"},
+					      {"e2e_ms", "E2E latency (ms)"}};
+	g->multi = true;
+	g->rows = 1;
+	g->cols = 3;
+	struct table *t = xcalloc((size_t)n, sizeof *t);
+	int rc = 0;
+	for (int d = 0; d < n && !rc; d++) {
+		char *p = xasprintf("%s/requests.csv", dirs[d]);
+		rc = plot_table_read(p, &t[d], err);
+		free(p);
+	}
+	for (size_t k = 0; k < 3 && !rc; k++) {
+		plot_fig_labels(g, cols[k][1], "fraction of requests");
+		fputs("  set yrange [0:1]\n  set logscale x\n  set key bottom right\n", g->gp);
+		plot_fig_axes(g, true);
+		fputs("  plot ", g->gp);
+		for (int d = 0; d < n && !rc; d++) {
+			long c;
+			char *p = xasprintf("%s/requests.csv", dirs[d]);
+			rc = plot_need_col(&t[d], p, cols[k][0], &c, err);
+			free(p);
+			if (rc)
+				break;
+			double *v = xmalloc(t[d].rows * sizeof *v);
+			size_t m = 0;
+			for (size_t r = 1; r < t[d].rows; r++)
+				if (plot_number(plot_cell(&t[d], r, (size_t)c), &v[m]) && v[m] > 0)
+					m++;
+			qsort(v, m, sizeof *v, cmp_double);
+			const char *base = strrchr(dirs[d], '/') ? strrchr(dirs[d], '/') + 1 : dirs[d];
+			size_t b = plot_fig_block(g, base);
+			for (size_t i = 0; i < m; i++)
+				fprintf(g->dat, "%.9g %.9g\n", v[i], (double)(i + 1) / (double)m);
+			free(v);
+			fprintf(g->gp, "%sdat index %zu using 1:2 with steps lt %d title ",
+				d ? ", \\\n       " : "", b, d % 8 + 1);
+			plot_gp_str(g->gp, base);
+		}
+		fputs("\n  unset logscale x\n", g->gp);
+	}
+	for (int d = 0; d < n; d++)
+		plot_table_free(&t[d]);
+	free(t);
+	return rc;
+}
+
+/* Bucket usage: passes per bucket, prompt (query x batch size) and decode (blocks x batch
+ * size), colour = log10(uses); warmed but unused buckets empty. */
+int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
+{
+	char *p = xasprintf("%s/buckets.csv", dir);
+	struct table t;
+	int rc = plot_table_read(p, &t, err);
+	long cph, cbs, cq, cb, cu;
+	if (!rc)
+		rc = plot_need_col(&t, p, "phase", &cph, err) || plot_need_col(&t, p, "bs", &cbs, err) ||
+		     plot_need_col(&t, p, "query", &cq, err) || plot_need_col(&t, p, "blocks", &cb, err) ||
+		     plot_need_col(&t, p, "uses", &cu, err);
+	free(p);
+	if (rc) {
+		if (t.cell)
+			plot_table_free(&t);
+		return -1;
+	}
+	g->multi = true;
+	g->rows = 1;
+	g->cols = 2;
+	static const char *const ph[] = {"prompt", "decode"};
+	for (size_t k = 0; k < 2; k++) {
+		long cx = k ? cb : cq;
+		/* Distinct x and batch-size values, ascending: the grid's axes. */
+		double xs[4096], ys[4096];
+		size_t nx = 0, ny = 0;
+		for (size_t r = 1; r < t.rows; r++) {
+			double x, y;
+			if (strcmp(plot_cell(&t, r, (size_t)cph), ph[k]) ||
+			    !plot_number(plot_cell(&t, r, (size_t)cx), &x) || !plot_number(plot_cell(&t, r, (size_t)cbs), &y))
+				continue;
+			size_t i = 0;
+			while (i < nx && xs[i] != x)
+				i++;
+			if (i == nx && nx < 4096)
+				xs[nx++] = x;
+			i = 0;
+			while (i < ny && ys[i] != y)
+				i++;
+			if (i == ny && ny < 4096)
+				ys[ny++] = y;
+		}
+		qsort(xs, nx, sizeof *xs, cmp_double);
+		qsort(ys, ny, sizeof *ys, cmp_double);
+		double *u = xcalloc(nx * ny + 1, sizeof *u);
+		for (size_t r = 1; r < t.rows; r++) {
+			double x, y, n;
+			if (strcmp(plot_cell(&t, r, (size_t)cph), ph[k]) ||
+			    !plot_number(plot_cell(&t, r, (size_t)cx), &x) ||
+			    !plot_number(plot_cell(&t, r, (size_t)cbs), &y) || !plot_number(plot_cell(&t, r, (size_t)cu), &n))
+				continue;
+			size_t i = 0, j = 0;
+			while (i < nx && xs[i] != x)
+				i++;
+			while (j < ny && ys[j] != y)
+				j++;
+			if (i < nx && j < ny)
+				u[j * nx + i] += n;
+		}
+		size_t b = plot_fig_block(g, ph[k]);
+		for (size_t j = 0; j < ny; j++) {
+			for (size_t i = 0; i < nx; i++) {
+				if (u[j * nx + i] > 0)
+					fprintf(g->dat, "%zu %zu %.6g\n", i, j, log10(u[j * nx + i]));
+				else
+					fprintf(g->dat, "%zu %zu NaN\n", i, j);
+			}
+			fputc('\n', g->dat);
+		}
+		free(u);
+		/* Tick labels: the bucket values, thinned to at most 12. */
+		fprintf(g->gp, "  set title \"%s buckets\"\n  set xlabel \"%s\"\n"
+			       "  set ylabel \"batch size (sequences)\"\n  set cblabel \"log10 passes\"\n"
+			       "  set xrange [-0.5:%zu.5]\n  set yrange [-0.5:%zu.5]\n  set xtics (",
+			ph[k], k ? "KV blocks of the bucket" : "query tokens of the bucket",
+			nx ? nx - 1 : 0, ny ? ny - 1 : 0);
+		size_t sx = nx > 12 ? (nx + 11) / 12 : 1, sy = ny > 12 ? (ny + 11) / 12 : 1;
+		for (size_t i = 0; i < nx; i += sx)
+			fprintf(g->gp, "%s\"%.0f\" %zu", i ? ", " : "", xs[i], i);
+		fputs(") rotate by 45 right\n  set ytics (", g->gp);
+		for (size_t j = 0; j < ny; j += sy)
+			fprintf(g->gp, "%s\"%.0f\" %zu", j ? ", " : "", ys[j], j);
+		fprintf(g->gp, ")\n  unset key\n  unset grid\n  set style fill solid 1.0 noborder\n"
+			       "  plot dat index %zu using 1:2:(0.5):(0.5):3 with boxxyerror fc palette\n"
+			       "  set grid\n  unset title\n", b);
+	}
+	plot_table_free(&t);
+	return 0;
+}
+
+/* The monitor's timeline: queues and batch, KV use, step latency. */
+int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
+{
+	char *p = xasprintf("%s/monitor.csv", dir);
+	struct table t;
+	int rc = plot_table_read(p, &t, err);
+	static const char *const cols[] = {"time_s", "waiting", "running", "transferring",
+					   "kv_utilization", "batch_latency_ms"};
+	long c[6];
+	for (size_t i = 0; i < 6 && !rc; i++)
+		rc = plot_need_col(&t, p, cols[i], &c[i], err);
+	free(p);
+	if (rc) {
+		if (t.cell)
+			plot_table_free(&t);
+		return -1;
+	}
+	g->multi = true;
+	g->wide = true;
+	g->rows = 3;
+	g->cols = 1;
+	size_t b = plot_fig_block(g, "monitor: time_s waiting running transferring kv_utilization "
+			     "batch_latency_ms");
+	for (size_t r = 1; r < t.rows; r++) {
+		for (size_t i = 0; i < 6; i++)
+			fprintf(g->dat, "%s%s", i ? " " : "", plot_cell(&t, r, (size_t)c[i]));
+		fputc('\n', g->dat);
+	}
+	plot_table_free(&t);
+	/* The user's x label and legend (the first panel's: the others have none). */
+	plot_fig_labels(g, "simulated time (s)", NULL);
+	fputs("  set ylabel \"requests\"\n  set key above horizontal noopaque nobox\n", g->gp);
+	plot_fig_axes(g, true);
+	fprintf(g->gp,
+		"  plot dat index %zu using 1:2 with steps lt 1 title \"waiting\", "
+		"'' index %zu using 1:3 with steps lt 2 title \"running (batch)\", "
+		"'' index %zu using 1:4 with steps lt 3 title \"KV transfer\"\n"
+		"  set ylabel \"KV cache in use (fraction)\"\n  set yrange [0:*]\n"
+		"  unset key\n  plot dat index %zu using 1:5 with steps lt 4 notitle\n  set yrange [*:*]\n"
+		"  set ylabel \"step latency (ms)\"\n"
+		"  plot dat index %zu using 1:6 with steps lt 5 notitle\n", b, b, b, b, b);
+	return 0;
+}
+
+/* Pipeline bubbles: each lane's passes as bars over time; idle gaps are the bubbles. */
+int plot_bubbles(const char *dir, double window, struct fig *g, struct bs_err *err)
+{
+	char *p = xasprintf("%s/summary.json", dir);
+	size_t len;
+	char *txt = read_file(p, &len, err);
+	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
+	free(txt);
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(j, "metrics"), "pipeline_stages");
+	int stages = cJSON_IsRaw(st) ? atoi(st->valuestring) : cJSON_IsNumber(st) ? st->valueint : 0;
+	cJSON_Delete(j);
+	if (!err->code && stages < 2)
+		bs_errf(err, BS_EXIT_INPUT, p, 0, "pipeline_stages",
+			"this run has no pipeline (cluster.pp = 1), so no bubbles to show: run "
+			"with --set cluster.pp=2 or more");
+	free(p);
+	if (err->code)
+		return -1;
+	p = xasprintf("%s/batches.csv", dir);
+	struct table t;
+	int rc = plot_table_read(p, &t, err);
+	long cs, ce, ci;
+	if (!rc)
+		rc = plot_need_col(&t, p, "start_s", &cs, err) || plot_need_col(&t, p, "end_s", &ce, err) ||
+		     plot_need_col(&t, p, "instance", &ci, err);
+	free(p);
+	if (rc) {
+		if (t.cell)
+			plot_table_free(&t);
+		return -1;
+	}
+	double t0 = NAN, t1;
+	int lanes = 0;
+	size_t lane0 = 0;
+	for (size_t r = 1; r < t.rows; r++) {
+		double s, e, in;
+		if (!plot_number(plot_cell(&t, r, (size_t)cs), &s) || !plot_number(plot_cell(&t, r, (size_t)ce), &e) ||
+		    !plot_number(plot_cell(&t, r, (size_t)ci), &in))
+			continue;
+		if (isnan(t0))
+			t0 = s;
+		if ((int)in + 1 > lanes)
+			lanes = (int)in + 1;
+		if (in == 0 && ++lane0 == 40 && window <= 0)
+			window = e - t0;
+	}
+	if (window <= 0)
+		window = 1;
+	t1 = t0 + window;
+	g->rows = g->cols = 1;
+	double *busy = xcalloc((size_t)lanes + 1, sizeof *busy);
+	size_t b = plot_fig_block(g, "passes");
+	for (size_t r = 1; r < t.rows; r++) {
+		double s, e, in;
+		if (!plot_number(plot_cell(&t, r, (size_t)cs), &s) || !plot_number(plot_cell(&t, r, (size_t)ce), &e) ||
+		    !plot_number(plot_cell(&t, r, (size_t)ci), &in) || s >= t1)
+			continue;
+		e = e < t1 ? e : t1;
+		busy[(int)in] += e - s;
+		fprintf(g->dat, "%.9g %.9g %d\n", (s - t0) * 1e3, (e - t0) * 1e3, (int)in);
+	}
+	plot_table_free(&t);
+	plot_fig_labels(g, "time from the first pass (ms)", "lane (instance x pipeline stage)");
+	fprintf(g->gp, "  set yrange [-0.6:%d.6]\n"
+		       "  set xrange [0:%.6g]\n  unset key\n  set style fill solid 0.9 noborder\n"
+		       "  set ytics (", lanes - 1, window * 1e3);
+	/* Each lane's idle share of the window, the bubbles, in its tic label. */
+	for (int l = 0; l < lanes; l++)
+		fprintf(g->gp, "%s\"%d: %.0f%%%% idle\" %d", l ? ", " : "", l,
+			100 * (1 - busy[l] / window), l);
+	fputs(")\n", g->gp);
+	fprintf(g->gp, "  plot dat index %zu using (($1+$2)/2):3:(($2-$1)/2):(0.35) with "
+		       "boxxyerror lc rgb \"%s\"\n", b, okabe_ito[0]);
+	free(busy);
+	return 0;
+}
+

@@ -1,0 +1,478 @@
+/*
+ * plot_sweep: the figures of a sweep CSV (attainment, throughput, line, waste, compiles) and of a
+ * capacity directory: rows grouped into series by the series column, the mean over the seeds of
+ * each x (with --ci, its Student-t interval).  See plot_kinds.h and analysis/README.md
+ * ("Figures").
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/plot_kinds.h"
+
+/* One x of a series: the y values of its rows (the seeds) and their sum. */
+struct point {
+	double x, sum;
+	double *v;
+	size_t cnt;
+};
+
+struct series {
+	char *name;
+	struct point *p;
+	size_t n;
+};
+
+static int point_cmp(const void *a, const void *b)
+{
+	double x = ((const struct point *)a)->x, y = ((const struct point *)b)->x;
+	return (x > y) - (x < y);
+}
+
+/* The mean the plot draws: sum / count, as it always has. */
+static double point_mean(const struct point *p)
+{
+	return p->sum / (double)p->cnt;
+}
+
+/* The category names of a categorical x axis. */
+static void cats_free(char **cats, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(cats[k]);
+	free(cats);
+}
+
+static void series_free(struct series *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].name);
+		for (size_t k = 0; k < s[i].n; k++)
+			free(s[i].p[k].v);
+		free(s[i].p);
+	}
+	free(s);
+}
+
+/* Groups a sweep CSV's successful rows into series (by the series column, in order of first
+ * appearance) of (x, mean y over the rows with that x: the seeds), x ascending.  CATEGORICAL
+ * keeps x as text order (the x value's first appearance) with x = 0, 1, ... */
+static int sweep_series(const char *path, const char *xc, const char *yc, const char *sc,
+			bool categorical, struct series **out, size_t *nout, char ***cats,
+			size_t *ncat, struct bs_err *err)
+{
+	struct table t;
+	if (plot_table_read(path, &t, err))
+		return -1;
+	long cx, cy, cs = -1, ce = plot_col_of(&t, "error");
+	if (plot_need_col_list(&t, path, xc, &cx, err) || plot_need_col_list(&t, path, yc, &cy, err) ||
+	    (sc && plot_need_col_list(&t, path, sc, &cs, err))) {
+		plot_table_free(&t);
+		return -1;
+	}
+	struct series *s = NULL;
+	size_t ns = 0;
+	*cats = NULL;
+	*ncat = 0;
+	for (size_t r = 1; r < t.rows; r++) {
+		if (ce >= 0 && *plot_cell(&t, r, (size_t)ce))
+			continue;
+		double x, y;
+		const char *xs = plot_cell(&t, r, (size_t)cx);
+		if (!plot_number(plot_cell(&t, r, (size_t)cy), &y))
+			continue;
+		if (categorical) {
+			size_t k = 0;
+			while (k < *ncat && strcmp((*cats)[k], xs))
+				k++;
+			if (k == *ncat) {
+				*cats = xrealloc(*cats, (*ncat + 1) * sizeof **cats);
+				(*cats)[(*ncat)++] = xstrdup(xs);
+			}
+			x = (double)k;
+		} else if (!plot_number(xs, &x)) {
+			/* The message first: XS lives in the table. */
+			bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, xc,
+				"x value '%s' is not a number", xs);
+			plot_table_free(&t);
+			series_free(s, ns);
+			return -1;
+		}
+		const char *name = cs >= 0 ? plot_cell(&t, r, (size_t)cs) : "";
+		size_t i = 0;
+		while (i < ns && strcmp(s[i].name, name))
+			i++;
+		if (i == ns) {
+			s = xrealloc(s, (ns + 1) * sizeof *s);
+			memset(&s[ns], 0, sizeof *s);
+			s[ns++].name = xstrdup(name);
+		}
+		size_t k = 0;
+		while (k < s[i].n && s[i].p[k].x != x)
+			k++;
+		if (k == s[i].n) {
+			s[i].p = xrealloc(s[i].p, (k + 1) * sizeof *s[i].p);
+			s[i].p[k] = (struct point){x, 0, NULL, 0};
+			s[i].n++;
+		}
+		struct point *pt = &s[i].p[k];
+		pt->v = xrealloc(pt->v, (pt->cnt + 1) * sizeof *pt->v);
+		pt->v[pt->cnt++] = y;
+		pt->sum += y;
+	}
+	plot_table_free(&t);
+	/* x ascending (each x once in a series). */
+	for (size_t i = 0; i < ns; i++)
+		qsort(s[i].p, s[i].n, sizeof *s[i].p, point_cmp);
+	if (!ns) {
+		cats_free(*cats, *ncat);
+		*cats = NULL;
+		*ncat = 0;
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, yc,
+			       "no successful row with a number in this column to plot");
+	}
+	*out = s;
+	*nout = ns;
+	return 0;
+}
+
+/* The default series column: preset when the sweep varies it. */
+static const char *default_series(const char *path)
+{
+	struct table t;
+	struct bs_err e = {0};
+	if (plot_table_read(path, &t, &e))
+		return NULL;
+	long c = plot_col_of(&t, "preset");
+	bool varies = false;
+	for (size_t r = 2; c >= 0 && r < t.rows; r++)
+		varies |= strcmp(plot_cell(&t, r, (size_t)c), plot_cell(&t, 1, (size_t)c)) != 0;
+	plot_table_free(&t);
+	return varies ? "preset" : NULL;
+}
+
+/* Lines and points, one series per block; extra: lines drawn before the plot command.  With
+ * CI (a level), each point's Student-t interval over its seeds: the block's columns are x, mean,
+ * lower and upper bound (NaN with one seed: no bar), seeds; drawn as error bars. */
+static int plot_lines(struct fig *g, const char *path, struct series *s, size_t ns,
+		      const char *xc, const char *yc, double ci, const char *extra,
+		      const char *prefix, char **suffix, struct bs_err *err)
+{
+	for (size_t i = 0; i < ns; i++)
+		for (size_t k = 0; k < s[i].n; k++) {
+			char *what = xasprintf("series '%s', x = %.6g", s[i].name, s[i].p[k].x);
+			int rc = plot_log_check(g, 'x', s[i].p[k].x, path, xc, what, err) ||
+				 plot_log_check(g, 'y', point_mean(&s[i].p[k]), path, yc, what, err);
+			free(what);
+			if (rc)
+				return -1;
+		}
+	char *xl = plot_label(xc), *yl = plot_label(yc);
+	plot_fig_labels(g, xl, yl);
+	if (extra)
+		fputs(extra, g->gp);
+	plot_fig_axes(g, true);
+	fputs("  plot ", g->gp);
+	for (size_t i = 0; i < ns; i++) {
+		size_t b = plot_fig_block(g, s[i].name);
+		for (size_t k = 0; k < s[i].n; k++) {
+			const struct point *pt = &s[i].p[k];
+			double m = point_mean(pt);
+			fprintf(g->dat, "%.17g %.17g", pt->x, m);
+			if (ci > 0) {
+				double h = plot_ci_halfwidth(ci, pt->v, pt->cnt, m);
+				if (isnan(h))
+					fprintf(g->dat, " NaN NaN %zu", pt->cnt);
+				else
+					fprintf(g->dat, " %.17g %.17g %zu", m - h, m + h, pt->cnt);
+			}
+			fputc('\n', g->dat);
+		}
+		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
+			i ? ", \\\n       " : "", b, i % 8 + 1);
+		char *t = *s[i].name ? xasprintf("%s%s%s", prefix ? prefix : "", s[i].name,
+						 suffix && suffix[i] ? suffix[i] : "")
+				     : xstrdup(yc);
+		plot_gp_str(g->gp, t);
+		free(t);
+		if (ci > 0)
+			fprintf(g->gp, ", \\\n       dat index %zu using 1:2:3:4 with yerrorbars "
+				       "lt %zu notitle", b, i % 8 + 1);
+	}
+	fputc('\n', g->gp);
+	free(xl);
+	free(yl);
+	return 0;
+}
+
+/* DIR/capacity.json, or NULL with ERR. */
+/* Whether capacity.json J has what the plots read (each system's name, capacity and first
+ * seed's curve of rate and attainment, the target); else ERR names the first field missing. */
+static bool capacity_json_ok(const cJSON *j, const char *path, struct bs_err *err)
+{
+	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(j, "systems");
+	if (!cJSON_IsArray(sys))
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, "systems", "not a capacity.json"), false;
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "target")))
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, "target", "expected a number"), false;
+	int i = 0;
+	const cJSON *s;
+	cJSON_ArrayForEach(s, sys) {
+		const cJSON *seed0 =
+			cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "seeds"), 0);
+		const cJSON *curve = cJSON_GetObjectItemCaseSensitive(seed0, "curve");
+		const char *bad = !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(s, "system"))
+					  ? "system"
+				  : !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s"))
+					  ? "capacity_req_s"
+				  : !cJSON_IsArray(curve) ? "seeds[0].curve"
+							  : NULL;
+		const cJSON *pt;
+		cJSON_ArrayForEach(pt, curve) {
+			if (bad)
+				break;
+			if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pt, "rate")))
+				bad = "seeds[0].curve[].rate";
+			else if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pt, "slo_attainment")))
+				bad = "seeds[0].curve[].slo_attainment";
+		}
+		if (bad) {
+			char field[96];
+			snprintf(field, sizeof field, "systems[%d].%s", i, bad);
+			return bs_errf(err, BS_EXIT_INPUT, path, 0, field, "missing or not of its type"),
+			       false;
+		}
+		i++;
+	}
+	return true;
+}
+
+static cJSON *read_capacity(const char *dir, struct bs_err *err)
+{
+	char *p = xasprintf("%s/capacity.json", dir);
+	size_t len;
+	char *txt = read_file(p, &len, err);
+	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
+	free(txt);
+	if (txt)
+		capacity_json_ok(j, p, err);
+	free(p);
+	if (err->code) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
+			   struct fig *g, struct bs_err *err)
+{
+	const char *x = o->x, *y = o->y;
+	if (!strcmp(kind, "attainment")) {
+		x = x ? x : "workload.rate";
+		y = y ? y : "slo_attainment";
+	} else if (!strcmp(kind, "throughput")) {
+		x = x ? x : "server.max_num_seqs";
+		y = y ? y : "output_throughput";
+	} else if (!strcmp(kind, "line")) {
+		/* --x and --y given: checked by plot_main. */
+	} else { /* waste */
+		x = x ? x : "compiles_warmup";
+		y = y ? y : "padding_waste_ratio";
+	}
+	const char *sc = o->series ? o->series : default_series(path);
+	struct series *s;
+	size_t ns;
+	char **cats;
+	size_t ncat;
+	if (sweep_series(path, x, y, sc, false, &s, &ns, &cats, &ncat, err))
+		return -1;
+	g->rows = g->cols = 1;
+	char *extra = NULL;
+	/* A log axis cannot start at 0: the range's lower end is left to gnuplot then. */
+	if (!strcmp(kind, "attainment"))
+		extra = xasprintf("  set yrange [%s:1.05]\n  set key bottom left box opaque\n"
+				  "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead "
+				  "dt 2 lc rgb \"#555555\"\n  set label \"target %.6g\" at graph 0.02, "
+				  "first %.6g left offset 0,0.6\n", g->ax.logy ? "*" : "0",
+				  o->target, o->target, o->target, o->target);
+	else if (!strcmp(kind, "waste"))
+		extra = xstrdup(g->ax.logy ? "" : "  set yrange [0:*]\n");
+	/* A series named by a value alone ("32") is labelled with its column ("KEY=32"); presets
+	 * and traces name themselves. */
+	char *prefix = sc && strcmp(sc, "preset") && strcmp(sc, "trace") ? xasprintf("%s=", sc)
+									  : NULL;
+	/* --capacity DIR: each system's capacity as a vertical line in its series' colour. */
+	char **suffix = NULL;
+	if (o->capacity) {
+		cJSON *j = read_capacity(o->capacity, err);
+		if (!j) {
+			free(extra);
+			free(prefix);
+			series_free(s, ns);
+			return -1;
+		}
+		suffix = xcalloc(ns, sizeof *suffix);
+		size_t nfound = 0;
+		for (size_t i = 0; i < ns; i++) {
+			const cJSON *q;
+			cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(j, "systems")) {
+				if (strcmp(cJSON_GetObjectItemCaseSensitive(q, "system")->valuestring,
+					   s[i].name))
+					continue;
+				double c = cJSON_GetObjectItemCaseSensitive(q, "capacity_req_s")->valuedouble;
+				char *e2 = xasprintf("%s  set arrow from first %.9g, graph 0 to first "
+						     "%.9g, graph 1 nohead lt %zu dt 3\n", extra, c, c,
+						     i % 8 + 1);
+				free(extra);
+				extra = e2;
+				suffix[i] = xasprintf(" (capacity %.3g req/s)", c);
+				nfound++;
+			}
+		}
+		cJSON_Delete(j);
+		if (!nfound) {
+			bs_errf(err, BS_EXIT_INPUT, o->capacity, 0, "--capacity",
+				"no system of capacity.json is a series of the plot");
+			for (size_t i = 0; i < ns; i++)
+				free(suffix[i]);
+			free(suffix);
+			free(extra);
+			free(prefix);
+			series_free(s, ns);
+			return -1;
+		}
+	}
+	int rc = plot_lines(g, path, s, ns, x, y, o->ci, extra, prefix, suffix, err);
+	for (size_t i = 0; suffix && i < ns; i++)
+		free(suffix[i]);
+	free(suffix);
+	free(prefix);
+	free(extra);
+	series_free(s, ns);
+	return rc;
+}
+
+/* attainment from `capacity -o DIR`: the curve of each system (first seed) and its capacity. */
+int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err *err)
+{
+	cJSON *j = read_capacity(dir, err);
+	if (!j)
+		return -1;
+	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(j, "systems");
+	if (!o->target_given)
+		o->target = cJSON_GetObjectItemCaseSensitive(j, "target")->valuedouble;
+	g->rows = g->cols = 1;
+	/* With a log scale, the probes must be > 0. */
+	char *path = xasprintf("%s/capacity.json", dir);
+	const cJSON *s;
+	cJSON_ArrayForEach(s, sys) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(s, "system")->valuestring;
+		const cJSON *seed0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "seeds"), 0);
+		const cJSON *pt;
+		cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(seed0, "curve")) {
+			double r = cJSON_GetObjectItemCaseSensitive(pt, "rate")->valuedouble;
+			char *what = xasprintf("system '%s', rate %.6g", name, r);
+			int rc = plot_log_check(g, 'x', r, path, "rate", what, err) ||
+				 plot_log_check(g, 'y', cJSON_GetObjectItemCaseSensitive(pt,
+					"slo_attainment")->valuedouble, path, "slo_attainment", what, err);
+			free(what);
+			if (rc) {
+				free(path);
+				cJSON_Delete(j);
+				return -1;
+			}
+		}
+	}
+	free(path);
+	plot_fig_labels(g, "request rate (req/s)", "SLO attainment (fraction)");
+	fprintf(g->gp, "  set yrange [%s:1.05]\n  set key bottom left box opaque\n"
+		       "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc "
+		       "rgb \"#555555\"\n", g->ax.logy ? "*" : "0", o->target, o->target);
+	/* Capacities as vertical lines in their series' colour, and the x range to show: up to
+	 * twice the largest capacity (the curve's doubling probes go far beyond). */
+	double xmax = 0;
+	size_t i = 0;
+	cJSON_ArrayForEach(s, sys) {
+		double c = cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s")->valuedouble;
+		fprintf(g->gp, "  set arrow from first %.9g, graph 0 to first %.9g, graph 1 nohead "
+			       "lt %zu dt 3\n", c, c, i % 8 + 1);
+		xmax = c > xmax ? c : xmax;
+		i++;
+	}
+	fprintf(g->gp, "  set xrange [%s:%.6g]\n", g->ax.logx ? "*" : "0", 1.6 * xmax);
+	plot_fig_axes(g, true);
+	fputs("  plot ", g->gp);
+	i = 0;
+	cJSON_ArrayForEach(s, sys) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(s, "system")->valuestring;
+		double c = cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s")->valuedouble;
+		const cJSON *seed0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "seeds"), 0);
+		const cJSON *pt;
+		size_t b = plot_fig_block(g, name);
+		cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(seed0, "curve"))
+			fprintf(g->dat, "%.17g %.17g\n",
+				cJSON_GetObjectItemCaseSensitive(pt, "rate")->valuedouble,
+				cJSON_GetObjectItemCaseSensitive(pt, "slo_attainment")->valuedouble);
+		char *t = xasprintf("%s (capacity %.3g req/s)", name, c);
+		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
+			i ? ", \\\n       " : "", b, i % 8 + 1);
+		plot_gp_str(g->gp, t);
+		free(t);
+		i++;
+	}
+	fputc('\n', g->gp);
+	cJSON_Delete(j);
+	return 0;
+}
+
+/* Bars of a categorical sweep column: compiles at warm-up and warm-up time per strategy. */
+int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
+			 struct bs_err *err)
+{
+	const char *x = o->x ? o->x : "bucketing.strategy";
+	static const char *const ys[] = {"compiles_warmup", "warmup_s"};
+	g->multi = true;
+	g->rows = 1;
+	g->cols = 2;
+	for (size_t p = 0; p < 2; p++) {
+		struct series *s;
+		size_t ns;
+		char **cats;
+		size_t ncat;
+		if (sweep_series(path, x, ys[p], o->series, true, &s, &ns, &cats, &ncat, err))
+			return -1;
+		char *yl = plot_label(ys[p]), *xl = plot_label(x);
+		plot_fig_labels(g, xl, yl);
+		fprintf(g->gp, "  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set xtics (", ncat - 1);
+		for (size_t k = 0; k < ncat; k++) {
+			fprintf(g->gp, "%s", k ? ", " : "");
+			plot_gp_str(g->gp, cats[k]);
+			fprintf(g->gp, " %zu", k);
+		}
+		double w = 0.8 / (double)ns;
+		fprintf(g->gp, ")\n  set style fill solid 0.85 border -1\n  set boxwidth %.4g\n"
+			       "  set key top left\n", w);
+		plot_fig_axes(g, true);
+		fputs("  plot ", g->gp);
+		for (size_t i = 0; i < ns; i++) {
+			size_t b = plot_fig_block(g, *s[i].name ? s[i].name : ys[p]);
+			for (size_t k = 0; k < s[i].n; k++)
+				fprintf(g->dat, "%.17g %.17g\n",
+					s[i].p[k].x + w * ((double)i - (double)(ns - 1) / 2),
+					point_mean(&s[i].p[k]));
+			fprintf(g->gp, "%sdat index %zu using 1:2 with boxes lt %zu %s",
+				i ? ", \\\n       " : "", b, i % 8 + 1, ns > 1 ? "title " : "notitle");
+			if (ns > 1)
+				plot_gp_str(g->gp, s[i].name);
+		}
+		fputc('\n', g->gp);
+		cats_free(cats, ncat);
+		free(xl);
+		free(yl);
+		series_free(s, ns);
+	}
+	return 0;
+}
+
