@@ -291,10 +291,17 @@ size_t plot_fig_block(struct fig *g, const char *name)
 const char *const okabe_ito[OKABE_ITO_N] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
 					"#56B4E9", "#D55E00", "#F0E442", "#000000"};
 
+/* OUT's base name: the script names its files by it, and runs in OUT's directory. */
+static const char *out_base(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	return slash ? slash + 1 : out;
+}
+
 /* The preamble: terminals loop, palette, fonts.  The body follows, inside the loop. */
 static char *preamble(const struct fig *g, const char *title)
 {
-	const char *base = strrchr(g->out, '/') ? strrchr(g->out, '/') + 1 : g->out;
+	const char *base = out_base(g->out);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -367,13 +374,13 @@ void plot_fig_labels(struct fig *g, const char *xl, const char *yl)
 	}
 }
 
-void plot_fig_axes(struct fig *g, bool key)
+void plot_fig_axes(struct fig *g)
 {
 	if (g->ax.logx)
 		fputs("  set logscale x\n", g->gp);
 	if (g->ax.logy)
 		fputs("  set logscale y\n", g->gp);
-	if (key && g->ax.key)
+	if (g->ax.key)
 		fprintf(g->gp, "  %s\n", plot_key_command(g->ax.key));
 }
 
@@ -397,7 +404,7 @@ int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct b
 	char *pd = xasprintf("%s.dat", g->out), *pg = xasprintf("%s.gp", g->out);
 	char *dir = xstrdup(g->out);
 	char *slash = strrchr(dir, '/');
-	const char *base = slash ? g->out + (slash - dir) + 1 : g->out;
+	const char *base = out_base(g->out);
 	int rc = 0;
 	if (slash && slash != dir) {
 		*slash = 0;

@@ -109,9 +109,8 @@ size_t plot_fig_block(struct fig *g, const char *name);
  * label is not written. */
 void plot_fig_labels(struct fig *g, const char *xl, const char *yl);
 
-/* The user's log scales and legend position (g->ax), written just before a `plot` command;
- * KEY false leaves the panel's legend as the kind set it. */
-void plot_fig_axes(struct fig *g, bool key);
+/* The user's log scales and legend position (g->ax), written just before a `plot` command. */
+void plot_fig_axes(struct fig *g);
 
 /* With a log scale on AXIS ('x' or 'y'), V must be > 0: else an error naming PATH, COLUMN and
  * the series WHAT. */

@@ -34,7 +34,7 @@ int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
 	for (size_t k = 0; k < 3 && !rc; k++) {
 		plot_fig_labels(g, cols[k][1], "fraction of requests");
 		fputs("  set yrange [0:1]\n  set logscale x\n  set key bottom right\n", g->gp);
-		plot_fig_axes(g, true);
+		plot_fig_axes(g);
 		fputs("  plot ", g->gp);
 		for (int d = 0; d < n && !rc; d++) {
 			long c;
@@ -189,7 +189,7 @@ int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 	/* The user's x label and legend (the first panel's: the others have none). */
 	plot_fig_labels(g, "simulated time (s)", NULL);
 	fputs("  set ylabel \"requests\"\n  set key above horizontal noopaque nobox\n", g->gp);
-	plot_fig_axes(g, true);
+	plot_fig_axes(g);
 	fprintf(g->gp,
 		"  plot dat index %zu using 1:2 with steps lt 1 title \"waiting\", "
 		"'' index %zu using 1:3 with steps lt 2 title \"running (batch)\", "

@@ -172,7 +172,7 @@ static int plot_lines(struct fig *g, const char *path, struct series *s, size_t 
 	plot_fig_labels(g, xl, yl);
 	if (extra)
 		fputs(extra, g->gp);
-	plot_fig_axes(g, true);
+	plot_fig_axes(g);
 	fputs("  plot ", g->gp);
 	for (size_t i = 0; i < ns; i++) {
 		size_t b = plot_fig_block(g, s[i].name);
@@ -402,7 +402,7 @@ int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err
 		i++;
 	}
 	fprintf(g->gp, "  set xrange [%s:%.6g]\n", g->ax.logx ? "*" : "0", 1.6 * xmax);
-	plot_fig_axes(g, true);
+	plot_fig_axes(g);
 	fputs("  plot ", g->gp);
 	i = 0;
 	cJSON_ArrayForEach(s, sys) {
@@ -454,7 +454,7 @@ int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
 		double w = 0.8 / (double)ns;
 		fprintf(g->gp, ")\n  set style fill solid 0.85 border -1\n  set boxwidth %.4g\n"
 			       "  set key top left\n", w);
-		plot_fig_axes(g, true);
+		plot_fig_axes(g);
 		fputs("  plot ", g->gp);
 		for (size_t i = 0; i < ns; i++) {
 			size_t b = plot_fig_block(g, *s[i].name ? s[i].name : ys[p]);

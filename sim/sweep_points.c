@@ -1,8 +1,6 @@
 /*
  * sweep_points: see sweep_points.h.
  */
-#define _XOPEN_SOURCE 700 /* realpath */
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +20,8 @@ static bool is_special(const char *key)
  * trace name), so emitted commands work from any directory. */
 char *sweep_abs_path(const char *p)
 {
-	char buf[PATH_MAX];
-	struct stat sb;
-	if (stat(p, &sb) == 0 && realpath(p, buf))
-		return xstrdup(buf);
-	return xstrdup(p);
+	char *a = abs_path(p);
+	return a ? a : xstrdup(p);
 }
 
 /* ---- the points ---- */

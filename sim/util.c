@@ -800,11 +800,14 @@ char *xstrndup(const char *s, size_t n)
 	return d;
 }
 
+char *abs_path(const char *p)
+{
+	char buf[PATH_MAX];
+	return *p && realpath(p, buf) ? xstrdup(buf) : NULL;
+}
+
 char *abs_file_path(const char *p)
 {
 	struct stat sb;
-	char buf[PATH_MAX];
-	if (!*p || stat(p, &sb) || !S_ISREG(sb.st_mode) || !realpath(p, buf))
-		return NULL;
-	return xstrdup(buf);
+	return *p && !stat(p, &sb) && S_ISREG(sb.st_mode) ? abs_path(p) : NULL;
 }

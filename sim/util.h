@@ -49,8 +49,9 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 /* The first N bytes of S (fewer if S is shorter), NUL-terminated. */
 char *xstrndup(const char *s, size_t n);
-/* The absolute path (symbolic links resolved) of P when P names an existing regular file, else
- * NULL.  Owned by the caller. */
+/* The absolute path (symbolic links resolved) of P when P names an existing file or directory
+ * (abs_path), an existing regular file (abs_file_path), else NULL.  Owned by the caller. */
+char *abs_path(const char *p);
 char *abs_file_path(const char *p);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

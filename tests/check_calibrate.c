@@ -48,6 +48,17 @@ static void expect_error(const char *body, long record, const char *field, const
 	free(text);
 }
 
+/* The rows of HEADER + BODY, read as a file's text; the read must succeed. */
+static struct calib_row *read_ok(const char *body, size_t *n)
+{
+	char *text = xasprintf("%s%s", header, body);
+	struct calib_row *rows = NULL;
+	struct bs_err err = {0};
+	ck_assert_int_eq(calib_read_csv_text("t.csv", text, strlen(text), &rows, n, &err), 0);
+	free(text);
+	return rows;
+}
+
 START_TEST(malformed_csv)
 {
 	const char *good = "s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,100,tokens/s,n\n";
@@ -89,12 +100,11 @@ START_TEST(malformed_csv)
 	ck_assert_int_eq(calib_read_csv("/nonexistent/x.csv", &rows, &n, &err), -1);
 	ck_assert_int_ne(err.code, 0);
 	/* a good file parses; text shapes are kept but never fitted */
-	char *text = xasprintf("%s%s%s", header, good,
+	char *body = xasprintf("%s%s", good,
 			       "s (SynapseAI 1.18.0),Gaudi3 (HLS-3),1,Meta-Llama-3.1-8B-Instruct,bf16,f,"
 			       "short prompt,100,1,throughput_generated_tokens,129,tokens/s,treat with caution\n");
-	path = write_tmp(text);
-	bs_err_clear(&err);
-	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), 0);
+	rows = read_ok(body, &n);
+	free(body);
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(rows[0].hw, "gaudi2");
 	ck_assert_str_eq(rows[0].model, "llama-3.1-8b");
@@ -106,32 +116,18 @@ START_TEST(malformed_csv)
 	ck_assert(isnan(rows[1].in));
 	ck_assert(!rows[1].short_prompt);
 	free(rows);
-	unlink(path);
-	free(path);
-	free(text);
 	/* run_generation.py's default prompt is taken as a short input; reuse_cache=False noted */
-	text = xasprintf("%s%s", header,
-			 "s,Gaudi2,1,Meta-Llama-3-8B,bf16,f,short default prompt,100,1,"
-			 "throughput_generated_tokens,129,tokens/s,reuse_cache=False\n");
-	path = write_tmp(text);
-	bs_err_clear(&err);
-	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), 0);
+	rows = read_ok("s,Gaudi2,1,Meta-Llama-3-8B,bf16,f,short default prompt,100,1,"
+		       "throughput_generated_tokens,129,tokens/s,reuse_cache=False\n", &n);
 	ck_assert_str_eq(rows[0].model, "llama-3-8b");
 	ck_assert(rows[0].short_prompt && rows[0].no_reuse_cache);
 	ck_assert_double_eq(rows[0].in, CALIB_SHORT_PROMPT_TOKENS);
 	free(rows);
-	unlink(path);
-	free(path);
-	free(text);
 	/* names as users write them: "Gaudi 2", a Hugging Face id, BF16 / FP8 in capitals */
-	text = xasprintf("%s%s%s", header,
-			 "s,Gaudi 2,1,meta-llama/Llama-3.1-8B-Instruct,BF16,f,128,128,8,"
-			 "throughput_generated_tokens,900,tokens/s,n\n",
-			 "s,gaudi-3,1,meta-llama/Meta-Llama-3.1-70B,FP8,f,128,1,1,"
-			 "prefill_forward_latency,20,ms,n\n");
-	path = write_tmp(text);
-	bs_err_clear(&err);
-	ck_assert_int_eq(calib_read_csv(path, &rows, &n, &err), 0);
+	rows = read_ok("s,Gaudi 2,1,meta-llama/Llama-3.1-8B-Instruct,BF16,f,128,128,8,"
+		       "throughput_generated_tokens,900,tokens/s,n\n"
+		       "s,gaudi-3,1,meta-llama/Meta-Llama-3.1-70B,FP8,f,128,1,1,"
+		       "prefill_forward_latency,20,ms,n\n", &n);
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(rows[0].hw, "gaudi2");
 	ck_assert_str_eq(rows[0].model, "llama-3.1-8b");
@@ -140,9 +136,6 @@ START_TEST(malformed_csv)
 	ck_assert_str_eq(rows[1].model, "llama-3.1-70b");
 	ck_assert(rows[1].fp8);
 	free(rows);
-	unlink(path);
-	free(path);
-	free(text);
 }
 END_TEST
 
