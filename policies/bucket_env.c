@@ -8,7 +8,7 @@
 
 #include "policies/bucket_int.h"
 
-#define KNOB(ph, dim, param, doc) {BUCKET_KNOB(ph, dim, param), doc}
+#define KNOB(ph, dim, param, doc_) {.name = BUCKET_KNOB(ph, dim, param), .doc = doc_}
 #define MMX(ph, dim, what)                                                                   \
 	KNOB(ph, dim, "MIN", "smallest " what " bucket (linear and padding-aware strategies)"), \
 	KNOB(ph, dim, "STEP", what " bucket step (linear and padding-aware strategies)"),      \
@@ -19,18 +19,28 @@
 	     "(padding_aware, 0 to 50)")
 
 const struct env_var_def env_var_defs[] = {
-	{"VLLM_BUCKETING_STRATEGY", "exp, lin or pad: the bucketing strategy (version current)"},
-	{"VLLM_EXPONENTIAL_BUCKETING", "true: exponential, false: linear bucketing (deprecated in "
+	{.name = "VLLM_BUCKETING_STRATEGY",
+	 .doc = "exp, lin or pad: the bucketing strategy (version current)"},
+	{.name = "VLLM_EXPONENTIAL_BUCKETING",
+	 .doc = "true: exponential, false: linear bucketing (deprecated in "
 	 "version current)"},
-	{"VLLM_BUCKETING_FROM_FILE", "read the buckets from this file (strategy file)"},
-	{"VLLM_UNIFIED_ATTN", "true: unified attention with unified buckets (strategy unified)"},
-	{"VLLM_ENABLE_BUCKETING", "false: no bucketing, every shape compiles on first use"},
-	{"VLLM_SKIP_WARMUP", "true: compile nothing at start (bucketing.skip_warmup)"},
-	{"VLLM_CONTIGUOUS_PA", "contiguous paged attention (server.contiguous_pa)"},
-	{"VLLM_DEFRAG", "the online defragmenter of the KV block ids (server.defrag)"},
-	{"VLLM_DEFRAG_THRESHOLD", "fragmentation in blocks the defragmenter tolerates "
+	{.name = "VLLM_BUCKETING_FROM_FILE",
+	 .doc = "read the buckets from this file (strategy file)",
+	 .unit = CFG_UNIT_FILE},
+	{.name = "VLLM_UNIFIED_ATTN",
+	 .doc = "true: unified attention with unified buckets (strategy unified)"},
+	{.name = "VLLM_ENABLE_BUCKETING",
+	 .doc = "false: no bucketing, every shape compiles on first use"},
+	{.name = "VLLM_SKIP_WARMUP",
+	 .doc = "true: compile nothing at start (bucketing.skip_warmup)"},
+	{.name = "VLLM_CONTIGUOUS_PA", .doc = "contiguous paged attention (server.contiguous_pa)"},
+	{.name = "VLLM_DEFRAG",
+	 .doc = "the online defragmenter of the KV block ids (server.defrag)"},
+	{.name = "VLLM_DEFRAG_THRESHOLD",
+	 .doc = "fragmentation in blocks the defragmenter tolerates "
 	 "(server.defrag_threshold)"},
-	{"VLLM_MERGED_PREFILL", "merge several prefills into one sequence (server.merged_prefill)"},
+	{.name = "VLLM_MERGED_PREFILL",
+	 .doc = "merge several prefills into one sequence (server.merged_prefill)"},
 	KNOB("PROMPT", "BS", "MIN", "smallest prompt batch-size bucket (linear and padding-aware "
 	     "strategies)"),
 	KNOB("PROMPT", "BS", "STEP", "prompt batch-size bucket step (linear and padding-aware "
@@ -63,16 +73,19 @@ const struct env_var_def env_var_defs[] = {
 	MMX("DECODE", "BLOCK", "decode blocks"),
 	PAD("DECODE", "BLOCK", "decode blocks"),
 	KNOB("DECODE", "BLOCK", "LIMIT", "number of decode block buckets (exponential, docs)"),
-	{"VLLM_GRAPH_RESERVED_MEM", "fraction of the usable free memory kept for HPU graphs, "
+	{.name = "VLLM_GRAPH_RESERVED_MEM",
+	 .doc = "fraction of the usable free memory kept for HPU graphs, "
 	 "not KV cache (default 0.1; sizes server.num_kv_blocks, models/cost.c)"},
-	{"RUNTIME_SCALE_PATCHING", "1: FP8 graphs compile without the FP8 compile-time factor, "
+	{.name = "RUNTIME_SCALE_PATCHING",
+	 .doc = "1: FP8 graphs compile without the FP8 compile-time factor, "
 	 "0: with it (default: 1 unless lazy mode, as vllm-gaudi sets it; models/cost.c)"},
-	{"PT_HPU_LAZY_MODE", "1: lazy mode, 0: torch.compile; only its default for "
+	{.name = "PT_HPU_LAZY_MODE", .doc = "1: lazy mode, 0: torch.compile; only its default for "
 	 "RUNTIME_SCALE_PATCHING is modelled (default: 0 with bucketing.version current, 1 "
 	 "with docs; models/cost.c)"},
-	{"VLLM_PP_LAYER_PARTITION", "layers of each pipeline stage, a,b,... (cluster.pp counts "
+	{.name = "VLLM_PP_LAYER_PARTITION",
+	 .doc = "layers of each pipeline stage, a,b,... (cluster.pp counts "
 	 "summing to the model's layers; default: vLLM's get_pp_indices split, models/stage.c)"},
-	{NULL, NULL},
+	{.name = NULL},
 };
 
 const struct env_var_def *env_var_find(const char *name)

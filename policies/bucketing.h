@@ -79,6 +79,7 @@ bucket_gen_fn *bucket_strategy_gen(const struct bucket_strategy *s, enum bucket_
 struct env_var_def {
 	const char *name;
 	const char *doc;   /* one line */
+	const char *unit;  /* CFG_UNIT_FILE when its value names a file (config_files), else NULL */
 };
 /* Every variable bucketsim reads, NULL-terminated (policies/bucket_env.c).  A name given that is
  * not here warns "is not a variable bucketsim reads" (an error with sim.strict). */

@@ -1,9 +1,10 @@
 /*
- * cmd_list: `bucketsim list [policies|presets|models|workloads|keys]` (no argument: all).
+ * cmd_list: `bucketsim list [policies|presets|models|workloads|keys|env]` (no argument: all).
  */
 #include <string.h>
 
 #include "models/cost.h"
+#include "policies/bucketing.h"
 #include "policies/policy.h"
 #include "policies/presets.h"
 #include "sim/commands.h"
@@ -24,6 +25,27 @@ static void list_keys(FILE *out)
 	}
 	config_release(&c);
 }
+
+/* Every environment variable bucketsim reads (policies/bucket_env.c), with its meaning. */
+static void list_env(FILE *out)
+{
+	for (const struct env_var_def *d = env_var_defs; d->name; d++)
+		fprintf(out, "%-36s %s%s%s%s\n", d->name, d->doc, d->unit ? " [" : "",
+			d->unit ? d->unit : "", d->unit ? "]" : "");
+}
+
+static void list_policies_presets(FILE *out);
+
+/* The lists, in the order `list` without an argument prints them. */
+static const struct {
+	const char *name;
+	void (*print)(FILE *out);
+} lists[] = {
+	{"policies", list_policies_presets}, {"presets", preset_list_print},
+	{"models", cost_list_print},        {"workloads", workload_list_print},
+	{"keys", list_keys},                {"env", list_env},
+};
+#define LIST_NAMES "policies, presets, models, workloads, keys, env"
 
 /* Every policy family with its members (policies/registry.c), then the other choice keys. */
 static void list_policies(FILE *out)
@@ -50,6 +72,12 @@ static void list_policies(FILE *out)
 	config_release(&c);
 }
 
+static void list_policies_presets(FILE *out)
+{
+	list_policies(out);
+	preset_list_print(out);
+}
+
 static int run(const struct cli_cmd *self, int argc, char **argv)
 {
 	struct cli_state st = {0};
@@ -59,48 +87,40 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 			return 0;
 		return BS_EXIT_USAGE;
 	}
-	if (st.optind == argc) { /* everything, each part under a heading naming its list */
-		static const char *const parts[] = {"policies", "models", "workloads", "keys"};
-		for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-			printf("%s== bucketsim list %s ==\n", i ? "\n" : "", parts[i]);
-			char *one[] = {argv[0], (char *)parts[i], NULL};
-			int rc = run(self, 2, one);
-			if (rc)
-				return rc;
-		}
+	if (st.optind == argc) { /* everything, each part under a heading naming its list (the
+				  * presets with the policies) */
+		for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+			if (strcmp(lists[i].name, "presets")) {
+				printf("%s== bucketsim list %s ==\n", i ? "\n" : "", lists[i].name);
+				lists[i].print(stdout);
+			}
 		return 0;
 	}
 	if (st.optind != argc - 1)
-		return cli_usage(self, "list takes at most one of: policies, presets, models, workloads, keys");
+		return cli_usage(self, "list takes at most one of: " LIST_NAMES);
 	const char *what = argv[st.optind];
-	if (!strcmp(what, "policies")) {
-		list_policies(stdout);
-		preset_list_print(stdout);
-	}
-	else if (!strcmp(what, "presets"))
-		preset_list_print(stdout);
-	else if (!strcmp(what, "models"))
-		cost_list_print(stdout);
-	else if (!strcmp(what, "workloads"))
-		workload_list_print(stdout);
-	else if (!strcmp(what, "keys"))
-		list_keys(stdout);
-	else
-		return cli_usage(self, "unknown list '%s' (policies, presets, models, workloads, keys)", what);
-	return 0;
+	for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+		if (!strcmp(what, lists[i].name)) {
+			lists[i].print(stdout);
+			return 0;
+		}
+	return cli_usage(self, "unknown list '%s' (" LIST_NAMES ")", what);
 }
 
 static const struct cli_opt opts[] = {CLI_HELP_OPT, {0}};
 
 const struct cli_cmd cmd_list = {
-	"list", "bucketsim list [policies|presets|models|workloads|keys]",
-	"list policies, presets, hardware/model profiles, bundled workloads or config keys",
+	"list", "bucketsim list [policies|presets|models|workloads|keys|env]",
+	"list policies, presets, hardware/model profiles, bundled workloads, config keys or "
+	"--env variables",
 	"Lists what can be selected by name: every policy choice and preset (policies), the\n"
 	"presets alone with the keys they set (presets), the hardware and\n"
 	"model profiles (models), the bundled traces with their row counts and length statistics\n"
-	"(workloads), or every configuration key with its type, default and meaning (keys).\n"
+	"(workloads), every configuration key with its type, default and meaning (keys), or\n"
+	"every environment variable bucketsim reads from --env with its meaning (env; [file]:\n"
+	"its value names a file).\n"
 	"Without an argument, all of them (the presets with the policies), each under a heading\n"
 	"\"== bucketsim list NAME ==\".",
-	"  bucketsim list\n  bucketsim list policies\n  bucketsim list presets\n  bucketsim list workloads\n  bucketsim list keys\n",
+	"  bucketsim list\n  bucketsim list policies\n  bucketsim list presets\n  bucketsim list workloads\n  bucketsim list keys\n  bucketsim list env\n",
 	opts, run,
 };

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/bucketing.h"
 #include "policies/policy.h"
 
 static const char *const origin_names[] = {"default", "preset", "file", "command line",
@@ -644,10 +645,20 @@ static bool names_path(const char *name)
 }
 
 void config_files(const struct config *c,
-		  void (*fn)(void *ctx, const char *key, const char *abs_value,
+		  void (*fn)(void *ctx, bool env, const char *key, const char *abs_value,
 			     char *const *files, size_t nfiles),
 		  void *ctx)
 {
+	/* The --env variables whose value names a file (their unit in env_var_defs[]). */
+	for (size_t i = 0; i < c->nenv; i++) {
+		const struct env_var_def *d = env_var_find(c->env[i].name);
+		if (!d || !d->unit || strcmp(d->unit, CFG_UNIT_FILE))
+			continue;
+		char *abs = abs_file_path(c->env[i].value);
+		if (abs)
+			fn(ctx, true, c->env[i].name, abs, &abs, 1);
+		free(abs);
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cfg_entry *e = &c->e[i];
 		const char *u = e->def->unit;
@@ -676,7 +687,7 @@ void config_files(const struct config *c,
 		}
 		fclose(o);
 		if (nf)
-			fn(ctx, e->def->key, out, files, nf);
+			fn(ctx, false, e->def->key, out, files, nf);
 		for (size_t k = 0; k < nf; k++)
 			free(files[k]);
 		free(files);

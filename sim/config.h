@@ -128,9 +128,10 @@ int config_choice_index(const char *choices, const char *v);
 /* For every set key of C whose values name files (CFG_UNIT_FILE, CFG_UNIT_FILE_LIST): calls FN
  * with the key, its value with each name that is an existing file made absolute, and those
  * files (absolute).  Names that are no file (a bundled trace, a profile name) stay as they are;
- * FN is not called for a key naming none. */
+ * FN is not called for a key naming none.  The same for every --env variable whose unit is
+ * CFG_UNIT_FILE in env_var_defs[] (policies/bucket_env.c), with ENV true and its name as KEY. */
 void config_files(const struct config *c,
-		  void (*fn)(void *ctx, const char *key, const char *abs_value,
+		  void (*fn)(void *ctx, bool env, const char *key, const char *abs_value,
 			     char *const *files, size_t nfiles),
 		  void *ctx);
 /* Value of an --env variable, or NULL when not given. */

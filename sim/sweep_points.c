@@ -313,11 +313,11 @@ static void argv_push(struct point *p, const char *w)
 }
 
 /* The ordered points: the listed ones, or the grid (first axis slowest); seeds fastest. */
-/* config_files() of a point: its files are inputs of the sweep, and a key naming one by a
- * relative path is set again with the absolute value, so that the run's words (and emitted
- * commands) work from any directory. */
-static void point_files(void *ctx, const char *key, const char *abs_value, char *const *files,
-			size_t nfiles)
+/* config_files() of a point: its files are inputs of the sweep, and a key (or an --env
+ * variable) naming one by a relative path is set again with the absolute value, so that the
+ * run's words (and emitted commands) work from any directory. */
+static void point_files(void *ctx, bool env, const char *key, const char *abs_value,
+			char *const *files, size_t nfiles)
 {
 	struct point *p = ctx;
 	for (size_t i = 0; i < nfiles; i++) {
@@ -329,7 +329,7 @@ static void point_files(void *ctx, const char *key, const char *abs_value, char 
 	for (size_t i = 0; i < p->argc && !same; i++)
 		same = !strcmp(p->argv[i], kv);
 	if (!same) {
-		argv_push(p, "--set");
+		argv_push(p, env ? "--env" : "--set");
 		argv_push(p, kv);
 	}
 	free(kv);

@@ -38,12 +38,17 @@ done <"$T/presets.txt"
 # `list` alone: every list under its heading, each as the list of that name prints it
 expect_exit 0 list-all "$B" list
 cp "$E2E_TMP/stdout" "$T/list-all"
-for part in policies models workloads keys; do
+for part in policies models workloads keys env; do
 	"$B" list "$part" > "$T/list-one"
 	awk -v h="== bucketsim list $part ==" '$0 == h {f = 1; next} /^== bucketsim list / {f = 0} f' "$T/list-all" |
 		sed '${/^$/d}' | cmp -s - "$T/list-one" && ok "list-all-$part" || fail "list-all-$part" "differs from 'list $part'"
 done
 expect_exit 2 list-two "$B" list policies keys
+# `list env`: the variables --env reads (policies/bucket_env.c); the one naming a file marked so
+# (a sweep makes it absolute)
+expect_exit 0 list-env "$B" list env
+grep -qE '^VLLM_BUCKETING_FROM_FILE +read the buckets from this file .*\[file\]$' "$T/stdout" \
+	&& [ "$(grep -c '\[file\]$' "$T/stdout")" = 1 ] && ok list-env-file || fail list-env-file "$(grep FROM_FILE "$T/stdout")"
 
 # --- disaggregation: every finished request with more than one token was transferred ---
 expect_exit 0 disagg "$B" run "${LB[@]}" --set cluster.mode=disaggregated \

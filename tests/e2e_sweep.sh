@@ -172,6 +172,15 @@ expect_stderr sweep-mix-changed-msg "input file $T/rel/m.csv changed since it wa
 ( cd "$T/rel" && "$AB" "${REL[@]}" -o E --emit parallel ) > "$T/rel/cmds.txt" 2>/dev/null
 ( cd "$T/rel/sub" && bash -c "$(head -1 "$T/rel/cmds.txt")" ) && [ -f "$T/rel/E/points/0001/summary.json" ] \
 	&& ok sweep-emit-elsewhere || fail sweep-emit-elsewhere "$(cat "$T/rel/E/points/0001.err" 2>/dev/null)"
+# the same for an --env variable naming a file (VLLM_BUCKETING_FROM_FILE): hashed, and set
+# again with its absolute path (it was left relative: the command failed from elsewhere)
+printf '(1, 128, 0)\n(1, 256, 0)\n(8, 1, 64)\n(16, 1, 128)\n' > "$T/rel/b.txt"
+RELB=(sweep --env VLLM_BUCKETING_FROM_FILE=b.txt --set workload.num_requests=20 --axis workload.rate=1)
+( cd "$T/rel" && "$AB" "${RELB[@]}" -o F --emit parallel ) > "$T/rel/cmdsb.txt" 2>/dev/null
+grep -q -- "--env VLLM_BUCKETING_FROM_FILE=$T/rel/b.txt" "$T/rel/cmdsb.txt" && grep -q "\"$T/rel/b.txt\":" "$T/rel/F/sweep.json" \
+	&& ok sweep-env-file-abs || fail sweep-env-file-abs "$(cat "$T/rel/cmdsb.txt")"
+( cd "$T/rel/sub" && bash -c "$(head -1 "$T/rel/cmdsb.txt")" ) && grep -q '"strategy":	"file"' "$T/rel/F/points/0001/summary.json" \
+	&& ok sweep-env-file-elsewhere || fail sweep-env-file-elsewhere "$(cat "$T/rel/F/points/0001.err" 2>/dev/null)"
 # a bundled name stays a name even when a file of that name is in the directory
 touch "$T/rel/alpaca"
 ( cd "$T/rel" && "$AB" sweep --set workload.mix=alpaca:1 --set workload.num_requests=10 --axis workload.rate=1 -o N ) >/dev/null 2>&1
