@@ -34,11 +34,7 @@ static int file_fnv(const char *path, char *hex, size_t n, struct bs_err *err)
 	char *buf = read_file(path, &len, err);
 	if (!buf)
 		return -1;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)buf[i];
-		h *= 1099511628211ull;
-	}
+	uint64_t h = fnv1a(BS_HASH_BASIS, buf, len);
 	free(buf);
 	snprintf(hex, n, "%016llx", (unsigned long long)h);
 	return 0;

@@ -47,20 +47,15 @@ static size_t all_defs(const struct cfg_def **out)
 	return n;
 }
 
-#define FNV_OFFSET 1469598103934665603ull
-
+/* FNV-1a of the string P with its terminating NUL (so that "ab","c" and "a","bc" differ). */
 static uint64_t fnv(uint64_t h, const char *p)
 {
-	for (;; p++) {
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-		if (!*p)
-			return h;
-	}
+	return fnv1a(h, p, strlen(p) + 1);
 }
 
 static uint32_t key_hash(const char *key)
 {
-	return (uint32_t)fnv(FNV_OFFSET, key);
+	return (uint32_t)fnv(BS_HASH_BASIS, key);
 }
 
 /* The name of entry IDX (0-based) of C's keys, or of its --env variables when ENV. */
@@ -544,7 +539,7 @@ static int cmp_env(const void *a, const void *b)
 
 uint64_t config_hash(const struct config *c)
 {
-	uint64_t h = FNV_OFFSET;
+	uint64_t h = BS_HASH_BASIS;
 	char num[40];
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cfg_entry *e = &c->e[i];

@@ -505,9 +505,10 @@ static void add_input(cJSON *inputs, const char *word)
 	FILE *f = fopen(word, "rb");
 	if (!f)
 		return;
-	uint64_t h = 14695981039346656037ULL;
-	for (int c; (c = getc(f)) != EOF;)
-		h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ULL;
+	uint64_t h = FNV1A_BASIS;
+	char chunk[1 << 16];
+	for (size_t r; (r = fread(chunk, 1, sizeof chunk, f)) > 0;)
+		h = fnv1a(h, chunk, r);
 	fclose(f);
 	char buf[24];
 	snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);

@@ -55,6 +55,20 @@ char *abs_path(const char *p);
 char *abs_file_path(const char *p);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* FNV-1a (64-bit) of the N bytes at P, continuing from H: FNV1A_BASIS starts a hash as FNV
+ * defines it (a sweep's input files); BS_HASH_BASIS, a digit short of it, starts the hashes
+ * bucketsim has always used (config_hash, the workload's random streams, a calibration's data
+ * file): kept, since every generated workload's seeds derive from it. */
+#define FNV1A_BASIS 14695981039346656037ull
+#define BS_HASH_BASIS 1469598103934665603ull
+static inline uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
 /* Strict parsing: the whole string (no leading/trailing blanks or junk, no empty string) must be
  * a decimal number in [min, max]: an optional sign, digits, an optional fraction and an optional
  * exponent.  Hexadecimal ("0x10", "0x1p4"), "inf" and "nan" are refused.  parse_i64 also takes an

@@ -68,10 +68,7 @@ uint64_t workload_stream_seed(uint64_t master, const char *stream)
 	/* FNV-1a of the name, mixed with the master seed by splitmix64; folded to 32 bits because
 	 * gsl's mt19937 uses only the low 32 bits of its seed (0 is avoided: gsl maps it to its
 	 * default seed). */
-	uint64_t h = 1469598103934665603ull;
-	for (const char *p = stream; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	uint64_t z = master ^ h;
+	uint64_t z = master ^ fnv1a(BS_HASH_BASIS, stream, strlen(stream));
 	z += 0x9e3779b97f4a7c15ull;
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
