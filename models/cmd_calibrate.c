@@ -34,7 +34,7 @@ static int file_fnv(const char *path, char *hex, size_t n, struct bs_err *err)
 	char *buf = read_file(path, &len, err);
 	if (!buf)
 		return -1;
-	uint64_t h = fnv1a(BS_HASH_BASIS, buf, len);
+	uint64_t h = fnv1a(FNV1A_BASIS, buf, len);
 	free(buf);
 	snprintf(hex, n, "%016llx", (unsigned long long)h);
 	return 0;

@@ -55,7 +55,7 @@ static uint64_t fnv(uint64_t h, const char *p)
 
 static uint32_t key_hash(const char *key)
 {
-	return (uint32_t)fnv(BS_HASH_BASIS, key);
+	return (uint32_t)fnv(FNV1A_BASIS, key);
 }
 
 /* The name of entry IDX (0-based) of C's keys, or of its --env variables when ENV. */
@@ -539,7 +539,7 @@ static int cmp_env(const void *a, const void *b)
 
 uint64_t config_hash(const struct config *c)
 {
-	uint64_t h = BS_HASH_BASIS;
+	uint64_t h = FNV1A_BASIS;
 	char num[40];
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cfg_entry *e = &c->e[i];

@@ -56,9 +56,9 @@ char *abs_file_path(const char *p);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* FNV-1a (64-bit) of the N bytes at P, continuing from H: FNV1A_BASIS starts a hash as FNV
- * defines it (a sweep's input files); BS_HASH_BASIS, a digit short of it, starts the hashes
- * bucketsim has always used (config_hash, the workload's random streams, a calibration's data
- * file): kept, since every generated workload's seeds derive from it. */
+ * defines it (config_hash, a sweep's input files, a calibration's data file: values a user can
+ * check with any FNV-1a tool).  BS_HASH_BASIS, a digit short of it, starts the hash of a random
+ * stream's name (workload_stream_seed): kept, since every generated workload derives from it. */
 #define FNV1A_BASIS 14695981039346656037ull
 #define BS_HASH_BASIS 1469598103934665603ull
 static inline uint64_t fnv1a(uint64_t h, const void *p, size_t n)

@@ -457,6 +457,17 @@ static size_t full_edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+/* FNV-1a 64 against the published test vectors (FNV's basis), and continuing a hash equals
+ * hashing the whole. */
+START_TEST(fnv1a_vectors)
+{
+	ck_assert_uint_eq(fnv1a(FNV1A_BASIS, "", 0), 0xcbf29ce484222325ull);
+	ck_assert_uint_eq(fnv1a(FNV1A_BASIS, "a", 1), 0xaf63dc4c8601ec8cull);
+	ck_assert_uint_eq(fnv1a(FNV1A_BASIS, "foobar", 6), 0x85944171f73967e8ull);
+	ck_assert_uint_eq(fnv1a(fnv1a(FNV1A_BASIS, "foo", 3), "bar", 3), 0x85944171f73967e8ull);
+}
+END_TEST
+
 START_TEST(edit_distance)
 {
 	ck_assert_uint_eq(str_edit_distance("kitten", "sitting", 10), 3);
@@ -507,6 +518,7 @@ int main(void)
 	tcase_add_test(tc, oom_is_an_error_exit);
 	tcase_add_test(tc, fast_parse_equals_reference);
 	tcase_add_test(tc, edit_distance);
+	tcase_add_test(tc, fnv1a_vectors);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
