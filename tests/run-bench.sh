@@ -10,19 +10,21 @@ trap 'rm -rf "$OUT"' EXIT
 common=(--trace alpaca --set workload.lengths=empirical --set workload.num_requests=1000000
 	--set workload.arrival=poisson --set workload.rate=20 --seed 1 --no-batches -q --perf)
 echo "bench: 1,000,000 Alpaca-like requests (empirical lengths), Poisson 20 req/s, llama-3.1-8b on gaudi2"
-# The simulation's figure moves by a third between runs of the same binary on a shared machine:
-# each is run three times and the best is the figure (as for the whole-process times below).
+# The simulation's figure moves by up to a half between runs of the same binary on a shared
+# machine (the host's other work, not the binary: its instruction count is the same): each is
+# run five times and the best is the figure, the speed of the code when nothing competes (as
+# for the whole-process times below).
 for strat in exponential none; do
-	echo "- bucketing.strategy=$strat, no per-request output, 3 runs:"
+	echo "- bucketing.strategy=$strat, no per-request output, 5 runs:"
 	best=0
-	for _ in 1 2 3; do
+	for _ in 1 2 3 4 5; do
 		line=$("$B" run "${common[@]}" --set bucketing.strategy=$strat --set output.requests=false \
 			-o "$OUT/r" 2>&1 | grep '^perf: setup')
 		echo "    $line"
 		rps=$(echo "$line" | sed -E 's/.* ([0-9]+) requests\/s.*/\1/')
 		if [ "$rps" -gt "$best" ]; then best=$rps; fi
 	done
-	printf '    best of 3: %.0f simulated requests per wall second (simulation alone)\n' "$best"
+	printf '    best of 5: %.0f simulated requests per wall second (simulation alone)\n' "$best"
 done
 echo "- exponential, with requests.csv:"
 "$B" run "${common[@]}" -o "$OUT/r" 2>&1 | sed 's/^/    /'
@@ -56,11 +58,11 @@ echo "  with Poisson 20 req/s timestamps, written by trace synth), reading the t
 "$B" trace synth --trace alpaca --set workload.lengths=empirical --set workload.num_requests=1000000 \
 	--set workload.arrival=poisson --set workload.rate=20 --seed 1 -o "$OUT/1M.csv"
 best=
-for _ in 1 2 3; do
+for _ in 1 2 3 4 5; do
 	w=$(wall "$B" run --trace "$OUT/1M.csv" -o "$OUT/w" --no-batches -q)
 	if [ -z "$best" ] || [ "$(echo "$w < $best" | bc -l)" = 1 ]; then best=$w; fi
 done
-printf '    best of 3: %.3f s wall, %.0f simulated requests per wall second\n' "$best" "$(echo "1000000 / $best" | bc -l)"
+printf '    best of 5: %.3f s wall, %.0f simulated requests per wall second\n' "$best" "$(echo "1000000 / $best" | bc -l)"
 "$B" run --trace "$OUT/1M.csv" -o "$OUT/w" --no-batches -q --perf 2>&1 | sed 's/^/    /'
 echo "- whole process, 10,000 Alpaca-like requests, llama-3.1-70b on gaudi2 TP2, no bucketing, -o DIR:"
 "$B" trace synth --trace alpaca --set workload.lengths=empirical --set workload.num_requests=10000 \
