@@ -96,6 +96,19 @@ int plot_need_col(const struct table *t, const char *path, const char *name, lon
 	return 0;
 }
 
+int plot_run_table(const char *dir, const char *file, const char *const *names, size_t n,
+		   long *cols, struct table *t, struct bs_err *err)
+{
+	char *p = xasprintf("%s/%s", dir, file);
+	int rc = plot_table_read(p, t, err);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = plot_need_col(t, p, names[i], &cols[i], err);
+	free(p);
+	if (rc)
+		plot_table_free(t);
+	return rc;
+}
+
 void plot_print_columns(FILE *f, const struct table *t)
 {
 	for (size_t i = 0; i < t->cols; i++)

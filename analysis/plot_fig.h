@@ -56,6 +56,11 @@ long plot_col_of(const struct table *t, const char *name);
 int plot_need_col(const struct table *t, const char *path, const char *name, long *c,
 		    struct bs_err *err);
 
+/* DIR/FILE read as a table with the N columns NAMES, their indices into COLS; on an error
+ * (naming the file, and the column missing) nothing is left to free. */
+int plot_run_table(const char *dir, const char *file, const char *const *names, size_t n,
+		   long *cols, struct table *t, struct bs_err *err);
+
 /* Prints ERR (unless printed already: an empty message) and returns its exit code. */
 int plot_err_print(const struct bs_err *err);
 

@@ -16,6 +16,17 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sorts the N values of V and keeps each once; returns how many are left. */
+static size_t sorted_distinct(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!m || v[i] != v[m - 1])
+			v[m++] = v[i];
+	return m;
+}
+
 /* Empirical CDFs of TTFT, TPOT and E2E, one series per run directory. */
 int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
 {
@@ -70,20 +81,12 @@ int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
  * size), colour = log10(uses); warmed but unused buckets empty. */
 int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 {
-	char *p = xasprintf("%s/buckets.csv", dir);
+	static const char *const names[] = {"phase", "bs", "query", "blocks", "uses"};
 	struct table t;
-	int rc = plot_table_read(p, &t, err);
-	long cph, cbs, cq, cb, cu;
-	if (!rc)
-		rc = plot_need_col(&t, p, "phase", &cph, err) || plot_need_col(&t, p, "bs", &cbs, err) ||
-		     plot_need_col(&t, p, "query", &cq, err) || plot_need_col(&t, p, "blocks", &cb, err) ||
-		     plot_need_col(&t, p, "uses", &cu, err);
-	free(p);
-	if (rc) {
-		if (t.cell)
-			plot_table_free(&t);
+	long c[5];
+	if (plot_run_table(dir, "buckets.csv", names, 5, c, &t, err))
 		return -1;
-	}
+	long cph = c[0], cbs = c[1], cq = c[2], cb = c[3], cu = c[4];
 	g->multi = true;
 	g->rows = 1;
 	g->cols = 2;
@@ -91,26 +94,15 @@ int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 	for (size_t k = 0; k < 2; k++) {
 		long cx = k ? cb : cq;
 		/* Distinct x and batch-size values, ascending: the grid's axes. */
-		double xs[4096], ys[4096];
+		double *xs = xmalloc(t.rows * sizeof *xs), *ys = xmalloc(t.rows * sizeof *ys);
 		size_t nx = 0, ny = 0;
-		for (size_t r = 1; r < t.rows; r++) {
-			double x, y;
-			if (strcmp(plot_cell(&t, r, (size_t)cph), ph[k]) ||
-			    !plot_number(plot_cell(&t, r, (size_t)cx), &x) || !plot_number(plot_cell(&t, r, (size_t)cbs), &y))
-				continue;
-			size_t i = 0;
-			while (i < nx && xs[i] != x)
-				i++;
-			if (i == nx && nx < 4096)
-				xs[nx++] = x;
-			i = 0;
-			while (i < ny && ys[i] != y)
-				i++;
-			if (i == ny && ny < 4096)
-				ys[ny++] = y;
-		}
-		qsort(xs, nx, sizeof *xs, cmp_double);
-		qsort(ys, ny, sizeof *ys, cmp_double);
+		for (size_t r = 1; r < t.rows; r++)
+			if (!strcmp(plot_cell(&t, r, (size_t)cph), ph[k]) &&
+			    plot_number(plot_cell(&t, r, (size_t)cx), &xs[nx]) &&
+			    plot_number(plot_cell(&t, r, (size_t)cbs), &ys[ny]))
+				nx++, ny++;
+		nx = sorted_distinct(xs, nx);
+		ny = sorted_distinct(ys, ny);
 		double *u = xcalloc(nx * ny + 1, sizeof *u);
 		for (size_t r = 1; r < t.rows; r++) {
 			double x, y, n;
@@ -118,13 +110,9 @@ int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 			    !plot_number(plot_cell(&t, r, (size_t)cx), &x) ||
 			    !plot_number(plot_cell(&t, r, (size_t)cbs), &y) || !plot_number(plot_cell(&t, r, (size_t)cu), &n))
 				continue;
-			size_t i = 0, j = 0;
-			while (i < nx && xs[i] != x)
-				i++;
-			while (j < ny && ys[j] != y)
-				j++;
-			if (i < nx && j < ny)
-				u[j * nx + i] += n;
+			const double *i = bsearch(&x, xs, nx, sizeof *xs, cmp_double);
+			const double *j = bsearch(&y, ys, ny, sizeof *ys, cmp_double);
+			u[(size_t)(j - ys) * nx + (size_t)(i - xs)] += n;
 		}
 		size_t b = plot_fig_block(g, ph[k]);
 		for (size_t j = 0; j < ny; j++) {
@@ -152,6 +140,8 @@ int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 		fprintf(g->gp, ")\n  unset key\n  unset grid\n  set style fill solid 1.0 noborder\n"
 			       "  plot dat index %zu using 1:2:(0.5):(0.5):3 with boxxyerror fc palette\n"
 			       "  set grid\n  unset title\n", b);
+		free(xs);
+		free(ys);
 	}
 	plot_table_free(&t);
 	return 0;
@@ -160,20 +150,12 @@ int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 /* The monitor's timeline: queues and batch, KV use, step latency. */
 int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 {
-	char *p = xasprintf("%s/monitor.csv", dir);
-	struct table t;
-	int rc = plot_table_read(p, &t, err);
 	static const char *const cols[] = {"time_s", "waiting", "running", "transferring",
 					   "kv_utilization", "batch_latency_ms"};
+	struct table t;
 	long c[6];
-	for (size_t i = 0; i < 6 && !rc; i++)
-		rc = plot_need_col(&t, p, cols[i], &c[i], err);
-	free(p);
-	if (rc) {
-		if (t.cell)
-			plot_table_free(&t);
+	if (plot_run_table(dir, "monitor.csv", cols, 6, c, &t, err))
 		return -1;
-	}
 	g->multi = true;
 	g->wide = true;
 	g->rows = 3;
@@ -205,10 +187,7 @@ int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 int plot_bubbles(const char *dir, double window, struct fig *g, struct bs_err *err)
 {
 	char *p = xasprintf("%s/summary.json", dir);
-	size_t len;
-	char *txt = read_file(p, &len, err);
-	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
-	free(txt);
+	cJSON *j = read_json(p, err);
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(j, "metrics"), "pipeline_stages");
 	int stages = cJSON_IsRaw(st) ? atoi(st->valuestring) : cJSON_IsNumber(st) ? st->valueint : 0;
@@ -220,19 +199,12 @@ int plot_bubbles(const char *dir, double window, struct fig *g, struct bs_err *e
 	free(p);
 	if (err->code)
 		return -1;
-	p = xasprintf("%s/batches.csv", dir);
+	static const char *const names[] = {"start_s", "end_s", "instance"};
 	struct table t;
-	int rc = plot_table_read(p, &t, err);
-	long cs, ce, ci;
-	if (!rc)
-		rc = plot_need_col(&t, p, "start_s", &cs, err) || plot_need_col(&t, p, "end_s", &ce, err) ||
-		     plot_need_col(&t, p, "instance", &ci, err);
-	free(p);
-	if (rc) {
-		if (t.cell)
-			plot_table_free(&t);
+	long c[3];
+	if (plot_run_table(dir, "batches.csv", names, 3, c, &t, err))
 		return -1;
-	}
+	long cs = c[0], ce = c[1], ci = c[2];
 	double t0 = NAN, t1;
 	int lanes = 0;
 	size_t lane0 = 0;

@@ -251,11 +251,8 @@ static bool capacity_json_ok(const cJSON *j, const char *path, struct bs_err *er
 static cJSON *read_capacity(const char *dir, struct bs_err *err)
 {
 	char *p = xasprintf("%s/capacity.json", dir);
-	size_t len;
-	char *txt = read_file(p, &len, err);
-	cJSON *j = txt ? cJSON_ParseWithLength(txt, len) : NULL;
-	free(txt);
-	if (txt)
+	cJSON *j = read_json(p, err);
+	if (j)
 		capacity_json_ok(j, p, err);
 	free(p);
 	if (err->code) {

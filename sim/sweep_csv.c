@@ -232,12 +232,9 @@ fail:
 static cJSON *read_spec(const char *dir, struct bs_err *err)
 {
 	char *path = xasprintf("%s/sweep.json", dir);
-	size_t len;
-	char *txt = read_file(path, &len, err);
-	cJSON *spec = txt ? cJSON_ParseWithLength(txt, len) : NULL;
-	if (txt && (!spec || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(spec, "points"))))
+	cJSON *spec = read_json(path, err);
+	if (spec && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(spec, "points")))
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not a sweep description");
-	free(txt);
 	free(path);
 	if (err->code) {
 		cJSON_Delete(spec);

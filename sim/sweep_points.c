@@ -159,12 +159,9 @@ int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err)
  * "seeds", and every other member is the base configuration (as in -c). */
 int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 {
-	size_t len;
-	char *txt = read_file(path, &len, err);
-	if (!txt)
+	cJSON *root = read_json(path, err);
+	if (!root)
 		return -1;
-	cJSON *root = cJSON_ParseWithLength(txt, len);
-	free(txt);
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not a JSON object");

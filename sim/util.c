@@ -4,6 +4,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "sim/util.h"
 
+#include <cjson/cJSON.h>
 #include <csv.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -403,6 +404,19 @@ char *read_file(const char *path, size_t *len, struct bs_err *err)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+struct cJSON *read_json(const char *path, struct bs_err *err)
+{
+	size_t len;
+	char *txt = read_file(path, &len, err);
+	if (!txt)
+		return NULL;
+	cJSON *j = cJSON_ParseWithLength(txt, len);
+	free(txt);
+	if (!j)
+		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
+	return j;
 }
 
 /* ---- signal-safe registry of temporaries ----

@@ -152,6 +152,10 @@ bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_line
 /* Reads a whole file into a NUL-terminated buffer (owned by the caller); a regular file in one
  * read into a buffer of its size. */
 char *read_file(const char *path, size_t *len, struct bs_err *err);
+/* The JSON document in the file PATH (cJSON, owned by the caller), or NULL with ERR set: the
+ * file cannot be read, or it is not valid JSON. */
+struct cJSON;
+struct cJSON *read_json(const char *path, struct bs_err *err);
 
 /*
  * Atomic output: a set of files written under temporary names and put into place only by
