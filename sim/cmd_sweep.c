@@ -517,13 +517,22 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto done;
 	}
+	const cJSON *lp;
+	/* Listed points run at every combination of the axes: a key set in both places would
+	 * be set twice, the later word winning unseen. */
+	cJSON_ArrayForEach(lp, s.listed) for (size_t i = 0; i < s.nax; i++)
+		if (cJSON_GetObjectItemCaseSensitive(lp, s.ax[i].key)) {
+			bs_errf(&err, BS_EXIT_USAGE, file, 0, s.ax[i].key, "set by the sweep "
+				"file's points and by an axis: give it in one place");
+			rc = cli_fail(&err);
+			goto done;
+		}
 	/* Presets do not stack: a second one would keep the keys of the first it does not set. */
 	bool shared_preset = false, point_preset = false;
 	for (size_t i = 0; i < s.nso; i++)
 		shared_preset |= s.so[i].key == CLI_OPT_PRESET;
 	for (size_t i = 0; i < s.nax; i++)
 		point_preset |= !strcmp(s.ax[i].key, "preset");
-	const cJSON *lp;
 	cJSON_ArrayForEach(lp, s.listed) point_preset |=
 		cJSON_GetObjectItemCaseSensitive(lp, "preset") != NULL;
 	if (shared_preset && point_preset) {

@@ -336,39 +336,52 @@ struct point *sweep_make_points(const struct spec *s, size_t *np)
 {
 	struct point *pts = NULL;
 	*np = 0;
-	size_t nbase = 0;
-	struct point *base = NULL;
+	/* The grid of the axes (one empty combination without any), first axis slowest. */
+	size_t ngrid = 0;
+	struct point *grid = NULL;
+	size_t *idx = xcalloc(s->nax ? s->nax : 1, sizeof *idx);
+	for (bool more = true; more;) {
+		grid = xrealloc(grid, (ngrid + 1) * sizeof *grid);
+		memset(&grid[ngrid], 0, sizeof *grid);
+		for (size_t i = 0; i < s->nax; i++)
+			point_set(&grid[ngrid], s->ax[i].key, s->ax[i].vals[idx[i]]);
+		ngrid++;
+		more = false;
+		for (size_t i = s->nax; i-- > 0;) {
+			if (++idx[i] < s->ax[i].n) {
+				more = true;
+				break;
+			}
+			idx[i] = 0;
+		}
+	}
+	free(idx);
+	/* Listed points each run at every combination of the axes (the point outer); without
+	 * listed points the grid is the points. */
+	size_t nbase = ngrid;
+	struct point *base = grid;
 	if (s->listed) {
+		base = NULL;
+		nbase = 0;
 		const cJSON *q;
 		cJSON_ArrayForEach(q, s->listed) {
-			base = xrealloc(base, (nbase + 1) * sizeof *base);
-			memset(&base[nbase], 0, sizeof *base);
-			const cJSON *kv;
-			cJSON_ArrayForEach(kv, q) {
-				char *t = json_value_text(kv);
-				point_set(&base[nbase], kv->string, t);
-				free(t);
-			}
-			nbase++;
-		}
-	} else {
-		size_t *idx = xcalloc(s->nax ? s->nax : 1, sizeof *idx);
-		for (bool more = true; more;) {
-			base = xrealloc(base, (nbase + 1) * sizeof *base);
-			memset(&base[nbase], 0, sizeof *base);
-			for (size_t i = 0; i < s->nax; i++)
-				point_set(&base[nbase], s->ax[i].key, s->ax[i].vals[idx[i]]);
-			nbase++;
-			more = false;
-			for (size_t i = s->nax; i-- > 0;) {
-				if (++idx[i] < s->ax[i].n) {
-					more = true;
-					break;
+			for (size_t g = 0; g < ngrid; g++) {
+				base = xrealloc(base, (nbase + 1) * sizeof *base);
+				memset(&base[nbase], 0, sizeof *base);
+				const cJSON *kv;
+				cJSON_ArrayForEach(kv, q) {
+					char *t = json_value_text(kv);
+					point_set(&base[nbase], kv->string, t);
+					free(t);
 				}
-				idx[i] = 0;
+				for (size_t i = 0; i < grid[g].n; i++)
+					point_set(&base[nbase], grid[g].key[i], grid[g].val[i]);
+				nbase++;
 			}
 		}
-		free(idx);
+		for (size_t g = 0; g < ngrid; g++)
+			sweep_point_release(&grid[g]);
+		free(grid);
 	}
 	for (size_t b = 0; b < nbase; b++) {
 		const char *sv = point_get(&base[b], "seed");

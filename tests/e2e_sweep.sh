@@ -135,6 +135,16 @@ printf '{"workload.num_requests": 30, "axes": {"workload.rate": [1, 2.5], "bucke
 expect_exit 0 sweep-file-grid "$B" sweep -f "$T/grid.json" --metrics completed
 [ "$(cut -d, -f1,2,5,8 "$T/stdout" | tail -n +2 | tr '\n' ' ')" = "1,linear,1,30 1,linear,2,30 2.5,linear,1,30 2.5,linear,2,30 " ] \
 	&& ok sweep-file-grid-rows || fail sweep-file-grid-rows "$(cat "$T/stdout")"
+# Listed points times --axis: every point at every axis value (the point slowest), each run at
+# its rate (the run's duration shrinks with it); a key in both places is refused.
+printf '{"workload.num_requests": 40, "points": [{"bucketing.strategy": "linear"}, {"bucketing.strategy": "exponential"}]}\n' > "$T/px.json"
+expect_exit 0 sweep-points-axis "$B" sweep -f "$T/px.json" --axis workload.rate=2,50 --metrics completed,request_throughput
+[ "$(cut -d, -f1,2,8 "$T/stdout" | tr '\n' ' ')" = "workload.rate,bucketing.strategy,completed 2,linear,40 50,linear,40 2,exponential,40 50,exponential,40 " ] \
+	&& ok sweep-points-axis-rows || fail sweep-points-axis-rows "$(cat "$T/stdout")"
+awk -F, 'NR > 1 && (($1 == 2 && ($9 < 1 || $9 > 3)) || ($1 == 50 && $9 < 5)) { bad = 1 } END { exit bad }' "$T/stdout" \
+	&& ok sweep-points-axis-applied || fail sweep-points-axis-applied "$(cat "$T/stdout")"
+expect_exit 2 sweep-points-axis-twice "$B" sweep -f "$T/px.json" --axis bucketing.strategy=linear
+expect_stderr sweep-points-axis-twice-msg "px.json: field 'bucketing.strategy': set by the sweep file's points and by an axis"
 printf '{"axes": {"workload.rate": [1]}, "points": [{}]}\n' > "$T/both.json"
 expect_exit 3 sweep-file-both "$B" sweep -f "$T/both.json"
 
