@@ -52,9 +52,11 @@ static const struct cli_opt opts[] = {
 	{"y", OPT_Y, 1, "COLUMN", "sweep column on the y axis (default: per kind; line: required); refused by "
 	 "compiles, run plots and a capacity directory",
 	 "Sweep plots"},
-	{"series", OPT_SERIES, 1, "COLUMN",
-	 "sweep column naming the series (default: preset when it varies, else none); "
-	 "refused by run plots and a capacity directory",
+	{"series", OPT_SERIES, 1, "COL[,COL...]",
+	 "sweep columns naming the series, one series per combination of their values "
+	 "(default: preset when it varies, else none); rows of one x and series that differ in "
+	 "another configuration column are an error; refused by run plots and a capacity "
+	 "directory",
 	 "Sweep plots"},
 	{"target", OPT_TARGET, 1, "A", "attainment: the target line (default: capacity.json's, "
 	 "else 0.9); refused by the other kinds", "Sweep plots"},

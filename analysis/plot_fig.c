@@ -180,7 +180,7 @@ char *plot_label(const char *name)
 {
 	static const char *const phrase[][2] = {
 		{"workload.rate", "request rate (req/s)"},
-		{"padding_waste_ratio", "padding waste (fraction of computed tokens)"},
+		{"padding_waste_ratio", "padding waste (fraction of padded tokens)"},
 		{"compiles_warmup", "buckets compiled at warm-up (graphs)"},
 		{"compiles_runtime", "graphs compiled at run time"},
 		{"warmup_s", "warm-up time (s)"},

@@ -125,18 +125,25 @@ int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 			fputc('\n', g->dat);
 		}
 		free(u);
-		/* Tick labels: the bucket values, thinned to at most 12. */
+		/* Tick labels: the bucket values, thinned to at most 12; every other bucket gets a
+		 * minor tick without a label, so that no column seems to carry its neighbour's. */
 		fprintf(g->gp, "  set title \"%s buckets\"\n  set xlabel \"%s\"\n"
 			       "  set ylabel \"batch size (sequences)\"\n  set cblabel \"log10 passes\"\n"
 			       "  set xrange [-0.5:%zu.5]\n  set yrange [-0.5:%zu.5]\n  set xtics (",
 			ph[k], k ? "KV blocks of the bucket" : "query tokens of the bucket",
 			nx ? nx - 1 : 0, ny ? ny - 1 : 0);
 		size_t sx = nx > 12 ? (nx + 11) / 12 : 1, sy = ny > 12 ? (ny + 11) / 12 : 1;
-		for (size_t i = 0; i < nx; i += sx)
-			fprintf(g->gp, "%s\"%.0f\" %zu", i ? ", " : "", xs[i], i);
-		fputs(") rotate by 45 right\n  set ytics (", g->gp);
-		for (size_t j = 0; j < ny; j += sy)
-			fprintf(g->gp, "%s\"%.0f\" %zu", j ? ", " : "", ys[j], j);
+		for (size_t i = 0; i < nx; i++)
+			if (i % sx)
+				fprintf(g->gp, ", \"\" %zu 1", i);
+			else
+				fprintf(g->gp, "%s\"%.0f\" %zu", i ? ", " : "", xs[i], i);
+		fputs(") rotate by 90 right\n  set ytics (", g->gp);
+		for (size_t j = 0; j < ny; j++)
+			if (j % sy)
+				fprintf(g->gp, ", \"\" %zu 1", j);
+			else
+				fprintf(g->gp, "%s\"%.0f\" %zu", j ? ", " : "", ys[j], j);
 		fprintf(g->gp, ")\n  unset key\n  unset grid\n  set style fill solid 1.0 noborder\n"
 			       "  plot dat index %zu using 1:2:(0.5):(0.5):3 with boxxyerror fc palette\n"
 			       "  set grid\n  unset title\n", b);

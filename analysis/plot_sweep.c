@@ -16,6 +16,7 @@ struct point {
 	double x, sum;
 	double *v;
 	size_t cnt;
+	size_t row;                     /* its first row in the table (the pooling check) */
 };
 
 struct series {
@@ -55,9 +56,33 @@ static void series_free(struct series *s, size_t n)
 	free(s);
 }
 
-/* Groups a sweep CSV's successful rows into series (by the series column, in order of first
- * appearance) of (x, mean y over the rows with that x: the seeds), x ascending.  CATEGORICAL
- * keeps x as text order (the x value's first appearance) with x = 0, 1, ... */
+#define MAX_SERIES_COLS 8
+
+/* A row's series name: the values of the series columns, joined by ", "; a preset's or a
+ * trace's value names itself, any other column's reads KEY=VALUE.  An empty cell (a point
+ * that did not set the key: its default applied) reads "KEY default" ("no preset"). */
+static char *series_name(const struct table *t, size_t r, const long *cs, size_t ncs)
+{
+	char *name = xstrdup("");
+	for (size_t j = 0; j < ncs; j++) {
+		const char *col = plot_cell(t, 0, (size_t)cs[j]), *v = plot_cell(t, r, (size_t)cs[j]);
+		bool self = !strcmp(col, "preset") || !strcmp(col, "trace");
+		char *part = *v ? (self ? xstrdup(v) : xasprintf("%s=%s", col, v))
+				: xasprintf(self ? "no %s" : "%s default", col);
+		char *n2 = xasprintf("%s%s%s", name, j ? ", " : "", part);
+		free(part);
+		free(name);
+		name = n2;
+	}
+	return name;
+}
+
+/* Groups a sweep CSV's successful rows into series (by the series columns SC, a comma list,
+ * in order of first appearance) of (x, mean y over the rows with that x: the seeds), x
+ * ascending.  Rows pooled into one point must differ in nothing but their seed: a
+ * configuration column (any column before `seed`) other than x and the series that differs
+ * between them is an error naming both rows.  CATEGORICAL keeps x as text order (the x
+ * value's first appearance) with x = 0, 1, ...; an empty category reads "default". */
 static int sweep_series(const char *path, const char *xc, const char *yc, const char *sc,
 			bool categorical, struct series **out, size_t *nout, char ***cats,
 			size_t *ncat, struct bs_err *err)
@@ -65,9 +90,24 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 	struct table t;
 	if (plot_table_read(path, &t, err))
 		return -1;
-	long cx, cy, cs = -1, ce = plot_col_of(&t, "error");
-	if (plot_need_col_list(&t, path, xc, &cx, err) || plot_need_col_list(&t, path, yc, &cy, err) ||
-	    (sc && plot_need_col_list(&t, path, sc, &cs, err))) {
+	long cx, cy, ce = plot_col_of(&t, "error"), cseed = plot_col_of(&t, "seed");
+	long cs[MAX_SERIES_COLS];
+	size_t ncs = 0;
+	int rc = plot_need_col_list(&t, path, xc, &cx, err) ||
+		 plot_need_col_list(&t, path, yc, &cy, err);
+	if (!rc && sc) {
+		char *l = xstrdup(sc);
+		for (char *save = NULL, *w = strtok_r(l, ",", &save); w && !rc;
+		     w = strtok_r(NULL, ",", &save)) {
+			if (ncs == MAX_SERIES_COLS)
+				rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--series",
+					     "at most %d columns", MAX_SERIES_COLS);
+			else
+				rc = plot_need_col_list(&t, path, w, &cs[ncs++], err);
+		}
+		free(l);
+	}
+	if (rc) {
 		plot_table_free(&t);
 		return -1;
 	}
@@ -83,12 +123,13 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 		if (!plot_number(plot_cell(&t, r, (size_t)cy), &y))
 			continue;
 		if (categorical) {
+			const char *cat = *xs ? xs : "default";
 			size_t k = 0;
-			while (k < *ncat && strcmp((*cats)[k], xs))
+			while (k < *ncat && strcmp((*cats)[k], cat))
 				k++;
 			if (k == *ncat) {
 				*cats = xrealloc(*cats, (*ncat + 1) * sizeof **cats);
-				(*cats)[(*ncat)++] = xstrdup(xs);
+				(*cats)[(*ncat)++] = xstrdup(cat);
 			}
 			x = (double)k;
 		} else if (!plot_number(xs, &x)) {
@@ -99,24 +140,45 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 			series_free(s, ns);
 			return -1;
 		}
-		const char *name = cs >= 0 ? plot_cell(&t, r, (size_t)cs) : "";
+		char *name = series_name(&t, r, cs, ncs);
 		size_t i = 0;
 		while (i < ns && strcmp(s[i].name, name))
 			i++;
 		if (i == ns) {
 			s = xrealloc(s, (ns + 1) * sizeof *s);
 			memset(&s[ns], 0, sizeof *s);
-			s[ns++].name = xstrdup(name);
+			s[ns++].name = name;
+		} else {
+			free(name);
 		}
 		size_t k = 0;
 		while (k < s[i].n && s[i].p[k].x != x)
 			k++;
 		if (k == s[i].n) {
 			s[i].p = xrealloc(s[i].p, (k + 1) * sizeof *s[i].p);
-			s[i].p[k] = (struct point){x, 0, NULL, 0};
+			s[i].p[k] = (struct point){x, 0, NULL, 0, r};
 			s[i].n++;
 		}
 		struct point *pt = &s[i].p[k];
+		for (long c = 0; c < cseed; c++) {
+			bool own = c == cx;
+			for (size_t j = 0; j < ncs; j++)
+				own |= c == cs[j];
+			const char *a = plot_cell(&t, pt->row, (size_t)c), *b = plot_cell(&t, r, (size_t)c);
+			if (own || !strcmp(a, b))
+				continue;
+			bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, plot_cell(&t, 0, (size_t)c),
+				"'%s' here, '%s' on line %zu: the two rows have the same x and series, "
+				"and would be averaged as seeds of one point; name the column in --series "
+				"(e.g. --series %s%s%s)", b, a, pt->row + 1, sc ? sc : "",
+				sc ? "," : "", plot_cell(&t, 0, (size_t)c));
+			plot_table_free(&t);
+			series_free(s, ns);
+			cats_free(*cats, *ncat);
+			*cats = NULL;
+			*ncat = 0;
+			return -1;
+		}
 		pt->v = xrealloc(pt->v, (pt->cnt + 1) * sizeof *pt->v);
 		pt->v[pt->cnt++] = y;
 		pt->sum += y;
@@ -157,7 +219,7 @@ static const char *default_series(const char *path)
  * lower and upper bound (NaN with one seed: no bar), seeds; drawn as error bars. */
 static int plot_lines(struct fig *g, const char *path, struct series *s, size_t ns,
 		      const char *xc, const char *yc, double ci, const char *extra,
-		      const char *prefix, char **suffix, struct bs_err *err)
+		      char **suffix, struct bs_err *err)
 {
 	for (size_t i = 0; i < ns; i++)
 		for (size_t k = 0; k < s[i].n; k++) {
@@ -191,7 +253,7 @@ static int plot_lines(struct fig *g, const char *path, struct series *s, size_t 
 		}
 		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
 			i ? ", \\\n       " : "", b, i % 8 + 1);
-		char *t = *s[i].name ? xasprintf("%s%s%s", prefix ? prefix : "", s[i].name,
+		char *t = *s[i].name ? xasprintf("%s%s", s[i].name,
 						 suffix && suffix[i] ? suffix[i] : "")
 				     : xstrdup(yc);
 		plot_gp_str(g->gp, t);
@@ -296,17 +358,12 @@ int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
 				  o->target, o->target, o->target, o->target);
 	else if (!strcmp(kind, "waste"))
 		extra = xstrdup(g->ax.logy ? "" : "  set yrange [0:*]\n");
-	/* A series named by a value alone ("32") is labelled with its column ("KEY=32"); presets
-	 * and traces name themselves. */
-	char *prefix = sc && strcmp(sc, "preset") && strcmp(sc, "trace") ? xasprintf("%s=", sc)
-									  : NULL;
 	/* --capacity DIR: each system's capacity as a vertical line in its series' colour. */
 	char **suffix = NULL;
 	if (o->capacity) {
 		cJSON *j = read_capacity(o->capacity, err);
 		if (!j) {
 			free(extra);
-			free(prefix);
 			series_free(s, ns);
 			return -1;
 		}
@@ -336,16 +393,14 @@ int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
 				free(suffix[i]);
 			free(suffix);
 			free(extra);
-			free(prefix);
 			series_free(s, ns);
 			return -1;
 		}
 	}
-	int rc = plot_lines(g, path, s, ns, x, y, o->ci, extra, prefix, suffix, err);
+	int rc = plot_lines(g, path, s, ns, x, y, o->ci, extra, suffix, err);
 	for (size_t i = 0; suffix && i < ns; i++)
 		free(suffix[i]);
 	free(suffix);
-	free(prefix);
 	free(extra);
 	series_free(s, ns);
 	return rc;
@@ -438,7 +493,8 @@ int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
 		size_t ns;
 		char **cats;
 		size_t ncat;
-		if (sweep_series(path, x, ys[p], o->series, true, &s, &ns, &cats, &ncat, err))
+		if (sweep_series(path, x, ys[p], o->series ? o->series : default_series(path), true,
+				 &s, &ns, &cats, &ncat, err))
 			return -1;
 		char *yl = plot_label(ys[p]), *xl = plot_label(x);
 		plot_fig_labels(g, xl, yl);

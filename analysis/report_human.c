@@ -64,7 +64,7 @@ void report_human(FILE *f, const cJSON *summary)
 	if (num(m, "unfinished") > 0)
 		fprintf(f, "; %.0f unfinished (counted as failing)", num(m, "unfinished"));
 	fputc('\n', f);
-	fprintf(f, "padding     %.2f%% of computed tokens are padding (%.0f real, %.0f padded)",
+	fprintf(f, "padding     %.2f%% of the padded tokens are padding (%.0f real, %.0f padded)",
 		100 * num(m, "padding_waste_ratio"), num(m, "real_tokens"), num(m, "padded_tokens"));
 	if (num(m, "padded_kv_blocks") > 0)
 		fprintf(f, "; %.2f%% of decode KV blocks read are padding",

@@ -53,7 +53,7 @@ START_TEST(labels_of_keys_and_phrases)
 	label_is("workload.rate", "request rate (req/s)");
 	label_is("bucketing.strategy", "bucketing.strategy");
 	label_is("env.VLLM_DECODE_BLOCK_BUCKET_STEP", "env.VLLM_DECODE_BLOCK_BUCKET_STEP");
-	label_is("padding_waste_ratio", "padding waste (fraction of computed tokens)");
+	label_is("padding_waste_ratio", "padding waste (fraction of padded tokens)");
 	label_is("compiles_warmup", "buckets compiled at warm-up (graphs)");
 	label_is("warmup_s", "warm-up time (s)");
 }

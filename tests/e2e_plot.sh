@@ -54,6 +54,24 @@ rendered waste-rendered "$T/f/waste"
 expect_exit 0 plot-compiles "$B" plot compiles "$T/c/sweep.csv" -o "$T/f/comp"
 rendered compiles-rendered "$T/f/comp"
 [ "$(blocks "$T/f/comp") $(block_rows "$T/f/comp" 0)" = "2 3" ] && ok compiles-bars || fail compiles-bars "$(cat "$T/f/comp.dat")"
+# Systems that differ in more than one column: listed points (one leaves the strategy to its
+# default) times a rate axis.  Pooling rows of another configuration as seeds is refused,
+# naming the column; --series takes several columns; compiles' default series is the preset.
+printf '{"workload.num_requests": 60, "points": [{"preset": "vllm", "bucketing.strategy": "linear"}, {"preset": "vllm", "bucketing.strategy": "exponential"}, {"preset": "bucketserve"}]}\n' > "$T/sys.json"
+"$B" sweep -f "$T/sys.json" --axis workload.rate=5,20 --seeds 2 -o "$T/m" 2>/dev/null
+expect_exit 3 plot-pooled "$B" plot line "$T/m/sweep.csv" --x workload.rate --y p99_ttft_ms -o "$T/f/x"
+expect_stderr plot-pooled-msg "sweep.csv:6: field 'bucketing.strategy': 'exponential' here, 'linear' on line 2: the two rows have the same x and series, and would be averaged as seeds of one point; name the column in --series \(e.g. --series preset,bucketing.strategy\)"
+expect_exit 0 plot-series-two "$B" plot line "$T/m/sweep.csv" --x workload.rate --y p99_ttft_ms --series preset,bucketing.strategy --ci 0.9 --script-only -o "$T/f/two"
+[ "$(grep '^# ' "$T/f/two.dat" | tr '\n' '|')" = "# vllm, bucketing.strategy=linear|# vllm, bucketing.strategy=exponential|# bucketserve, bucketing.strategy default|" ] \
+	&& ok plot-series-two-names || fail plot-series-two-names "$(grep '^# ' "$T/f/two.dat")"
+grep -q 'title "bucketserve, bucketing.strategy default"' "$T/f/two.gp" && ok plot-series-two-title || fail plot-series-two-title "$(grep title "$T/f/two.gp")"
+# Each point is the mean of its two seeds alone (n = 2), the sweep's rows averaged by hand.
+c=$(head -1 "$T/m/sweep.csv" | tr ',' '\n' | grep -nx p99_ttft_ms | cut -d: -f1)
+want=$(awk -F, -v c="$c" '$1 == 20 && $4 == "vllm" && $2 == "exponential" {s += $c; n++} END {printf "%.6g %d", s / n, n}' "$T/m/sweep.csv")
+got=$(awk '/^# / {b++; next} b == 2 && $1 == 20 {printf "%.6g %d", $2, $5}' "$T/f/two.dat")
+[ "$want" = "$got" ] && ok plot-series-two-mean || fail plot-series-two-mean "sweep $want, plot $got"
+expect_exit 3 plot-compiles-pooled "$B" plot compiles "$T/m/sweep.csv" -o "$T/f/x"
+expect_stderr plot-compiles-default-series "e.g. --series preset,workload.rate"
 
 # Capacity: one curve per system, the probes of the first seed, and capacity lines.
 "$B" capacity --trace alpaca --set workload.num_requests=300 --system vllm --system distserve --target 0.8 -o "$T/cap" >/dev/null
@@ -95,6 +113,16 @@ for ph in prompt decode; do
 	got=$(awk -v p="$ph" '/^# / {cur = $2; next} cur == p && NF && $3 != "NaN" {s += 10 ^ $3} END {printf "%.0f", s}' "$T/f/heat.dat")
 	[ "$want" = "$got" ] && ok "heatmap-uses-$ph" || fail "heatmap-uses-$ph" "buckets.csv $want, plot $got"
 done
+# Every column of a panel has its tick (a label, or an unlabelled minor tick where labels are
+# thinned), labels written under their columns.
+i=0
+for ph in prompt decode; do
+	cols=$(awk -v p="$ph" '/^# / {cur = $2; next} cur == p && NF {print $1}' "$T/f/heat.dat" | sort -u | wc -l)
+	ticks=$(grep 'set xtics (' "$T/f/heat.gp" | sed -n "$((i + 1))p" | grep -o '" [0-9]*' | wc -l)
+	[ "$cols" -gt 0 ] && [ "$cols" = "$ticks" ] && ok "heatmap-ticks-$ph" || fail "heatmap-ticks-$ph" "$cols columns, $ticks ticks"
+	i=$((i + 1))
+done
+grep -q 'rotate by 90 right' "$T/f/heat.gp" && ok heatmap-labels-under || fail heatmap-labels-under "$(grep xtics "$T/f/heat.gp")"
 expect_exit 0 plot-timeline "$B" plot timeline "$T/a" -o "$T/f/time"
 rendered timeline-rendered "$T/f/time"
 [ "$(block_rows "$T/f/time" 0)" -eq "$(($(wc -l < "$T/a/monitor.csv") - 1))" ] && ok timeline-rows || fail timeline-rows "rows"
