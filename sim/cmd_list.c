@@ -64,10 +64,11 @@ static void list_policies(FILE *out)
 	struct config c;
 	config_init(&c);
 	char buf[1024];
+	fputs("other choice keys (not policies): key, values\n", out);
 	for (size_t i = 0; i < c.n; i++) {
 		const struct cfg_def *d = c.e[i].def;
 		if (d->type == CFG_CHOICE && !policy_family_by_key(d->key))
-			fprintf(out, "%-24s %s\n", d->key, config_choices(d, "|", buf, sizeof buf));
+			fprintf(out, "  %-24s %s\n", d->key, config_choices(d, "|", buf, sizeof buf));
 	}
 	config_release(&c);
 }

@@ -17,6 +17,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -266,6 +267,105 @@ START_TEST(every_policy_every_topology)
 }
 END_TEST
 
+/* The values probed for a policy's own key D: both booleans, every choice, and for a number
+ * its bounds, its default and the default scaled by 10^-3 and 10^3 (kept within the bounds),
+ * written into V (at most 8); text keys have no generic values (none). */
+static size_t key_probes(const struct cfg_def *d, char v[8][64])
+{
+	size_t n = 0;
+	if (d->type == CFG_BOOL) {
+		snprintf(v[n++], 64, "%s=true", d->key);
+		snprintf(v[n++], 64, "%s=false", d->key);
+	} else if (d->type == CFG_CHOICE) {
+		const char *c = d->choices;
+		while (c && *c && n < 8) {
+			size_t len = strcspn(c, "|");
+			snprintf(v[n++], 64, "%s=%.*s", d->key, (int)len, c);
+			c += len + (c[len] == '|');
+		}
+	} else if (d->type == CFG_INT || d->type == CFG_DOUBLE) {
+		double def = d->def ? strtod(d->def, NULL) : sqrt(fmax(d->min, 1) * fmax(d->max, 1));
+		double x[5] = {d->min, d->max, def, def * 1e-3, def * 1e3};
+		for (size_t i = 0; i < 5; i++) {
+			double y = fmin(fmax(x[i], d->min), d->max);
+			if (d->type == CFG_INT)
+				y = round(y);
+			bool dup = false;
+			char t[64];
+			snprintf(t, sizeof t, "%s=%.17g", d->key, y);
+			for (size_t j = 0; j < n; j++)
+				dup |= !strcmp(v[j], t);
+			if (!dup)
+				memcpy(v[n++], t, sizeof t);
+		}
+	}
+	return n;
+}
+
+/* Every policy's own keys across their range (the test above runs them at their defaults
+ * only: a policy whose flags the fast path trusts, e.g. an order declared `fifo`, may agree
+ * with the reference at its default and not at another value), one key at a time, on one
+ * and three colocated instances, disaggregated, and a pipeline with the policy's own loop, at
+ * every load, two seeds. */
+START_TEST(every_policy_own_key_values)
+{
+	static const char *const topo[][4] = {
+		{NULL},
+		{"cluster.instances=3", NULL},
+		{"cluster.mode=disaggregated", "cluster.prefill_instances=2",
+		 "cluster.decode_instances=2", NULL},
+		{"cluster.pp=2", NULL},
+	};
+	size_t cases = 0, keys = 0;
+	for (size_t f = 0; policy_families[f]; f++) {
+		const struct policy_family *fam = policy_families[f];
+		for (size_t m = 0; fam->members[m]; m++) {
+			const struct policy_info *pi = fam->members[m];
+			char *marg = member_arg(fam, pi);
+			for (const struct cfg_def *d = pi->keys; d && d->key; d++) {
+				char v[8][64];
+				size_t nv = key_probes(d, v);
+				keys += nv > 0;
+				for (size_t i = 0; i < nv; i++) {
+					size_t served = 0;
+					for (size_t t = 0; t < sizeof topo / sizeof *topo; t++) {
+						const char *kv[32];
+						size_t n = 0;
+						for (size_t j = 0; base_keys[j]; j++)
+							kv[n++] = base_keys[j];
+						for (size_t j = 0; topo[t][j]; j++)
+							kv[n++] = topo[t][j];
+						size_t at_load = n++;
+						kv[n++] = marg;
+						kv[n++] = v[i];
+						kv[n] = NULL;
+						for (size_t ld = 0; ld < sizeof loads / sizeof *loads; ld++) {
+							kv[at_load] = loads[ld];
+							for (uint64_t seed = 1; seed <= 2; seed++) {
+								char label[256];
+								snprintf(label, sizeof label,
+									 "%s %s topology %zu load %zu "
+									 "seed %llu", marg, v[i], t, ld,
+									 (unsigned long long)seed);
+								if (fast_equals_reference(kv, seed, label)) {
+									cases++;
+									served++;
+								}
+							}
+						}
+					}
+					ck_assert_msg(served > 0, "%s %s runs in no topology of this test",
+						      marg, v[i]);
+				}
+			}
+			free(marg);
+		}
+	}
+	fprintf(stderr, "differential: %zu policy keys probed, %zu cases identical\n", keys, cases);
+	ck_assert_uint_gt(keys, 5);
+}
+END_TEST
+
 /* Configurations the random test once found diverging, pinned with their seed. */
 START_TEST(pinned_configurations)
 {
@@ -412,6 +512,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, pinned_configurations);
 	tcase_add_test(tc, every_policy_every_topology);
+	tcase_add_test(tc, every_policy_own_key_values);
 	tcase_add_test(tc, random_configurations);
 	suite_add_tcase(s, tc);
 	int rc = check_run(s);

@@ -171,12 +171,25 @@ for o in fcfs sjf ljf sjf_total ljf_total priority earliest_bucket slo_output; d
 done
 [ -z "$missing" ] && ok order-members || fail order-members "missing:$missing in: $valid"
 # policies/README.md describes every registered policy: each name appears there in backquotes
+# in a table row (its family's row of "Policies and topologies", or the strategies' table)
 undocumented=""; nnames=0
 for name in $("$B" list policies | awk '/^[a-z]+ \([a-z_.]+\):/{f = 1; next} /^[^ ]/{f = 0} f {print $1}'); do
 	nnames=$((nnames + 1))
-	grep -q "\`$name\`" "$(dirname "$0")/../policies/README.md" || undocumented="$undocumented $name"
+	grep -qE "^\|.*\`$name\`" "$(dirname "$0")/../policies/README.md" || undocumented="$undocumented $name"
 done
-[ "$nnames" -gt 20 ] && [ -z "$undocumented" ] && ok policies-readme-names || fail policies-readme-names "$nnames names read from 'list policies'; not in policies/README.md:$undocumented"
+[ "$nnames" -gt 20 ] && [ -z "$undocumented" ] && ok policies-readme-names || fail policies-readme-names "$nnames names read from 'list policies'; not in a table row of policies/README.md:$undocumented"
+# Every configuration key (a policy's own keys included) is described in a README, in
+# backquotes: the key tables of sim/README.md and the modules' READMEs.
+undocumented=""; nkeys=0
+for k in $("$B" list keys | awk '{print $1}'); do
+	nkeys=$((nkeys + 1))
+	grep -qF "\`$k\`" "$(dirname "$0")"/../README.md "$(dirname "$0")"/../*/README.md || undocumented="$undocumented $k"
+done
+[ "$nkeys" -gt 60 ] && [ -z "$undocumented" ] && ok keys-readme || fail keys-readme "$nkeys keys read from 'list keys'; in no README:$undocumented"
+# list policies: the families, then the other choice keys under their heading (indented).
+"$B" list policies > "$T/lp"
+awk '/^other choice keys \(not policies\)/{h = 1; next} h && /^  cluster\.mode  +colocated\|disaggregated$/{found = 1} END {exit !found}' "$T/lp" \
+	&& ok list-policies-other-choices || fail list-policies-other-choices "$(tail -n 15 "$T/lp")"
 # A policy's own key reaches it (policies/policy.h, par[]): sjf_aging with no aging is FCFS,
 # and with every request waiting from t = 0 it is SJF whatever the weight.
 AG=(--trace alpaca --set workload.num_requests=400 --seed 2 -q --no-batches)
