@@ -62,7 +62,8 @@ static const struct cli_opt opts[] = {
 	{"axis", OPT_AXIS, 1, "KEY=V1,V2,...",
 	 "a key and its values (or KEY=[JSON list]); repeatable; the grid is the product, the "
 	 "first axis varying slowest; KEY may be any config key, trace, preset, seed or "
-	 "env.VLLM_NAME", "Sweep"},
+	 "env.VLLM_NAME; a key an axis varies cannot also be given by --set, --env or --trace",
+	 "Sweep"},
 	{"grid", OPT_GRID, 1, "KEY=...", "replaced by --axis (refused with a message)", "Sweep"},
 	{"seeds", OPT_SEEDS, 1, "N",
 	 "replications: seeds S, S+1, ..., S+N-1 with S from --seed, varying fastest", "Sweep"},
@@ -71,12 +72,14 @@ static const struct cli_opt opts[] = {
 	 "do not run: print one `bucketsim run` command per unfinished point (parallel), or "
 	 "write DIR/sweep.sbatch, a job array (slurm); needs -o", "Run"},
 	{"collect", OPT_COLLECT, 1, "DIR",
-	 "do not run: merge the points found in DIR into DIR/sweep.csv (with --metrics)", "Run"},
+	 "do not run: merge the points found in DIR into DIR/sweep.csv; no other option than "
+	 "--metrics", "Run"},
 	{"no-batches", OPT_NO_BATCHES, 0, NULL,
 	 "as for run: --set output.batches=false (the points write no batches.csv unless the "
 	 "configuration asks)", "Output"},
 	{"metrics", OPT_METRICS, 1, "LIST",
-	 "comma-separated summary metrics for the CSV (default: every scalar metric)", "Output"},
+	 "comma-separated summary metrics for the CSV, none empty (default: every scalar "
+	 "metric)", "Output"},
 	{"output", OPT_OUT, 1, "DIR",
 	 "the sweep directory (resumable; CSV in DIR/sweep.csv); default: a temporary one and "
 	 "the CSV on stdout", "Output"},
@@ -386,6 +389,27 @@ static int emit(const char *how, const char *dir, const struct point *pts, size_
 
 /* ---- the command ---- */
 
+/* The long name of option KEY, for messages. */
+static const char *opt_name(int key)
+{
+	for (const struct cli_opt *o = opts; o->name; o++)
+		if (o->key == key)
+			return o->name;
+	return "?";
+}
+
+/* Whether a listed point or an axis sets KEY: "an axis", "the sweep file's points" or NULL. */
+static const char *varied_by(const struct spec *s, const char *key)
+{
+	for (size_t i = 0; i < s->nax; i++)
+		if (!strcmp(s->ax[i].key, key))
+			return "an axis";
+	const cJSON *lp;
+	cJSON_ArrayForEach(lp, s->listed) if (cJSON_GetObjectItemCaseSensitive(lp, key))
+		return "the sweep file's points";
+	return NULL;
+}
+
 static int sweep(const struct cli_cmd *self, int argc, char **argv)
 {
 	struct spec s;
@@ -404,12 +428,15 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	size_t np = 0;
 	char *dir = NULL, *tmpdir = NULL, *basefile = NULL, *spec = NULL;
 	bool created = false, wrote_base = false;
+	const char *other = NULL; /* the first option other than --collect and --metrics */
 	s.so = xmalloc((size_t)(argc + 4) * sizeof *s.so);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
 		if (c == -2 || c == -3) {
 			rc = c == -2 ? BS_EXIT_USAGE : 0;
 			goto done;
 		}
+		if (c != OPT_COLLECT && c != OPT_METRICS && !other)
+			other = opt_name(c);
 		/* Shared options are checked now and replayed for every point. */
 		int r = cli_config_opt(&probe, c, st.optarg, &err);
 		if (r < 0) {
@@ -427,7 +454,9 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 				seed_given = true;
 				continue;
 			}
-			s.so[s.nso++] = (struct saved_opt){c, c == CLI_OPT_CONFIG
+			/* --strict takes no argument: saved with none, replayed as itself. */
+			s.so[s.nso++] = (struct saved_opt){c, !st.optarg ? NULL
+							      : c == CLI_OPT_CONFIG
 								 ? sweep_abs_path(st.optarg)
 								 : xstrdup(st.optarg)};
 			continue;
@@ -452,6 +481,13 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 			file = st.optarg;
 			break;
 		case OPT_METRICS:
+			/* an empty list or name would make a CSV without the metrics asked for */
+			if (!*st.optarg || *st.optarg == ',' || strstr(st.optarg, ",,") ||
+			    st.optarg[strlen(st.optarg) - 1] == ',') {
+				rc = cli_usage(self, "--metrics takes comma-separated metric names, "
+						     "none of them empty; got '%s'", st.optarg);
+				goto done;
+			}
 			free(s.metrics);
 			s.metrics = xstrdup(st.optarg);
 			break;
@@ -502,8 +538,9 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	if (coll) {
-		if (file || s.nax || out || how) {
-			rc = cli_usage(self, "--collect DIR takes no other sweep options");
+		if (other) {
+			rc = cli_usage(self, "--collect DIR takes no other option than --metrics, got "
+					     "--%s", other);
 			goto done;
 		}
 		rc = sweep_finish_csv(coll, s.metrics, false, 0);
@@ -527,6 +564,33 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 			rc = cli_fail(&err);
 			goto done;
 		}
+	/* A shared --set, --env or --trace of what an axis or a listed point also sets would be
+	 * overridden at that point, unseen: refused.  (A key of a -c file or of the sweep file's
+	 * base is a base that the axes and points vary: they override it.) */
+	for (size_t i = 0; i < s.nso; i++) {
+		if (s.so[i].key != CLI_OPT_SET && s.so[i].key != CLI_OPT_ENV)
+			continue;
+		const char *a = s.so[i].arg, *eq = strchr(a, '=');
+		bool env = s.so[i].key == CLI_OPT_ENV;
+		char *key = xasprintf("%s%.*s", env ? "env." : "", (int)(eq ? eq - a : 0), a);
+		const char *where = eq ? varied_by(&s, key) : NULL;
+		if (where)
+			bs_errf(&err, BS_EXIT_USAGE, NULL, 0, key, "given by %s %s and by %s, which "
+				"would override it: give it in one place", env ? "--env" : "--set", a,
+				where);
+		free(key);
+		if (where) {
+			rc = cli_fail(&err);
+			goto done;
+		}
+	}
+	const char *trace_where = s.trace ? varied_by(&s, "trace") : NULL;
+	if (trace_where) {
+		bs_errf(&err, BS_EXIT_USAGE, NULL, 0, "trace", "given by --trace and by %s, which "
+			"would override it: give it in one place", trace_where);
+		rc = cli_fail(&err);
+		goto done;
+	}
 	/* Presets do not stack: a second one would keep the keys of the first it does not set. */
 	bool shared_preset = false, point_preset = false;
 	for (size_t i = 0; i < s.nso; i++)
@@ -539,6 +603,28 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_usage(self, "preset varies by point: a shared --preset (or the sweep file's "
 				     "\"preset\") does not apply");
 		goto done;
+	}
+	/* Listed points that set their seed run once each, at that seed, as a seed axis does. */
+	cJSON_ArrayForEach(lp, s.listed) {
+		const cJSON *sv = cJSON_GetObjectItemCaseSensitive(lp, "seed");
+		if (!sv)
+			continue;
+		if (seeds_given || s.seeds > 1 || seed_given) {
+			rc = cli_usage(self, "the sweep file's points set seed: --seed and --seeds (or "
+					     "the file's \"seeds\") do not apply");
+			goto done;
+		}
+		/* as a seed axis's values: an integer >= 0, a number or its text */
+		char *t = cJSON_IsString(sv) ? NULL : cJSON_PrintUnformatted(sv);
+		char why[256];
+		int64_t v;
+		int bad = parse_i64(t ? t : sv->valuestring, 0, INT64_MAX, &v, why, sizeof why);
+		cJSON_free(t);
+		if (bad) {
+			bs_errf(&err, BS_EXIT_INPUT, file, 0, "seed", "a point's seed: %s", why);
+			rc = cli_fail(&err);
+			goto done;
+		}
 	}
 	for (size_t i = 0; i < s.nax; i++) {
 		if (!strcmp(s.ax[i].key, "seed") && (seeds_given || s.seeds > 1 || seed_given)) {
@@ -697,7 +783,7 @@ done:
 const struct cli_cmd cmd_sweep = {
 	"sweep",
 	"bucketsim sweep [-f SWEEP.json] [--axis KEY=V1,V2,... ...] [config options] [--seeds N] "
-	"[-j N] [-o DIR] [--emit parallel|slurm] | --collect DIR",
+	"[-j N] [-o DIR] [--emit parallel|slurm] | --collect DIR [--metrics LIST]",
 	"run a set of configurations and seeds in parallel, resumably, one CSV row per point",
 	"Runs every point (the product of the axes, the first varying slowest, or the sweep\n"
 	"file's listed points; seeds fastest) as one `bucketsim run` into DIR/points/NNNN/, with\n"

@@ -76,7 +76,7 @@ static int axis_add(struct spec *s, const char *key, char **vals, size_t n, cons
 	return 0;
 }
 
-/* Values of a JSON list of scalars. */
+/* Values of a JSON list of scalars.  On an error nothing is left in *vals (NULL, *n 0). */
 static int json_list_values(const cJSON *l, const char *key, const char *src, char ***vals,
 			    size_t *n, struct bs_err *err)
 {
@@ -92,6 +92,8 @@ static int json_list_values(const cJSON *l, const char *key, const char *src, ch
 			for (size_t k = 0; k < *n; k++)
 				free((*vals)[k]);
 			free(*vals);
+			*vals = NULL;
+			*n = 0;
 			return bs_errf(err, BS_EXIT_USAGE, src, 0, key,
 				       "axis values must be strings, numbers or booleans");
 		}
@@ -117,7 +119,7 @@ int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err)
 	size_t n = 0;
 	int rc = 0;
 	if (*v == '[') {
-		cJSON *l = cJSON_Parse(v);
+		cJSON *l = cJSON_ParseWithOpts(v, NULL, true); /* nothing after the list */
 		if (!l)
 			rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, key, "not a JSON list: %s", v);
 		else
@@ -155,18 +157,140 @@ int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err)
 	return rc;
 }
 
+/* ---- duplicate members ----
+ * cJSON keeps every member of an object, a repeated name included, and its look-ups find the
+ * first: a sweep file's member given twice would be read once and written to base.json twice.
+ * A walk over the text (already parsed, so valid JSON) finds the first member whose name an
+ * earlier member of the same object has, with its line and path. */
+struct dup_scan {
+	const char *t;
+	size_t len, i;
+	long line;
+	char path[512];
+	long dup_line, first_line;
+};
+
+/* White space as cJSON skips it: every byte up to 32. */
+static void scan_ws(struct dup_scan *d)
+{
+	for (; d->i < d->len && (unsigned char)d->t[d->i] <= 32; d->i++)
+		d->line += d->t[d->i] == '\n';
+}
+
+static void scan_string(struct dup_scan *d)
+{
+	for (d->i++; d->i < d->len && d->t[d->i] != '"'; d->i++) {
+		if (d->t[d->i] == '\\')
+			d->i++;
+		else
+			d->line += d->t[d->i] == '\n';
+	}
+	d->i++;
+}
+
+/* Returns true when a duplicate was found (d->path names it). */
+static bool scan_value(struct dup_scan *d)
+{
+	scan_ws(d);
+	if (d->i >= d->len)
+		return false;
+	char c = d->t[d->i];
+	size_t plen = strlen(d->path);
+	if (c == '{' || c == '[') {
+		char **names = NULL;
+		long *lines = NULL;
+		size_t n = 0, index = 0;
+		bool dup = false;
+		for (d->i++;;) {
+			size_t at = d->i;
+			scan_ws(d);
+			if (d->i >= d->len || d->t[d->i] == (c == '{' ? '}' : ']')) {
+				d->i++;
+				break;
+			}
+			if (c == '{') {
+				size_t k0 = d->i;
+				long kline = d->line;
+				scan_string(d);
+				cJSON *k = cJSON_ParseWithLength(d->t + k0, d->i - k0);
+				const char *name = cJSON_IsString(k) ? k->valuestring : "";
+				snprintf(d->path + plen, sizeof d->path - plen, "%s%s", plen ? "." : "",
+					 name);
+				for (size_t j = 0; j < n && !dup; j++)
+					if (!strcmp(names[j], name)) {
+						dup = true;
+						d->dup_line = kline;
+						d->first_line = lines[j];
+					}
+				names = xrealloc(names, (n + 1) * sizeof *names);
+				lines = xrealloc(lines, (n + 1) * sizeof *lines);
+				names[n] = xstrdup(name);
+				lines[n++] = kline;
+				cJSON_Delete(k);
+				if (dup)
+					break;
+				scan_ws(d);
+				d->i++; /* ':' */
+			} else {
+				snprintf(d->path + plen, sizeof d->path - plen, "[%zu]", index++);
+			}
+			if ((dup = scan_value(d)))
+				break;
+			d->path[plen] = 0;
+			scan_ws(d);
+			if (d->i < d->len && d->t[d->i] == ',')
+				d->i++;
+			if (d->i == at) /* not reached on valid JSON: never loop without moving */
+				break;
+		}
+		for (size_t j = 0; j < n; j++)
+			free(names[j]);
+		free(names);
+		free(lines);
+		return dup;
+	}
+	if (c == '"') {
+		scan_string(d);
+		return false;
+	}
+	while (d->i < d->len && (unsigned char)d->t[d->i] > 32 && !strchr(",]}", d->t[d->i]))
+		d->i++;
+	return false;
+}
+
 /* A sweep file: {"axes": {...}} or {"points": [...]}, optional "trace", "preset", "seed",
- * "seeds", and every other member is the base configuration (as in -c). */
+ * "seeds", and every other member is the base configuration (as in -c).  A member given twice,
+ * anywhere in the file, is an error naming it. */
 int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 {
-	cJSON *root = read_json(path, err);
-	if (!root)
+	size_t len;
+	char *txt = read_file(path, &len, err);
+	if (!txt)
 		return -1;
+	cJSON *root = cJSON_ParseWithLength(txt, len);
+	if (!root) {
+		free(txt);
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
+	}
+	struct dup_scan d = {.t = txt, .len = len, .line = 1};
+	int rc = 0;
+	if (scan_value(&d))
+		rc = bs_errf(err, BS_EXIT_INPUT, path, d.dup_line, d.path,
+			     "member given twice (first on line %ld)", d.first_line);
+	scan_ws(&d);
+	if (!rc && d.i < len) /* cJSON stops after the first value; as -c, the rest is refused */
+		rc = bs_errf(err, BS_EXIT_INPUT, path, d.line, NULL, "invalid JSON near '%.*s'",
+			     (int)(strcspn(txt + d.i, "\r\n") < 20 ? strcspn(txt + d.i, "\r\n") : 20),
+			     txt + d.i);
+	free(txt);
+	if (rc) {
+		cJSON_Delete(root);
+		return rc;
+	}
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not a JSON object");
 	}
-	int rc = 0;
 	cJSON *axes = cJSON_DetachItemFromObjectCaseSensitive(root, "axes");
 	cJSON *pts = cJSON_DetachItemFromObjectCaseSensitive(root, "points");
 	cJSON *tr = cJSON_DetachItemFromObjectCaseSensitive(root, "trace");
@@ -399,6 +523,27 @@ struct point *sweep_make_points(const struct spec *s, size_t *np)
 	return pts;
 }
 
+/* The shared options a point's run is given, in the order given to the sweep: each is one
+ * word, followed by its argument when it takes one. */
+struct replayed_opt {
+	int key;
+	const char *opt;
+	bool has_arg;
+};
+static const struct replayed_opt replayed[] = {
+	{CLI_OPT_CONFIG, "--config", true}, {CLI_OPT_SET, "--set", true},
+	{CLI_OPT_ENV, "--env", true},       {CLI_OPT_PRESET, "--preset", true},
+	{CLI_OPT_STRICT, "--strict", false},
+};
+
+static const struct replayed_opt *replayed_find(const char *word)
+{
+	for (size_t k = 0; k < sizeof replayed / sizeof *replayed; k++)
+		if (!strcmp(replayed[k].opt, word))
+			return &replayed[k];
+	return &replayed[0]; /* not reached: the words are the ones pushed below */
+}
+
 /* Builds a point's `bucketsim run` words (without -o) and checks its configuration as run
  * would, without simulating: every key, value and rule, before anything runs. */
 int sweep_point_prepare(const struct spec *s, const char *basefile, struct point *p,
@@ -417,11 +562,6 @@ int sweep_point_prepare(const struct spec *s, const char *basefile, struct point
 		argv_push(p, basefile);
 	}
 	const char *trace = s->trace, *preset = NULL;
-	static const struct {
-		int key;
-		const char *opt;
-	} names[] = {{CLI_OPT_CONFIG, "--config"}, {CLI_OPT_SET, "--set"}, {CLI_OPT_ENV, "--env"},
-		     {CLI_OPT_PRESET, "--preset"}};
 	for (size_t i = 0; i < s->nso; i++) {
 		if (s->so[i].key == SWEEP_OPT_TRACE) {
 			if (!trace)
@@ -430,10 +570,11 @@ int sweep_point_prepare(const struct spec *s, const char *basefile, struct point
 		}
 		if (s->so[i].key == CLI_OPT_PRESET)
 			preset = s->so[i].arg;
-		for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-			if (names[k].key == s->so[i].key) {
-				argv_push(p, names[k].opt);
-				argv_push(p, s->so[i].arg);
+		for (size_t k = 0; k < sizeof replayed / sizeof *replayed; k++)
+			if (replayed[k].key == s->so[i].key) {
+				argv_push(p, replayed[k].opt);
+				if (replayed[k].has_arg)
+					argv_push(p, s->so[i].arg);
 			}
 	}
 	for (size_t i = 0; i < p->n; i++) {
@@ -462,16 +603,19 @@ int sweep_point_prepare(const struct spec *s, const char *basefile, struct point
 	memset(&x, 0, sizeof x);
 	cli_config_init(&x.cc);
 	int rc = 0;
-	for (size_t i = 2; i + 1 < p->argc && !rc; i += 2) {
-		int key = !strcmp(p->argv[i], "--config") ? CLI_OPT_CONFIG
-			  : !strcmp(p->argv[i], "--set")  ? CLI_OPT_SET
-			  : !strcmp(p->argv[i], "--env")  ? CLI_OPT_ENV
-							  : CLI_OPT_PRESET;
-		rc = cli_config_opt(&x.cc, key, p->argv[i + 1], err) < 0 ? -1 : 0;
+	for (size_t i = 2; i < p->argc && !rc;) {
+		const struct replayed_opt *o = replayed_find(p->argv[i]);
+		const char *arg = o->has_arg && i + 1 < p->argc ? p->argv[i + 1] : NULL;
+		rc = cli_config_opt(&x.cc, o->key, arg, err) < 0 ? -1 : 0;
+		i += o->has_arg ? 2 : 1;
 	}
 	const char *eff = rc ? NULL : run_default_trace(&x.cc.cfg, trace);
 	if (!rc)
 		rc = run_setup(&x, eff, false, err);
+	/* Under sim.strict (--strict, or the key set anywhere) a key set but never read is an
+	 * error of the point's configuration: found now, before any run. */
+	if (!rc && config_bool(&x.cc.cfg, "sim.strict"))
+		rc = run_check_unread(&x, err);
 	if (!rc)
 		config_files(&x.cc.cfg, point_files, p);
 	char *tabs = eff ? sweep_abs_path(eff) : xstrdup("");

@@ -220,4 +220,76 @@ sleep 1
 [ "$(pgrep -f "$T/kill/points" | wc -l)" = 0 ] && ok sweep-kill-workers || { fail sweep-kill-workers "$(pgrep -af "$T/kill/points")"; pkill -f "$T/kill/points"; }
 "$B" sweep --set workload.num_requests=10 --axis workload.rate=1,2 -o "$T/noerr" >/dev/null 2>&1
 [ -f "$T/noerr/points/0001/summary.json" ] && [ ! -e "$T/noerr/points/0001.err" ] && ok sweep-no-empty-err || fail sweep-no-empty-err "$(ls "$T/noerr/points")"
+# --strict takes no argument: it is given to every point's run (the sweep crashed on it), and
+# under it a key set but never read is refused for the point before any run, nothing left
+expect_exit 0 sweep-strict "$B" sweep --strict --set workload.num_requests=10 --axis workload.rate=1,2 -o "$T/strict"
+[ "$(grep -c '"--strict"' "$T/strict/sweep.json")" = 2 ] && ok sweep-strict-words || fail sweep-strict-words "$(grep -A12 '"run"' "$T/strict/sweep.json" | head -14)"
+expect_exit 3 sweep-strict-unread "$B" sweep --strict --set cluster.prefill_instances=2 --axis workload.rate=1,2 -o "$T/strict2"
+expect_stderr sweep-strict-unread-msg "field 'cluster.prefill_instances': point 0001 \(workload.rate=1 seed=1\): set but never read"
+[ ! -e "$T/strict2" ] && ok sweep-strict-clean || fail sweep-strict-clean "directory left"
+"$B" sweep --strict --set workload.num_requests=10 --axis workload.rate=1 -o "$T/strict3" --emit parallel > "$T/cmds.strict" 2>/dev/null
+grep -q -- ' --strict ' "$T/cmds.strict" && ok sweep-strict-emit || fail sweep-strict-emit "$(cat "$T/cmds.strict")"
+expect_exit 0 sweep-unread-warns "$B" sweep --set cluster.prefill_instances=2 --set workload.num_requests=10 --axis workload.rate=1 --metrics completed
+# An axis value that is not a scalar: one error (the list was freed twice)
+expect_exit 2 sweep-axis-null "$B" sweep --axis 'workload.rate=[5, null]'
+expect_stderr sweep-axis-null-msg "field 'workload.rate': axis values must be strings, numbers or booleans"
+expect_exit 2 sweep-axis-nested "$B" sweep --axis 'workload.rate=[5, [1]]'
+expect_exit 2 sweep-axis-trailing "$B" sweep --axis 'workload.rate=[5],7'
+# What a point would override, given once for all, is refused (it was dropped unseen): --set,
+# --env or --trace of a key an axis or a listed point sets
+expect_exit 2 sweep-set-axis "$B" sweep --axis workload.rate=5 --set workload.rate=10
+expect_stderr sweep-set-axis-msg "field 'workload.rate': given by --set workload.rate=10 and by an axis"
+expect_exit 2 sweep-env-axis "$B" sweep --axis env.VLLM_BUCKETING_STRATEGY=lin --env VLLM_BUCKETING_STRATEGY=exp
+expect_exit 2 sweep-trace-axis "$B" sweep --trace longbench --axis trace=alpaca
+printf '{"points": [{"workload.rate": 2}]}\n' > "$T/pset.json"
+expect_exit 2 sweep-set-points "$B" sweep -f "$T/pset.json" --set workload.rate=3
+expect_stderr sweep-set-points-msg "given by --set workload.rate=3 and by the sweep file's points"
+# (a -c file's key is a base the axes vary: allowed)
+printf '{"workload": {"rate": 7, "num_requests": 10}}\n' > "$T/base7.json"
+expect_exit 0 sweep-c-axis "$B" sweep -c "$T/base7.json" --axis workload.rate=3 --metrics completed
+# Points that set their seed, as a seed axis: --seed/--seeds (or "seeds") refused; a seed
+# that is not an integer >= 0 refused (it was read as 0 or wrapped)
+printf '{"workload.num_requests": 10, "points": [{"seed": 2}]}\n' > "$T/pseed.json"
+expect_exit 2 sweep-points-seed-seeds "$B" sweep -f "$T/pseed.json" --seeds 3
+expect_stderr sweep-points-seed-seeds-msg "points set seed: --seed and --seeds"
+expect_exit 2 sweep-points-seed-seed "$B" sweep -f "$T/pseed.json" --seed 4
+printf '{"points": [{"seed": 2}], "seeds": 2}\n' > "$T/pseed2.json"
+expect_exit 2 sweep-points-seed-file-seeds "$B" sweep -f "$T/pseed2.json"
+printf '{"points": [{"seed": -1}]}\n' > "$T/pseed3.json"
+expect_exit 3 sweep-points-seed-bad "$B" sweep -f "$T/pseed3.json"
+expect_stderr sweep-points-seed-bad-msg "pseed3.json: field 'seed': a point's seed"
+expect_exit 0 sweep-points-seed "$B" sweep -f "$T/pseed.json" --metrics completed
+[ "$(cut -d, -f3 "$T/stdout" | tail -n +2)" = 2 ] && ok sweep-points-seed-row || fail sweep-points-seed-row "$(cat "$T/stdout")"
+# --collect takes no other option than --metrics (-j and --seeds were accepted and ignored)
+expect_exit 2 sweep-collect-jobs "$B" sweep --collect "$T/strict" -j 3 --seeds 4
+expect_stderr sweep-collect-jobs-msg "takes no other option than --metrics, got --jobs"
+expect_exit 2 sweep-collect-strict "$B" sweep --collect "$T/strict" --strict
+expect_exit 0 sweep-collect-metrics "$B" sweep --collect "$T/strict" --metrics completed
+# an empty --metrics list or name (a CSV without metric columns was written)
+expect_exit 2 sweep-metrics-empty "$B" sweep --metrics '' -o "$T/me"
+expect_stderr sweep-metrics-empty-msg "none of them empty"
+[ ! -e "$T/me" ] && ok sweep-metrics-empty-clean || fail sweep-metrics-empty-clean "directory left"
+expect_exit 2 sweep-metrics-empty-name "$B" sweep --metrics 'completed,,duration'
+expect_exit 2 sweep-metrics-trailing "$B" sweep --metrics 'completed,'
+# A member given twice anywhere in a sweep file names the file, line and member (the error
+# named a removed temporary base.json, or the second value was run under the first's label)
+printf '{"seeds": 2,\n "seeds": 3, "axes": {"workload.rate": [1]}}\n' > "$T/dup1.json"
+expect_exit 3 sweep-dup-top "$B" sweep -f "$T/dup1.json"
+expect_stderr sweep-dup-top-msg "dup1.json:2: field 'seeds': member given twice \(first on line 1\)"
+grep -q bucketsim-sweep "$T/stderr" && fail sweep-dup-no-tmp "$(cat "$T/stderr")" || ok sweep-dup-no-tmp
+printf '{"axes": {"workload.rate": [1]}, "axes": {"workload.rate": [2]}}\n' > "$T/dup2.json"
+expect_exit 3 sweep-dup-axes "$B" sweep -f "$T/dup2.json"
+expect_stderr sweep-dup-axes-msg "dup2.json:1: field 'axes': member given twice"
+printf '{"axes": {"workload.rate": [1], "workload.rate": [2]}}\n' > "$T/dup3.json"
+expect_exit 3 sweep-dup-in-axes "$B" sweep -f "$T/dup3.json"
+expect_stderr sweep-dup-in-axes-msg "dup3.json:1: field 'axes.workload.rate': member given twice"
+printf '{"points": [{"workload.rate": 1},\n {"workload.rate": 1, "workload.rate": 2}]}\n' > "$T/dup4.json"
+expect_exit 3 sweep-dup-point "$B" sweep -f "$T/dup4.json"
+expect_stderr sweep-dup-point-msg "dup4.json:2: field 'points\[1\].workload.rate': member given twice"
+printf '{"server": {"max_num_seqs": 8, "max\\u005fnum_seqs": 16}, "points": [{}]}\n' > "$T/dup5.json"
+expect_exit 3 sweep-dup-base "$B" sweep -f "$T/dup5.json"
+expect_stderr sweep-dup-base-msg "dup5.json:1: field 'server.max_num_seqs': member given twice"
+printf '{"points": [{}]}\njunk\n' > "$T/junk.json"
+expect_exit 3 sweep-file-trailing "$B" sweep -f "$T/junk.json"
+expect_stderr sweep-file-trailing-msg "junk.json:2: invalid JSON near 'junk'"
 e2e_done
