@@ -44,8 +44,8 @@ enum {
 };
 
 static const struct cli_opt opts[] = {
-	{"output", OPT_OUT, 1, "OUT", "write OUT.dat, OUT.gp, OUT.pdf, OUT.svg, OUT.png (required)",
-	 "Output"},
+	{"output", OPT_OUT, 1, "OUT", "write OUT.dat, OUT.gp, OUT.pdf, OUT.svg, OUT.png (required; "
+	 "a file name after its last '/')", "Output"},
 	{"x", OPT_X, 1, "COLUMN", "sweep column on the x axis (default: per kind; line: required); refused by run "
 	 "plots and a capacity directory",
 	 "Sweep plots"},
@@ -256,6 +256,12 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	int nin = argc - st.optind;
 	if (!out)
 		return cli_usage(self, "-o OUT is required (OUT.pdf, OUT.svg, OUT.png are written)");
+	/* OUT names files: an empty last part ('', 'fig/') would write hidden '.dat', '.gp'. */
+	const char *obase = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
+	if (!*obase || !strcmp(obase, ".") || !strcmp(obase, ".."))
+		return cli_usage(self, "-o OUT is a path prefix: OUT.pdf, OUT.svg, OUT.png are "
+				       "written; it needs a file name after its last '/', got '%s'",
+				 out);
 	size_t ki = 0;
 	while (ki < sizeof kinds / sizeof *kinds && strcmp(kinds[ki].name, kind))
 		ki++;
@@ -289,9 +295,22 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 				 : !strcmp(kind, "attainment")
 					 ? "a sweep CSV or a capacity directory (capacity -o DIR)"
 					 : "a sweep CSV");
-	for (int i = 0; i < nin; i++)
+	for (int i = 0; i < nin; i++) {
 		if (run_kind && !is_dir(in[i]))
 			return cli_usage(self, "%s: not a run directory", in[i]);
+		/* A run directory is complete exactly when it has its marker (analysis/README.md,
+		 * "The output directory as a whole"). */
+		char *mark = run_kind ? xasprintf("%s/%s", in[i], OUTSET_MARKER) : NULL;
+		bool complete = !mark || access(mark, F_OK) == 0;
+		free(mark);
+		if (!complete) {
+			struct bs_err e = {0};
+			bs_errf(&e, BS_EXIT_INPUT, in[i], 0, NULL, "the run directory is incomplete "
+				"(no %s: its run was interrupted or is still writing, or it is not a "
+				"`run -o` directory); run it again", OUTSET_MARKER);
+			return cli_fail(&e);
+		}
+	}
 	if (so.capacity && (strcmp(kind, "attainment") || is_dir(in[0])))
 		return cli_usage(self, "--capacity marks capacities on the attainment plot of a sweep "
 				       "CSV");
@@ -358,7 +377,9 @@ const struct cli_cmd cmd_plot = {
 	"each point (--ci adds its confidence interval).  Writes OUT.dat and OUT.gp, then\n"
 	"OUT.pdf, OUT.svg and OUT.png; OUT.gp names its files relative to its own directory, where\n"
 	"gnuplot runs, so `cd DIR && gnuplot OUT.gp` re-renders it there or in a copy of DIR.\n"
-	"An option a kind cannot honour is an error (see each option).  See analysis/README.md.",
+	"An option a kind cannot honour is an error (see each option).  Nothing is written when\n"
+	"there is nothing to plot, when a cell is neither empty nor a finite number, or when a\n"
+	"run directory is incomplete (no .bucketsim.done).  See analysis/README.md.",
 	"  bucketsim plot line out/rate/sweep.csv --x workload.rate --y p99_ttft_ms -o fig/p99ttft\n"
 	"  bucketsim plot line out/rate/sweep.csv --x workload.rate --y mean_tpot_ms --ci 0.95 \\\n"
 	"      --logy --key 'top left' -o fig/tpot\n"

@@ -145,6 +145,18 @@ bool plot_number(const char *s, double *v)
 	return !*end && isfinite(*v);
 }
 
+int plot_cell_number(const struct table *t, size_t r, size_t c, const char *path, double *v,
+		     struct bs_err *err)
+{
+	const char *s = plot_cell(t, r, c);
+	if (!*s)
+		return 0;
+	if (plot_number(s, v))
+		return 1;
+	return bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, plot_cell(t, 0, c),
+		       "'%s' is not a finite number", s);
+}
+
 /* ---- labels ---- */
 
 /* A word of a column name as a label shows it. */

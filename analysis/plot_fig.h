@@ -67,6 +67,12 @@ int plot_err_print(const struct bs_err *err);
 /* A whole-field finite number. */
 bool plot_number(const char *s, double *v);
 
+/* Cell (R, C) of the table read from PATH as a number: 1 and *V when it is a finite number, 0
+ * when it is empty (a null value, skipped by the plots), else -1 with ERR naming PATH, the
+ * cell's line (R + 1) and its column. */
+int plot_cell_number(const struct table *t, size_t r, size_t c, const char *path, double *v,
+		     struct bs_err *err);
+
 /* The header's names, comma-separated. */
 void plot_print_columns(FILE *f, const struct table *t);
 

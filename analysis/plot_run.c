@@ -51,14 +51,29 @@ int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
 			long c;
 			char *p = xasprintf("%s/requests.csv", dirs[d]);
 			rc = plot_need_col(&t[d], p, cols[k][0], &c, err);
-			free(p);
-			if (rc)
-				break;
+			/* An empty cell is a request without this value (unfinished; no TPOT with one
+			 * output token); anything else must be a number > 0 (the x axis is log). */
 			double *v = xmalloc(t[d].rows * sizeof *v);
 			size_t m = 0;
-			for (size_t r = 1; r < t[d].rows; r++)
-				if (plot_number(plot_cell(&t[d], r, (size_t)c), &v[m]) && v[m] > 0)
-					m++;
+			for (size_t r = 1; r < t[d].rows && !rc; r++) {
+				int got = plot_cell_number(&t[d], r, (size_t)c, p, &v[m], err);
+				if (got > 0 && v[m] <= 0)
+					got = bs_errf(err, BS_EXIT_INPUT, p, (long)r + 1, cols[k][0],
+						      "%.6g is not > 0 (the CDF's x axis is logarithmic)",
+						      v[m]);
+				rc = got < 0 ? -1 : 0;
+				m += got > 0;
+			}
+			if (!rc && !m)
+				rc = bs_errf(err, BS_EXIT_INPUT, p, 0, cols[k][0],
+					     "no request has a value in this column (%s): nothing to "
+					     "plot", k == 1 ? "no finished request with more than one "
+					     "output token" : "no finished request");
+			free(p);
+			if (rc) {
+				free(v);
+				break;
+			}
 			qsort(v, m, sizeof *v, cmp_double);
 			const char *base = strrchr(dirs[d], '/') ? strrchr(dirs[d], '/') + 1 : dirs[d];
 			size_t b = plot_fig_block(g, base);
@@ -87,10 +102,51 @@ int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err)
 	if (plot_run_table(dir, "buckets.csv", names, 5, c, &t, err))
 		return -1;
 	long cph = c[0], cbs = c[1], cq = c[2], cb = c[3], cu = c[4];
+	/* Every number the panels read, checked first: a row with an empty cell is left out,
+	 * one that is not a finite number is an error; a panel without a bucket is an error
+	 * (gnuplot would draw an empty panel). */
+	char *path = xasprintf("%s/buckets.csv", dir);
+	static const char *const ph[] = {"prompt", "decode"};
+	size_t nph[2] = {0, 0};
+	double used = 0;
+	for (size_t r = 1; r < t.rows; r++)
+		for (size_t k = 0; k < 2; k++) {
+			if (strcmp(plot_cell(&t, r, (size_t)cph), ph[k]))
+				continue;
+			double v[3];
+			int got = 1;
+			const long need[] = {k ? cb : cq, cbs, cu};
+			for (size_t i = 0; i < 3; i++) {
+				int gi = plot_cell_number(&t, r, (size_t)need[i], path, &v[i], err);
+				if (gi < 0) {
+					free(path);
+					plot_table_free(&t);
+					return -1;
+				}
+				got &= gi;
+			}
+			nph[k] += (size_t)got;
+			used += got ? v[2] : 0;
+		}
+	if (!nph[0] || !nph[1] || !(used > 0)) {
+		if (!nph[0] && !nph[1])
+			bs_errf(err, BS_EXIT_INPUT, path, 0, "phase", "no prompt or decode bucket: "
+				"nothing to plot (heatmap draws those two phases; unified buckets are "
+				"not drawn)");
+		else if (!nph[0] || !nph[1])
+			bs_errf(err, BS_EXIT_INPUT, path, 0, "phase", "no %s bucket: its panel "
+				"would be empty", nph[0] ? "decode" : "prompt");
+		else
+			bs_errf(err, BS_EXIT_INPUT, path, 0, "uses", "no pass ran at any bucket: "
+				"nothing to plot");
+		free(path);
+		plot_table_free(&t);
+		return -1;
+	}
+	free(path);
 	g->multi = true;
 	g->rows = 1;
 	g->cols = 2;
-	static const char *const ph[] = {"prompt", "decode"};
 	for (size_t k = 0; k < 2; k++) {
 		long cx = k ? cb : cq;
 		/* Distinct x and batch-size values, ascending: the grid's axes. */
@@ -163,6 +219,24 @@ int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 	long c[6];
 	if (plot_run_table(dir, "monitor.csv", cols, 6, c, &t, err))
 		return -1;
+	/* Numbers only (an empty cell is written as NaN, a gap); two samples at least: one, at
+	 * time 0, spans no time to draw. */
+	char *path = xasprintf("%s/monitor.csv", dir);
+	int rc = 0;
+	for (size_t r = 1; r < t.rows && !rc; r++)
+		for (size_t i = 0; i < 6 && !rc; i++) {
+			double v;
+			rc = plot_cell_number(&t, r, (size_t)c[i], path, &v, err) < 0 ? -1 : 0;
+		}
+	if (!rc && t.rows < 3)
+		rc = bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "%s: nothing to plot over time "
+			     "(monitor.interval_s sets the sampling interval)", t.rows < 2
+			     ? "no sample" : "one sample only");
+	free(path);
+	if (rc) {
+		plot_table_free(&t);
+		return -1;
+	}
 	g->multi = true;
 	g->wide = true;
 	g->rows = 3;
@@ -170,8 +244,10 @@ int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 	size_t b = plot_fig_block(g, "monitor: time_s waiting running transferring kv_utilization "
 			     "batch_latency_ms");
 	for (size_t r = 1; r < t.rows; r++) {
-		for (size_t i = 0; i < 6; i++)
-			fprintf(g->dat, "%s%s", i ? " " : "", plot_cell(&t, r, (size_t)c[i]));
+		for (size_t i = 0; i < 6; i++) {
+			const char *v = plot_cell(&t, r, (size_t)c[i]);
+			fprintf(g->dat, "%s%s", i ? " " : "", *v ? v : "NaN");
+		}
 		fputc('\n', g->dat);
 	}
 	plot_table_free(&t);
@@ -215,10 +291,23 @@ int plot_bubbles(const char *dir, double window, struct fig *g, struct bs_err *e
 	double t0 = NAN, t1;
 	int lanes = 0;
 	size_t lane0 = 0;
+	/* A row with an empty cell is left out; a cell that is not a finite number, or an
+	 * instance that is not a lane number, is an error. */
+	char *path = xasprintf("%s/batches.csv", dir);
 	for (size_t r = 1; r < t.rows; r++) {
 		double s, e, in;
-		if (!plot_number(plot_cell(&t, r, (size_t)cs), &s) || !plot_number(plot_cell(&t, r, (size_t)ce), &e) ||
-		    !plot_number(plot_cell(&t, r, (size_t)ci), &in))
+		int gs = plot_cell_number(&t, r, (size_t)cs, path, &s, err);
+		int ge = gs < 0 ? -1 : plot_cell_number(&t, r, (size_t)ce, path, &e, err);
+		int gi = ge < 0 ? -1 : plot_cell_number(&t, r, (size_t)ci, path, &in, err);
+		if (gi > 0 && (in < 0 || in > 65535 || in != floor(in)))
+			gi = bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, "instance",
+				     "'%s' is not a lane number", plot_cell(&t, r, (size_t)ci));
+		if (gs < 0 || ge < 0 || gi < 0) {
+			free(path);
+			plot_table_free(&t);
+			return -1;
+		}
+		if (!gs || !ge || !gi)
 			continue;
 		if (isnan(t0))
 			t0 = s;
@@ -227,6 +316,13 @@ int plot_bubbles(const char *dir, double window, struct fig *g, struct bs_err *e
 		if (in == 0 && ++lane0 == 40 && window <= 0)
 			window = e - t0;
 	}
+	if (!lanes) {
+		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "no pass: nothing to plot");
+		free(path);
+		plot_table_free(&t);
+		return -1;
+	}
+	free(path);
 	if (window <= 0)
 		window = 1;
 	t1 = t0 + window;

@@ -120,7 +120,18 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 			continue;
 		double x, y;
 		const char *xs = plot_cell(&t, r, (size_t)cx);
-		if (!plot_number(plot_cell(&t, r, (size_t)cy), &y))
+		/* An empty y is a null metric: the row is left out; any other text must be a
+		 * finite number. */
+		int got = plot_cell_number(&t, r, (size_t)cy, path, &y, err);
+		if (got < 0) {
+			plot_table_free(&t);
+			series_free(s, ns);
+			cats_free(*cats, *ncat);
+			*cats = NULL;
+			*ncat = 0;
+			return -1;
+		}
+		if (!got)
 			continue;
 		if (categorical) {
 			const char *cat = *xs ? xs : "default";
@@ -268,6 +279,11 @@ static int plot_lines(struct fig *g, const char *path, struct series *s, size_t 
 	return 0;
 }
 
+static bool finite_number(const cJSON *v)
+{
+	return cJSON_IsNumber(v) && isfinite(v->valuedouble);
+}
+
 /* DIR/capacity.json, or NULL with ERR. */
 /* Whether capacity.json J has what the plots read (each system's name, capacity and first
  * seed's curve of rate and attainment, the target); else ERR names the first field missing. */
@@ -278,6 +294,9 @@ static bool capacity_json_ok(const cJSON *j, const char *path, struct bs_err *er
 		return bs_errf(err, BS_EXIT_INPUT, path, 0, "systems", "not a capacity.json"), false;
 	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "target")))
 		return bs_errf(err, BS_EXIT_INPUT, path, 0, "target", "expected a number"), false;
+	if (!cJSON_GetArraySize(sys))
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, "systems", "no system: nothing to plot"),
+		       false;
 	int i = 0;
 	const cJSON *s;
 	cJSON_ArrayForEach(s, sys) {
@@ -286,24 +305,25 @@ static bool capacity_json_ok(const cJSON *j, const char *path, struct bs_err *er
 		const cJSON *curve = cJSON_GetObjectItemCaseSensitive(seed0, "curve");
 		const char *bad = !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(s, "system"))
 					  ? "system"
-				  : !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s"))
+				  : !finite_number(cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s"))
 					  ? "capacity_req_s"
-				  : !cJSON_IsArray(curve) ? "seeds[0].curve"
-							  : NULL;
+				  : !cJSON_IsArray(curve) || !cJSON_GetArraySize(curve)
+					  ? "seeds[0].curve"
+					  : NULL;
 		const cJSON *pt;
 		cJSON_ArrayForEach(pt, curve) {
 			if (bad)
 				break;
-			if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pt, "rate")))
+			if (!finite_number(cJSON_GetObjectItemCaseSensitive(pt, "rate")))
 				bad = "seeds[0].curve[].rate";
-			else if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pt, "slo_attainment")))
+			else if (!finite_number(cJSON_GetObjectItemCaseSensitive(pt, "slo_attainment")))
 				bad = "seeds[0].curve[].slo_attainment";
 		}
 		if (bad) {
 			char field[96];
 			snprintf(field, sizeof field, "systems[%d].%s", i, bad);
-			return bs_errf(err, BS_EXIT_INPUT, path, 0, field, "missing or not of its type"),
-			       false;
+			return bs_errf(err, BS_EXIT_INPUT, path, 0, field, "missing or not of its type "
+				       "(a finite number; a non-empty list)"), false;
 		}
 		i++;
 	}

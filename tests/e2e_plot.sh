@@ -281,7 +281,7 @@ expect_exit 2 plot-key-bubbles "$B" plot bubbles "$T/pp" --key off -o "$T/f/x"
 expect_exit 3 plot-line-text-x "$B" plot line "$T/s/sweep.csv" --x preset --y p99_ttft_ms -o "$T/f/x"
 expect_stderr plot-line-text-x-msg "sweep.csv:2: field 'preset': x value '(vllm|distserve)' is not a number"
 expect_exit 3 plot-line-text-y "$B" plot line "$T/s/sweep.csv" --x server.max_num_seqs --y trace -o "$T/f/x"
-expect_stderr plot-line-text-y-msg "field 'trace': no successful row with a number in this column to plot"
+expect_stderr plot-line-text-y-msg "sweep.csv:2: field 'trace': 'alpaca' is not a finite number"
 # a capacity.json without a field the plot reads: one error naming it (it crashed)
 mkdir -p "$T/capbad"
 sed '0,/"system":/s//"sys":/' "$T/cap/capacity.json" > "$T/capbad/capacity.json"
@@ -294,4 +294,74 @@ for c in "cdf --logy" "heatmap --logy" "timeline --logx" "heatmap --key top\ lef
 	eval "\"\$B\" plot $k \"\$in\" $* -o \"\$T/f/x\"" >"$E2E_TMP/stdout" 2>"$E2E_TMP/stderr"
 	grep -q -- "${1} does not apply to a $k plot" "$E2E_TMP/stderr" && ok "plot-refuse-msg-$k-$1" || fail "plot-refuse-msg-$k-$1" "$(head -1 "$E2E_TMP/stderr")"
 done
+# Nothing to plot: one error line before any file is written (gnuplot failed, leaving OUT.dat,
+# OUT.gp and a broken OUT.pdf, with its messages on stderr)
+"$B" run -q --set sim.stop_s=0 --set monitor.interval_s=0.5 -o "$T/z0"
+"$B" run -q --set sim.stop_s=0 --set bucketing.strategy=none -o "$T/zn"
+"$B" run -q --set sim.stop_s=0 --set cluster.pp=2 --set workload.num_requests=10 -o "$T/zp"
+"$B" run -q --set bucketing.strategy=unified --set workload.num_requests=20 -o "$T/zu"
+empty_plot() { # NAME PATTERN ARGS...: exit 3, one line matching PATTERN, nothing written
+	local name=$1 pat=$2; shift 2
+	rm -rf "$T/fe"
+	expect_exit 3 "$name" "$B" plot "$@" -o "$T/fe/x"
+	expect_stderr "$name-msg" "$pat"
+	[ "$(wc -l < "$T/stderr")" = 1 ] && ok "$name-one-line" || fail "$name-one-line" "$(cat "$T/stderr")"
+	[ ! -e "$T/fe" ] && ok "$name-nothing-written" || fail "$name-nothing-written" "$(ls "$T/fe")"
+}
+empty_plot plot-empty-cdf "z0/requests.csv: field 'ttft_ms': no request has a value in this column \(no finished request\)" cdf "$T/z0"
+empty_plot plot-empty-cdf-second "z0/requests.csv: field 'ttft_ms'" cdf "$T/a" "$T/z0"
+empty_plot plot-empty-timeline "z0/monitor.csv: one sample only: nothing to plot" timeline "$T/z0"
+empty_plot plot-empty-heatmap-unused "z0/buckets.csv: field 'uses': no pass ran at any bucket" heatmap "$T/z0"
+empty_plot plot-empty-heatmap-none "zn/buckets.csv: field 'phase': no prompt or decode bucket" heatmap "$T/zn"
+empty_plot plot-empty-heatmap-unified "zu/buckets.csv: field 'phase': no prompt or decode bucket" heatmap "$T/zu"
+empty_plot plot-empty-bubbles "zp/batches.csv: no pass: nothing to plot" bubbles "$T/zp"
+cp -r "$T/a" "$T/a1"
+head -1 "$T/a/monitor.csv" > "$T/a1/monitor.csv"
+empty_plot plot-empty-timeline-rows "a1/monitor.csv: no sample: nothing to plot" timeline "$T/a1"
+# a sweep whose points all failed has no y to plot
+printf '{"systems": [], "target": 0.8}\n' > "$T/capempty.json"; mkdir -p "$T/capempty"; mv "$T/capempty.json" "$T/capempty/capacity.json"
+empty_plot plot-empty-capacity "capempty/capacity.json: field 'systems': no system" attainment "$T/capempty"
+# OUT must name files: '' or a trailing '/' wrote hidden .dat and .gp files
+AB=$(cd "$(dirname "$B")" && pwd)/$(basename "$B")
+( cd "$T" && "$AB" plot cdf a -o '' ) >/dev/null 2>"$T/stderr"; rc=$?
+[ $rc = 2 ] && [ ! -e "$T/.dat" ] && [ ! -e "$T/.gp" ] && ok plot-out-empty || fail plot-out-empty "exit $rc, $(ls -a "$T" | head)"
+expect_stderr plot-out-empty-msg "-o OUT is a path prefix"
+expect_exit 2 plot-out-slash "$B" plot cdf "$T/a" -o "$T/fs/"
+[ ! -e "$T/fs" ] && ok plot-out-slash-clean || fail plot-out-slash-clean "$(ls -a "$T/fs")"
+expect_exit 2 plot-out-dot "$B" plot cdf "$T/a" -o "$T/f/."
+# a run directory without its .bucketsim.done is incomplete: refused, not plotted
+cp -r "$T/a" "$T/inc"; rm "$T/inc/.bucketsim.done"
+for k in cdf heatmap timeline; do
+	expect_exit 3 "plot-incomplete-$k" "$B" plot $k "$T/inc" -o "$T/fi/x"
+	expect_stderr "plot-incomplete-$k-msg" "inc: the run directory is incomplete \(no .bucketsim.done"
+done
+expect_exit 3 plot-incomplete-cdf-second "$B" plot cdf "$T/a" "$T/inc" -o "$T/fi/x"
+[ ! -e "$T/fi" ] && ok plot-incomplete-nothing-written || fail plot-incomplete-nothing-written "$(ls "$T/fi")"
+# A cell that is neither empty (a null metric, a failed point: left out) nor a finite number is
+# an error naming the file, line and column (nan, inf, 1e999, abc were dropped unseen)
+yc=$(head -1 "$T/s/sweep.csv" | tr ',' '\n' | grep -nx output_throughput | cut -d: -f1)
+for bad in nan inf 1e999 abc; do
+	awk -F, -v OFS=, -v c="$yc" -v v="$bad" 'NR == 3 { $c = v } 1' "$T/s/sweep.csv" > "$T/bad-$bad.csv"
+	expect_exit 3 "plot-sweep-cell-$bad" "$B" plot throughput "$T/bad-$bad.csv" -o "$T/fb/x"
+	expect_stderr "plot-sweep-cell-$bad-msg" "bad-$bad.csv:3: field 'output_throughput': '$bad' is not a finite number"
+done
+xc=$(head -1 "$T/s/sweep.csv" | tr ',' '\n' | grep -nx server.max_num_seqs | cut -d: -f1)
+awk -F, -v OFS=, -v c="$xc" 'NR == 4 { $c = "inf" } 1' "$T/s/sweep.csv" > "$T/bad-x.csv"
+expect_exit 3 plot-sweep-x-inf "$B" plot throughput "$T/bad-x.csv" -o "$T/fb/x"
+expect_stderr plot-sweep-x-inf-msg "bad-x.csv:4: field 'server.max_num_seqs': x value 'inf' is not a number"
+# an empty y cell is a null metric: that row is left out, the plot is drawn
+awk -F, -v OFS=, -v c="$yc" 'NR == 3 { $c = "" } 1' "$T/s/sweep.csv" > "$T/null-y.csv"
+expect_exit 0 plot-sweep-null-y "$B" plot throughput "$T/null-y.csv" --script-only -o "$T/fb/null"
+[ ! -e "$T/fb/x.dat" ] && ok plot-sweep-cell-nothing-written || fail plot-sweep-cell-nothing-written "$(ls "$T/fb")"
+tc=$(head -1 "$T/a/requests.csv" | tr ',' '\n' | grep -nx tpot_ms | cut -d: -f1)
+for bad in nan inf 1e999 abc -3; do
+	rm -rf "$T/rq"; cp -r "$T/a" "$T/rq"
+	awk -F, -v OFS=, -v c="$tc" -v v="$bad" 'NR == 5 { $c = v } 1' "$T/a/requests.csv" > "$T/rq/requests.csv"
+	expect_exit 3 "plot-cdf-cell-$bad" "$B" plot cdf "$T/rq" -o "$T/fb/x"
+	expect_stderr "plot-cdf-cell-$bad-msg" "rq/requests.csv:5: field 'tpot_ms': "
+done
+rm -rf "$T/mo"; cp -r "$T/a" "$T/mo"
+awk -F, -v OFS=, 'NR == 3 { $1 = "nan" } 1' "$T/a/monitor.csv" > "$T/mo/monitor.csv"
+expect_exit 3 plot-timeline-cell-nan "$B" plot timeline "$T/mo" -o "$T/fb/x"
+expect_stderr plot-timeline-cell-nan-msg "mo/monitor.csv:3: field 'time_s': 'nan' is not a finite number"
 e2e_done
