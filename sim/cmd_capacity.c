@@ -2,14 +2,15 @@
  * cmd_capacity: `bucketsim capacity`, the highest Poisson arrival rate at which each system
  * keeps its SLO attainment at or above a target (sim/capacity.h), on one workload.
  *
- * A system is the shared configuration options plus a preset name or a config file
- * (--system, repeatable).  Every probe is one in-process simulation of the configuration with
+ * A system is a preset name or a config file (--system, repeatable) applied over the shared
+ * configuration options: a key both set takes the system's value (layer_under()).  Every probe is one in-process simulation of the configuration with
  * workload.arrival=poisson and workload.rate set; the same seed at every rate of one search
  * (common random numbers).  --seeds K repeats the search with seeds S..S+K-1 and reports the
  * mean capacity with a 95 % Student-t interval.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +36,9 @@ static const struct cli_opt opts[] = {
 	 "Input"},
 	CLI_CONFIG_OPTS,
 	{"system", OPT_SYSTEM, 1, "PRESET|FILE.json",
-	 "a system to measure: a preset name or a config file, over the shared options; "
-	 "repeatable (default: the shared options alone)", "Capacity"},
+	 "a system to measure: a preset name or a config file, applied over the shared options "
+	 "(a key both set takes the system's value); repeatable (default: the shared options "
+	 "alone)", "Capacity"},
 	{"target", OPT_TARGET, 1, "A", "SLO attainment to keep, in (0, 1] (default 0.9)",
 	 "Capacity"},
 	{"seeds", OPT_SEEDS, 1, "K", "searches with seeds S..S+K-1 (default 1)", "Capacity"},
@@ -73,27 +75,85 @@ static bool is_config_file(const char *s)
 	return n > 5 && !strcmp(s + n - 5, ".json");
 }
 
-/* A fresh configuration of one system at RATE (RATE <= 0: the configuration alone). */
+/* Copies into DST every key and --env variable that SRC's options set and DST's do not, with
+ * its origin: SRC's settings under DST's. */
+static void layer_under(struct config *dst, const struct config *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct cfg_entry *e = &src->e[i];
+		const struct cfg_entry *d = config_find(dst, e->def->key);
+		if (!e->text || e->origin == CFG_ORIGIN_DEFAULT || d->origin != CFG_ORIGIN_DEFAULT)
+			continue;
+		struct bs_err err = {0};
+		if (config_set(dst, e->def->key, e->text, e->origin,
+			       e->origin == CFG_ORIGIN_FILE ? src->file : NULL, e->line, &err))
+			BUG("layering '%s': %s", e->def->key, err.msg);
+	}
+	for (size_t i = 0; i < src->nenv; i++) {
+		if (config_env(dst, src->env[i].name))
+			continue;
+		char *arg = xasprintf("%s=%s", src->env[i].name, src->env[i].value);
+		struct bs_err err = {0};
+		if (config_set_env_arg(dst, arg, src->env[i].origin, &err))
+			BUG("layering --env %s: %s", arg, err.msg);
+		free(arg);
+	}
+	if (!dst->file && src->file)
+		dst->file = xstrdup(src->file);
+}
+
+/* A key of the search's that the configuration must leave alone: an error naming KEY, where it
+ * was set (exit 2 on the command line, 3 in a file or preset). */
+static int refused(const struct config *c, const char *key, struct bs_err *err, const char *fmt,
+		   ...) __attribute__((format(printf, 4, 5)));
+static int refused(const struct config *c, const char *key, struct bs_err *err, const char *fmt,
+		   ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	bool cmdline = config_find(c, key)->origin == CFG_ORIGIN_CMDLINE;
+	bs_errf(err, cmdline ? BS_EXIT_USAGE : BS_EXIT_INPUT, cmdline ? NULL : c->file, 0, key,
+		"%s", why);
+	config_locate(c, err);
+	return -1;
+}
+
+/* A fresh configuration of one system at RATE (RATE <= 0: the configuration alone): the system
+ * (a config file or preset) over the shared options, so a key both set is the system's. */
 static int build(const struct probe_ctx *p, double rate, struct run_ctx *x, const char **trace,
 		 bool load, struct bs_err *err)
 {
 	memset(x, 0, sizeof *x);
 	cli_config_init(&x->cc);
+	struct cli_config shared;
+	cli_config_init(&shared);
 	int rc = 0;
 	for (size_t i = 0; i < p->nso && !rc; i++)
-		rc = cli_config_opt(&x->cc, p->so[i].key, p->so[i].arg, err) < 0 ? -1 : 0;
+		rc = cli_config_opt(&shared, p->so[i].key, p->so[i].arg, err) < 0 ? -1 : 0;
 	if (!rc && p->system)
 		rc = is_config_file(p->system) ? config_load_json(&x->cc.cfg, p->system, err)
 					       : preset_apply(&x->cc.cfg, p->system, err);
-	const char *arr = config_str(&x->cc.cfg, "workload.arrival");
+	if (!rc)
+		layer_under(&x->cc.cfg, &shared.cfg);
+	cli_config_release(&shared);
+	const struct config *c = &x->cc.cfg;
+	const char *arr = config_str(c, "workload.arrival");
 	if (!rc && arr && strcmp(arr, "auto") && strcmp(arr, "poisson"))
-		rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, "workload.arrival",
+		rc = refused(c, "workload.arrival", err,
 			     "capacity varies the rate of Poisson arrivals; '%s' is not poisson",
 			     arr);
-	if (!rc && config_is_set(&x->cc.cfg, "workload.rate") &&
-	    config_find(&x->cc.cfg, "workload.rate")->origin == CFG_ORIGIN_CMDLINE)
-		rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, "workload.rate",
+	if (!rc && config_find(c, "workload.rate")->origin != CFG_ORIGIN_DEFAULT)
+		rc = refused(c, "workload.rate", err,
 			     "capacity chooses the rate; give the first probe with --rate");
+	if (!rc && config_is_set(c, "workload.concurrency"))
+		rc = refused(c, "workload.concurrency", err,
+			     "a closed-loop client keeps at most %lld requests in flight whatever "
+			     "the arrival rate; capacity varies the rate of open-loop Poisson "
+			     "arrivals (leave workload.concurrency unset)",
+			     (long long)config_int(c, "workload.concurrency"));
 	if (!rc)
 		rc = config_set(&x->cc.cfg, "workload.arrival", "poisson", CFG_ORIGIN_CMDLINE, NULL,
 				0, err);
@@ -164,7 +224,7 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	struct bs_err err = {0};
 	struct cli_state st = {0};
 	int c, rc = 0;
-	cJSON *root = NULL;
+	cJSON *root = NULL, **cfgs = NULL;
 	char *csv = NULL;
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
 		if (c == -2 || c == -3) {
@@ -238,12 +298,19 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 			}
 	if (!nsys)
 		sys[nsys++] = NULL;
-	/* Every system's configuration is checked before the first probe. */
+	/* Every system's configuration is checked before the first probe, and recorded (the
+	 * rate is the search's). */
+	cfgs = xcalloc(nsys, sizeof *cfgs);
 	for (size_t i = 0; i < nsys; i++) {
 		struct probe_ctx p = {so, nso, sys[i], trace, probe.seed};
 		struct run_ctx x;
 		const char *t;
 		int r = build(&p, 0, &x, &t, false, &err);
+		if (!r) {
+			cfgs[i] = config_to_json(&x.cc.cfg);
+			cJSON_ReplaceItemInObjectCaseSensitive(cfgs[i], "workload.rate",
+							       cJSON_CreateNull());
+		}
 		run_teardown(&x);
 		if (r) {
 			rc = cli_fail(&err);
@@ -305,6 +372,8 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 		json_add_num(o, "ci95_lo_req_s", mean - half);
 		json_add_num(o, "ci95_hi_req_s", mean + half);
 		cJSON_AddItemToObject(o, "seeds", per);
+		cJSON_AddItemToObject(o, "config", cfgs[i]);
+		cfgs[i] = NULL;
 		cJSON_AddItemToArray(arr, o);
 	}
 	free(caps);
@@ -353,6 +422,9 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	}
 	cJSON_free(txt);
 done:
+	for (size_t i = 0; cfgs && i < nsys; i++)
+		cJSON_Delete(cfgs[i]);
+	free(cfgs);
 	cJSON_Delete(root);
 	free(csv);
 	free(so);
@@ -372,8 +444,11 @@ const struct cli_cmd cmd_capacity = {
 	"bisection until the bracket is narrower than --tol of its upper end.  Every probe of one\n"
 	"search uses the same seed (common random numbers).  Prints the capacity and its bracket\n"
 	"(with --seeds K: the mean over K searches and its 95% t interval); -o DIR writes\n"
-	"capacity.json and capacity_curve.csv, the measured attainment curve (see\n"
-	"analysis/README.md).",
+	"capacity.json (with each system's configuration) and capacity_curve.csv, the measured\n"
+	"attainment curve (see analysis/README.md).  A system (--system) applies over the shared\n"
+	"options: where both set a key, the system's value holds.  The search owns the arrival\n"
+	"process: workload.rate set anywhere, an arrival other than poisson, or a closed-loop\n"
+	"client (workload.concurrency) is an error.",
 	"  bucketsim capacity --trace alpaca --set workload.num_requests=500 \\\n"
 	"      --system vllm --system distserve --system bucketserve --target 0.8\n"
 	"  bucketsim capacity -c exp.json --set slo.e2e_ms=2000 --seeds 5 -o out/cap\n",

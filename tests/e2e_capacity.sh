@@ -62,4 +62,41 @@ expect_exit 2 cap-preset-twice "$B" capacity --preset bucketserve --system vllm
 expect_exit 3 cap-rule "$B" capacity --set server.max_num_seqs=4096 --system vllm
 expect_exit 3 cap-never "$B" capacity "${W[@]}" --set slo.ttft_ms=0.001 --rate 1 --target 0.9
 expect_stderr cap-never-msg "even at"
+
+# A system applies over the shared options: its own value of a key wins over a shared --set
+# (and a shared config file); the shared value holds for a system that does not set the key.
+printf '{\n  "server": {"max_num_seqs": 2}\n}\n' > "$T/sys2.json"
+expect_exit 0 cap-layer "$B" capacity "${W[@]}" --set server.max_num_seqs=256 --system "$T/sys2.json" --system vllm --json
+python3 - "$T/stdout" <<'PY' && ok cap-layer-config || fail cap-layer-config "$(head -c 400 "$T/stdout")"
+import json, sys
+s = json.load(open(sys.argv[1]))["systems"]
+assert [x["system"] for x in s] == ["sys2.json", "vllm"]
+assert s[0]["config"]["server.max_num_seqs"] == 2 and s[1]["config"]["server.max_num_seqs"] == 256
+assert s[0]["config"]["workload.num_requests"] == 300 and s[0]["config"]["workload.rate"] is None
+assert s[0]["capacity_req_s"] < s[1]["capacity_req_s"] / 10
+PY
+expect_exit 0 cap-layer-alone "$B" capacity "${W[@]}" --system "$T/sys2.json" --json
+python3 - "$T/stdout" <<'PY' && ok cap-layer-same || fail cap-layer-same "$(head -c 400 "$T/stdout")"
+import json, sys
+a = json.load(open(sys.argv[1]))["systems"][0]
+assert a["config"]["server.max_num_seqs"] == 2
+PY
+cp "$T/stdout" "$T/alone.json"
+expect_exit 0 cap-layer-shared "$B" capacity "${W[@]}" --set server.max_num_seqs=256 --system "$T/sys2.json" --json
+cmp -s "$T/stdout" "$T/alone.json" && ok cap-layer-shared-same || fail cap-layer-shared-same "$(diff "$T/stdout" "$T/alone.json" | head)"
+printf '{\n  "scheduler": {"order": "sjf"}\n}\n' > "$T/shared.json"
+expect_exit 0 cap-layer-preset "$B" capacity "${W[@]}" -c "$T/shared.json" --set scheduler.order=ljf --system vllm --json
+python3 -c "import json,sys; c = json.load(open(sys.argv[1]))['systems'][0]['config']; assert c['scheduler.order'] == 'fcfs' and c['workload.num_requests'] == 300, c['scheduler.order']" "$T/stdout" \
+	&& ok cap-layer-preset-order || fail cap-layer-preset-order "$(head -c 300 "$T/stdout")"
+
+# A closed-loop client or a rate in a file: refused by name, not a search that runs away.
+expect_exit 2 cap-concurrency "$B" capacity "${W[@]}" --set workload.concurrency=4
+expect_stderr cap-concurrency-msg "^bucketsim: error: field 'workload.concurrency': a closed-loop client keeps at most 4 requests in flight"
+grep -q rate-max "$T/stderr" && fail cap-concurrency-not-rate-max "$(cat "$T/stderr")" || ok cap-concurrency-not-rate-max
+printf '{\n  "workload": {"concurrency": 8}\n}\n' > "$T/conc.json"
+expect_exit 3 cap-concurrency-file "$B" capacity "${W[@]}" --system "$T/conc.json"
+expect_stderr cap-concurrency-file-msg "^bucketsim: error: $T/conc.json:2: field 'workload.concurrency': a closed-loop client keeps at most 8"
+printf '{\n  "workload": {"rate": 8}\n}\n' > "$T/rate.json"
+expect_exit 3 cap-rate-file "$B" capacity "${W[@]}" -c "$T/rate.json"
+expect_stderr cap-rate-file-msg "^bucketsim: error: $T/rate.json:2: field 'workload.rate': capacity chooses the rate"
 e2e_done
