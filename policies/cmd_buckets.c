@@ -14,7 +14,7 @@
 #include "policies/bucket_int.h"
 #include "policies/bucketing.h"
 #include "sim/commands.h"
-#include "sim/resolve.h"
+#include "sim/run_int.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE };
 enum fmt { FMT_LOG, FMT_JSON, FMT_CSV };
@@ -158,7 +158,7 @@ static cJSON *shape_json(const struct bshape *s, int nd)
 }
 
 static void out_json(FILE *out, const struct bucketer *b, const struct bucket_params *p,
-		     const size_t *compiles, const struct lookup *lk, size_t nlk)
+		     const struct sim_params *sp, const size_t *compiles, const struct lookup *lk, size_t nlk)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "version", bucket_version_name(p->version));
@@ -173,7 +173,8 @@ static void out_json(FILE *out, const struct bucketer *b, const struct bucket_pa
 	cJSON_AddNumberToObject(pj, "block_size", p->block_size);
 	cJSON_AddNumberToObject(pj, "num_kv_blocks", (double)p->num_kv_blocks);
 	cJSON_AddBoolToObject(pj, "prefix_caching", p->prefix_caching);
-	cJSON_AddBoolToObject(pj, "contiguous_pa", p->contiguous_pa);
+	/* As the engine runs it (unified attention reads a contiguous slice of the KV cache). */
+	cJSON_AddBoolToObject(pj, "contiguous_pa", sp->contiguous_pa);
 	cJSON_AddBoolToObject(pj, "merged_prefill", p->merged_prefill);
 	size_t nph, total = 0;
 	const enum phase *phs = phases_of(p, &nph);
@@ -243,7 +244,8 @@ static void out_csv(FILE *out, const struct bucketer *b, const struct bucket_par
 
 static int run(const struct cli_cmd *self, int argc, char **argv)
 {
-	struct cli_config cc;
+	struct run_ctx x;
+	memset(&x, 0, sizeof x);
 	struct bs_err err = {0};
 	struct cli_state st = {0};
 	enum fmt fmt = FMT_LOG;
@@ -251,17 +253,15 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	struct lookup *lk = xcalloc((size_t)argc + 1, sizeof *lk);
 	size_t nlk = 0;
 	int c, rc = 0;
-	struct cost_model *cm = NULL;
-	struct bucketer *b = NULL;
 	struct outset os;
 	outset_init(&os);
-	cli_config_init(&cc);
+	cli_config_init(&x.cc);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
 		if (c == -3 || c == -2) {
 			rc = c == -3 ? 0 : BS_EXIT_USAGE;
 			goto out;
 		}
-		int r = cli_config_opt(&cc, c, st.optarg, &err);
+		int r = cli_config_opt(&x.cc, c, st.optarg, &err);
 		if (r < 0) {
 			rc = cli_fail(&err);
 			goto out;
@@ -297,26 +297,26 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
 		goto out;
 	}
-	if (sim_resolve_config(&cc.cfg, &cm, &err)) {
+	/* The configuration checked as run and validate check it (run_setup: the same rules,
+	 * every value resolved as it runs), the workload aside: it plays no part here. */
+	if (run_setup(&x, NULL, false, &err) || run_check_unread(&x, &err)) {
+		config_locate(&x.cc.cfg, &err);
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (cc.print_config) {
-		config_print(&cc.cfg, stdout);
+	if (x.cc.print_config) {
+		config_print(&x.cc.cfg, stdout);
 		goto out;
 	}
-	struct bucket_params p;
-	if (bucket_params_resolve(&cc.cfg, &p, &err) || bucketer_new(&p, &b, &err)) {
-		rc = cli_fail(&err);
-		goto out;
-	}
+	const struct bucket_params *p = &x.bp;
+	struct bucketer *b = x.b;
 	for (size_t i = 0; i < nlk; i++)
-		if ((lk[i].ph == PHASE_UNIFIED) != (bucket_params_unified(&p) && p.enabled) &&
-		    p.enabled) {
+		if ((lk[i].ph == PHASE_UNIFIED) != (bucket_params_unified(p) && p->enabled) &&
+		    p->enabled) {
 			rc = cli_usage(self, "--lookup %s: the resolved strategy is %s, whose phases "
 				       "are %s", bucket_phase_name(lk[i].ph),
-				       p.strategy->info.name,
-				       bucket_params_unified(&p) ? "unified" : "prompt and decode");
+				       p->strategy->info.name,
+				       bucket_params_unified(p) ? "unified" : "prompt and decode");
 			goto out;
 		}
 	size_t compiles[3] = {0, 0, 0};
@@ -333,19 +333,16 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	if (fmt == FMT_LOG)
-		out_log(out, b, &p, compiles, lk, nlk);
+		out_log(out, b, p, compiles, lk, nlk);
 	else if (fmt == FMT_JSON)
-		out_json(out, b, &p, compiles, lk, nlk);
+		out_json(out, b, p, &x.sp, compiles, lk, nlk);
 	else
-		out_csv(out, b, &p, lk, nlk);
+		out_csv(out, b, p, lk, nlk);
 	if (outset_commit(&os, &err))
 		rc = cli_fail(&err);
 out:
 	outset_abort(&os);
-	bucketer_free(b);
-	if (cm)
-		cost_model_free(cm);
-	cli_config_release(&cc);
+	run_teardown(&x);
 	free(lk);
 	return rc;
 }
@@ -362,7 +359,9 @@ const struct cli_cmd cmd_buckets = {
 	"(distinct buckets warmed up).  Each --lookup maps a runtime shape to the bucket the server\n"
 	"runs it in, in order; a miss may append a fallback bucket (a runtime compile) that later\n"
 	"look-ups see.  The printed lists are the warm-up lists, before any look-up.\n"
-	"vLLM-Gaudi environment variables (--env) win over the equivalent keys.",
+	"vLLM-Gaudi environment variables (--env) win over the equivalent keys.  The configuration\n"
+	"is checked as run and validate check it (the same rules, errors and warnings), the\n"
+	"workload aside.",
 	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
 	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
 	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n",

@@ -302,4 +302,38 @@ expect_exit 0 seq-fallback-pad "$BUCKETSIM" buckets --env VLLM_BUCKETING_STRATEG
 expect_stderr seq-fallback-pad-msg "warning: VLLM_PROMPT_QUERY_BUCKET_PAD_MAX not set, using VLLM_PROMPT_SEQ_BUCKET_PAD_MAX value \(256\) instead"
 expect_exit 0 seq-no-fallback "$BUCKETSIM" buckets --env VLLM_BUCKETING_STRATEGY=lin --env VLLM_PROMPT_SEQ_BUCKET_MAX=512 --env VLLM_PROMPT_QUERY_BUCKET_MAX=1024
 grep -q 'fallback behavior' "$E2E_TMP/stderr" && fail seq-no-fallback-msg "warned with QUERY set" || ok seq-no-fallback-msg
+
+# buckets checks a configuration with run's rules (run_setup): every invalid configuration gets
+# the same exit code and the same error line from run, validate and buckets.
+printf '{\n  "server": {\n    "contiguous_pa": false\n  },\n  "bucketing": {"strategy": "unified"}\n}\n' > "$E2E_TMP/cpa_unified.json"
+i=0
+while IFS= read -r args; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	set -- $args
+	for cmd in run validate buckets; do
+		"$BUCKETSIM" $cmd --set workload.num_requests=5 "$@" > /dev/null 2> "$E2E_TMP/rules_$cmd"
+		echo $? >> "$E2E_TMP/rules_$cmd"
+	done
+	if [ "$(tail -1 "$E2E_TMP/rules_run")" = 3 ] && cmp -s "$E2E_TMP/rules_run" "$E2E_TMP/rules_validate" &&
+	   cmp -s "$E2E_TMP/rules_run" "$E2E_TMP/rules_buckets" && [ "$(grep -c '^bucketsim: error: ' "$E2E_TMP/rules_buckets")" = 1 ]
+	then ok "rules-$i"
+	else fail "rules-$i" "$args: run $(tr '\n' ' ' < "$E2E_TMP/rules_run") | buckets $(tr '\n' ' ' < "$E2E_TMP/rules_buckets")"; fi
+done <<RULES
+--set server.contiguous_pa=false --set bucketing.strategy=unified
+--set server.defrag=true --set bucketing.strategy=unified
+--set server.defrag=true --set server.contiguous_pa=false
+--env VLLM_CONTIGUOUS_PA=false --set bucketing.strategy=unified
+--set scheduler.batching=unified --set bucketing.strategy=linear
+--set server.max_num_seqs=4096
+--set server.num_kv_blocks=3
+--set cluster.mode=disaggregated --set bucketing.strategy=unified
+--strict --set scheduler.l_max=100
+-c $E2E_TMP/cpa_unified.json
+RULES
+grep -q "cpa_unified.json:3: field 'server.contiguous_pa'" "$E2E_TMP/rules_buckets" && ok rules-file-line || fail rules-file-line "$(cat "$E2E_TMP/rules_buckets")"
+# the effective contiguous PA: unified batching runs it whatever bucketing says
+expect_exit 0 cpa-effective B --set scheduler.batching=unified --set bucketing.strategy=none --format json
+python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['params']['contiguous_pa'] is True" "$E2E_TMP/stdout" \
+	&& ok cpa-effective-json || fail cpa-effective-json "$(grep contiguous "$E2E_TMP/stdout")"
 e2e_done

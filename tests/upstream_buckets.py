@@ -356,7 +356,7 @@ def draw(rng, workdir, idx, with_unified, version):
     if rng.random() < 0.1:
         env["VLLM_PROMPT_BS_BUCKET_MAX"] = str(rng.choice([1, 2, 4, 8, log_uniform(rng, 1, 128)]))
     if version == "docs":
-        return {k: str(v) for k, v in sets.items()}, draw_docs_env(rng, strategy, env, B)
+        return startable(sets, draw_docs_env(rng, strategy, env, B))
     if strategy == "exponential" or env.get("VLLM_BUCKETING_STRATEGY") == "exp":
         if rng.random() < 0.2:
             env["VLLM_PROMPT_QUERY_BUCKET_MIN"] = str(rng.choice([1, 1, 2, B]))
@@ -386,6 +386,23 @@ def draw(rng, workdir, idx, with_unified, version):
         env["VLLM_MERGED_PREFILL"] = rng.choice(["true", "false"])
     if rng.random() < 0.05:
         env["VLLM_CONTIGUOUS_PA"] = rng.choice(["true", "false"])
+    return startable(sets, env)
+
+
+def startable(sets, env):
+    """The drawn configuration raised where vLLM would refuse to start, as `bucketsim buckets`
+    (like run and validate) refuses it: a token budget of at least max_num_seqs (SchedulerConfig),
+    a KV cache holding one request of max_model_len, contiguous PA under unified attention.
+    Drawn first and raised after, so the random stream, and every other value, is unchanged."""
+    mml, B = sets["server.max_model_len"], sets["server.block_size"]
+    sets["server.max_num_batched_tokens"] = max(sets["server.max_num_batched_tokens"],
+                                                 sets["server.max_num_seqs"])
+    sets["server.num_kv_blocks"] = max(sets["server.num_kv_blocks"], -(-mml // B))
+    if sets["bucketing.strategy"] == "unified":
+        if sets.get("server.contiguous_pa") == "false":
+            sets["server.contiguous_pa"] = "true"
+        if env.get("VLLM_CONTIGUOUS_PA") == "false":
+            env["VLLM_CONTIGUOUS_PA"] = "true"
     return {k: str(v) for k, v in sets.items()}, env
 
 
