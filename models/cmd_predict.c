@@ -17,9 +17,9 @@ enum {
 static const struct cli_opt opts[] = {
 	CLI_CONFIG_OPTS,
 	{"batch", OPT_BATCH, 1, "N", "batch size (sequences), required", "Shape"},
-	{"input", OPT_INPUT, 1, "N", "input (prompt) tokens per sequence; with --pass prefill the "
-	 "query length", "Shape"},
-	{"output", OPT_OUTPUT, 1, "N", "generated tokens per sequence (static batch)", "Shape"},
+	{"input", OPT_INPUT, 1, "N", "static batch: input (prompt) tokens per sequence; --pass "
+	 "prefill: the query length", "Shape"},
+	{"output", OPT_OUTPUT, 1, "N", "static batch: generated tokens per sequence", "Shape"},
 	{"pass", OPT_PASS, 1, "prefill|decode", "evaluate one forward pass instead of a static "
 	 "batch", "Shape"},
 	{"blocks", OPT_BLOCKS, 1, "N", "--pass decode: KV blocks read by the batch (flattened "
@@ -68,7 +68,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	struct cli_config cc;
 	struct bs_err err = {0};
 	struct cli_state st = {0};
-	int64_t bs = -1, in = -1, out = -1, blocks = -1, ctx = 0;
+	int64_t bs = -1, in = -1, out = -1, blocks = -1, ctx = -1;
 	const char *pass = NULL;
 	bool json = false;
 	int c, rc = 0;
@@ -124,15 +124,33 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_usage(self, "--batch N (N >= 1) is required");
 		goto done;
 	}
+	/* An option of another mode is refused, not ignored. */
+	bool is_pre = pass && !strcmp(pass, "prefill"), is_dec = pass && !strcmp(pass, "decode");
+	const char *misplaced = NULL;
+	if (is_dec && in >= 0)
+		misplaced = "--input is for a static batch or --pass prefill";
+	else if (pass && out >= 0)
+		misplaced = "--output is for a static batch (without --pass)";
+	else if (!is_dec && blocks >= 0)
+		misplaced = "--blocks is for --pass decode";
+	else if (!is_pre && ctx >= 0)
+		misplaced = "--ctx-blocks is for --pass prefill";
+	if (misplaced) {
+		rc = cli_usage(self, "%s, not %s", misplaced,
+			       is_pre ? "--pass prefill" : is_dec ? "--pass decode" : "a static batch");
+		goto done;
+	}
+	if (ctx < 0)
+		ctx = 0;
 	if (!pass && (in < 1 || out < 1)) {
 		rc = cli_usage(self, "a static batch needs --input N and --output N (N >= 1)");
 		goto done;
 	}
-	if (pass && !strcmp(pass, "prefill") && in < 1) {
+	if (is_pre && in < 1) {
 		rc = cli_usage(self, "--pass prefill needs --input N (the query length, N >= 1)");
 		goto done;
 	}
-	if (pass && !strcmp(pass, "decode") && blocks < 0) {
+	if (is_dec && blocks < 0) {
 		rc = cli_usage(self, "--pass decode needs --blocks N");
 		goto done;
 	}
@@ -141,8 +159,26 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto done;
 	}
+	/* A sequence longer than the model's context cannot run: server.max_model_len when set,
+	 * else the model's own context (vLLM's default max_model_len). */
+	int64_t limit = config_is_set(&cc.cfg, "server.max_model_len")
+				? config_int(&cc.cfg, "server.max_model_len")
+				: cost_model_max_context(cm);
+	int64_t bsz = config_int(&cc.cfg, "server.block_size");
+	int64_t len = is_pre ? in + ctx * bsz : is_dec ? 0 : in + out;
+	if (len > limit) {
+		rc = cli_usage(self, "%s = %lld tokens per sequence exceed the maximum context of "
+			       "%lld tokens (%s)",
+			       is_pre ? "--input + --ctx-blocks x server.block_size" : "--input + --output",
+			       (long long)len, (long long)limit,
+			       config_is_set(&cc.cfg, "server.max_model_len")
+				       ? "server.max_model_len"
+				       : "the model's context, vLLM's default max_model_len");
+		cost_model_free(cm);
+		goto done;
+	}
 	if (pass) {
-		bool pre = !strcmp(pass, "prefill");
+		bool pre = is_pre;
 		int64_t ns = pre ? cost_prefill_ns(cm, (int32_t)bs, (int32_t)in, (int32_t)ctx)
 				 : cost_decode_ns(cm, (int32_t)bs, (int32_t)blocks);
 		double tokens = pre ? (double)bs * in : (double)bs;
@@ -214,7 +250,10 @@ const struct cli_cmd cmd_predict = {
 	"tokens, then output - 1 decode steps at the growing context (KV span padded in 128-token\n"
 	"steps); it prints the prefill time, the mean decode step, the total time and the generated\n"
 	"tokens per second (batch x output / total).  With --pass it prints the time of one forward\n"
-	"pass at the given padded shape.  Exit codes: 0 ok, 2 usage, 3 invalid input (e.g. an\n"
+	"pass at the given padded shape.  An option of another mode (--output with --pass,\n"
+	"--blocks without --pass decode, --ctx-blocks without --pass prefill, --input with --pass\n"
+	"decode) is an error, as is a sequence longer than the maximum context (server.max_model_len\n"
+	"when set, else the model's context).  Exit codes: 0 ok, 2 usage, 3 invalid input (e.g. an\n"
 	"unknown hardware or model name).",
 	"  bucketsim predict --set hardware=gaudi2 --set model=llama-3.1-8b --set model.precision=fp8 "
 	"--batch 512 --input 128 --output 2048\n"

@@ -44,6 +44,28 @@ expect_exit 2 predict-bad-pass "$BUCKETSIM" predict --pass sideways --batch 1
 expect_exit 2 predict-bad-number "$BUCKETSIM" predict --batch 1x --input 1 --output 1
 expect_exit 2 predict-decode-no-blocks "$BUCKETSIM" predict --pass decode --batch 4
 expect_exit 2 predict-bad-precision "$BUCKETSIM" predict --set model.precision=int3 --batch 1 --input 1 --output 2
+# an option of another mode is refused, naming the mode that takes it
+expect_exit 2 predict-static-blocks "$BUCKETSIM" predict --batch 1 --input 10 --output 10 --blocks 5
+expect_stderr predict-static-blocks-msg "^bucketsim: error: --blocks is for --pass decode, not a static batch$"
+expect_exit 2 predict-static-ctx "$BUCKETSIM" predict --batch 1 --input 10 --output 10 --ctx-blocks 0
+expect_stderr predict-static-ctx-msg "^bucketsim: error: --ctx-blocks is for --pass prefill, not a static batch$"
+expect_exit 2 predict-decode-input "$BUCKETSIM" predict --pass decode --batch 4 --blocks 8 --input 100
+expect_stderr predict-decode-input-msg "^bucketsim: error: --input is for a static batch or --pass prefill, not --pass decode$"
+expect_exit 2 predict-decode-ctx "$BUCKETSIM" predict --pass decode --batch 4 --blocks 8 --ctx-blocks 2
+expect_stderr predict-decode-ctx-msg "^bucketsim: error: --ctx-blocks is for --pass prefill, not --pass decode$"
+expect_exit 2 predict-prefill-output "$BUCKETSIM" predict --pass prefill --batch 1 --input 128 --output 16
+expect_stderr predict-prefill-output-msg "^bucketsim: error: --output is for a static batch \(without --pass\), not --pass prefill$"
+expect_exit 2 predict-prefill-blocks "$BUCKETSIM" predict --pass prefill --batch 1 --input 128 --blocks 16
+expect_stderr predict-prefill-blocks-msg "^bucketsim: error: --blocks is for --pass decode, not --pass prefill$"
+# a sequence beyond the maximum context (llama-3.1-8b: 131072 tokens; or server.max_model_len)
+expect_exit 0 predict-ctx-max "$BUCKETSIM" predict --batch 1 --input 131000 --output 72
+expect_exit 2 predict-ctx-over "$BUCKETSIM" predict --batch 1 --input 100000000 --output 10
+expect_stderr predict-ctx-over-msg "^bucketsim: error: --input \+ --output = 100000010 tokens per sequence exceed the maximum context of 131072 tokens"
+expect_exit 2 predict-ctx-over-1 "$BUCKETSIM" predict --batch 1 --input 131000 --output 73
+expect_exit 2 predict-ctx-mml "$BUCKETSIM" predict --set server.max_model_len=4096 --batch 1 --input 4000 --output 100
+expect_stderr predict-ctx-mml-msg "4100 tokens per sequence exceed the maximum context of 4096 tokens \(server.max_model_len\)"
+expect_exit 2 predict-ctx-prefill "$BUCKETSIM" predict --pass prefill --batch 1 --input 1000 --ctx-blocks 1024
+expect_stderr predict-ctx-prefill-msg "= 132072 tokens per sequence exceed the maximum context of 131072"
 
 # Held out (models/README.md, "Held out"): Intel's SW 1.21 static batches, in no fit; each
 # prediction within 15 % of the measured rate (the errors are -13.8 % to +3.8 %).
