@@ -11,8 +11,11 @@
  *                              then fails to parse it)
  * and expands to the cartesian product of the three, at most BUCKET_FILE_MAX (100,000) buckets
  * per line and per file (a server could never warm up more; checked before expanding).  A tuple
- * whose second member is 1 is a decode bucket, anything else a prompt bucket.  Bucket values must be 0..2^31-1.  Any other
- * text is an error "FILE:LINE: ..." with exit code 3.
+ * whose second member is 1 is a decode bucket, anything else a prompt bucket.  Bucket values must be 0..2^31-1,
+ * a batch size at least 1 and a prompt bucket's query at least 1 (bs 0 or query 0 is no shape
+ * a server runs: refused, naming the first such bucket; context 0 is a prompt without context,
+ * and a decode block value of 0 is accepted as upstream's own linear ranges can produce it).
+ * Any other text is an error "FILE:LINE: ..." with exit code 3.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -230,6 +233,25 @@ static int parse_line(struct lx *x, struct blist *prompt, struct blist *decode)
 			"before it", BUCKET_FILE_MAX);
 		goto out;
 	}
+	/* A batch of no sequence, or a prompt of no token, is no shape the server runs: the
+	 * first such bucket of the line is named.  Context and decode blocks may be 0 (a prompt
+	 * without context; upstream's own linear ranges can give a decode block value of 0). */
+	for (size_t a = 0; a < el[0].n; a++)
+		for (size_t b = 0; b < el[1].n; b++)
+			for (size_t c = 0; c < el[2].n; c++) {
+				int64_t bs = el[0].v[a], q = el[1].v[b], nb = el[2].v[c];
+				const char *why = !bs	? "batch size 0 (the minimum is 1)"
+						  : !q	? "query 0 (a prompt bucket's minimum is "
+							  "1)"
+							: NULL;
+				if (why) {
+					bs_errf(x->err, BS_EXIT_INPUT, x->name, x->line, NULL,
+						"%s bucket (%lld, %lld, %lld): %s",
+						q == 1 ? "decode" : "prompt", (long long)bs,
+						(long long)q, (long long)nb, why);
+					goto out;
+				}
+			}
 	for (size_t a = 0; a < el[0].n; a++)
 		for (size_t b = 0; b < el[1].n; b++)
 			for (size_t c = 0; c < el[2].n; c++)

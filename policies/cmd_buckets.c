@@ -33,7 +33,8 @@ static const struct cli_opt opts[] = {
 	 "Output"},
 	{"lookup", OPT_LOOKUP, 1, "PHASE:SHAPE",
 	 "map a runtime shape to its bucket: prompt:BS,QUERY,CTX_BLOCKS, decode:BS,1,NUM_BLOCKS or "
-	 "unified:QUERY,SHARED,UNIQUE,CAUSAL; repeatable, run in order", "Look-ups"},
+	 "unified:QUERY,SHARED,UNIQUE,CAUSAL (BS, QUERY, NUM_BLOCKS at least 1); repeatable, run "
+	 "in order", "Look-ups"},
 	CLI_HELP_OPT,
 	{0},
 };
@@ -77,6 +78,16 @@ static int parse_lookup(const struct cli_cmd *self, const char *arg, struct look
 		return cli_usage(self, "--lookup '%s': a decode shape is BS,1,NUM_BLOCKS", arg);
 	if (lk->ph == PHASE_UNIFIED && lk->shape.v[3] > 1)
 		return cli_usage(self, "--lookup '%s': causal must be 0 or 1", arg);
+	/* A runtime shape has at least one sequence, one query token and, decoding, one block. */
+	const int32_t *v = lk->shape.v;
+	const char *low = lk->ph == PHASE_UNIFIED ? (v[0] < 1 ? "QUERY" : NULL)
+			  : v[0] < 1		   ? "BS"
+			  : lk->ph == PHASE_PROMPT ? (v[1] < 1 ? "QUERY" : NULL)
+			  : v[2] < 1		   ? "NUM_BLOCKS"
+						   : NULL;
+	if (low)
+		return cli_usage(self, "--lookup '%s': %s must be at least 1 in a runtime %s shape",
+				 arg, low, bucket_phase_name(lk->ph));
 	return 0;
 }
 

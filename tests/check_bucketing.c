@@ -1212,6 +1212,13 @@ START_TEST(file_syntax)
 	ck_assert_uint_eq(pr.n, 4);
 	blist_free(&pr);
 	blist_free(&de);
+	/* the smallest legal values: a prompt without context, a decode block value of 0 (upstream's
+	 * linear ranges can give it) */
+	ck_assert_int_eq(bucket_file_parse_text("(1, 2, 0)\n(1, 1, 0)\n", "x", &pr, &de, &e), 0);
+	ck_assert_uint_eq(pr.n, 1);
+	ck_assert_uint_eq(de.n, 1);
+	blist_free(&pr);
+	blist_free(&de);
 }
 END_TEST
 
@@ -1242,6 +1249,11 @@ START_TEST(file_errors)
 	file_err("(1, 1.5, 0)", 1, "expected an integer");
 	file_err("(1, 012, 0)", 1, "leading zeros");
 	file_err("(1, 2, range(1))", 1, "start and a stop");
+	/* no shape a server runs: batch size 0, a prompt of query 0 (named, first one of a line) */
+	file_err("(1, 128, 0)\n(0, 0, 0)\n", 2, "prompt bucket (0, 0, 0): batch size 0");
+	file_err("(0, 1, 0)", 1, "decode bucket (0, 1, 0): batch size 0");
+	file_err("(1, [128, 0], range(0, 3))", 1, "prompt bucket (1, 0, 0): query 0");
+	file_err("# bs\n([4, 0], 1, [64, 128])", 2, "decode bucket (0, 1, 64): batch size 0");
 	struct bs_err e = {0};
 	struct blist pr = {0}, de = {0};
 	ck_assert_int_eq(bucket_file_parse("/nonexistent/buckets.txt", &pr, &de, &e), -1);

@@ -336,4 +336,21 @@ grep -q "cpa_unified.json:3: field 'server.contiguous_pa'" "$E2E_TMP/rules_bucke
 expect_exit 0 cpa-effective B --set scheduler.batching=unified --set bucketing.strategy=none --format json
 python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['params']['contiguous_pa'] is True" "$E2E_TMP/stdout" \
 	&& ok cpa-effective-json || fail cpa-effective-json "$(grep contiguous "$E2E_TMP/stdout")"
+
+# a bucket of batch size 0 or a prompt bucket of query 0 is no shape a server runs: the file's
+# line and the bucket are named; a look-up likewise
+printf '(1, 128, 0)\n(0, 0, 0)\n(1, 1, 128)\n' > "$E2E_TMP/zero.txt"
+expect_exit 3 file-zero B --env VLLM_BUCKETING_FROM_FILE="$E2E_TMP/zero.txt"
+expect_stderr file-zero-msg "^bucketsim: error: $E2E_TMP/zero.txt:2: prompt bucket \(0, 0, 0\): batch size 0 \(the minimum is 1\)$"
+printf '(1, 128, 0)\n(0, 1, 0)\n(1, 1, 128)\n' > "$E2E_TMP/zero_dec.txt"
+expect_exit 3 file-zero-decode B --env VLLM_BUCKETING_FROM_FILE="$E2E_TMP/zero_dec.txt"
+expect_stderr file-zero-decode-msg "zero_dec.txt:2: decode bucket \(0, 1, 0\): batch size 0"
+printf '(1, [0, 128], 0)\n(1, 1, 128)\n' > "$E2E_TMP/zero_q.txt"
+expect_exit 3 file-zero-query B --set bucketing.strategy=file --set bucketing.file="$E2E_TMP/zero_q.txt"
+expect_stderr file-zero-query-msg "zero_q.txt:1: prompt bucket \(1, 0, 0\): query 0"
+for lk in prompt:0,128,0 prompt:1,0,0 decode:0,1,8 decode:4,1,0; do
+	expect_exit 2 "lookup-zero-$lk" B --set server.max_model_len=2048 --lookup "$lk"
+	expect_stderr "lookup-zero-msg-$lk" "^bucketsim: error: --lookup '$lk': (BS|QUERY|NUM_BLOCKS) must be at least 1 in a runtime (prompt|decode) shape$"
+done
+expect_exit 0 lookup-one-token B --set server.max_model_len=2048 --lookup prompt:1,1,0 --lookup decode:1,1,1
 e2e_done
