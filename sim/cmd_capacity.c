@@ -384,7 +384,7 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 		outset_init(&os);
 		FILE *f1 = NULL, *f2 = NULL;
 		char *p1 = xasprintf("%s/capacity.json", out), *p2 = xasprintf("%s/capacity_curve.csv", out);
-		if (!mkdir_p(out, &err) && (f1 = outset_open(&os, p1, &err)) &&
+		if (!outset_mkdir(&os, out, &err) && (f1 = outset_open(&os, p1, &err)) &&
 		    (f2 = outset_open(&os, p2, &err))) {
 			fprintf(f1, "%s\n", txt);
 			fputs(csv, f2);

@@ -424,19 +424,42 @@ struct cJSON *read_json(const char *path, struct bs_err *err)
  * is marked used (the handler only reads used slots).  The path is borrowed from the output set,
  * which frees it only after dropping the slot.  Directories are rmdir'ed after the files. */
 enum { CLEAN_SLOTS = 32 };
-static volatile sig_atomic_t clean_used[CLEAN_SLOTS];   /* 0 free, 1 file, 2 directory */
+/* 0 free, 1 file, 2 temporary directory, 3 directories mkdir_p created (clean_path and its
+ * parents down to the first created, whose path is clean_top bytes long) */
+static volatile sig_atomic_t clean_used[CLEAN_SLOTS];
 static const char *volatile clean_path[CLEAN_SLOTS];
+static size_t clean_top[CLEAN_SLOTS];
 static volatile sig_atomic_t handlers_installed;
+
+/* Removes the directory PATH, then each parent whose path is at least TOP bytes long, deepest
+ * first, stopping at the first that is not empty; PATH is cut in place (async-signal-safe). */
+static void rmdir_chain(char *path, size_t top)
+{
+	size_t n = strlen(path);
+	for (;;) {
+		while (n > 1 && path[n - 1] == '/')
+			path[--n] = 0;
+		if (n < top || rmdir(path) != 0)
+			return;
+		while (n > 0 && path[n - 1] != '/')
+			n--;
+		if (!n)
+			return;
+		path[n] = 0;
+	}
+}
 
 static void cleanup_all(void)
 {
-	for (int pass = 1; pass <= 2; pass++)
+	for (int pass = 1; pass <= 3; pass++)
 		for (int i = 0; i < CLEAN_SLOTS; i++)
 			if (clean_used[i] == pass) {
 				if (pass == 1)
 					unlink(clean_path[i]);
-				else
+				else if (pass == 2)
 					rmdir(clean_path[i]);
+				else
+					rmdir_chain((char *)clean_path[i], clean_top[i]);
 			}
 }
 
@@ -447,7 +470,7 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-static int slot_add(const char *path, int kind)
+static int slot_add_top(const char *path, int kind, size_t top)
 {
 	if (!handlers_installed) {
 		/* A signal the process was started with ignored (nohup, a background job of a
@@ -465,10 +488,16 @@ static int slot_add(const char *path, int kind)
 	for (int i = 0; i < CLEAN_SLOTS; i++)
 		if (!clean_used[i]) {
 			clean_path[i] = path;
+			clean_top[i] = top;
 			clean_used[i] = kind;
 			return i;
 		}
 	BUG("more than %d temporary outputs at once", CLEAN_SLOTS);
+}
+
+static int slot_add(const char *path, int kind)
+{
+	return slot_add_top(path, kind, 0);
 }
 
 static void slot_drop(int i)
@@ -481,6 +510,7 @@ void outset_init(struct outset *s)
 {
 	memset(s, 0, sizeof *s);
 	s->dir_slot = -1;
+	s->made_slot = -1;
 }
 
 static FILE *open_tmp(struct outset *s, const char *path, char *tmp, struct bs_err *err)
@@ -596,11 +626,26 @@ static void sweep_stale(const char *dir, const char *const *known)
 	closedir(d);
 }
 
+static int mkdir_parents(const char *dir, size_t *top, struct bs_err *err);
+
+int outset_mkdir(struct outset *s, const char *dir, struct bs_err *err)
+{
+	size_t top = 0;
+	if (mkdir_parents(dir, &top, err))
+		return -1;
+	if (top && s->made_slot < 0) {
+		s->made = xstrdup(dir);
+		s->made_top = top;
+		s->made_slot = slot_add_top(s->made, 3, top);
+	}
+	return 0;
+}
+
 int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
 		    struct bs_err *err)
 {
 	outset_init(s);
-	if (mkdir_p(dir, err))
+	if (outset_mkdir(s, dir, err))
 		return -1;
 	sweep_stale(dir, known);
 	char *tmpdir = xasprintf("%s/.bucketsim.tmp.%ld", dir, (long)getpid());
@@ -610,6 +655,7 @@ int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
 			strerror(errno));
 		slot_drop(slot);
 		free(tmpdir);
+		outset_abort(s);
 		return -1;
 	}
 	s->dir = xstrdup(dir);
@@ -627,9 +673,11 @@ static void outset_free(struct outset *s)
 		free(s->files[i].tmp);
 	}
 	slot_drop(s->dir_slot);
+	slot_drop(s->made_slot);
 	free(s->files);
 	free(s->dir);
 	free(s->tmpdir);
+	free(s->made);
 	outset_init(s);
 }
 
@@ -642,6 +690,11 @@ void outset_abort(struct outset *s)
 	}
 	if (s->tmpdir)
 		remove_tmpdir(s->tmpdir);
+	if (s->made_slot >= 0) {
+		slot_drop(s->made_slot);
+		s->made_slot = -1;
+		rmdir_chain(s->made, s->made_top);
+	}
 	outset_free(s);
 }
 
@@ -744,32 +797,46 @@ int outset_commit(struct outset *s, struct bs_err *err)
 	return 0;
 }
 
-int mkdir_p(const char *dir, struct bs_err *err)
+/* mkdir_p; *TOP (when TOP is given) becomes the length of the first directory it created (0:
+ * none), each deeper one up to DIR being created too.  On an error none it created is left. */
+static int mkdir_parents(const char *dir, size_t *top, struct bs_err *err)
 {
 	if (!*dir)
 		return bs_errf(err, BS_EXIT_USAGE, NULL, 0, NULL, "empty output directory name");
 	char *p = xstrdup(dir);
-	for (char *q = p + 1; *q; q++) {
-		if (*q != '/')
-			continue;
-		*q = 0;
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-			bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL, "cannot create directory: %s",
-				strerror(errno));
-			free(p);
-			return -1;
-		}
-		*q = '/';
-	}
+	size_t n = strlen(p), first = 0, last = 0;   /* lengths of the first and last created */
 	int rc = 0;
+	for (size_t i = 1; i <= n && !rc; i++) {
+		if (i < n && p[i] != '/')
+			continue;
+		char c = p[i];
+		p[i] = 0;
+		if (mkdir(p, 0777) == 0) {
+			first = first ? first : i;
+			last = i;
+		} else if (errno != EEXIST) {
+			rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL, "cannot create directory: %s",
+				     strerror(errno));
+		}
+		p[i] = c;
+	}
 	struct stat st;
-	if (mkdir(p, 0777) != 0 && errno != EEXIST)
-		rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL, "cannot create directory: %s",
-			     strerror(errno));
-	else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!rc && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)))
 		rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL, "not a directory");
+	if (rc && first) {
+		p[last] = 0;
+		rmdir_chain(p, first);
+		first = 0;
+	}
 	free(p);
+	if (top)
+		*top = first;
 	return rc;
+}
+
+int mkdir_p(const char *dir, struct bs_err *err)
+{
+	return mkdir_parents(dir, NULL, err);
 }
 
 /* Levenshtein distance of A and B when it is at most MAX (below SIZE_MAX), else MAX + 1 (also

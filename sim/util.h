@@ -161,7 +161,8 @@ struct cJSON *read_json(const char *path, struct bs_err *err);
  * Atomic output: a set of files written under temporary names and put into place only by
  * outset_commit().  outset_abort() (or a failed commit) removes every temporary, so an error
  * leaves no partial output; so do SIGINT, SIGTERM and running out of memory (the temporaries are
- * registered with a signal handler, installed on first use, that removes them and re-raises).
+ * registered with a signal handler, installed on first use, that removes them and re-raises),
+ * and the output directories the set created (outset_mkdir, outset_init_dir).
  * Temporaries are created with O_EXCL.
  *
  * Two modes:
@@ -189,12 +190,19 @@ struct outset {
 	char *tmpdir;      /* directory mode: DIR/.bucketsim.tmp.PID */
 	int dir_slot;      /* signal-cleanup slot of tmpdir */
 	const char *const *known;  /* borrowed, NULL-terminated */
+	char *made;        /* the directory outset_mkdir created, with parents, or NULL */
+	size_t made_top;   /* the length of the first of them (the shallowest) */
+	int made_slot;     /* their signal-cleanup slot */
 };
 void outset_init(struct outset *s);
 /* Opens PATH's temporary for writing; "-" means stdout (not renamed). */
 FILE *outset_open(struct outset *s, const char *path, struct bs_err *err);
-/* Directory mode: creates DIR (and parents) when missing, sweeps stale temporaries and creates
- * the temporary directory.  KNOWN is borrowed until commit or abort. */
+/* Creates DIR (and parents) when missing, as mkdir_p; the directories it created belong to the
+ * set: outset_abort, a failed commit and SIGINT/SIGTERM/SIGHUP remove them (deepest first, each
+ * only while empty), a commit keeps them.  A directory that existed is never removed. */
+int outset_mkdir(struct outset *s, const char *dir, struct bs_err *err);
+/* Directory mode: creates DIR (and parents) when missing (outset_mkdir), sweeps stale
+ * temporaries and creates the temporary directory.  KNOWN is borrowed until commit or abort. */
 int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
 		    struct bs_err *err);
 /* Directory mode: opens DIR/NAME's temporary for writing. */

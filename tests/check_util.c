@@ -357,6 +357,95 @@ START_TEST(outset_signal_cleanup)
 }
 END_TEST
 
+/* The directories a set created for its output (and only those) go when it fails or is
+ * interrupted, deepest first; a commit keeps them; a directory that was there stays. */
+START_TEST(outset_created_dirs)
+{
+	char base[] = "/tmp/bs_outmkXXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	struct bs_err e = {0};
+	struct outset s;
+	char *out = xasprintf("%s/new/a/b", base);
+	ck_assert_int_eq(outset_init_dir(&s, out, known, &e), 0);
+	fputs("x", outset_open_in(&s, "summary.json", &e));
+	outset_abort(&s);
+	ck_assert_int_eq(entries(base), 0);
+	/* committed: kept */
+	ck_assert_int_eq(outset_init_dir(&s, out, known, &e), 0);
+	fputs("x", outset_open_in(&s, "summary.json", &e));
+	ck_assert_int_eq(outset_commit(&s, &e), 0);
+	ck_assert(exists(out, "summary.json"));
+	/* a directory that existed stays: only keep/x/y (trailing slash) goes */
+	char *keep = path_in(base, "keep");
+	ck_assert_int_eq(mkdir(keep, 0777), 0);
+	char *deep = xasprintf("%s/x/y/", keep);
+	ck_assert_int_eq(outset_init_dir(&s, deep, known, &e), 0);
+	outset_abort(&s);
+	ck_assert_int_eq(access(keep, F_OK), 0);
+	ck_assert_int_eq(entries(keep), 0);
+	/* a parent something else wrote into meanwhile is not empty: kept, with its content */
+	char *mid = xasprintf("%s/m", keep), *mdeep = xasprintf("%s/m/n", keep);
+	ck_assert_int_eq(outset_init_dir(&s, mdeep, known, &e), 0);
+	put(mid, "other.txt", "someone else's");
+	outset_abort(&s);
+	ck_assert(exists(mid, "other.txt"));
+	ck_assert_int_eq(entries(mid), 1);
+	/* creation failing part-way (a name too long) leaves none of the directories it made */
+	char *lng = xasprintf("%s/n2/a/%0300d", base, 0);
+	bs_err_clear(&e);
+	ck_assert_int_eq(outset_init_dir(&s, lng, known, &e), -1);
+	ck_assert_int_eq(e.code, BS_EXIT_RUNTIME);
+	ck_assert(!exists(base, "n2"));
+	/* file mode: outset_mkdir, abort and commit */
+	char *fdir = xasprintf("%s/f/g", base), *fpath = xasprintf("%s/f/g/x.txt", base);
+	outset_init(&s);
+	ck_assert_int_eq(outset_mkdir(&s, fdir, &e), 0);
+	fputs("x", outset_open(&s, fpath, &e));
+	outset_abort(&s);
+	ck_assert(!exists(base, "f"));
+	outset_init(&s);
+	ck_assert_int_eq(outset_mkdir(&s, fdir, &e), 0);
+	fputs("x", outset_open(&s, fpath, &e));
+	ck_assert_int_eq(outset_commit(&s, &e), 0);
+	ck_assert_int_eq(access(fpath, F_OK), 0);
+	/* SIGINT and SIGTERM: the same as an abort */
+	int sigs[] = {SIGINT, SIGTERM};
+	for (int k = 0; k < 2; k++) {
+		char *sdir = xasprintf("%s/sig/a/b", base);
+		pid_t c = fork();
+		ck_assert_int_ge(c, 0);
+		if (c == 0) {
+			if (outset_init_dir(&s, sdir, known, &e))
+				_exit(10);
+			FILE *f = outset_open_in(&s, "summary.json", &e);
+			if (!f)
+				_exit(11);
+			fputs("partial", f);
+			fflush(f);
+			raise(sigs[k]);
+			_exit(12);
+		}
+		int st;
+		waitpid(c, &st, 0);
+		ck_assert(WIFSIGNALED(st));
+		ck_assert_int_eq(WTERMSIG(st), sigs[k]);
+		ck_assert(!exists(base, "sig"));
+		free(sdir);
+	}
+	char *cmd = xasprintf("rm -rf '%s'", base);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(out);
+	free(keep);
+	free(deep);
+	free(mid);
+	free(mdeep);
+	free(lng);
+	free(fdir);
+	free(fpath);
+}
+END_TEST
+
 /* Running out of memory is an error exit with a message, not an abort with a core dump. */
 START_TEST(oom_is_an_error_exit)
 {
@@ -515,6 +604,7 @@ int main(void)
 	tcase_add_test(tc, outset_directory);
 	tcase_add_test(tc, outset_commit_blocked);
 	tcase_add_test(tc, outset_signal_cleanup);
+	tcase_add_test(tc, outset_created_dirs);
 	tcase_add_test(tc, oom_is_an_error_exit);
 	tcase_add_test(tc, fast_parse_equals_reference);
 	tcase_add_test(tc, edit_distance);

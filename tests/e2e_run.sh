@@ -198,23 +198,28 @@ expect_exit 0 reuse-1 "$B" run --trace "$T/long.csv" --set server.max_model_len=
 expect_exit 0 reuse-2 "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -q --no-batches -o "$T/re"
 [ ! -e "$T/re/batches.csv" ] && ok reuse-stale-removed || fail reuse-stale-removed "batches.csv of the earlier run left"
 [ "$(ls -A "$T/re" | tr '\n' ' ')" = ".bucketsim.done buckets.csv requests.csv summary.json " ] && ok reuse-only-this-run || fail reuse-only-this-run "$(ls -A "$T/re")"
-# Interrupted runs leave no temporaries: SIGTERM and SIGINT clean up; SIGKILL's are swept by the
-# next run.  (A 10^6-request run simulates for well over a second after its temporaries appear.)
+# Interrupted runs leave no temporaries: SIGTERM and SIGINT clean up, the output directories
+# the run created (new/a/b) included, never one that was there ($T/int); SIGKILL's are swept by
+# the next run.  (A 10^6-request run simulates for well over a second after its temporaries
+# appear.)
 big=(run --trace alpaca --set workload.lengths=empirical --set workload.num_requests=1000000 --set workload.arrival=poisson --set workload.rate=20 -q)
 for sig in TERM INT KILL; do
 	rm -rf "$T/int"
+	mkdir "$T/int"
+	out=$T/int/new/a/b
 	# A script's background job starts with SIGINT ignored (and keeps it so): restore it.
 	python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
-		"$B" "${big[@]}" -o "$T/int" & pid=$!
-	for _ in $(seq 200); do [ -d "$T/int/.bucketsim.tmp.$pid" ] && break; sleep 0.05; done
+		"$B" "${big[@]}" -o "$out" & pid=$!
+	for _ in $(seq 200); do [ -d "$out/.bucketsim.tmp.$pid" ] && break; sleep 0.05; done
 	kill -s $sig $pid; wait $pid 2>/dev/null
-	left=$(ls -A "$T/int" 2>/dev/null | tr '\n' ' ')
 	if [ $sig = KILL ]; then
+		left=$(ls -A "$out" 2>/dev/null | tr '\n' ' ')
 		echo "$left" | grep -q "^\.bucketsim\.tmp\.$pid $" && ok "sigkill-leaves-tmp" || fail sigkill-leaves-tmp "left '$left'"
-		expect_exit 0 sweep-run "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -q -o "$T/int"
-		[ ! -e "$T/int/.bucketsim.tmp.$pid" ] && ok sweep-stale || fail sweep-stale "$(ls -A "$T/int")"
+		expect_exit 0 sweep-run "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -q -o "$out"
+		[ ! -e "$out/.bucketsim.tmp.$pid" ] && ok sweep-stale || fail sweep-stale "$(ls -A "$out")"
 	else
-		[ -z "$left" ] && ok "sig$sig-clean" || fail "sig$sig-clean" "left '$left'"
+		left=$(ls -A "$T/int" 2>/dev/null | tr '\n' ' ')
+		[ -d "$T/int" ] && [ -z "$left" ] && ok "sig$sig-clean" || fail "sig$sig-clean" "left '$left' in $T/int"
 	fi
 done
 
