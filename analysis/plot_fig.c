@@ -56,10 +56,17 @@ void plot_table_free(struct table *t)
 int plot_table_read(const char *path, struct table *t, struct bs_err *err)
 {
 	memset(t, 0, sizeof *t);
+	/* A run's table may be larger than a file read whole (requests.csv of millions of
+	 * requests): no limit but one line's. */
+	static const struct read_lim lim = {0, NULL, BS_RECORD_MAX, 0};
 	size_t len;
-	char *txt = read_file(path, &len, err);
+	char *txt = read_file_lim(path, &len, &lim, err);
 	if (!txt)
 		return -1;
+	if (strlen(txt) != len) {
+		free(txt);
+		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "NUL byte in the table");
+	}
 	struct csv_parser p;
 	csv_init(&p, CSV_APPEND_NULL);
 	if (csv_parse(&p, txt, len, tb_field, tb_row, t) != len || csv_fini(&p, tb_field, tb_row, t))

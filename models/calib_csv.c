@@ -138,15 +138,10 @@ static int precision_of(const char *raw)
 	return -1;
 }
 
+/* No field holds a NUL byte: csv_parse_lines stops before one (calib_read_csv_text). */
 static void on_field(void *s, size_t len, void *data)
 {
 	struct reader *r = data;
-	if (!r->failed && memchr(s, 0, len)) {
-		r->record = r->ln.rec_line;
-		bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, r->nf < NCOL ? columns[r->nf] : NULL,
-			"NUL byte in the value");
-		r->failed = true;
-	}
 	if (r->nf < NCOL) {
 		char *f = xmalloc(len + 1);
 		memcpy(f, s, len);
@@ -295,10 +290,16 @@ static void on_record(int c, void *data)
 	clear_fields(r);
 }
 
+char *calib_read_file(const char *path, size_t *len, struct bs_err *err)
+{
+	static const struct read_lim lim = {BS_READ_MAX, "a calibration CSV", BS_RECORD_MAX, 0};
+	return read_file_lim(path, len, &lim, err);
+}
+
 int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct bs_err *err)
 {
 	size_t len;
-	char *buf = read_file(path, &len, err);
+	char *buf = calib_read_file(path, &len, err);
 	if (!buf)
 		return -1;
 	int rc = calib_read_csv_text(path, buf, len, rows, n, err);
@@ -314,9 +315,17 @@ int calib_read_csv_text(const char *path, const char *buf, size_t len, struct ca
 		BUG("csv_init failed");
 	struct reader r = {.path = path, .err = err};
 	csv_lines_init(&r.ln, on_field, on_record, &r);
+	r.ln.max_rec = BS_RECORD_MAX;
 	if (csv_parse_lines(&p, buf, len, &r.ln) != len && !r.failed) {
-		bs_errf(err, BS_EXIT_INPUT, path, r.ln.line, NULL, "%s",
-			csv_strerror(csv_error(&p)));
+		if (r.ln.stop == CSV_LINES_NUL)
+			bs_errf(err, BS_EXIT_INPUT, path, r.ln.rec_line,
+				r.nf < NCOL ? columns[r.nf] : NULL, "NUL byte in the value");
+		else if (r.ln.stop == CSV_LINES_LONG)
+			bs_errf(err, BS_EXIT_INPUT, path, r.ln.rec_line, NULL,
+				"record longer than the limit of %zu MiB", BS_RECORD_MAX >> 20);
+		else
+			bs_errf(err, BS_EXIT_INPUT, path, r.ln.line, NULL, "%s",
+				csv_strerror(csv_error(&p)));
 		r.failed = true;
 	}
 	if (!r.failed && csv_fini_lines(&p, &r.ln) != 0 && !r.failed) {

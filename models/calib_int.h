@@ -48,6 +48,9 @@ struct calib_row {
 /* Tokens of run_generation.py's default prompt ("DeepSpeed is a machine learning framework"). */
 #define CALIB_SHORT_PROMPT_TOKENS 8
 
+/* The measurements file read whole (read_file_lim: at most BS_READ_MAX bytes, BS_RECORD_MAX a
+ * line, up to a NUL byte, which calib_read_csv_text reports). */
+char *calib_read_file(const char *path, size_t *len, struct bs_err *err);
 int calib_read_csv(const char *path, struct calib_row **rows, size_t *n, struct bs_err *err);
 /* The same from LEN bytes of BUF (PATH names it in errors). */
 int calib_read_csv_text(const char *path, const char *buf, size_t len, struct calib_row **rows,

@@ -27,19 +27,6 @@ static const struct cli_opt opts[] = {
 	{0},
 };
 
-/* FNV-1a 64 of a file, for the provenance record. */
-static int file_fnv(const char *path, char *hex, size_t n, struct bs_err *err)
-{
-	size_t len;
-	char *buf = read_file(path, &len, err);
-	if (!buf)
-		return -1;
-	uint64_t h = fnv1a(FNV1A_BASIS, buf, len);
-	free(buf);
-	snprintf(hex, n, "%016llx", (unsigned long long)h);
-	return 0;
-}
-
 static double round_sig(double v, int digits)
 {
 	char buf[64];
@@ -177,8 +164,17 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	struct calib_result res = {0};
 	struct outset os;
 	outset_init(&os);
+	/* Read once: the rows and the provenance hash (FNV-1a 64) are of the same bytes, a pipe
+	 * included. */
 	char fnv[32];
-	if (calib_read_csv(data, &rows, &n, &err) || file_fnv(data, fnv, sizeof fnv, &err))
+	size_t len;
+	char *buf = calib_read_file(data, &len, &err);
+	if (!buf)
+		goto fail;
+	snprintf(fnv, sizeof fnv, "%016llx", (unsigned long long)fnv1a(FNV1A_BASIS, buf, len));
+	int rrc = calib_read_csv_text(data, buf, len, &rows, &n, &err);
+	free(buf);
+	if (rrc)
 		goto fail;
 	struct calib_opts o = {.data = data, .hw = hw, .software = software,
 			       .use_prefill_rows = prefill};

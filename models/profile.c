@@ -128,6 +128,12 @@ static cJSON *load_hw_file(const char *path, struct bs_err *err)
 		snprintf(err->field, sizeof err->field, "hardware");
 		return NULL;
 	}
+	if (strlen(txt) != len) { /* cJSON would skip it as a blank */
+		free(txt);
+		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "NUL byte in the file");
+		snprintf(err->field, sizeof err->field, "hardware");
+		return NULL;
+	}
 	cJSON *j = cJSON_ParseWithLength(txt, len);
 	free(txt);
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");

@@ -326,11 +326,14 @@ void csv_lines_init(struct csv_lines *ln, void (*cb_field)(void *, size_t, void 
 
 size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct csv_lines *ln)
 {
+	/* One scan of the whole piece for a NUL: libcsv is fed only the bytes before it. */
+	const char *z = memchr(data, 0, n);
+	size_t end = z ? (size_t)(z - data) : n;
 	size_t off = 0;
-	while (off < n) {
+	while (off < end) {
 		const char *s = data + off;
-		const char *nl = memchr(s, '\n', n - off);
-		size_t len = nl ? (size_t)(nl - s) + 1 : n - off;
+		const char *nl = memchr(s, '\n', end - off);
+		size_t len = nl ? (size_t)(nl - s) + 1 : end - off;
 		if (ln->bol) {
 			ln->line++;
 			ln->bol = false;
@@ -341,8 +344,13 @@ size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct 
 				if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n') {
 					ln->in_rec = true;
 					ln->rec_line = ln->line;
+					ln->rec_bytes = 0;
 					break;
 				}
+		}
+		if (ln->in_rec && ln->max_rec && (ln->rec_bytes += len) > ln->max_rec) {
+			ln->stop = CSV_LINES_LONG;
+			return off;
 		}
 		size_t r = csv_parse(p, s, len, lines_field, lines_record, ln);
 		if (r != len)
@@ -350,7 +358,18 @@ size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct 
 		ln->bol = nl != NULL;
 		off += len;
 	}
-	return n;
+	if (!z)
+		return n;
+	if (ln->bol) {
+		ln->line++;
+		ln->bol = false;
+	}
+	if (!ln->in_rec) {
+		ln->in_rec = true;
+		ln->rec_line = ln->line;
+	}
+	ln->stop = CSV_LINES_NUL;
+	return end;
 }
 
 int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln)
@@ -370,40 +389,117 @@ bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_line
 	return same && ln->bol && !ln->in_rec;
 }
 
-char *read_file(const char *path, size_t *len, struct bs_err *err)
+/* "1 GiB", "64 MiB" (a whole number of them) or "N bytes", for the limits' errors. */
+static const char *size_text(size_t n, char *buf, size_t len)
+{
+	if (n >= ((size_t)1 << 30) && n % ((size_t)1 << 30) == 0)
+		snprintf(buf, len, "%zu GiB", n >> 30);
+	else if (n >= ((size_t)1 << 20) && n % ((size_t)1 << 20) == 0)
+		snprintf(buf, len, "%zu MiB", n >> 20);
+	else
+		snprintf(buf, len, "%zu bytes", n);
+	return buf;
+}
+
+char *read_file_lim(const char *path, size_t *len, const struct read_lim *lim,
+		    struct bs_err *err)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
+	size_t max = lim->max_size, max_line = lim->max_line;
 	/* A regular file is read into a buffer of its size (and a byte more, to meet its end
-	 * without growing it); anything else, or a file that grows, by doubling. */
+	 * without growing it), never more than the limit allows; anything else, or a file that
+	 * grows, by doubling.  The size only sizes the buffer: the limits hold on what is read. */
 	struct stat st;
 	size_t cap = 1 << 16, n = 0;
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uintmax_t)st.st_size < SIZE_MAX - 2)
 		cap = (size_t)st.st_size + 2;
+	size_t most = lim->array_max_size > max ? lim->array_max_size : max;
+	if (most && cap > most + 2)
+		cap = most + 2;
 	char *buf = xmalloc(cap);
+	long line = 1;
+	size_t line_start = 0;      /* offset of the line being read */
+	int array = lim->array_max_size ? -1 : 0; /* -1: no byte but blanks read yet */
+	char sb[32];
 	for (;;) {
 		if (n + 1 >= cap)
 			buf = xrealloc(buf, cap *= 2);
-		size_t r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
+		size_t want = cap - n - 1;
+		if (max && want > max + 1 - n)
+			want = max + 1 - n; /* a byte past the limit tells that it is passed */
+		size_t r = fread(buf + n, 1, want, f);
 		if (r == 0)
+			break;
+		char *s = buf + n;
+		const char *z = memchr(s, 0, r);
+		n += z ? (size_t)(z - s) + 1 : r;
+		const char *e = buf + n;
+		if (array < 0) {
+			const char *q = s;
+			while (q < e && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'))
+				q++;
+			if (q < e) {
+				array = *q == '[';
+				if (array)
+					max = lim->array_max_size;
+			}
+		}
+		if (max_line && array != 1) {
+			for (const char *q = s, *nl; (nl = memchr(q, '\n', (size_t)(e - q))); q = nl + 1) {
+				if ((size_t)(nl - buf) - line_start > max_line)
+					break;
+				line++;
+				line_start = (size_t)(nl - buf) + 1;
+			}
+			if (n - line_start > max_line) {
+				bs_errf(err, BS_EXIT_INPUT, path, line, NULL,
+					"line longer than the limit of %s",
+					size_text(max_line, sb, sizeof sb));
+				goto fail;
+			}
+		}
+		if (max && n > max) {
+			bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "larger than %s, the limit of %s",
+				size_text(max, sb, sizeof sb), lim->kind);
+			goto fail;
+		}
+		if (z)
 			break;
 	}
 	if (ferror(f)) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "read error: %s", strerror(errno));
-		fclose(f);
-		free(buf);
-		return NULL;
+		goto fail;
 	}
 	fclose(f);
 	buf[n] = 0;
 	if (len)
 		*len = n;
 	return buf;
+fail:
+	fclose(f);
+	free(buf);
+	return NULL;
+}
+
+char *read_file(const char *path, size_t *len, struct bs_err *err)
+{
+	static const struct read_lim lim = {
+		BS_READ_MAX, "a file read whole (configuration, profile, bucket or JSON file)", 0, 0};
+	return read_file_lim(path, len, &lim, err);
+}
+
+/* The 1-based line of byte OFF of TEXT. */
+static long line_at(const char *text, size_t off)
+{
+	long line = 1;
+	for (const char *p = text; (p = memchr(p, '\n', (size_t)(text + off - p))); p++)
+		line++;
+	return line;
 }
 
 struct cJSON *read_json(const char *path, struct bs_err *err)
@@ -412,10 +508,14 @@ struct cJSON *read_json(const char *path, struct bs_err *err)
 	char *txt = read_file(path, &len, err);
 	if (!txt)
 		return NULL;
-	cJSON *j = cJSON_ParseWithLength(txt, len);
-	free(txt);
-	if (!j)
+	/* cJSON takes a NUL for a blank: the file would be read as if it were not there. */
+	size_t k = strlen(txt);
+	cJSON *j = k == len ? cJSON_ParseWithLength(txt, len) : NULL;
+	if (k != len)
+		bs_errf(err, BS_EXIT_INPUT, path, line_at(txt, k), NULL, "NUL byte in the file");
+	else if (!j)
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
+	free(txt);
 	return j;
 }
 

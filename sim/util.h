@@ -129,11 +129,20 @@ int parse_bool(const char *s, bool *out, char *why, size_t whylen);
  * read began (blank lines, which libcsv skips, and quoted newlines inside a record counted), and
  * `line`, the line being fed.  The callbacks are libcsv's, called through unchanged.  Returns the
  * bytes consumed, as csv_parse does.  A line ends at '\n' (so CRLF files count alike).
+ *
+ * It also stops, with `stop` set, where libcsv would take in a byte no CSV may hold: at a NUL
+ * byte (CSV_LINES_NUL: the bytes before it fed, rec_line and line those of the NUL, whatever the
+ * field around it; a NUL is never handed to a field), and before the line that would make the
+ * record being read longer than `max_rec` bytes (CSV_LINES_LONG; 0 = no limit; blank lines
+ * between records are not counted).  Both are for the caller to report, naming rec_line.
  */
 struct csv_parser;
+enum { CSV_LINES_OK = 0, CSV_LINES_NUL, CSV_LINES_LONG };
 struct csv_lines {
 	long line, rec_line;
 	bool bol, in_rec;
+	int stop;               /* CSV_LINES_* */
+	size_t max_rec, rec_bytes;
 	void (*cb_field)(void *, size_t, void *);
 	void (*cb_record)(int, void *);
 	void *ctx;
@@ -149,11 +158,39 @@ int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln);
  * which is what lets a reader parse the second half of a buffer speculatively on its own. */
 bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_lines *ln);
 
-/* Reads a whole file into a NUL-terminated buffer (owned by the caller); a regular file in one
- * read into a buffer of its size. */
+/*
+ * Reading a file whole.  No input is trusted to end: /dev/zero, a pipe or a FIFO have no size,
+ * so every limit is enforced on the bytes as they are read, never from stat().
+ *
+ *  - The reading stops after the first NUL byte, which is kept as the last of *LEN bytes (and
+ *    followed by the terminating NUL): no text format here holds one, so the caller's parser
+ *    reports it where it is without the rest being read.
+ *  - max_size: more bytes than this is an error naming the file, the limit and KIND
+ *    ("FILE: larger than 64 MiB, the limit of KIND"); 0 = none.
+ *  - max_line: a line ('\n' excluded) longer than this is an error naming the file and the line
+ *    ("FILE:LINE: line longer than the limit of 16 MiB"); 0 = none.
+ *  - array_max_size: when not 0 and the first byte other than blanks is '[' (a JSON array, parsed
+ *    whole, which may be one line), max_size becomes this and max_line does not apply.
+ */
+struct read_lim {
+	size_t max_size;
+	const char *kind;
+	size_t max_line;
+	size_t array_max_size;
+};
+/* 64 MiB: the limit of a file read whole (read_file): configurations, hardware profiles, bucket
+ * files, the calibration measurements, a sweep's spec and point files, JSON read by plot. */
+#define BS_READ_MAX ((size_t)64 << 20)
+/* 16 MiB: the limit of one record of a trace (a CSV record, a JSON Lines line) or of a table
+ * plot reads, and of one line of a calibration CSV. */
+#define BS_RECORD_MAX ((size_t)16 << 20)
+char *read_file_lim(const char *path, size_t *len, const struct read_lim *lim,
+		    struct bs_err *err);
+/* Reads a whole file into a NUL-terminated buffer (owned by the caller), at most BS_READ_MAX
+ * bytes, stopping after a NUL byte (read_file_lim). */
 char *read_file(const char *path, size_t *len, struct bs_err *err);
 /* The JSON document in the file PATH (cJSON, owned by the caller), or NULL with ERR set: the
- * file cannot be read, or it is not valid JSON. */
+ * file cannot be read, holds a NUL byte (named by its line), or it is not valid JSON. */
 struct cJSON;
 struct cJSON *read_json(const char *path, struct bs_err *err);
 

@@ -82,11 +82,20 @@ static int every_split(const char *buf, size_t len)
 	return kept;
 }
 
+/* Every byte of PATH (read_file would stop after a NUL byte, which some inputs hold). */
 static char *read_all(const char *path, size_t *len)
 {
-	struct bs_err e = {0};
-	char *buf = read_file(path, len, &e);
-	ck_assert_msg(buf != NULL, "%s: %s", path, e.msg);
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s", path);
+	size_t cap = 1 << 16, n = 0, r;
+	char *buf = xmalloc(cap + 1);
+	while ((r = fread(buf + n, 1, cap - n, f)) > 0)
+		if ((n += r) == cap)
+			buf = xrealloc(buf, (cap *= 2) + 1);
+	ck_assert(!ferror(f));
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
 	return buf;
 }
 
@@ -508,6 +517,89 @@ START_TEST(trace_load_file_in_two)
 }
 END_TEST
 
+/* The error of trace_load on the file DIR/NAME holding LEN bytes of TEXT (LEN 0: strlen). */
+static void load_error(const char *dir, const char *name, const char *text, size_t len,
+		       long line, const char *field, const char *msg)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "wb");
+	ck_assert_ptr_nonnull(f);
+	len = len ? len : strlen(text);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+	struct trace t;
+	struct bs_err e = {0};
+	ck_assert_int_eq(trace_load(p, false, false, &t, &e), -1);
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.file, p);
+	ck_assert_int_eq(e.line, line);
+	ck_assert_str_eq(e.field, field);
+	ck_assert_str_eq(e.msg, msg);
+	remove(p);
+	free(p);
+}
+
+/* A NUL byte anywhere stops the reading with the error of its line and column, in CSV (the
+ * first byte, the header, a value, past the middle of a file read in two) and in JSON (cJSON
+ * would take it for a blank); a record longer than BS_RECORD_MAX is an error at its line. */
+START_TEST(nul_and_long_records)
+{
+	char dir[] = "/tmp/bs_trXXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	load_error(dir, "a.csv", "\0prompt_tokens,output_tokens\n1,2\n", 33, 1, "",
+		   "NUL byte in the header");
+	load_error(dir, "b.csv", "\n\nprompt_tokens,out\0put_tokens\n1,2\n", 35, 3, "",
+		   "NUL byte in the header");
+	load_error(dir, "c.csv", "prompt_tokens,output_tokens,note\n1,2,\"x\ny\0\"\n", 44, 2,
+		   "note", "NUL byte in the value");
+	load_error(dir, "d.jsonl", "{\"prompt_tokens\": 1, \"output_tokens\": 2}\n"
+		   "{\"prompt_tokens\": 1, \"output_tokens\":\0 2}\n", 82, 2, "",
+		   "NUL byte at column 38");
+	load_error(dir, "e.json", "[{\"prompt_tokens\": 1,\n\"output_tokens\": 2}\0]", 43, 2, "",
+		   "NUL byte at column 20");
+	/* 40000 rows (above trace_split_min) and a NUL past the middle, then a long tail. */
+	size_t rows = 40000, cap = 64 * rows + ((size_t)1 << 20);
+	char *big = xmalloc(cap);
+	size_t n = (size_t)snprintf(big, cap, "prompt_tokens,output_tokens,note\n");
+	for (size_t i = 0; i < rows; i++)
+		n += (size_t)snprintf(big + n, cap - n, "%zu,%zu,%s\n", 1 + i % 977, i % 313,
+				      i == 30000 ? "ab\001" : "x");
+	char *z = strchr(big, '\001');
+	*z = 0;
+	memset(big + n, 'x', cap - n);
+	load_error(dir, "f.csv", big, cap, 30002, "note", "NUL byte in the value");
+	/* A record over BS_RECORD_MAX: one line, or quoted lines, past the middle. */
+	*z = 'c';
+	size_t m = n;
+	m += (size_t)snprintf(big + m, cap - m, "1,1,\"");
+	char *tail = xmalloc(m + BS_RECORD_MAX + 64);
+	memcpy(tail, big, m);
+	memset(tail + m, 'y', BS_RECORD_MAX);
+	for (size_t i = m + 100; i < m + BS_RECORD_MAX; i += 1000)
+		tail[i] = '\n';
+	memcpy(tail + m + BS_RECORD_MAX, "\"\n1,1,x\n", 8);
+	load_error(dir, "g.csv", tail, m + BS_RECORD_MAX + 8, (long)rows + 2, "",
+		   "record longer than the limit of 16 MiB");
+	/* Just within the limit: read. */
+	size_t k = BS_RECORD_MAX - 64;
+	memcpy(tail + m + k, "\"\n1,1,x\n", 8);
+	char *p = xasprintf("%s/h.csv", dir);
+	FILE *f = fopen(p, "wb");
+	ck_assert_uint_eq(fwrite(tail, 1, m + k + 8, f), m + k + 8);
+	ck_assert_int_eq(fclose(f), 0);
+	struct trace t;
+	struct bs_err e = {0};
+	ck_assert_msg(trace_load(p, false, false, &t, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(t.n, rows + 2);
+	trace_release(&t);
+	remove(p);
+	free(p);
+	free(tail);
+	free(big);
+	remove(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("trace");
@@ -522,6 +614,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, split_first_error_in_file_order);
 	tcase_add_test(tc, split_arrival_order_across_parts);
 	tcase_add_test(tc, trace_load_file_in_two);
+	tcase_add_test(tc, nul_and_long_records);
 	suite_add_tcase(s, tc);
 	return s;
 }

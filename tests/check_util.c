@@ -2,6 +2,7 @@
  * check_util: strict parsing, errors and atomic output of sim/util.
  */
 #include <check.h>
+#include <csv.h>
 #include <dirent.h>
 #include <math.h>
 #include <signal.h>
@@ -590,6 +591,160 @@ START_TEST(edit_distance)
 }
 END_TEST
 
+/* PATH holding LEN bytes of TEXT. */
+static void put_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* read_file_lim: the reading stops after the first NUL byte (/dev/zero ends at once), and the
+ * size, line and JSON-array limits hold on the bytes read, each error naming the file, the
+ * limit and (for a line) the line. */
+START_TEST(read_limits)
+{
+	char dir[] = "/tmp/bs_rdXXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *p = xasprintf("%s/f", dir);
+	struct bs_err e = {0};
+	size_t len = 99;
+	put_file(p, "a\nbb\0cc\0", 8);
+	char *t = read_file(p, &len, &e);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(len, 5);
+	ck_assert_int_eq(memcmp(t, "a\nbb\0", 6), 0);
+	free(t);
+	t = read_file("/dev/zero", &len, &e);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(len, 1);
+	free(t);
+
+	struct read_lim size10 = {10, "a test file", 0, 0};
+	put_file(p, "0123456789", 10);
+	t = read_file_lim(p, &len, &size10, &e);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(len, 10);
+	free(t);
+	put_file(p, "0123456789a", 11);
+	ck_assert_ptr_null(read_file_lim(p, &len, &size10, &e));
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.file, p);
+	ck_assert_int_eq(e.line, 0);
+	ck_assert_str_eq(e.msg, "larger than 10 bytes, the limit of a test file");
+	bs_err_clear(&e);
+
+	struct read_lim line4 = {0, "a JSON array", 4, 20};
+	put_file(p, "abcd\r\nabcd\nabcde\nx", 18); /* line 2's '\r' counts */
+	ck_assert_ptr_null(read_file_lim(p, &len, &line4, &e));
+	ck_assert_int_eq(e.line, 1);
+	ck_assert_str_eq(e.msg, "line longer than the limit of 4 bytes");
+	bs_err_clear(&e);
+	put_file(p, "abcd\nabcd\nabcde\nx", 17);
+	ck_assert_ptr_null(read_file_lim(p, &len, &line4, &e));
+	ck_assert_int_eq(e.line, 3);
+	bs_err_clear(&e);
+	/* A JSON array: one long line, bounded as a whole. */
+	put_file(p, " \n [1,2,3,4,5,6,7]\n", 19);
+	t = read_file_lim(p, &len, &line4, &e);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(len, 19);
+	free(t);
+	put_file(p, "[1,2,3,4,5,6,7,8,9,10]", 22);
+	ck_assert_ptr_null(read_file_lim(p, &len, &line4, &e));
+	ck_assert_str_eq(e.msg, "larger than 20 bytes, the limit of a JSON array");
+	bs_err_clear(&e);
+	/* A NUL ends the reading before a limit is passed. */
+	put_file(p, "abc\0defghijklmnopq", 18);
+	t = read_file_lim(p, &len, &line4, &e);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(len, 4);
+	free(t);
+
+	/* A FIFO fed without end (no size to stat): the limit stops the reading. */
+	ck_assert_int_eq(mkfifo(p, 0600) == 0 || (unlink(p) == 0 && mkfifo(p, 0600) == 0), 1);
+	pid_t c = fork();
+	ck_assert_int_ge(c, 0);
+	if (c == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		FILE *w = fopen(p, "w");
+		char blk[4096];
+		memset(blk, 'x', sizeof blk);
+		while (w && fwrite(blk, 1, sizeof blk, w) == sizeof blk)
+			;
+		_exit(0);
+	}
+	struct read_lim mib = {(size_t)1 << 20, "a test file", 0, 0};
+	ck_assert_ptr_null(read_file_lim(p, &len, &mib, &e));
+	ck_assert_str_eq(e.msg, "larger than 1 MiB, the limit of a test file");
+	bs_err_clear(&e);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	unlink(p);
+	rmdir(dir);
+	free(p);
+}
+END_TEST
+
+static void no_field(void *s, size_t len, void *data)
+{
+	(void)s;
+	(void)len;
+	++*(int *)data;
+}
+
+static void no_record(int c, void *data)
+{
+	(void)c;
+	*(int *)data += 100;
+}
+
+/* csv_parse_lines stops before a NUL byte (never handed to a field) and before the line that
+ * makes a record longer than max_rec, with the record's line. */
+START_TEST(csv_lines_stops)
+{
+	static const char nul[] = "a,b\n\n\"c\nd\",x\0y\n";
+	struct csv_parser p;
+	struct csv_lines ln;
+	int calls = 0;
+	ck_assert_int_eq(csv_init(&p, CSV_STRICT), 0);
+	csv_lines_init(&ln, no_field, no_record, &calls);
+	ck_assert_uint_eq(csv_parse_lines(&p, nul, sizeof nul - 1, &ln), 12);
+	ck_assert_int_eq(ln.stop, CSV_LINES_NUL);
+	ck_assert_int_eq(ln.rec_line, 3);
+	ck_assert_int_eq(ln.line, 4);
+	ck_assert_int_eq(calls, 103); /* a, b, record; "c\nd"; x unfinished */
+	csv_free(&p);
+	/* A NUL alone, at the start of a line. */
+	ck_assert_int_eq(csv_init(&p, CSV_STRICT), 0);
+	csv_lines_init(&ln, no_field, no_record, &calls);
+	ck_assert_uint_eq(csv_parse_lines(&p, "a\n\0", 3, &ln), 2);
+	ck_assert_int_eq(ln.stop, CSV_LINES_NUL);
+	ck_assert_int_eq(ln.rec_line, 2);
+	csv_free(&p);
+	/* max_rec 8: blank lines are not counted; a record of two lines of 5 bytes is 10. */
+	ck_assert_int_eq(csv_init(&p, CSV_STRICT), 0);
+	csv_lines_init(&ln, no_field, no_record, &calls);
+	ln.max_rec = 8;
+	static const char two[] = "abcdefg\n\n\n\n\n\n\n\n\n\n1234\n\"abc\ncd\"\n";
+	ck_assert_uint_eq(csv_parse_lines(&p, two, sizeof two - 1, &ln), sizeof two - 1 - 4);
+	ck_assert_int_eq(ln.stop, CSV_LINES_LONG);
+	ck_assert_int_eq(ln.rec_line, 12);
+	csv_free(&p);
+	/* Fed in pieces, a line without end is stopped as well. */
+	ck_assert_int_eq(csv_init(&p, CSV_STRICT), 0);
+	csv_lines_init(&ln, no_field, no_record, &calls);
+	ln.max_rec = 8;
+	size_t fed = 0;
+	for (int i = 0; i < 10 && ln.stop == CSV_LINES_OK; i++)
+		fed += csv_parse_lines(&p, "xyz", 3, &ln);
+	ck_assert_int_eq(ln.stop, CSV_LINES_LONG);
+	ck_assert_uint_eq(fed, 6);
+	csv_free(&p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -609,6 +764,8 @@ int main(void)
 	tcase_add_test(tc, fast_parse_equals_reference);
 	tcase_add_test(tc, edit_distance);
 	tcase_add_test(tc, fnv1a_vectors);
+	tcase_add_test(tc, read_limits);
+	tcase_add_test(tc, csv_lines_stops);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

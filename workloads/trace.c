@@ -515,6 +515,11 @@ int trace_load_csv_split(const char *name, const char *buf, size_t len, size_t s
 	return finish(&L, load_csv(&L, &src, split, parts));
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static bool ends_with(const char *s, const char *suf)
 {
 	size_t n = strlen(s), m = strlen(suf);
@@ -560,9 +565,9 @@ int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *
 		size_t i = 0;
 		for (size_t from = 0; (r = csv_src_read(&L, &src, blk, from, sizeof blk)) > 0;
 		     from += (size_t)r) {
-			for (i = 0; i < (size_t)r && strchr(" \t\r\n", blk[i]); i++)
-				; /* NUL bytes skipped too */
-			if (i < (size_t)r) {
+			for (i = 0; i < (size_t)r && is_blank(blk[i]); i++)
+				;
+			if (i < (size_t)r) { /* a NUL too: the CSV reader reports it */
 				is_json = blk[i] == '{' || blk[i] == '[';
 				break;
 			}
@@ -575,16 +580,21 @@ int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *
 		}
 	}
 	close(fd);
-	/* Anything else (JSON, a pipe...) read whole. */
+	/* Anything else (JSON, a pipe...) read whole, as far as the first NUL byte (reported by the
+	 * reader, where it is) and with the record limit on every line, except in one JSON array
+	 * (parsed whole, one line or many). */
+	static const struct read_lim lim = {
+		0, "a trace in one JSON array (JSON Lines and CSV have none)", BS_RECORD_MAX,
+		TRACE_JSON_ARRAY_MAX};
 	size_t len;
-	char *buf = read_file(spec, &len, err);
+	char *buf = read_file_lim(spec, &len, &lim, err);
 	if (!buf) {
 		memset(t, 0, sizeof *t);
 		return -1;
 	}
 	if (!is_json) {
 		size_t i = 0;
-		while (i < len && strchr(" \t\r\n", buf[i])) /* NUL bytes skipped too */
+		while (i < len && is_blank(buf[i]))
 			i++;
 		is_json = i < len && (buf[i] == '{' || buf[i] == '[');
 	}

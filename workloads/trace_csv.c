@@ -73,8 +73,8 @@ static void csv_cb_field(void *s, size_t len, void *data)
 		if (L->field == 0)
 			tl_begin_row(L);
 		enum col c = L->roles[L->field];
-		if ((c == COL_IGNORE || c == COL_ID) ? !memchr(s, 0, len)
-						     : set_field_span(L, c, s, len)) {
+		/* No field holds a NUL: csv_parse_lines stops before one. */
+		if (c == COL_IGNORE || c == COL_ID || set_field_span(L, c, s, len)) {
 			L->field++;
 			return;
 		}
@@ -82,18 +82,22 @@ static void csv_cb_field(void *s, size_t len, void *data)
 	field_general(L, s, len);
 }
 
+/* A NUL byte in the field being read (csv_parse_lines stopped before it): named by the record's
+ * line and the field's column. */
+static void nul_error(struct loader *L)
+{
+	char nb[32];
+	const char *name = L->nrec == 0 ? NULL : field_name(L, L->field, nb, sizeof nb);
+	L->record = L->ln.rec_line;
+	L->failed = true;
+	bs_errf(L->err, BS_EXIT_INPUT, L->t->name, L->record, name, "NUL byte in the %s",
+		L->nrec == 0 ? "header" : "value");
+}
+
 /* The header's names, and every value the fast path above does not take. */
 static __attribute__((noinline)) void field_general(struct loader *L, const char *s, size_t len)
 {
-	char nb[32];
 	L->record = L->ln.rec_line;
-	if (memchr(s, 0, len)) {
-		const char *name = L->nrec == 0 ? NULL : field_name(L, L->field, nb, sizeof nb);
-		L->failed = true;
-		bs_errf(L->err, BS_EXIT_INPUT, L->t->name, L->record, name,
-			"NUL byte in the %s", L->nrec == 0 ? "header" : "value");
-		return;
-	}
 	if (L->nrec == 0) {
 		char *name = xmalloc(len + 1);
 		memcpy(name, s, len);
@@ -178,13 +182,22 @@ ssize_t csv_src_read(struct loader *L, const struct csv_src *src, char *blk, siz
 	}
 }
 
-/* Feeds DATA[0..N) to P; a malformed-CSV error recorded on L. */
+/* Feeds DATA[0..N) to P; a malformed-CSV error, a NUL byte or an over-long record recorded on L
+ * (the input is not read further). */
 static void feed(struct loader *L, struct csv_parser *p, const char *data, size_t n)
 {
 	if (csv_parse_lines(p, data, n, &L->ln) != n && !L->failed) {
-		L->record = L->ln.line;
-		tl_err(L, COL_IGNORE, "malformed CSV (%s)",
-		       csv_error(p) == CSV_EPARSE ? "bad quoting" : "parser out of memory");
+		if (L->ln.stop == CSV_LINES_NUL) {
+			nul_error(L);
+		} else if (L->ln.stop == CSV_LINES_LONG) {
+			L->record = L->ln.rec_line;
+			tl_err(L, COL_IGNORE, "record longer than the limit of %zu MiB",
+			       BS_RECORD_MAX >> 20);
+		} else {
+			L->record = L->ln.line;
+			tl_err(L, COL_IGNORE, "malformed CSV (%s)",
+			       csv_error(p) == CSV_EPARSE ? "bad quoting" : "parser out of memory");
+		}
 	}
 }
 
@@ -243,27 +256,23 @@ static void csv_feed_header(struct loader *L, struct csv_parser *p, const struct
 }
 
 /* The first line start of SRC at or after byte AT (>= 1): just past the first '\n' at or after
- * byte AT - 1; SRC->len when there is none. */
+ * byte AT - 1; SRC->len when there is none, or when a NUL byte comes first (the first part's
+ * parser then stops at a NUL no later than that one, without the rest being read). */
 static size_t src_line_start(struct loader *L, const struct csv_src *src, char *blk, size_t at)
 {
-	if (src->buf) {
-		const char *nl = memchr(src->buf + at - 1, '\n', src->len - (at - 1));
-		return nl ? (size_t)(nl - src->buf) + 1 : src->len;
-	}
-	size_t s = src->len;
 	for (size_t from = at - 1; from < src->len;) {
-		size_t n = src->len - from < CSV_BLOCK ? src->len - from : CSV_BLOCK;
-		ssize_t r = csv_src_read(L, src, blk, from, n);
+		const char *data;
+		ssize_t r = src_block(L, src, blk, from, src->len, &data);
 		if (r <= 0)
 			break;
-		const char *nl = memchr(blk, '\n', (size_t)r);
-		if (nl) {
-			s = from + (size_t)(nl - blk) + 1;
+		const char *nl = memchr(data, '\n', (size_t)r);
+		if (memchr(data, 0, nl ? (size_t)(nl - data) : (size_t)r))
 			break;
-		}
+		if (nl)
+			return from + (size_t)(nl - data) + 1;
 		from += (size_t)r;
 	}
-	return s;
+	return src->len;
 }
 
 /* The end of the input: libcsv's last record. */
@@ -281,6 +290,7 @@ static void csv_parser_init(struct loader *L, struct csv_parser *p)
 	if (csv_init(p, CSV_STRICT | CSV_STRICT_FINI) != 0)
 		BUG("csv_init failed");
 	csv_lines_init(&L->ln, csv_cb_field, csv_cb_record, L);
+	L->ln.max_rec = BS_RECORD_MAX;
 }
 
 bool trace_reference_read;

@@ -125,10 +125,35 @@ static int json_syntax_error(struct loader *L, const char *start, const char *en
 	return tl_err(L, COL_IGNORE, "invalid JSON at column %ld", col);
 }
 
+/* cJSON skips a NUL byte as a blank: one in the text [START, START + N) is an error at its line
+ * and column (lines counted from L->record). */
+static int json_nul_check(struct loader *L, const char *start, size_t n)
+{
+	const char *z = memchr(start, 0, n);
+	if (!z)
+		return 0;
+	long line = L->record, col = 1;
+	for (const char *p = start; p < z; p++) {
+		if (*p == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	L->record = line;
+	return tl_err(L, COL_IGNORE, "NUL byte at column %ld", col);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 int trace_load_json(struct loader *L, const char *buf, size_t len)
 {
 	size_t i = 0;
-	while (i < len && strchr(" \t\r\n", buf[i]))
+	while (i < len && is_blank(buf[i]))
 		i++;
 	if (i == len) {
 		L->record = 0;
@@ -136,13 +161,15 @@ int trace_load_json(struct loader *L, const char *buf, size_t len)
 	}
 	if (buf[i] == '[') {
 		/* A JSON array of objects: record N is the array's Nth element. */
+		L->record = 1;
+		if (json_nul_check(L, buf, len))
+			return -1;
 		const char *end = NULL;
 		cJSON *arr = cJSON_ParseWithLengthOpts(buf, len, &end, false);
-		L->record = 1;
 		if (!arr)
 			return json_syntax_error(L, buf, end);
 		const char *q = end;
-		while (q < buf + len && strchr(" \t\r\n", *q))
+		while (q < buf + len && is_blank(*q))
 			q++;
 		if (q < buf + len) {
 			cJSON_Delete(arr);
@@ -169,8 +196,10 @@ int trace_load_json(struct loader *L, const char *buf, size_t len)
 		size_t n = nl ? (size_t)(nl - line) : len - pos;
 		pos += n + 1;
 		L->record++;
+		if (json_nul_check(L, line, n))
+			return -1;
 		size_t k = 0;
-		while (k < n && strchr(" \t\r", line[k]))
+		while (k < n && is_blank(line[k]))
 			k++;
 		if (k == n)
 			continue;
@@ -179,7 +208,7 @@ int trace_load_json(struct loader *L, const char *buf, size_t len)
 		if (!obj)
 			return json_syntax_error(L, line, end);
 		for (const char *q = end; q < line + n; q++)
-			if (!strchr(" \t\r", *q)) {
+			if (!is_blank(*q)) {
 				cJSON_Delete(obj);
 				return json_syntax_error(L, line, q);
 			}

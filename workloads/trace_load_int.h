@@ -88,6 +88,10 @@ int tl_end_row(struct loader *L);
 
 /* At most this many rows in a trace. */
 #define TRACE_MAX_ROWS 100000000
+/* At most this many bytes in a trace written as one JSON array (parsed whole by cJSON, which
+ * takes several times the text's size); JSON Lines and CSV have no limit but BS_RECORD_MAX on
+ * one record. */
+#define TRACE_JSON_ARRAY_MAX ((size_t)1 << 30)
 
 /*
  * The CSV input: the whole of it in memory (BUF), or a regular file read block by block with
