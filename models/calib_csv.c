@@ -316,6 +316,11 @@ int calib_read_csv_text(const char *path, const char *buf, size_t len, struct ca
 	struct reader r = {.path = path, .err = err};
 	csv_lines_init(&r.ln, on_field, on_record, &r);
 	r.ln.max_rec = BS_RECORD_MAX;
+	/* A UTF-8 byte-order mark (a spreadsheet's export) is skipped before libcsv sees the
+	 * header, whose first name may then be quoted. */
+	size_t bom = utf8_bom_len(buf, len);
+	buf += bom;
+	len -= bom;
 	if (csv_parse_lines(&p, buf, len, &r.ln) != len && !r.failed) {
 		if (r.ln.stop == CSV_LINES_NUL)
 			bs_errf(err, BS_EXIT_INPUT, path, r.ln.rec_line,

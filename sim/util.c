@@ -389,6 +389,11 @@ bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_line
 	return same && ln->bol && !ln->in_rec;
 }
 
+size_t utf8_bom_len(const char *s, size_t n)
+{
+	return n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 /* "1 GiB", "64 MiB" (a whole number of them) or "N bytes", for the limits' errors. */
 static const char *size_text(size_t n, char *buf, size_t len)
 {

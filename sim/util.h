@@ -157,6 +157,9 @@ int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln);
  * rest of the input then gives the same callbacks whether it is fed to P or to a new parser,
  * which is what lets a reader parse the second half of a buffer speculatively on its own. */
 bool csv_lines_at_record_start(const struct csv_parser *p, const struct csv_lines *ln);
+/* 3 when S[0..N) begins with a UTF-8 byte-order mark, else 0: the bytes a CSV reader skips
+ * before libcsv sees the first field (which may then be quoted). */
+size_t utf8_bom_len(const char *s, size_t n);
 
 /*
  * Reading a file whole.  No input is trusted to end: /dev/zero, a pipe or a FIFO have no size,

@@ -174,6 +174,54 @@ START_TEST(csv_all_columns)
 	ck_assert_int_eq(t.output[0], 4);
 	trace_release(&t);
 	free(p);
+	/* The mark before a quoted first name (libcsv saw the mark, then a quote inside an
+	 * unquoted field: bad quoting): from a file and from a buffer. */
+	static const char q[] = "\xef\xbb\xbf\"prompt_tokens\",\"output_tokens\"\n5,1\n6,2\n";
+	p = write_tmp("bomq.csv", q);
+	ck_assert_msg(trace_load(p, false, false, &t, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(t.n, 2);
+	ck_assert_int_eq(t.prompt[1], 6);
+	ck_assert_int_eq(t.recno[1], 3);
+	ck_assert_str_eq(t.prompt_col, "prompt_tokens");
+	trace_release(&t);
+	free(p);
+	ck_assert_int_eq(trace_load_buffer("b.csv", q, sizeof q - 1, false, false, false, &t, &e), 0);
+	ck_assert_int_eq(t.n, 2);
+	trace_release(&t);
+	/* Only a mark, or part of one: an empty file and a header of one odd name. */
+	ck_assert_int_eq(trace_load_buffer("e.csv", "\xef\xbb\xbf", 3, false, false, false, &t, &e), -1);
+	ck_assert_str_eq(e.msg, "empty file (expected a header row)");
+	bs_err_clear(&e);
+	ck_assert_int_eq(trace_load_buffer("e.csv", "\xef\xbb", 2, false, false, false, &t, &e), -1);
+	bs_err_clear(&e);
+	/* A mark is taken once: a second one is part of the first name. */
+	ck_assert_int_eq(trace_load_buffer("e.csv", "\xef\xbb\xbf\xef\xbb\xbfprompt_tokens,output_tokens\n1,1\n",
+					   38, false, false, false, &t, &e), -1);
+	ck_assert_msg(strstr(e.msg, "prompt"), "%s", e.msg);
+	bs_err_clear(&e);
+}
+END_TEST
+
+/* A file above trace_split_min (read in two parts, the mark read with pread) with the mark and
+ * a quoted first name. */
+START_TEST(bom_quoted_header_in_two)
+{
+	size_t rows = 40000, cap = 32 * rows, n = 0;
+	char *text = xmalloc(cap);
+	n += (size_t)snprintf(text, cap, "\xef\xbb\xbf\"arrival_time_s\",prompt_tokens,output_tokens\n");
+	for (size_t i = 0; i < rows; i++)
+		n += (size_t)snprintf(text + n, cap - n, "%zu,%zu,%zu\n", i, 1 + i % 97, i % 31);
+	char *p = write_tmp("bomq_big.csv", text);
+	struct trace t;
+	struct bs_err e = {0};
+	ck_assert_msg(trace_load(p, false, false, &t, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(t.n, rows);
+	ck_assert_ptr_nonnull(t.arrival_s);
+	ck_assert_double_eq(t.arrival_s[rows - 1], (double)(rows - 1));
+	ck_assert_int_eq(t.recno[rows - 1], (int)rows + 1);
+	trace_release(&t);
+	free(p);
+	free(text);
 }
 END_TEST
 
@@ -1205,6 +1253,7 @@ int main(void)
 	tcase_add_test(tc, bundled_statistics);
 	tcase_add_test(tc, csv_all_columns);
 	tcase_add_test(tc, csv_malformed);
+	tcase_add_test(tc, bom_quoted_header_in_two);
 	tcase_add_test(tc, csv_physical_lines);
 	tcase_add_test(tc, csv_fast_path_equals_reference);
 	tcase_add_test(tc, csv_nul_rejected);

@@ -43,6 +43,11 @@ awk 'NR >= 15001 && !done && sub(/,online,/, ",onlin,") { done = 1 } { print }' 
 line=$(awk '/onlin,/ && !/online/ { print NR; exit }' "$T/crlf_bad.csv")
 expect_exit 3 crlf-late run "$T/crlf_bad.csv" "$T/o_crlf_bad"
 expect_stderr crlf-late-line "crlf_bad\\.csv:$line: field 'task': expected 'online' or 'offline', got 'onlin'"
+# A UTF-8 byte-order mark before a quoted first name, from a file and from a pipe.
+printf '\357\273\277"prompt_tokens",output_tokens\n5,1\n7,2\n' >"$T/bomq.csv"
+expect_exit 0 bom-quoted run "$T/bomq.csv" "$T/o_bomq"
+expect_exit 0 bom-quoted-pipe bash -c "cat '$T/bomq.csv' | '$BUCKETSIM' run --trace /dev/stdin -o '$T/o_bomq2' --no-batches -q"
+[ "$(($(wc -l <"$T/o_bomq2/requests.csv" 2>/dev/null) - 1))" -eq 2 ] && ok bom-quoted-rows || fail bom-quoted-rows "not 2 requests"
 # Nothing written on an error.
 [ ! -e "$T/o_late/requests.csv" ] && [ ! -e "$T/o_both/requests.csv" ] && ok no-output ||
 	fail no-output "an output file was written on an error"

@@ -102,8 +102,6 @@ static __attribute__((noinline)) void field_general(struct loader *L, const char
 		char *name = xmalloc(len + 1);
 		memcpy(name, s, len);
 		name[len] = 0;
-		if (L->nhdr == 0 && !strncmp(name, "\xef\xbb\xbf", 3))
-			memmove(name, name + 3, len - 2); /* a UTF-8 byte-order mark */
 		if (L->nhdr == L->hdrcap) {
 			L->hdrcap = L->hdrcap * 2 + 8;
 			L->roles = xrealloc(L->roles, L->hdrcap * sizeof *L->roles);
@@ -414,6 +412,14 @@ int load_csv(struct loader *L, const struct csv_src *src, size_t split, int *par
 	char *blk = src->buf ? NULL : xmalloc(CSV_BLOCK);
 	if (parts)
 		*parts = 1;
+	/* A UTF-8 byte-order mark is skipped before libcsv sees the first field (which may then be
+	 * quoted: inside a field, a quote after the mark would be bad quoting). */
+	char head[3];
+	const char *h = src->buf ? src->buf : head;
+	ssize_t hr = src->buf ? (ssize_t)(len < 3 ? len : 3)
+			      : csv_src_read(L, src, head, 0, len < 3 ? len : 3);
+	if (hr > 0)
+		off = utf8_bom_len(h, (size_t)hr);
 	if (split < len && !trace_reference_read) {
 		/* The header first: the second part needs its columns. */
 		csv_feed_header(L, &p, src, blk, &off);
