@@ -443,6 +443,49 @@ static void left_out_what(enum left_out why, char *buf, size_t size)
 		snprintf(buf + o, size - o, ")");
 }
 
+static int cmp_version(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* --software names a version some row of the hardware has (read from its source or notes):
+ * an empty or unknown one would leave every row of the hardware "another version" (or, empty,
+ * take the rows that name none for the version asked for).  The error lists the versions of
+ * the hardware's rows.  Data without a row of the hardware is left to the fit's own error. */
+static int software_check(const struct calib_row *rows, size_t n, const struct calib_opts *o,
+			  struct bs_err *err)
+{
+	const char *v[32];
+	size_t nv = 0, nhw = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct calib_row *r = &rows[i];
+		if (strcmp(r->hw, o->hw))
+			continue;
+		nhw++;
+		if (!r->software[0])
+			continue;
+		if (!strcmp(r->software, o->software))
+			return 0;
+		size_t j = 0;
+		while (j < nv && strcmp(v[j], r->software))
+			j++;
+		if (j == nv && nv < sizeof v / sizeof *v)
+			v[nv++] = r->software;
+	}
+	if (!nhw)
+		return 0;
+	qsort(v, nv, sizeof *v, cmp_version);
+	char list[32 * 18] = "";
+	size_t len = 0;
+	for (size_t j = 0; j < nv; j++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", v[j]);
+	return bs_errf(err, BS_EXIT_INPUT, o->data, 0, NULL,
+		       "--software '%s': no row of hardware '%s' is of that version (%s%s; a row's "
+		       "version is read from its source or notes, as 'SynapseAI 1.20')",
+		       o->software, o->hw, nv ? "versions of its rows: " : "its rows name none",
+		       list);
+}
+
 int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o,
 	      struct calib_result *res, struct bs_err *err)
 {
@@ -451,6 +494,8 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 	struct perf_params p0;
 	struct compile_params c0;
 	if (profile_load_hw(o->hw, &hw, &p0, &c0, err))
+		return -1;
+	if (o->software && software_check(rows, n, o, err))
 		return -1;
 	res->c = c0;
 	snprintf(res->hw, sizeof res->hw, "%s", o->hw);

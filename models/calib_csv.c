@@ -13,6 +13,9 @@
 
 #define NCOL 13
 #define CALIB_MAX_CARDS 65536
+/* The largest static batch a row may state: far above any published one (the bundled data's
+ * largest is 4000), far below what would be a typo or a token count. */
+#define CALIB_MAX_BATCH 65536
 #define NMEMO 8
 
 static const char *const columns[NCOL] = {
@@ -29,9 +32,10 @@ struct reader {
 	struct csv_lines ln;
 	struct calib_row *rows;
 	size_t n, cap;
-	/* The last NMEMO distinct model names and their calib_norm_model(), replaced in turn:
-	 * a profile lookup parses the embedded models.json. */
-	struct { char raw[96], model[32]; } memo[NMEMO];
+	/* The last NMEMO distinct model names, their calib_norm_model() and the model's context
+	 * (max_context, its max_position_embeddings; 0 when not a model of ours), replaced in
+	 * turn: a profile lookup parses the embedded models.json. */
+	struct { char raw[96], model[32]; int max_context; } memo[NMEMO];
 	size_t nmemo;
 	struct bs_err *err;
 	bool failed;
@@ -70,7 +74,8 @@ void calib_norm_hw(const char *raw, char *out, size_t n)
 			snprintf(out, n, "%s", calib_hw_names[i]);
 }
 
-void calib_norm_model(const char *raw, char *out, size_t n)
+/* calib_norm_model, and the model's max_context in *CTX (0 when it is not one of ours). */
+static void norm_model_ctx(const char *raw, char *out, size_t n, int *ctx)
 {
 	char l[96];
 	lower(l, raw, sizeof l);
@@ -86,8 +91,17 @@ void calib_norm_model(const char *raw, char *out, size_t n)
 	struct model_arch m;
 	struct bs_err e = {0};
 	out[0] = 0;
-	if (profile_load_model(s, &m, &e) == 0)
+	*ctx = 0;
+	if (profile_load_model(s, &m, &e) == 0) {
 		snprintf(out, n, "%s", s);
+		*ctx = m.max_context;
+	}
+}
+
+void calib_norm_model(const char *raw, char *out, size_t n)
+{
+	int ctx;
+	norm_model_ctx(raw, out, n, &ctx);
 }
 
 static void software_of(const char *src, const char *notes, char *out, size_t n)
@@ -160,8 +174,9 @@ static void clear_fields(struct reader *r)
 	r->nf = 0;
 }
 
-/* W's model from its model_raw (as calib_norm_model(), which sees no more of the field). */
-static void norm_model(struct reader *r, struct calib_row *w)
+/* W's model from its model_raw (as calib_norm_model(), which sees no more of the field);
+ * returns the model's max_context (0: not a model of ours). */
+static int norm_model(struct reader *r, struct calib_row *w)
 {
 	size_t k = 0, have = r->nmemo < NMEMO ? r->nmemo : NMEMO;
 	while (k < have && strcmp(r->memo[k].raw, w->model_raw))
@@ -169,9 +184,57 @@ static void norm_model(struct reader *r, struct calib_row *w)
 	if (k == have) {
 		k = r->nmemo++ % NMEMO;
 		snprintf(r->memo[k].raw, sizeof r->memo[k].raw, "%s", w->model_raw);
-		calib_norm_model(w->model_raw, r->memo[k].model, sizeof r->memo[k].model);
+		norm_model_ctx(w->model_raw, r->memo[k].model, sizeof r->memo[k].model,
+			       &r->memo[k].max_context);
 	}
 	snprintf(w->model, sizeof w->model, "%s", r->memo[k].model);
+	return r->memo[k].max_context;
+}
+
+/* The shape of a throughput or prefill row W whose numeric fields are non-negative integers
+ * (or text): a batch of 1 to CALIB_MAX_BATCH sequences of at least one prompt token (and one
+ * generated token, for a throughput), within MAX_CONTEXT, the model's context (0: a model not
+ * in models.json, not checked): a prefill's prompt, a throughput's prompt and output.  0 or -1
+ * after an error naming the row and the field. */
+static int shape_error(struct reader *r, const struct calib_row *w, int max_context)
+{
+	const char *const *f = (const char *const *)r->field;
+	bool thr = w->kind == CALIB_THROUGHPUT;
+	int k = -1;
+	if (w->in == 0)
+		k = 6;
+	else if (thr && w->out == 0)
+		k = 7;
+	else if (w->bs == 0)
+		k = 8;
+	if (k >= 0) {
+		r->failed = true;
+		return bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, columns[k],
+			       "expected a positive integer for metric '%s', got '%s' (%s)",
+			       w->metric, f[k], k == 6 ? "a prompt of no token" :
+			       k == 7 ? "a throughput of no generated token" : "a batch of no sequence");
+	}
+	if (w->bs > CALIB_MAX_BATCH) {
+		r->failed = true;
+		return bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record, "batch_size",
+			       "expected a batch of at most %d sequences, got '%s'", CALIB_MAX_BATCH,
+			       f[8]);
+	}
+	double in = isnan(w->in) ? 0 : w->in, out = thr && !isnan(w->out) ? w->out : 0;
+	if (max_context > 0 && in + out > max_context) {
+		r->failed = true;
+		bool in_alone = in > max_context;
+		char len[64];
+		if (in_alone)
+			snprintf(len, sizeof len, "input_len %s", f[6]);
+		else
+			snprintf(len, sizeof len, "input_len + output_len = %.0f", in + out);
+		return bs_errf(r->err, BS_EXIT_INPUT, r->path, r->record,
+			       in_alone ? "input_len" : "output_len",
+			       "%s is beyond %s's context of %d tokens (max_context in "
+			       "models.json)", len, w->model, max_context);
+	}
+	return 0;
 }
 
 static void on_record(int c, void *data)
@@ -212,7 +275,7 @@ static void on_record(int c, void *data)
 	char **f = r->field;
 	calib_norm_hw(f[1], w->hw, sizeof w->hw);
 	snprintf(w->model_raw, sizeof w->model_raw, "%s", f[3]);
-	norm_model(r, w);
+	int max_context = norm_model(r, w);
 	w->fp8 = precision_of(f[4]) == 1;
 	snprintf(w->metric, sizeof w->metric, "%s", f[9]);
 	const struct calib_metric *fm = fitted_metric(w->metric);
@@ -264,6 +327,10 @@ static void on_record(int c, void *data)
 					      : "expected a card count in [1, 65536], got '%s'",
 				w->value <= 0 ? f[10] : f[2]);
 			r->failed = true;
+			clear_fields(r);
+			return;
+		}
+		if (shape_error(r, w, max_context)) {
 			clear_fields(r);
 			return;
 		}

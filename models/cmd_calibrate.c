@@ -18,7 +18,7 @@ static const struct cli_opt opts[] = {
 	 NULL},
 	{"hardware", OPT_HARDWARE, 1, "NAME", "hardware profile to fit (gaudi2, gaudi3)", NULL},
 	{"software", OPT_SOFTWARE, 1, "VERSION", "fit only throughput rows of this software version "
-	 "(e.g. 1.20); other versions are reported as checks", NULL},
+	 "(e.g. 1.20, one the hardware's rows have); other versions are reported as checks", NULL},
 	{"no-prefill-rows", OPT_NO_PREFILL, 0, NULL, "do not fit the per-pass prefill latency rows",
 	 NULL},
 	{"output", 'o', 1, "FILE.json", "profile to write (atomically), required", NULL},

@@ -71,6 +71,25 @@ START_TEST(malformed_csv)
 	expect_error("s,Gaudi2,x,Llama-3.1-8B,fp8,f,128,128,64,prefill_forward_latency,100,ms,n\n", 2,
 		     "cards", "got 'x'");
 	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128\n", 2, NULL, "expected 13 fields, got 8");
+	/* zeros in a shape: a batch of no sequence, a prompt of no token, a throughput of no
+	 * generated token (a prefill row's output_len may be 0) */
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,0,throughput_generated_tokens,100,tokens/s,n\n",
+		     2, "batch_size", "expected a positive integer for metric "
+		     "'throughput_generated_tokens', got '0' (a batch of no sequence)");
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,0,0,1,prefill_forward_latency,10,ms,n\n",
+		     2, "input_len", "got '0' (a prompt of no token)");
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,0.0,8,throughput_generated_tokens,100,tokens/s,n\n",
+		     2, "output_len", "got '0.0' (a throughput of no generated token)");
+	/* a batch beyond any measured, lengths beyond the model's context */
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,1000000000,throughput_generated_tokens,100,tokens/s,n\n",
+		     2, "batch_size", "expected a batch of at most 65536 sequences, got '1000000000'");
+	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,10000000,128,8,throughput_generated_tokens,100,tokens/s,n\n",
+		     2, "input_len", "input_len 10000000 is beyond llama-3.1-8b's context of 131072 "
+		     "tokens (max_context in models.json)");
+	expect_error("s,Gaudi2,1,Llama-2-7B,fp8,f,4000,128,8,throughput_generated_tokens,100,tokens/s,n\n",
+		     2, "output_len", "input_len + output_len = 4128 is beyond llama-2-7b's context of 4096");
+	expect_error("s,Gaudi2,1,Llama-2-7B,fp8,f,4097,0,1,prefill_forward_latency,10,ms,n\n",
+		     2, "input_len", "input_len 4097 is beyond llama-2-7b's context of 4096");
 	/* a fitted metric in another unit, or of a precision the fit does not know */
 	expect_error("s,Gaudi2,1,Llama-3.1-8B,fp8,f,128,128,64,throughput_generated_tokens,8.9,ktok/s,n\n",
 		     2, "unit", "metric 'throughput_generated_tokens' is measured in tokens/s, got 'ktok/s'");
@@ -99,6 +118,14 @@ START_TEST(malformed_csv)
 	bs_err_clear(&err);
 	ck_assert_int_eq(calib_read_csv("/nonexistent/x.csv", &rows, &n, &err), -1);
 	ck_assert_int_ne(err.code, 0);
+	/* at the limits: read; a model not in models.json has no context to check */
+	rows = read_ok("s,Gaudi2,1,Llama-2-7B,fp8,f,3968,128,65536,throughput_generated_tokens,1,tokens/s,n\n"
+		       "s,Gaudi2,1,Llama-2-7B,fp8,f,4096,0,1,prefill_forward_latency,10,ms,n\n"
+		       "s,Gaudi2,1,Llama-2-7B,fp8,f,4096,9,1,prefill_forward_latency,10,ms,n\n"
+		       "s,Gaudi2,1,Other-9B,fp8,f,10000000,128,8,throughput_generated_tokens,1,tokens/s,n\n",
+		       &n);
+	ck_assert_int_eq(n, 4);
+	free(rows);
 	/* a good file parses; text shapes are kept but never fitted */
 	char *body = xasprintf("%s%s", good,
 			       "s (SynapseAI 1.18.0),Gaudi3 (HLS-3),1,Meta-Llama-3.1-8B-Instruct,bf16,f,"
@@ -340,17 +367,46 @@ START_TEST(too_few_rows)
 	struct calib_row rows[64];
 	struct perf_params truth = {{0.8, 150, 0.7, 0.75, 0.45, 2.0e-3, 25e-6, 0.4}};
 	synth(rows, "gaudi3", &truth);
-	struct calib_opts o = {.hw = "gaudi3", .software = "1.01", .use_prefill_rows = true};
+	struct calib_opts o = {.hw = "gaudi3", .software = "9.99", .use_prefill_rows = true};
 	calib_default_start(&o.start);
 	struct calib_result res;
 	struct bs_err err = {0};
 	ck_assert_int_eq(calib_fit(rows, 2, &o, &res, &err), -1);
 	ck_assert_int_eq(err.code, BS_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "only 2 usable rows"), "%s", err.msg);
 	calib_result_release(&res);
 	bs_err_clear(&err);
 	o.hw = "tpu9";
 	ck_assert_int_eq(calib_fit(rows, 2, &o, &res, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "gaudi2"));
+}
+END_TEST
+
+/* --software must name a version of the hardware's rows: empty or unknown is an error listing
+ * them (an empty one took the rows naming no version as the version asked for). */
+START_TEST(software_in_data)
+{
+	struct calib_row *rows = NULL;
+	size_t n = 0;
+	struct bs_err err = {0};
+	ck_assert_int_eq(calib_read_csv("models/data/gaudi_measurements.csv", &rows, &n, &err), 0);
+	const char *bad[] = {"", "0.1", "1.2", "1.21 "};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct calib_opts o = {.data = "m.csv", .hw = "gaudi2", .software = bad[i],
+				       .use_prefill_rows = true};
+		calib_default_start(&o.start);
+		struct calib_result res;
+		ck_assert_int_eq(calib_fit(rows, n, &o, &res, &err), -1);
+		ck_assert_int_eq(err.code, BS_EXIT_INPUT);
+		ck_assert_str_eq(err.file, "m.csv");
+		char *want = xasprintf("--software '%s': no row of hardware 'gaudi2' is of that "
+				       "version (versions of its rows: 1.17, 1.18, 1.19, 1.20;", bad[i]);
+		ck_assert_msg(!strncmp(err.msg, want, strlen(want)), "%s", err.msg);
+		free(want);
+		calib_result_release(&res);
+		bs_err_clear(&err);
+	}
+	free(rows);
 }
 END_TEST
 
@@ -434,6 +490,7 @@ int main(void)
 	tcase_add_test(tc, committed_gaudi3);
 	tcase_add_test(tc, version_stats);
 	tcase_add_test(tc, too_few_rows);
+	tcase_add_test(tc, software_in_data);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -109,6 +109,21 @@ expect_exit 3 calibrate-bad-value "$BUCKETSIM" calibrate --data "$E2E_TMP/bad2.c
 expect_stderr calibrate-bad-value-where "bad2\.csv:2: field 'value'"
 expect_exit 3 calibrate-unknown-hw "$BUCKETSIM" calibrate --data "$CSV" --hardware tpu9 -o "$E2E_TMP/out.json"
 expect_exit 3 calibrate-no-rows "$BUCKETSIM" calibrate --data "$CSV" --hardware gaudi2 --software 0.1 -o "$E2E_TMP/out.json"
+expect_stderr calibrate-no-rows-msg "gaudi_measurements\.csv: --software '0\.1': no row of hardware 'gaudi2' is of that version \(versions of its rows: 1\.17, 1\.18, 1\.19, 1\.20;"
+# an empty --software is not a version (it fitted the rows that name none, "software )")
+expect_exit 3 calibrate-software-empty "$BUCKETSIM" calibrate --data "$CSV" --hardware gaudi2 --software '' -o "$E2E_TMP/out.json"
+expect_stderr calibrate-software-empty-msg "--software '': no row of hardware 'gaudi2' is of that version \(versions of its rows: 1\.17"
+# shapes the fit cannot read: a zero batch, a prompt beyond the model's context, a huge batch
+for c in "zero-batch|128,128,0|batch_size|got '0' \(a batch of no sequence\)" \
+	 "zero-input|0,128,8|input_len|got '0' \(a prompt of no token\)" \
+	 "context|10000000,128,8|input_len|input_len 10000000 is beyond llama-3\.1-8b's context of 131072 tokens" \
+	 "batch|128,128,1000000000|batch_size|expected a batch of at most 65536 sequences"; do
+	IFS='|' read -r name shape field msg <<<"$c"
+	{ cat "$CSV"; echo "x (SynapseAI 1.20.0),Gaudi2,1,Llama-3.1-8B,bf16,f,$shape,throughput_generated_tokens,1000,tokens/s,"; } >"$E2E_TMP/shape.csv"
+	rec=$(wc -l <"$E2E_TMP/shape.csv")
+	expect_exit 3 "calibrate-$name" "$BUCKETSIM" calibrate --data "$E2E_TMP/shape.csv" --hardware gaudi2 --software 1.20 -o "$E2E_TMP/out.json"
+	expect_stderr "calibrate-$name-msg" "^bucketsim: error: .*shape\.csv:$rec: field '$field': .*$msg"
+done
 expect_exit 3 calibrate-missing-file "$BUCKETSIM" calibrate --data "$E2E_TMP/none.csv" --hardware gaudi2 -o "$E2E_TMP/out.json"
 expect_exit 2 calibrate-usage "$BUCKETSIM" calibrate --data "$CSV"
 if [ ! -e "$E2E_TMP/out.json" ] && ! ls -A "$E2E_TMP" | grep -q 'out\.json'; then ok calibrate-no-partial
