@@ -650,6 +650,31 @@ FILE *outset_open(struct outset *s, const char *path, struct bs_err *err)
 		bs_errf(err, BS_EXIT_USAGE, NULL, 0, NULL, "empty output file name");
 		return NULL;
 	}
+	/* A path that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is
+	 * written in place: renaming a temporary onto it would replace the device or pipe with a
+	 * regular file (as root, /dev/null itself).  Such a stream is not atomic; nothing to
+	 * rename or remove. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			bs_errf(err, BS_EXIT_USAGE, path, 0, NULL, "is a directory, not a file");
+			return NULL;
+		}
+		FILE *f = fopen(path, "w");
+		if (!f) {
+			bs_errf(err, BS_EXIT_RUNTIME, path, 0, NULL, "cannot open: %s",
+				strerror(errno));
+			return NULL;
+		}
+		s->files = xrealloc(s->files, (s->n + 1) * sizeof *s->files);
+		s->files[s->n] = (struct outfile){0};
+		s->files[s->n].f = f;
+		s->files[s->n].path = xstrdup(path);
+		s->files[s->n].tmp = NULL;
+		s->files[s->n].slot = -1;
+		s->n++;
+		return f;
+	}
 	return open_tmp(s, path, xasprintf("%s.tmp.%ld", path, (long)getpid()), err);
 }
 
@@ -791,7 +816,8 @@ void outset_abort(struct outset *s)
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->files[i].f)
 			fclose(s->files[i].f);
-		unlink(s->files[i].tmp);
+		if (s->files[i].tmp)
+			unlink(s->files[i].tmp);
 	}
 	if (s->tmpdir)
 		remove_tmpdir(s->tmpdir);
@@ -891,7 +917,7 @@ int outset_commit(struct outset *s, struct bs_err *err)
 		return 0;
 	}
 	for (size_t i = 0; i < s->n; i++) {
-		if (rename(s->files[i].tmp, s->files[i].path) != 0) {
+		if (s->files[i].tmp && rename(s->files[i].tmp, s->files[i].path) != 0) {
 			bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL, "cannot rename: %s",
 				strerror(errno));
 			outset_abort(s);

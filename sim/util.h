@@ -220,7 +220,7 @@ struct cJSON *read_json(const char *path, struct bs_err *err);
 struct outfile {
 	FILE *f;
 	char *path;        /* final name */
-	char *tmp;         /* temporary name */
+	char *tmp;         /* temporary name; NULL: written in place (not a regular file) */
 	int slot;          /* signal-cleanup slot, -1 for none */
 };
 struct outset {
@@ -235,7 +235,8 @@ struct outset {
 	int made_slot;     /* their signal-cleanup slot */
 };
 void outset_init(struct outset *s);
-/* Opens PATH's temporary for writing; "-" means stdout (not renamed). */
+/* Opens PATH's temporary for writing; "-" means stdout (not renamed); a PATH that exists and
+ * is not a regular file (a device such as /dev/null, a FIFO) is written in place. */
 FILE *outset_open(struct outset *s, const char *path, struct bs_err *err);
 /* Creates DIR (and parents) when missing, as mkdir_p; the directories it created belong to the
  * set: outset_abort, a failed commit and SIGINT/SIGTERM/SIGHUP remove them (deepest first, each

@@ -48,6 +48,18 @@ printf '\357\273\277"prompt_tokens",output_tokens\n5,1\n7,2\n' >"$T/bomq.csv"
 expect_exit 0 bom-quoted run "$T/bomq.csv" "$T/o_bomq"
 expect_exit 0 bom-quoted-pipe bash -c "cat '$T/bomq.csv' | '$BUCKETSIM' run --trace /dev/stdin -o '$T/o_bomq2' --no-batches -q"
 [ "$(($(wc -l <"$T/o_bomq2/requests.csv" 2>/dev/null) - 1))" -eq 2 ] && ok bom-quoted-rows || fail bom-quoted-rows "not 2 requests"
+# An output that exists and is not a regular file (a device, /dev/stdout, a FIFO) is written in
+# place: a temporary renamed onto it replaced it with a regular file (as root, /dev/null).
+mkfifo "$T/fifo"
+( timeout 10 cat "$T/fifo" > "$T/fifo.out" ) & # bounded: the old code never opened it
+reader=$!
+expect_exit 0 synth-fifo "$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=7 -o "$T/fifo"
+wait "$reader"
+[ -p "$T/fifo" ] && [ "$(wc -l < "$T/fifo.out")" -eq 8 ] && ok synth-fifo-kept || fail synth-fifo-kept "$(ls -l "$T/fifo"; wc -l < "$T/fifo.out")"
+[ "$("$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=3 -o /dev/stdout | wc -l)" -eq 4 ] \
+	&& ok synth-dev-stdout || fail synth-dev-stdout "not 4 lines on /dev/stdout"
+expect_exit 2 synth-to-dir "$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=3 -o "$T"
+expect_stderr synth-to-dir-msg "is a directory, not a file"
 # Nothing written on an error.
 [ ! -e "$T/o_late/requests.csv" ] && [ ! -e "$T/o_both/requests.csv" ] && ok no-output ||
 	fail no-output "an output file was written on an error"
