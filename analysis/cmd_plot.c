@@ -116,7 +116,7 @@ static char **options_first(const struct cli_opt *o, int argc, char **argv)
 		bool takes = false;
 		for (const struct cli_opt *p = o; p->name; p++)
 			if (a[1] == '-' ? !strcmp(a + 2, p->name) : (a[1] == p->key && !a[2]))
-				takes = p->has_arg;
+				takes = (p->has_arg & 1) != 0;
 		if (takes && i + 1 < argc)
 			r[n++] = argv[++i];
 	}

@@ -31,7 +31,7 @@ static const struct cli_opt opts[] = {
 	 "Output"},
 	{"output", OPT_OUTPUT, 1, "FILE", "write to FILE atomically instead of stdout ('-' = stdout)",
 	 "Output"},
-	{"lookup", OPT_LOOKUP, 1, "PHASE:SHAPE",
+	{"lookup", OPT_LOOKUP, 1 | CLI_REPEAT, "PHASE:SHAPE",
 	 "map a runtime shape to its bucket: prompt:BS,QUERY,CTX_BLOCKS, decode:BS,1,NUM_BLOCKS or "
 	 "unified:QUERY,SHARED,UNIQUE,CAUSAL (BS, QUERY, NUM_BLOCKS at least 1); repeatable, run "
 	 "in order", "Look-ups"},

@@ -22,6 +22,8 @@ static size_t count_opts(const struct cli_opt *o)
 int cli_next(const struct cli_cmd *cmd, int argc, char **argv, struct cli_state *st)
 {
 	size_t n = count_opts(cmd->opts);
+	if (n > CLI_MAX_OPTS)
+		BUG("command '%s' has %zu options, more than CLI_MAX_OPTS", cmd->name, n);
 	struct option *lo = xcalloc(n + 1, sizeof *lo);
 	char shorts[256];
 	size_t k = 0;
@@ -29,11 +31,11 @@ int cli_next(const struct cli_cmd *cmd, int argc, char **argv, struct cli_state 
 	shorts[k++] = ':';
 	for (size_t i = 0; i < n; i++) {
 		lo[i].name = cmd->opts[i].name;
-		lo[i].has_arg = cmd->opts[i].has_arg ? required_argument : no_argument;
+		lo[i].has_arg = cmd->opts[i].has_arg & 1 ? required_argument : no_argument;
 		lo[i].val = cmd->opts[i].key;
 		if (cmd->opts[i].key < 256 && isalnum(cmd->opts[i].key) && k + 3 < sizeof shorts) {
 			shorts[k++] = (char)cmd->opts[i].key;
-			if (cmd->opts[i].has_arg)
+			if (cmd->opts[i].has_arg & 1)
 				shorts[k++] = ':';
 		}
 	}
@@ -60,6 +62,28 @@ int cli_next(const struct cli_cmd *cmd, int argc, char **argv, struct cli_state 
 	if (c == CLI_OPT_HELP) {
 		cli_help(cmd, stdout);
 		return -3;
+	}
+	/* An option that takes one value, given again: the last one silently winning would hide
+	 * the first. */
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_opt *o = &cmd->opts[i];
+		if (o->key != c)
+			continue;
+		const char *now = o->has_arg & 1 ? st->optarg : "";
+		if (!st->seen[i]) {
+			st->seen[i] = now ? now : "";
+			break;
+		}
+		if (o->has_arg & CLI_REPEAT)
+			break;
+		if (c == CLI_OPT_PRESET)
+			return (void)cli_usage(cmd, "option '--preset' given twice ('%s', then '%s'): "
+					       "presets do not stack; give one and change keys with "
+					       "--set", st->seen[i], now), -2;
+		if (o->has_arg & 1)
+			return (void)cli_usage(cmd, "option '--%s' given twice ('%s', then '%s'): it "
+					       "takes one value", o->name, st->seen[i], now), -2;
+		return (void)cli_usage(cmd, "option '--%s' given twice", o->name), -2;
 	}
 	return c;
 }
@@ -96,7 +120,7 @@ void cli_help(const struct cli_cmd *cmd, FILE *out)
 				m = snprintf(left, sizeof left, "  -%c, --%s", o->key, o->name);
 			else
 				m = snprintf(left, sizeof left, "      --%s", o->name);
-			if (o->has_arg && m > 0 && (size_t)m < sizeof left)
+			if ((o->has_arg & 1) && m > 0 && (size_t)m < sizeof left)
 				snprintf(left + m, sizeof left - (size_t)m, " %s", o->arg ? o->arg : "ARG");
 			if (strlen(left) > 30)
 				fprintf(out, "%s\n%32s%s\n", left, "", o->help);
@@ -125,11 +149,14 @@ void cli_config_init(struct cli_config *cc)
 	config_init(&cc->cfg);
 	cc->seed = 1;
 	cc->print_config = false;
+	cc->preset = NULL;
 }
 
 void cli_config_release(struct cli_config *cc)
 {
 	config_release(&cc->cfg);
+	free(cc->preset);
+	cc->preset = NULL;
 }
 
 int cli_config_opt(struct cli_config *cc, int key, const char *arg, struct bs_err *err)
@@ -149,7 +176,16 @@ int cli_config_opt(struct cli_config *cc, int key, const char *arg, struct bs_er
 		cc->seed = (uint64_t)v;
 		return 1;
 	case CLI_OPT_PRESET:
-		return preset_apply(&cc->cfg, arg, err) ? -1 : 1;
+		/* Presets do not stack: the second would keep the keys of the first it does not
+		 * set (also when the options are replayed: a sweep point, a capacity system). */
+		if (cc->preset)
+			return bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--preset", "'%s' after '%s': "
+				       "presets do not stack; give one and change keys with --set",
+				       arg, cc->preset);
+		if (preset_apply(&cc->cfg, arg, err))
+			return -1;
+		cc->preset = xstrdup(arg);
+		return 1;
 	case CLI_OPT_STRICT:
 		return config_set(&cc->cfg, "sim.strict", "true", CFG_ORIGIN_CMDLINE, NULL, 0, err)
 			       ? -1 : 1;

@@ -23,7 +23,8 @@
 struct cli_opt {
 	const char *name;     /* long name without "--"; NULL ends the table */
 	int key;              /* short letter when printable, else a value >= 256 */
-	int has_arg;          /* 0 or 1 */
+	int has_arg;          /* 0 or 1, plus CLI_REPEAT when the option may be given more than
+			       * once (cli_next refuses any other option given twice) */
 	const char *arg;      /* argument name for help, e.g. "FILE" */
 	const char *help;     /* one line; defaults and units go here */
 	const char *group;    /* help heading, e.g. "Output"; NULL = "Options" */
@@ -39,6 +40,10 @@ struct cli_cmd {
 	int (*fn)(const struct cli_cmd *self, int argc, char **argv);
 };
 
+/* Added to cli_opt.has_arg: the option may be given more than once (--set, --env, -c, ...).
+ * Every other option takes one value: given twice, cli_next() refuses it. */
+#define CLI_REPEAT 2
+
 /* Keys of the shared config options. */
 enum {
 	CLI_OPT_CONFIG = 'c',
@@ -53,17 +58,19 @@ enum {
 };
 
 #define CLI_CONFIG_OPTS                                                                     \
-	{"config", CLI_OPT_CONFIG, 1, "FILE", "JSON config file (keys: bucketsim list keys)",  \
+	{"config", CLI_OPT_CONFIG, 1 | CLI_REPEAT, "FILE",                                       \
+	 "JSON config file (keys: bucketsim list keys); repeatable, a later file wins",         \
 	 "Configuration"},                                                                  \
-	{"set", CLI_OPT_SET, 1, "KEY=VALUE", "set one config key; repeatable; wins over -c",  \
-	 "Configuration"},                                                                  \
-	{"env", CLI_OPT_ENV, 1, "NAME=VALUE",                                                   \
+	{"set", CLI_OPT_SET, 1 | CLI_REPEAT, "KEY=VALUE",                                       \
+	 "set one config key; repeatable; wins over -c", "Configuration"},                      \
+	{"env", CLI_OPT_ENV, 1 | CLI_REPEAT, "NAME=VALUE",                                      \
 	 "a vLLM-Gaudi environment variable (e.g. VLLM_BUCKETING_STRATEGY=lin); repeatable",    \
 	 "Configuration"},                                                                  \
 	{"seed", CLI_OPT_SEED, 1, "N", "master random seed (default 1); recorded in outputs",  \
 	 "Configuration"},                                                                  \
 	{"preset", CLI_OPT_PRESET, 1, "NAME",                                                   \
-	 "apply a named policy preset (bucketsim list policies); --set wins over it",           \
+	 "apply a named policy preset (bucketsim list policies); one (presets do not stack); "  \
+	 "--set wins over it",                                                                  \
 	 "Configuration"},                                                                  \
 	{"strict", CLI_OPT_STRICT, 0, NULL,                                                     \
 	 "make the warnings about explicitly set keys the chosen policies and topology never "  \
@@ -73,13 +80,19 @@ enum {
 
 #define CLI_HELP_OPT {"help", CLI_OPT_HELP, 0, NULL, "show this help and exit", NULL}
 
+#define CLI_MAX_OPTS 64
+
 struct cli_state {
 	int optind;
 	const char *optarg;
+	/* Per option of the table (by index): the value it was first given (or "" for a flag),
+	 * NULL while not seen. */
+	const char *seen[CLI_MAX_OPTS];
 };
 
 /* Returns the next option's key, -1 at the end of options (positional arguments start at
- * st->optind), or -2 after printing a usage error (the caller returns BS_EXIT_USAGE).
+ * st->optind), or -2 after printing a usage error (the caller returns BS_EXIT_USAGE): an
+ * unknown option, a missing argument, or an option without CLI_REPEAT given a second time.
  * --help is handled here: it prints the help and returns -3 (the caller returns 0). */
 int cli_next(const struct cli_cmd *cmd, int argc, char **argv, struct cli_state *st);
 void cli_help(const struct cli_cmd *cmd, FILE *out);
@@ -91,6 +104,7 @@ struct cli_config {
 	struct config cfg;
 	uint64_t seed;
 	bool print_config;
+	char *preset;   /* the --preset applied, or NULL: a second one is refused */
 };
 void cli_config_init(struct cli_config *cc);
 void cli_config_release(struct cli_config *cc);

@@ -35,7 +35,7 @@ static const struct cli_opt opts[] = {
 	{"trace", OPT_TRACE, 1, "FILE|NAME", "trace whose lengths are replayed (as for run)",
 	 "Input"},
 	CLI_CONFIG_OPTS,
-	{"system", OPT_SYSTEM, 1, "PRESET|FILE.json",
+	{"system", OPT_SYSTEM, 1 | CLI_REPEAT, "PRESET|FILE.json",
 	 "a system to measure: a preset name or a config file, applied over the shared options "
 	 "(a key both set takes the system's value); repeatable (default: the shared options "
 	 "alone)", "Capacity"},

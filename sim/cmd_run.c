@@ -35,9 +35,9 @@ static const struct cli_opt run_opts[] = {
 	{"output", OPT_OUT, 1, "DIR",
 	 "write summary.json, requests.csv, batches.csv, buckets.csv into DIR", "Output"},
 	{"no-batches", OPT_NO_BATCHES, 0, NULL, "do not write batches.csv (large runs)", "Output"},
-	{"json", OPT_JSON, 0, NULL, "print summary.json to stdout instead of the readable summary",
-	 "Output"},
-	{"quiet", OPT_QUIET, 0, NULL, "print nothing to stdout", "Output"},
+	{"json", OPT_JSON, 0, NULL, "print summary.json to stdout instead of the readable summary "
+	 "(not with --quiet)", "Output"},
+	{"quiet", OPT_QUIET, 0, NULL, "print nothing to stdout (not with --json)", "Output"},
 	{"perf", OPT_PERF, 0, NULL,
 	 "print wall time, simulated requests/s, events/s and peak memory to stderr", "Output"},
 	CLI_HELP_OPT,
@@ -91,6 +91,9 @@ static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_c
 	}
 	if (st.optind < argc)
 		return cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
+	if (o->json && o->quiet)
+		return cli_usage(self, "--json prints the summary and --quiet prints nothing: give "
+				 "one of them");
 	o->trace = run_default_trace(&x->cc.cfg, o->trace);
 	return 0;
 }
@@ -334,7 +337,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		run_teardown(&x);
 		return rc;
 	}
-	if (o.json && !o.quiet) {
+	if (o.json) {
 		char *txt = cJSON_Print(sum);
 		puts(txt);
 		free(txt);

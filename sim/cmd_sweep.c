@@ -59,7 +59,7 @@ static const struct cli_opt opts[] = {
 	CLI_CONFIG_OPTS,
 	{"file", OPT_FILE, 1, "SWEEP.json",
 	 "a sweep file: base configuration plus \"axes\" (a grid) or \"points\" (a list)", "Sweep"},
-	{"axis", OPT_AXIS, 1, "KEY=V1,V2,...",
+	{"axis", OPT_AXIS, 1 | CLI_REPEAT, "KEY=V1,V2,...",
 	 "a key and its values (or KEY=[JSON list]); repeatable; the grid is the product, the "
 	 "first axis varying slowest; KEY may be any config key, trace, preset, seed or "
 	 "env.VLLM_NAME; a key an axis varies cannot also be given by --set, --env or --trace",

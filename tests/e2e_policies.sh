@@ -102,7 +102,7 @@ want=$(awk -v e="$end" 'BEGIN {printf "%d", e / 5 + 1}')
 arr=$(awk -F, 'NR>1 {s += $9 * 5} END {printf "%.0f", s}' "$T/a/monitor.csv")
 [ "$arr" = 2000 ] && ok monitor-arrivals || fail monitor-arrivals "arrival rates sum to $arr"
 # fixed grouping
-expect_exit 0 fixed "$B" run --trace alpaca --set scheduler.grouping=fixed --set scheduler.boundaries=0,64,128,max --json -q -o "$T/f"
+expect_exit 0 fixed "$B" run --trace alpaca --set scheduler.grouping=fixed --set scheduler.boundaries=0,64,128,max -q -o "$T/f"
 grep -q '"bucket_boundaries":	\[0, 64, 128, ' "$T/f/summary.json" && ok fixed-boundaries || fail fixed-boundaries "$(grep -A1 bucket_boundaries "$T/f/summary.json" | head -2)"
 
 # --- static batching (UELLM): never more than static_batch_size running ---

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# End-to-end tests of what bucketsim refuses or reports instead of silently dropping or
+# clamping a value the user gave; each section below says what it checks.
+. "$(dirname "$0")/e2e_lib.sh"
+T=$E2E_TMP
+B=$BUCKETSIM
+# silent NAME: the last command wrote nothing to stderr.
+silent() { [ ! -s "$T/stderr" ] && ok "$1" || fail "$1" "$(head -c 300 "$T/stderr")"; }
+
+# --- options given twice; presets do not stack ---
+expect_exit 2 preset-twice "$B" run --preset bucketserve --preset vllm --print-config
+expect_stderr preset-twice-msg "option '--preset' given twice \('bucketserve', then 'vllm'\): presets do not stack"
+[ ! -s "$T/stdout" ] && ok preset-twice-nothing || fail preset-twice-nothing "$(head -3 "$T/stdout")"
+for cmd in validate buckets predict capacity sweep "trace synth"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "preset-twice-$cmd" "$B" $cmd --preset bucketserve --preset vllm
+	expect_stderr "preset-twice-$cmd-msg" "presets do not stack"
+done
+# replayed options (a sweep point) are refused as well: the sweep file's preset and --preset
+printf '{"preset": "vllm", "axes": {"workload.rate": [1]}, "workload.num_requests": 5}\n' >"$T/pre.json"
+expect_exit 2 preset-twice-sweep-file "$B" sweep -f "$T/pre.json" --preset bucketserve
+expect_stderr preset-twice-sweep-file-msg "field '--preset': point 0001 .*'vllm' after 'bucketserve': presets do not stack"
+expect_exit 0 preset-once "$B" run --preset vllm --print-config
+grep -qE '^scheduler\.task_aware +false ' "$T/stdout" && ok preset-once-value || fail preset-once-value "$(grep task_aware "$T/stdout")"
+
+BABS=$(cd "$(dirname "$B")" && pwd)/$(basename "$B")
+# (in $T: whatever a command given twice might write lands there)
+while IFS='|' read -r name pat args; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "twice-$name" env -C "$T" "$BABS" $args
+	expect_stderr "twice-$name-msg" "$pat"
+done <<'EOF'
+run-trace|option '--trace' given twice \('a', then 'b'\): it takes one value|run --trace a --trace b
+run-out|option '--output' given twice \('x', then 'y'\)|run -o x -o y
+run-seed|option '--seed' given twice \('1', then '2'\)|run --seed 1 --seed 2
+run-json|option '--json' given twice|run --json --json
+validate-trace|option '--trace' given twice|validate --trace alpaca --trace sharegpt
+predict-batch|option '--batch' given twice \('1', then '2'\)|predict --batch 1 --batch 2 --input 4 --output 4
+predict-format|option '--format' given twice|predict --format json --format text --batch 1 --input 4 --output 4
+plot-y|option '--y' given twice \('a', then 'b'\)|plot line --y a --y b --x c in -o out
+sweep-emit|option '--emit' given twice \('parallel', then 'slurm'\)|sweep --emit parallel --emit slurm -o x --axis seed=1
+capacity-target|option '--target' given twice|capacity --target 0.5 --target 0.9
+buckets-format|option '--format' given twice|buckets --format json --format csv
+synth-out|option '--output' given twice|trace synth -o a.csv -o b.csv
+stats-format|option '--format' given twice|trace stats alpaca --format json --format text
+calibrate-out|option '--output' given twice|calibrate -o a.json -o b.json
+EOF
+[ ! -e "$T/x" ] && [ ! -e "$T/y" ] && ok twice-nothing-written || fail twice-nothing-written "x or y was created"
+expect_exit 2 json-quiet "$B" run --json -q
+expect_stderr json-quiet-msg "--json prints the summary and --quiet prints nothing"
+# the repeatable ones stay repeatable
+printf '{"workload": {"num_requests": 7}}\n' >"$T/a.json"
+printf '{"workload": {"rate": 3}}\n' >"$T/b.json"
+expect_exit 0 repeat-config "$B" run -c "$T/a.json" -c "$T/b.json" --set slo.ttft_ms=100 --set slo.tpot_ms=50 \
+	--env VLLM_SKIP_WARMUP=1 --env VLLM_CONTIGUOUS_PA=1 --print-config
+grep -qE '^workload\.num_requests +7 ' "$T/stdout" && grep -qE '^workload\.rate +3 ' "$T/stdout" \
+	&& grep -qE '^slo\.tpot_ms +50 ' "$T/stdout" && ok repeat-config-values || fail repeat-config-values "$(grep -E 'num_requests|rate|tpot' "$T/stdout")"
+
+e2e_done
