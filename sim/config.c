@@ -322,18 +322,34 @@ static long line_of(const char *text, size_t off)
 	return line;
 }
 
-/* Best-effort line of a key: the first occurrence of "name" at or after FROM. */
+/* The first "NAME" followed by a ':' (a member name, not a string value) at or after P. */
+static const char *find_member(const char *p, const char *pat)
+{
+	size_t n = strlen(pat);
+	for (; (p = strstr(p, pat)); p++) {
+		const char *q = p + n;
+		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')
+			q++;
+		if (*q == ':')
+			return p;
+	}
+	return NULL;
+}
+
+/* Best-effort line of a key: the first member "name" at or after FROM, which moves past it
+ * (so that a name given twice finds its second occurrence next). */
 static long key_line(const char *text, const char *name, size_t *from)
 {
 	char *pat = xasprintf("\"%s\"", name);
-	const char *p = strstr(text + *from, pat);
+	const char *p = find_member(text + *from, pat);
 	if (!p)
-		p = strstr(text, pat);
+		p = find_member(text, pat);
+	size_t n = strlen(pat);
 	free(pat);
 	if (!p)
 		return 0;
-	*from = (size_t)(p - text);
-	return line_of(text, *from);
+	*from = (size_t)(p - text) + n;
+	return line_of(text, (size_t)(p - text));
 }
 
 /* Text form of a JSON leaf; NULL (and an error) for a type that no key takes. */
@@ -374,14 +390,87 @@ static char *leaf_text(const cJSON *v)
 	return NULL;
 }
 
+/* The names a config file gave so far, each with its line: a key given twice in one file
+ * (nested or dotted: {"a.b": 1, "a": {"b": 2}}) is refused rather than the later silently
+ * winning.  An open-addressing set of owned strings. */
+struct seen_names {
+	char **name;
+	long *line;
+	uint32_t *hash;
+	size_t n, cap;   /* cap: a power of two, at least twice n */
+};
+
+static void seen_release(struct seen_names *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->name[i]);
+	free(s->name);
+	free(s->line);
+	free(s->hash);
+	memset(s, 0, sizeof *s);
+}
+
+/* Adds NAME (given on LINE); returns the line of an earlier occurrence (its line, or -1 when
+ * unknown), or 0 when it is new. */
+static long seen_add(struct seen_names *s, const char *name, long line)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		struct seen_names old = *s;
+		s->cap = old.cap ? 2 * old.cap : 64;
+		s->name = xcalloc(s->cap, sizeof *s->name);
+		s->line = xcalloc(s->cap, sizeof *s->line);
+		s->hash = xcalloc(s->cap, sizeof *s->hash);
+		for (size_t i = 0; i < old.cap; i++) {
+			if (!old.name[i])
+				continue;
+			size_t k = old.hash[i] & (s->cap - 1);
+			while (s->name[k])
+				k = (k + 1) & (s->cap - 1);
+			s->name[k] = old.name[i];
+			s->line[k] = old.line[i];
+			s->hash[k] = old.hash[i];
+		}
+		free(old.name);
+		free(old.line);
+		free(old.hash);
+	}
+	uint32_t h = key_hash(name);
+	size_t k = h & (s->cap - 1);
+	for (; s->name[k]; k = (k + 1) & (s->cap - 1))
+		if (s->hash[k] == h && !strcmp(s->name[k], name))
+			return s->line[k] > 0 ? s->line[k] : -1;
+	s->name[k] = xstrdup(name);
+	s->line[k] = line;
+	s->hash[k] = h;
+	s->n++;
+	return 0;
+}
+
+/* Refuses NAME (a key, an object or "env.VARIABLE") given a second time in PATH. */
+static int check_twice(struct seen_names *seen, const char *name, const char *field,
+		       const char *path, long line, struct bs_err *err)
+{
+	long first = seen_add(seen, name, line);
+	if (!first)
+		return 0;
+	if (first > 0)
+		return bs_errf(err, BS_EXIT_INPUT, path, line, field,
+			       "given twice in the file (first on line %ld)", first);
+	return bs_errf(err, BS_EXIT_INPUT, path, line, field, "given twice in the file");
+}
+
 static int load_obj(struct config *c, const cJSON *obj, const char *prefix, const char *path,
-		    const char *text, size_t *pos, struct bs_err *err)
+		    const char *text, size_t *pos, struct seen_names *seen, struct bs_err *err)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, obj) {
 		char *key = prefix ? xasprintf("%s.%s", prefix, it->string) : xstrdup(it->string);
 		long line = key_line(text, it->string, pos);
-		int rc = 0;
+		int rc = check_twice(seen, key, key, path, line, err);
+		if (rc) {
+			free(key);
+			return rc;
+		}
 		if (!prefix && !strcmp(key, "env")) {
 			if (!cJSON_IsObject(it)) {
 				rc = bs_errf(err, BS_EXIT_INPUT, path, line, "env",
@@ -389,21 +478,25 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 			} else {
 				const cJSON *ev;
 				cJSON_ArrayForEach(ev, it) {
+					long eline = key_line(text, ev->string, pos);
+					char *ename = xasprintf("env.%s", ev->string);
+					rc = check_twice(seen, ename, ev->string, path, eline, err);
+					free(ename);
+					if (rc)
+						break;
 					char *t = leaf_text(ev);
 					if (!t || cJSON_IsArray(ev)) {
 						free(t);
-						rc = bs_errf(err, BS_EXIT_INPUT, path,
-							     key_line(text, ev->string, pos), ev->string,
+						rc = bs_errf(err, BS_EXIT_INPUT, path, eline, ev->string,
 							     "expected a string, number or boolean");
 						break;
 					}
-					set_env(c, ev->string, t, CFG_ORIGIN_FILE,
-						key_line(text, ev->string, pos));
+					set_env(c, ev->string, t, CFG_ORIGIN_FILE, eline);
 					free(t);
 				}
 			}
 		} else if (cJSON_IsObject(it)) {
-			rc = load_obj(c, it, key, path, text, pos, err);
+			rc = load_obj(c, it, key, path, text, pos, seen, err);
 		} else if (cJSON_IsNull(it)) {
 			rc = 0; /* null = leave at default/auto */
 			if (!find_mut(c, key))
@@ -455,7 +548,9 @@ int config_load_json_text(struct config *c, const char *path, const char *text,
 		rc = bs_errf(err, BS_EXIT_INPUT, path, 1, NULL, "expected a JSON object at top level");
 	else {
 		size_t pos = 0;
-		rc = load_obj(c, root, NULL, path, text, &pos, err);
+		struct seen_names seen = {0};
+		rc = load_obj(c, root, NULL, path, text, &pos, &seen, err);
+		seen_release(&seen);
 	}
 	cJSON_Delete(root);
 	if (!rc) {

@@ -170,6 +170,77 @@ START_TEST(json_errors_name_the_line)
 }
 END_TEST
 
+/* A key given twice in one file, in any spelling, is refused at its second occurrence; the
+ * same key in two files, or different keys of one object given in two places, are not. */
+START_TEST(json_duplicate_keys)
+{
+	struct {
+		const char *text, *field, *msg;
+		long line;
+	} cases[] = {
+		{"{\"workload.num_requests\": 5,\n \"workload\": {\"num_requests\": 7}}\n",
+		 "workload.num_requests", "given twice in the file (first on line 1)", 2},
+		{"{\n \"server\": {\"max_num_seqs\": 8},\n \"server.max_num_seqs\": 8\n}\n",
+		 "server.max_num_seqs", "given twice in the file (first on line 2)", 3},
+		{"{\n \"sim\": {\"strict\": true,\n  \"strict\": false}\n}\n", "sim.strict",
+		 "(first on line 2)", 3},
+		{"{\"slo.ttft_ms\": 100,\n\n \"slo.ttft_ms\": null}\n", "slo.ttft_ms",
+		 "(first on line 1)", 3},
+		{"{\"workload\": {\"rate\": 2},\n \"workload\": {\"cv\": 3}}\n", "workload",
+		 "(first on line 1)", 2},
+		{"{\"env\": {\"VLLM_SKIP_WARMUP\": \"1\",\n \"VLLM_SKIP_WARMUP\": \"0\"}}\n",
+		 "VLLM_SKIP_WARMUP", "(first on line 1)", 2},
+		/* a string value equal to a key's name is not the key */
+		{"{\"model\": \"x\", \"bucketing.file\": \"seed\",\n \"workload\": {\"cv\": 2,"
+		 "\n \"cv\": 3}}\n", "workload.cv", "(first on line 2)", 3},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct config c;
+		config_init(&c);
+		struct bs_err e = {0};
+		char *f = write_tmp(cases[i].text);
+		ck_assert_int_eq(config_load_json(&c, f, &e), -1);
+		ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+		ck_assert_str_eq(e.file, f);
+		ck_assert_msg(e.line == cases[i].line, "case %zu: line %ld", i, e.line);
+		ck_assert_str_eq(e.field, cases[i].field);
+		ck_assert_msg(strstr(e.msg, cases[i].msg), "case %zu: %s", i, e.msg);
+		unlink(f);
+		free(f);
+		config_release(&c);
+	}
+	/* Two objects, and the same key in two files: the later file wins. */
+	struct config c;
+	config_init(&c);
+	struct bs_err e = {0};
+	char *f1 = write_tmp("{\"workload\": {\"rate\": 2}, \"workload.cv\": 3}\n");
+	char *f2 = write_tmp("{\"workload\": {\"rate\": 5}}\n");
+	ck_assert_int_eq(config_load_json(&c, f1, &e), 0);
+	ck_assert_int_eq(config_load_json(&c, f2, &e), 0);
+	ck_assert_double_eq(config_double(&c, "workload.rate"), 5);
+	ck_assert_double_eq(config_double(&c, "workload.cv"), 3);
+	unlink(f1);
+	unlink(f2);
+	free(f1);
+	free(f2);
+	config_release(&c);
+	/* Many keys (the set grows past its first size). */
+	config_init(&c);
+	char *big = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&big, &len);
+	fputs("{\"env\": {", m);
+	for (int i = 0; i < 500; i++)
+		fprintf(m, "%s\"X_%d\": %d", i ? ", " : "", i, i);
+	fputs(", \"X_17\": 1}}\n", m);
+	fclose(m);
+	ck_assert_int_eq(config_load_json_text(&c, "big.json", big, &e), -1);
+	ck_assert_str_eq(e.field, "X_17");
+	free(big);
+	config_release(&c);
+}
+END_TEST
+
 START_TEST(registry_choices)
 {
 	/* A policy family's key takes exactly its registered members, in registry order, and a
@@ -290,6 +361,7 @@ int main(void)
 	tcase_add_test(tc, precedence);
 	tcase_add_test(tc, env_many_and_every_key);
 	tcase_add_test(tc, json_errors_name_the_line);
+	tcase_add_test(tc, json_duplicate_keys);
 	tcase_add_test(tc, hash_is_stable);
 	tcase_add_test(tc, registry_choices);
 	tcase_add_test(tc, policy_params_by_row);

@@ -56,4 +56,24 @@ expect_exit 0 repeat-config "$B" run -c "$T/a.json" -c "$T/b.json" --set slo.ttf
 grep -qE '^workload\.num_requests +7 ' "$T/stdout" && grep -qE '^workload\.rate +3 ' "$T/stdout" \
 	&& grep -qE '^slo\.tpot_ms +50 ' "$T/stdout" && ok repeat-config-values || fail repeat-config-values "$(grep -E 'num_requests|rate|tpot' "$T/stdout")"
 
+# --- a key given twice in one config file ---
+printf '{"workload.num_requests": 5,\n "workload": {"num_requests": 7}}\n' >"$T/dup1.json"
+printf '{\n  "server": {"max_num_seqs": 8},\n  "sim": {"strict": false},\n  "sim.strict": true\n}\n' >"$T/dup2.json"
+printf '{"env": {"VLLM_SKIP_WARMUP": "1",\n  "VLLM_SKIP_WARMUP": "0"}}\n' >"$T/dup3.json"
+for cmd in run validate; do
+	expect_exit 3 "dup-nested-$cmd" "$B" $cmd -c "$T/dup1.json"
+	expect_stderr "dup-nested-$cmd-msg" "^bucketsim: error: $T/dup1\.json:2: field 'workload\.num_requests': given twice in the file \(first on line 1\)$"
+done
+expect_exit 3 dup-plain "$B" validate -c "$T/dup2.json"
+expect_stderr dup-plain-msg "dup2\.json:4: field 'sim\.strict': given twice in the file \(first on line 3\)"
+expect_exit 3 dup-env "$B" validate -c "$T/dup3.json"
+expect_stderr dup-env-msg "dup3\.json:2: field 'VLLM_SKIP_WARMUP': given twice"
+[ "$(wc -l <"$T/stderr")" = 1 ] && ok dup-one-line || fail dup-one-line "$(cat "$T/stderr")"
+expect_exit 3 dup-run-nothing "$B" run -c "$T/dup1.json" -o "$T/dup-out"
+[ ! -e "$T/dup-out" ] && ok dup-run-nothing-written || fail dup-run-nothing-written "$(ls "$T/dup-out")"
+# a sweep's base configuration goes through the same loader
+printf '{"axes": {"workload.rate": [1]},\n "workload": {"num_requests": 5},\n "workload.num_requests": 6}\n' >"$T/dup-sweep.json"
+expect_exit 3 dup-sweep-base "$B" sweep -f "$T/dup-sweep.json"
+expect_stderr dup-sweep-base-msg "base\.json:[0-9]+: field 'workload\.num_requests': .*given twice in the file"
+
 e2e_done
