@@ -135,6 +135,27 @@ static int32_t nonneg(int32_t x)
 	return x < 0 ? 0 : x;
 }
 
+/* hardware.tp as vLLM accepts it (ModelConfig.verify_with_parallel_config: "Total number of
+ * attention heads (H) must be divisible by tensor parallel size (T)."), within one box: the
+ * all-reduce is modelled on the scale-up links of a box of scaleup_peers + 1 cards (a profile
+ * with scaleup_peers 0 links every card through a switch, and has no such bound). */
+static int check_tp(const struct config *cfg, const struct hw_spec *hw,
+		    const struct model_arch *m, struct bs_err *err)
+{
+	int64_t tp = config_int(cfg, "hardware.tp");
+	if (m->heads % tp)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "hardware.tp",
+			       "%lld does not divide the %d attention heads of %s: vLLM requires "
+			       "num_attention_heads %% tensor_parallel_size == 0", (long long)tp,
+			       m->heads, m->name);
+	if (hw->scaleup_peers > 0 && tp > hw->scaleup_peers + 1)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "hardware.tp",
+			       "%lld cards, more than the %d of one %s box (scaleup_peers %d + 1), "
+			       "whose scale-up links the tensor-parallel all-reduce is modelled on",
+			       (long long)tp, hw->scaleup_peers + 1, hw->name, hw->scaleup_peers);
+	return 0;
+}
+
 int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_err *err)
 {
 	struct hw_spec hw;
@@ -145,6 +166,8 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 	if (profile_load_hw(hwname ? hwname : "", &hw, &p, &c, err))
 		return -1;
 	if (profile_load_model(mname ? mname : "", &m, err))
+		return -1;
+	if (check_tp(cfg, &hw, &m, err))
 		return -1;
 	struct cost_model *cm = xcalloc(1, sizeof *cm);
 	const char *prec = config_str(cfg, "model.precision");

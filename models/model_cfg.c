@@ -8,7 +8,9 @@
 const struct cfg_def model_cfg_defs[] = {
 	{"hardware", CFG_STRING, "gaudi2", 0, 0, NULL, CFG_UNIT_NAME_OR_FILE,
 	 "hardware profile (bucketsim list models)"},
-	{"hardware.tp", CFG_INT, "1", 1, 64, NULL, "cards", "tensor-parallel degree"},
+	{"hardware.tp", CFG_INT, "1", 1, 64, NULL, "cards",
+	 "tensor-parallel degree; divides the model's attention heads (as vLLM requires), at "
+	 "most one box of the hardware (scaleup_peers + 1 cards when above 0)"},
 	{"hardware.kv_link_gb_s", CFG_DOUBLE, NULL, 0.001, 1e6, NULL, "GB/s",
 	 "per-card link bandwidth for KV transfer between instances; auto = the profile's "
 	 "scale-out bandwidth"},

@@ -76,4 +76,24 @@ printf '{"axes": {"workload.rate": [1]},\n "workload": {"num_requests": 5},\n "w
 expect_exit 3 dup-sweep-base "$B" sweep -f "$T/dup-sweep.json"
 expect_stderr dup-sweep-base-msg "base\.json:[0-9]+: field 'workload\.num_requests': .*given twice in the file"
 
+# --- hardware.tp ---
+for tp in 3 64; do
+	expect_exit 3 "tp-$tp" "$B" validate --set hardware.tp=$tp
+	expect_stderr "tp-$tp-msg" "field 'hardware\.tp': $tp does not divide the 32 attention heads of llama-3\.1-8b: vLLM requires num_attention_heads % tensor_parallel_size == 0"
+done
+expect_exit 3 tp-box "$B" predict --set hardware=gaudi3 --set hardware.tp=16 --set model=llama-3.1-405b --batch 1 --input 8 --output 8
+expect_stderr tp-box-msg "field 'hardware\.tp': 16 cards, more than the 8 of one gaudi3 box"
+printf '{"hardware.tp": 3}\n' >"$T/tp.json"
+expect_exit 3 tp-file "$B" run -c "$T/tp.json"
+expect_stderr tp-file-msg "tp\.json:1: field 'hardware\.tp'"
+# every bundled model at the degrees the docs and tests use
+models=$("$B" list models | awk '/^models:/ { m = 1; next } m && NF { print $1 }')
+[ "$(echo "$models" | wc -w)" -ge 11 ] && ok tp-models-listed || fail tp-models-listed "$models"
+for m in $models; do
+	for tp in 1 2 8; do
+		"$B" predict --set model="$m" --set hardware.tp=$tp --batch 1 --input 8 --output 8 >/dev/null 2>"$T/stderr" \
+			&& ok "tp-$m-$tp" || fail "tp-$m-$tp" "$(cat "$T/stderr")"
+	done
+done
+
 e2e_done
