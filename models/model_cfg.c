@@ -15,7 +15,7 @@ const struct cfg_def model_cfg_defs[] = {
 	 "per-card link bandwidth for KV transfer between instances; auto = the profile's "
 	 "scale-out bandwidth"},
 	{"model", CFG_STRING, "llama-3.1-8b", 0, 0, NULL, CFG_UNIT_NAME_OR_FILE,
-	 "model profile (bucketsim list models)"},
+	 "model profile (bucketsim list models), or a file holding one entry of models.json"},
 	{"model.precision", CFG_CHOICE, "bf16", 0, 0, "bf16|fp8", "", "weight precision of the transformer linear layers (embeddings and LM head stay bf16)"},
 	{"model.kv_dtype", CFG_CHOICE, NULL, 0, 0, "bf16|fp8", "",
 	 "KV-cache precision; auto = model.precision (fp8 recipes quantise the KV cache and the "

@@ -1,13 +1,15 @@
 /*
  * profile: loads the hardware and model profiles compiled into the binary
- * (models/data/<hardware>.json with "kind": "hardware", models/data/models.json), and hardware
- * profiles from a file at run time: a `hardware` value holding a '/' or ending in ".json" is a
- * path (a profile `bucketsim calibrate` wrote), checked member by member.  Unknown names are
+ * (models/data/<hardware>.json with "kind": "hardware", models/data/models.json), and profiles
+ * from a file at run time: a `hardware` value holding a '/' or ending in ".json" is a path (a
+ * profile `bucketsim calibrate` wrote), and so is such a `model` value (an object with the
+ * members of an entry of models.json), each checked member by member.  Unknown names are
  * input errors (exit 3) that list every valid name.  The embedded files are parsed once per
  * process (embedded_json, sim/embed.h), so a sweep's or a fuzzer's repeated set-ups only look
  * the names up.
  */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,29 +231,118 @@ static int geti(const cJSON *o, const char *key, const char *where)
 	return (int)num(o, key, where, false);
 }
 
+/* The integer members of a model profile (an entry of models/data/models.json) and their
+ * ranges: what the equations can take without overflowing. */
+static const struct {
+	const char *key;
+	double min, max;
+} model_ints[] = {
+	{"layers", 1, 1 << 12}, {"hidden", 1, 1 << 20}, {"heads", 1, 1 << 16},
+	{"kv_heads", 1, 1 << 16}, {"head_dim", 1, 1 << 14}, {"ffn", 1, 1 << 24},
+	{"vocab", 1, 1 << 24}, {"experts", 1, 1 << 12}, {"experts_per_token", 1, 1 << 12},
+	{"max_context", 1, 1 << 24}, {"learned_positions", 0, 1 << 24},
+};
+
+/* A model profile file: an object with the members of an entry of models/data/models.json
+ * ("kind": "model" optional; "name" and "hf" are not read), checked so that loading it cannot
+ * meet a missing or absurd member.
+ * Returns the tree (owned) or NULL with ERR filled. */
+static cJSON *load_model_file(const char *path, struct bs_err *err)
+{
+	size_t len;
+	char *txt = read_file(path, &len, err);
+	if (!txt) {
+		/* read_file names the file; say which key gave it. */
+		snprintf(err->field, sizeof err->field, "model");
+		return NULL;
+	}
+	cJSON *j = cJSON_ParseWithLength(txt, len);
+	free(txt);
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");
+	if (!cJSON_IsObject(j) || (k && (!cJSON_IsString(k) || strcmp(k->valuestring, "model")))) {
+		bs_errf(err, BS_EXIT_INPUT, path, 0, j ? "kind" : NULL,
+			j ? "not a model profile (an object with the members of an entry of "
+			    "models/data/models.json; \"kind\", when given, is \"model\")"
+			  : "not valid JSON");
+		cJSON_Delete(j);
+		return NULL;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < sizeof model_ints / sizeof *model_ints && !rc; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, model_ints[i].key);
+		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+		    v->valuedouble < model_ints[i].min || v->valuedouble > model_ints[i].max)
+			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, model_ints[i].key, "missing or not an "
+				     "integer in [%.0f, %.0f] (a model profile as an entry of "
+				     "models/data/models.json)", model_ints[i].min, model_ints[i].max);
+	}
+	static const char *const bools[] = {"gated_mlp", "tied_embeddings", NULL};
+	for (size_t i = 0; bools[i] && !rc; i++)
+		if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(j, bools[i])))
+			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, bools[i], "missing or not true/false");
+	if (!rc) {
+		int heads = cJSON_GetObjectItemCaseSensitive(j, "heads")->valueint;
+		int kvh = cJSON_GetObjectItemCaseSensitive(j, "kv_heads")->valueint;
+		int ne = cJSON_GetObjectItemCaseSensitive(j, "experts")->valueint;
+		int k_e = cJSON_GetObjectItemCaseSensitive(j, "experts_per_token")->valueint;
+		if (heads % kvh)
+			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "kv_heads", "%d does not divide the "
+				     "%d attention heads (grouped-query attention)", kvh, heads);
+		else if (k_e > ne)
+			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "experts_per_token", "%d is more "
+				     "than the %d experts", k_e, ne);
+	}
+	if (rc) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* Fills M from a model entry IT (checked: embedded, or by load_model_file). */
+static void model_from_json(const cJSON *it, const char *name, struct model_arch *m)
+{
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "%.31s", name);
+	m->layers = geti(it, "layers", name);
+	m->hidden = geti(it, "hidden", name);
+	m->heads = geti(it, "heads", name);
+	m->kv_heads = geti(it, "kv_heads", name);
+	m->head_dim = geti(it, "head_dim", name);
+	m->ffn = geti(it, "ffn", name);
+	m->vocab = geti(it, "vocab", name);
+	m->experts = geti(it, "experts", name);
+	m->experts_per_token = geti(it, "experts_per_token", name);
+	m->max_context = geti(it, "max_context", name);
+	m->learned_positions = geti(it, "learned_positions", name);
+	m->gated_mlp = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "gated_mlp"));
+	m->tied_embeddings = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "tied_embeddings"));
+}
+
 int profile_load_model(const char *name, struct model_arch *m, struct bs_err *err)
 {
+	if (is_profile_path(name)) {
+		cJSON *j = load_model_file(name, err);
+		if (!j)
+			return -1;
+		/* Named as a hardware file is: its base name without ".json". */
+		const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+		size_t bl = strlen(base);
+		if (bl > 5 && !strcmp(base + bl - 5, ".json"))
+			bl -= 5;
+		char nm[32];
+		snprintf(nm, sizeof nm, "%.*s", (int)(bl < 31 ? bl : 31), base);
+		model_from_json(j, nm, m);
+		cJSON_Delete(j);
+		return 0;
+	}
 	const cJSON *j = embedded_json("models/data/models.json");
 	const cJSON *mm = cJSON_GetObjectItemCaseSensitive(j, "models"), *it;
 	cJSON_ArrayForEach(it, mm) {
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
 		if (!cJSON_IsString(n) || strcmp(n->valuestring, name))
 			continue;
-		memset(m, 0, sizeof *m);
-		snprintf(m->name, sizeof m->name, "%s", name);
-		m->layers = geti(it, "layers", name);
-		m->hidden = geti(it, "hidden", name);
-		m->heads = geti(it, "heads", name);
-		m->kv_heads = geti(it, "kv_heads", name);
-		m->head_dim = geti(it, "head_dim", name);
-		m->ffn = geti(it, "ffn", name);
-		m->vocab = geti(it, "vocab", name);
-		m->experts = geti(it, "experts", name);
-		m->experts_per_token = geti(it, "experts_per_token", name);
-		m->max_context = geti(it, "max_context", name);
-		m->learned_positions = geti(it, "learned_positions", name);
-		m->gated_mlp = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "gated_mlp"));
-		m->tied_embeddings = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "tied_embeddings"));
+		model_from_json(it, name, m);
 		return 0;
 	}
 	return unknown("model", name, false, err);

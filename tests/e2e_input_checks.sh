@@ -96,4 +96,26 @@ for m in $models; do
 	done
 done
 
+# --- a model profile from a file ---
+printf '{"kind": "model", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "head_dim": 128, "ffn": 14336, "gated_mlp": true, "vocab": 128256, "experts": 1, "experts_per_token": 1, "max_context": 131072, "tied_embeddings": false, "learned_positions": 0}\n' >"$T/my-8b.json"
+expect_exit 0 model-file "$B" predict --set model="$T/my-8b.json" --batch 8 --input 128 --output 128 --format json
+grep -qE '"model":[[:space:]]*"my-8b"' "$T/stdout" && ok model-file-name || fail model-file-name "$(grep model "$T/stdout")"
+grep -v '"model"' "$T/stdout" >"$T/p-file"
+"$B" predict --set model=llama-3.1-8b --batch 8 --input 128 --output 128 --format json | grep -v '"model"' >"$T/p-bundled"
+cmp -s "$T/p-file" "$T/p-bundled" && ok model-file-same || fail model-file-same "$(diff "$T/p-file" "$T/p-bundled" | head)"
+(cd "$T" && "$BABS" run --set model=./my-8b.json --set workload.num_requests=20 -o run-m >/dev/null 2>"$T/stderr") \
+	&& grep -q '"model":	"my-8b"' "$T/run-m/summary.json" && ok model-file-run || fail model-file-run "$(cat "$T/stderr")"
+sed 's/"heads": 32/"heads": 30/' "$T/my-8b.json" >"$T/bad-heads.json"
+expect_exit 3 model-file-kv "$B" validate --set model="$T/bad-heads.json"
+expect_stderr model-file-kv-msg "bad-heads\.json: field 'kv_heads': 8 does not divide the 30 attention heads"
+sed 's/"ffn": 14336, //' "$T/my-8b.json" >"$T/no-ffn.json"
+expect_exit 3 model-file-missing "$B" validate --set model="$T/no-ffn.json"
+expect_stderr model-file-missing-msg "no-ffn\.json: field 'ffn': missing or not an integer"
+expect_exit 3 model-file-absent "$B" validate --set model="$T/none.json"
+expect_stderr model-file-absent-msg "none\.json: field 'model': cannot open"
+expect_exit 3 model-file-hw "$B" validate --set model="$(pwd)/models/data/gaudi2.json"
+expect_stderr model-file-hw-msg "field 'kind': not a model profile"
+expect_exit 0 model-list-keys "$B" list keys
+grep -E '^model ' "$T/stdout" | grep -q 'name or file' && ok model-list-keys-unit || fail model-list-keys-unit "$(grep -E '^model ' "$T/stdout")"
+
 e2e_done
