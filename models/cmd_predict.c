@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "models/cost.h"
+#include "policies/bucketing.h"
 #include "sim/commands.h"
 
 enum {
@@ -114,6 +115,21 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	if (st.optind != argc) {
 		rc = cli_usage(self, "unexpected argument '%s'", argv[st.optind]);
+		goto done;
+	}
+	/* The unread-key check of --strict is a simulation's (run, validate, sweep, capacity,
+	 * buckets, trace synth): predict reads the cost model's keys alone, so it cannot apply. */
+	if (config_bool(&cc.cfg, "sim.strict")) {
+		bs_errf(&err, BS_EXIT_USAGE, NULL, 0, "sim.strict", "--strict checks the keys a "
+			"simulation reads, and predict evaluates the cost model alone: check the "
+			"configuration with 'bucketsim validate --strict'");
+		config_locate(&cc.cfg, &err);
+		rc = cli_fail(&err);
+		goto done;
+	}
+	/* An --env name bucketsim does not know warns, as for run. */
+	if (env_var_check_names(&cc.cfg, &err)) {
+		rc = cli_fail(&err);
 		goto done;
 	}
 	if (cc.print_config) {
@@ -254,7 +270,9 @@ const struct cli_cmd cmd_predict = {
 	"--blocks without --pass decode, --ctx-blocks without --pass prefill, --input with --pass\n"
 	"decode) is an error, as is a sequence longer than the maximum context (server.max_model_len\n"
 	"when set, else the model's context).  Exit codes: 0 ok, 2 usage, 3 invalid input (e.g. an\n"
-	"unknown hardware or model name).",
+	"unknown hardware or model name).  An --env name bucketsim does not read warns, as for\n"
+	"run; --strict (sim.strict) is refused: it checks the keys a simulation reads (use\n"
+	"'bucketsim validate --strict').",
 	"  bucketsim predict --set hardware=gaudi2 --set model=llama-3.1-8b --set model.precision=fp8 "
 	"--batch 512 --input 128 --output 2048\n"
 	"  bucketsim predict --set hardware=gaudi3 --set model=llama-3.1-70b --set hardware.tp=2 "

@@ -2,7 +2,8 @@
  * bucket_env: the one table of the environment variables bucketsim reads (given with
  * `--env NAME=VALUE` or a config file's "env" object), with a one-line doc each.  Any other
  * name warns once when the bucketing parameters are resolved (an error with sim.strict).
- * A module that reads a new variable adds its row here.
+ * A module that reads a new variable adds its row here; a variable that sets what a config
+ * key sets names the key (.key), and the two given different values are an error.
  */
 #include <string.h>
 
@@ -20,33 +21,39 @@
 
 const struct env_var_def env_var_defs[] = {
 	{.name = "VLLM_BUCKETING_STRATEGY",
-	 .doc = "exp, lin or pad: the bucketing strategy (version current)"},
+	 .doc = "exp, lin or pad: the bucketing strategy (version current)",
+	 .key = "bucketing.strategy"},
 	{.name = "VLLM_EXPONENTIAL_BUCKETING",
 	 .doc = "true: exponential, false: linear bucketing (deprecated in "
 	 "version current)"},
 	{.name = "VLLM_BUCKETING_FROM_FILE",
 	 .doc = "read the buckets from this file (strategy file)",
-	 .unit = CFG_UNIT_FILE},
+	 .unit = CFG_UNIT_FILE, .key = "bucketing.file"},
 	{.name = "VLLM_UNIFIED_ATTN",
 	 .doc = "true: unified attention with unified buckets (strategy unified)"},
 	{.name = "VLLM_ENABLE_BUCKETING",
 	 .doc = "false: no bucketing, every shape compiles on first use"},
 	{.name = "VLLM_SKIP_WARMUP",
-	 .doc = "true: compile nothing at start (bucketing.skip_warmup)"},
-	{.name = "VLLM_CONTIGUOUS_PA", .doc = "contiguous paged attention (server.contiguous_pa)"},
+	 .doc = "true: compile nothing at start (bucketing.skip_warmup)",
+	 .key = "bucketing.skip_warmup"},
+	{.name = "VLLM_CONTIGUOUS_PA", .doc = "contiguous paged attention (server.contiguous_pa)",
+	 .key = "server.contiguous_pa"},
 	{.name = "VLLM_DEFRAG",
-	 .doc = "the online defragmenter of the KV block ids (server.defrag)"},
+	 .doc = "the online defragmenter of the KV block ids (server.defrag)",
+	 .key = "server.defrag"},
 	{.name = "VLLM_DEFRAG_THRESHOLD",
 	 .doc = "fragmentation in blocks the defragmenter tolerates "
-	 "(server.defrag_threshold)"},
+	 "(server.defrag_threshold)", .key = "server.defrag_threshold"},
 	{.name = "VLLM_MERGED_PREFILL",
-	 .doc = "merge several prefills into one sequence (server.merged_prefill)"},
+	 .doc = "merge several prefills into one sequence (server.merged_prefill)",
+	 .key = "server.merged_prefill"},
 	KNOB("PROMPT", "BS", "MIN", "smallest prompt batch-size bucket (linear and padding-aware "
 	     "strategies)"),
 	KNOB("PROMPT", "BS", "STEP", "prompt batch-size bucket step (linear and padding-aware "
 	     "strategies)"),
-	KNOB("PROMPT", "BS", "MAX", "largest prompt batch size (server.max_num_prefill_seqs), "
-	     "hence the largest prompt batch-size bucket"),
+	{.name = BUCKET_KNOB("PROMPT", "BS", "MAX"), .doc = "largest prompt batch size "
+	 "(server.max_num_prefill_seqs), hence the largest prompt batch-size bucket",
+	 .key = "server.max_num_prefill_seqs"},
 	PAD("PROMPT", "BS", "prompt batch-size"),
 	KNOB("PROMPT", "BS", "LIMIT", "number of prompt batch-size buckets (exponential, docs)"),
 	KNOB("PROMPT", "QUERY", "MIN", "smallest prompt query-length bucket (linear and "

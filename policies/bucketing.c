@@ -113,11 +113,9 @@ static bool knob_used(const struct bucket_params *p, const char *name)
 							: p->strategy->env_current, name);
 }
 
-/* An --env NAME not in env_var_defs[]: a warning, or an error with sim.strict. */
-static int unknown_env(struct bucket_params *p, const struct config *cfg,
-		       const struct cfg_env *env, struct bs_err *err)
+/* The message about --env NAME, which is not in env_var_defs[], into BUF. */
+static void unknown_env_msg(const char *name, char *buf, size_t size)
 {
-	const char *name = env->name;
 	const char *near = NULL;
 	size_t best = 4;   /* suggest names at most 3 edits away */
 	size_t ln = strlen(name);
@@ -134,10 +132,115 @@ static int unknown_env(struct bucket_params *p, const struct config *cfg,
 	char hint[128] = "";
 	if (near)
 		snprintf(hint, sizeof hint, "; did you mean %s?", near);
+	snprintf(buf, size, "--env %s is not a variable bucketsim reads%s", name, hint);
+}
+
+/* The error of ENV under sim.strict: named, with the config file and line it came from. */
+static int env_error(const struct config *cfg, const struct cfg_env *env, struct bs_err *err,
+		     const char *msg)
+{
+	bool file = env->origin == CFG_ORIGIN_FILE && cfg->file;
+	return bs_errf(err, BS_EXIT_INPUT, file ? cfg->file : NULL, file ? env->line : 0,
+		       env->name, "%s", msg);
+}
+
+/* An --env NAME not in env_var_defs[]: a warning, or an error with sim.strict. */
+static int unknown_env(struct bucket_params *p, const struct config *cfg,
+		       const struct cfg_env *env, struct bs_err *err)
+{
+	char msg[256];
+	unknown_env_msg(env->name, msg, sizeof msg);
 	if (config_bool(cfg, "sim.strict"))
-		return bs_errf(err, BS_EXIT_INPUT, env->origin == CFG_ORIGIN_FILE ? cfg->file : NULL,
-			       0, name, "--env %s is not a variable bucketsim reads%s", name, hint);
-	warn(p, "--env %s is not a variable bucketsim reads%s", name, hint);
+		return env_error(cfg, env, err, msg);
+	warn(p, "%s", msg);
+	return 0;
+}
+
+int env_var_check_names(const struct config *cfg, struct bs_err *err)
+{
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		if (env_var_find(cfg->env[i].name))
+			continue;
+		char msg[256];
+		unknown_env_msg(cfg->env[i].name, msg, sizeof msg);
+		if (config_bool(cfg, "sim.strict"))
+			return env_error(cfg, &cfg->env[i], err, msg);
+		fprintf(stderr, "bucketsim: warning: %s\n", msg);
+	}
+	return 0;
+}
+
+/* Variable NAME, given, is not read: a warning, or with sim.strict an error naming it. */
+static int ignored_env(struct bucket_params *p, const struct config *cfg, const char *name,
+		       struct bs_err *err, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int ignored_env(struct bucket_params *p, const struct config *cfg, const char *name,
+		       struct bs_err *err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!config_bool(cfg, "sim.strict")) {
+		warn(p, "%s", msg);
+		return 0;
+	}
+	for (size_t i = 0; i < cfg->nenv; i++)
+		if (!strcmp(cfg->env[i].name, name)) {
+			char full[600];
+			snprintf(full, sizeof full, "given but never read: %s (--strict)", msg);
+			return env_error(cfg, &cfg->env[i], err, full);
+		}
+	BUG("ignored variable %s not given", name);
+}
+
+/* A variable given and the config key that sets the same thing (env_var_def.key), both set by
+ * the user, must agree: the variable winning silently would drop the key.  A value that does
+ * not parse is left to the variable's reader. */
+static int env_key_conflicts(const struct config *cfg, struct bs_err *err)
+{
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		const struct cfg_env *env = &cfg->env[i];
+		const struct env_var_def *d = env_var_find(env->name);
+		if (!d || !d->key)
+			continue;
+		const struct cfg_entry *e = config_find(cfg, d->key);
+		if (!e || !e->text || (e->origin != CFG_ORIGIN_FILE && e->origin != CFG_ORIGIN_CMDLINE))
+			continue;
+		const char *v = env->value;
+		char why[160], mapped[32];
+		bool differ = false;
+		switch (e->def->type) {
+		case CFG_BOOL: {
+			bool b;
+			differ = !parse_bool(v, &b, why, sizeof why) && b != e->b;
+			break;
+		}
+		case CFG_INT: {
+			int64_t n;
+			differ = !parse_i64(v, INT64_MIN, INT64_MAX, &n, why, sizeof why) && n != e->i;
+			break;
+		}
+		case CFG_CHOICE:   /* bucketing.strategy: exp, lin or pad, read by version current */
+			if (strcmp(config_str(cfg, "bucketing.version"), "current"))
+				break;
+			snprintf(mapped, sizeof mapped, "%s", !strcmp(v, "exp") ? "exponential"
+							: !strcmp(v, "lin") ? "linear"
+							: !strcmp(v, "pad") ? "padding_aware" : "");
+			differ = mapped[0] && strcmp(mapped, e->text);
+			break;
+		default:
+			differ = strcmp(v, e->text) != 0;
+			break;
+		}
+		if (!differ)
+			continue;
+		bool file = e->origin == CFG_ORIGIN_FILE && cfg->file;
+		return bs_errf(err, BS_EXIT_INPUT, file ? cfg->file : NULL, file ? e->line : 0,
+			       d->key, "'%s' conflicts with the environment variable %s=%s, which sets the "
+			       "same thing: "
+			       "give one of them (or the same value)", e->text, env->name, v);
+	}
 	return 0;
 }
 
@@ -161,9 +264,11 @@ static int check_env(struct bucket_params *p, const struct config *cfg, struct b
 		if (bucket_env_int(cfg, n, &v, err) < 0)
 			return -1;
 		if (!knob_used(p, n)) {
-			warn(p, "%s=%s is not used by the %s strategy of bucketing.version %s "
-			     "(will be overwritten)", n, cfg->env[i].value, p->strategy->info.name,
-			     bucket_version_name(p->version));
+			if (ignored_env(p, cfg, n, err, "%s=%s is not used by the %s strategy of "
+					"bucketing.version %s (will be overwritten)", n,
+					cfg->env[i].value, p->strategy->info.name,
+					bucket_version_name(p->version)))
+				return -1;
 			continue;
 		}
 		/* A legacy SEQ name read for the query dimension (bucket_knob's fallback): version
@@ -205,6 +310,8 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	p->cfg = cfg;
 	if (need_key(cfg, "server.max_model_len", err) || need_key(cfg, "server.num_kv_blocks", err))
 		return -1;
+	if (env_key_conflicts(cfg, err))
+		return -1;
 	p->max_model_len = (int32_t)config_int(cfg, "server.max_model_len");
 	p->max_num_seqs = (int32_t)config_int(cfg, "server.max_num_seqs");
 	p->max_num_batched_tokens = (int32_t)config_int(cfg, "server.max_num_batched_tokens");
@@ -235,8 +342,10 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 		p->skip_warmup = b;
 	const char *s = config_env(cfg, "VLLM_BUCKETING_STRATEGY");
 	if (s && p->version == BUCKET_VERSION_DOCS) {
-		warn(p, "VLLM_BUCKETING_STRATEGY=%s is ignored: bucketing.version docs selects the "
-		     "strategy with VLLM_EXPONENTIAL_BUCKETING", s);
+		if (ignored_env(p, cfg, "VLLM_BUCKETING_STRATEGY", err, "VLLM_BUCKETING_STRATEGY=%s "
+				"is ignored: bucketing.version docs selects the strategy with "
+				"VLLM_EXPONENTIAL_BUCKETING", s))
+			return -1;
 	} else if (s) {
 		/* upstream's three values (vllm_gaudi/extension/bucketing/common.py) */
 		if (!strcmp(s, "exp"))
@@ -276,9 +385,18 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 	if ((r = env_bool(cfg, "VLLM_UNIFIED_ATTN", &unified, err)) < 0)
 		return -1;
 	if (unified) {
-		if (!strcmp(p->strategy->info.name, "file"))   /* upstream's check: a no-op assert */
+		/* upstream's check: a no-op assert.  A bucketing.file is reported as a key set but
+		 * never read (sim/run.c). */
+		if (!strcmp(p->strategy->info.name, "file") &&
+		    !strcmp(strategy_src, "VLLM_BUCKETING_FROM_FILE")) {
+			if (ignored_env(p, cfg, "VLLM_BUCKETING_FROM_FILE", err, "the bucket file %s "
+					"is ignored: unified attention does not support bucketing "
+					"from a file", p->file))
+				return -1;
+		} else if (!strcmp(p->strategy->info.name, "file")) {
 			warn(p, "the bucket file %s is ignored: unified attention does not support "
 			     "bucketing from a file", p->file);
+		}
 		p->strategy = bucket_strategy_find("unified");
 		strategy_src = "VLLM_UNIFIED_ATTN";
 	}

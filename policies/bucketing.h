@@ -80,11 +80,18 @@ struct env_var_def {
 	const char *name;
 	const char *doc;   /* one line */
 	const char *unit;  /* CFG_UNIT_FILE when its value names a file (config_files), else NULL */
+	const char *key;   /* the config key that sets the same thing, or NULL: a user-set key and
+			    * the variable given different values are an error
+			    * (bucket_params_resolve) */
 };
 /* Every variable bucketsim reads, NULL-terminated (policies/bucket_env.c).  A name given that is
  * not here warns "is not a variable bucketsim reads" (an error with sim.strict). */
 extern const struct env_var_def env_var_defs[];
 const struct env_var_def *env_var_find(const char *name);
+/* Every --env name of CFG not in env_var_defs[]: one warning each on stderr (suggesting the
+ * nearest known name), or, with sim.strict, an error (exit 3) for the first.  For the commands
+ * that do not resolve bucketing parameters (bucket_params_resolve() does the same). */
+int env_var_check_names(const struct config *cfg, struct bs_err *err);
 
 /* Everything that decides bucket lists, resolved from server.*, bucketing.* and the --env
  * variables with the reference's precedence and deprecation rules. */
@@ -112,7 +119,10 @@ bool bucket_contiguous_pa_auto(enum bucket_version v, bool prefix_caching);
 
 /* server.max_model_len and server.num_kv_blocks must be resolved (set or derived) first.
  * Also checks every --env name against env_var_defs[]: an unknown one warns (with the nearest
- * known name when one is close), or is an error (exit 3) when sim.strict is true. */
+ * known name when one is close), or is an error (exit 3) when sim.strict is true; so is a
+ * variable given but not read (a bucket knob the resolved strategy ignores, a strategy variable
+ * the version ignores, a bucket file unified attention ignores).  A variable and its config
+ * key (env_var_def.key) both set by the user to different values are an error (exit 3). */
 int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, struct bs_err *err);
 
 /* The resolved strategy's buckets are unified ones (whether or not VLLM_ENABLE_BUCKETING

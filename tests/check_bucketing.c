@@ -23,6 +23,14 @@ static void cset(const char *k, const char *v)
 	ck_assert_msg(!config_set(&cfg, k, v, CFG_ORIGIN_CMDLINE, NULL, 0, &e), "%s: %s", k, e.msg);
 }
 
+/* A key as a preset sets it: a variable then wins over it. */
+static void cpreset(const char *k, const char *v)
+{
+	struct bs_err e = {0};
+	ck_assert_msg(!config_set(&cfg, k, v, CFG_ORIGIN_PRESET, "preset", 0, &e), "%s: %s", k,
+		      e.msg);
+}
+
 static void cenv(const char *nv)
 {
 	struct bs_err e = {0};
@@ -1347,9 +1355,25 @@ START_TEST(strategy_selection)
 	ck_assert_ptr_nonnull(strstr(p.warnings, "deprecated"));
 	ck_assert_ptr_null(strstr(p.warnings, "Overriding"));
 	done(b);
-	/* env wins over the config key */
+	/* env wins over the config key a preset set; the user setting both differently is an
+	 * error, the same value is not */
+	base("current", "1024", "4", "5781");
+	cpreset("bucketing.strategy", "padding_aware");
+	cenv("VLLM_BUCKETING_STRATEGY=lin");
+	b = make(&p);
+	ck_assert_str_eq(p.strategy->info.name, "linear");
+	done(b);
 	base("current", "1024", "4", "5781");
 	cset("bucketing.strategy", "padding_aware");
+	cenv("VLLM_BUCKETING_STRATEGY=lin");
+	struct bs_err e = make_fail();
+	ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+	ck_assert_str_eq(e.field, "bucketing.strategy");
+	ck_assert_ptr_nonnull(strstr(e.msg, "conflicts with the environment variable "
+				     "VLLM_BUCKETING_STRATEGY=lin"));
+	config_release(&cfg);
+	base("current", "1024", "4", "5781");
+	cset("bucketing.strategy", "linear");
 	cenv("VLLM_BUCKETING_STRATEGY=lin");
 	b = make(&p);
 	ck_assert_str_eq(p.strategy->info.name, "linear");
@@ -1398,11 +1422,16 @@ START_TEST(env_precedence)
 	ck_assert_int_eq(p.max_num_prefill_seqs, 2);
 	done(b);
 	base("current", "1024", "8", "5781");
-	cset("server.max_num_prefill_seqs", "2");
+	cpreset("server.max_num_prefill_seqs", "2");
 	cenv("VLLM_PROMPT_BS_BUCKET_MAX=4");
 	b = make(&p);
 	ck_assert_int_eq(p.max_num_prefill_seqs, 4);
 	done(b);
+	base("current", "1024", "8", "5781");
+	cset("server.max_num_prefill_seqs", "2");
+	cenv("VLLM_PROMPT_BS_BUCKET_MAX=4");
+	ck_assert_str_eq(make_fail().field, "server.max_num_prefill_seqs");
+	config_release(&cfg);
 	base("current", "1024", "8", "5781");
 	cenv("VLLM_MERGED_PREFILL=1");
 	b = make(&p);
@@ -1410,11 +1439,45 @@ START_TEST(env_precedence)
 	ck_assert_int_eq(p.max_num_prefill_seqs, 8);
 	done(b);
 	base("current", "1024", "8", "5781");
-	cset("bucketing.skip_warmup", "true");
+	cpreset("bucketing.skip_warmup", "true");
 	cenv("VLLM_SKIP_WARMUP=false");
 	b = make(&p);
 	ck_assert(!p.skip_warmup);
 	done(b);
+	/* Every variable with a key (env_var_def.key): the user setting both to different values
+	 * is an error naming the key, to the same value (a boolean spelt otherwise) is not. */
+	static const struct {
+		const char *key, *kv, *env_differ, *env_same;
+	} pairs[] = {
+		{"bucketing.skip_warmup", "true", "VLLM_SKIP_WARMUP=false", "VLLM_SKIP_WARMUP=1"},
+		{"server.contiguous_pa", "false", "VLLM_CONTIGUOUS_PA=true", "VLLM_CONTIGUOUS_PA=no"},
+		{"server.merged_prefill", "false", "VLLM_MERGED_PREFILL=on", "VLLM_MERGED_PREFILL=0"},
+		{"server.defrag", "false", "VLLM_DEFRAG=true", "VLLM_DEFRAG=false"},
+		{"server.defrag_threshold", "16", "VLLM_DEFRAG_THRESHOLD=32",
+		 "VLLM_DEFRAG_THRESHOLD=16"},
+		{"bucketing.file", "/b.txt", "VLLM_BUCKETING_FROM_FILE=/c.txt", NULL},
+	};
+	size_t nkeyed = 0;
+	for (const struct env_var_def *d = env_var_defs; d->name; d++)
+		nkeyed += d->key != NULL;
+	ck_assert_int_eq(nkeyed, 8);   /* the six above, the strategy and the prompt bs maximum */
+	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+		base("current", "1024", "8", "5781");
+		cset(pairs[i].key, pairs[i].kv);
+		cenv(pairs[i].env_differ);
+		struct bs_err e = make_fail();
+		ck_assert_str_eq(e.field, pairs[i].key);
+		ck_assert_ptr_nonnull(strstr(e.msg, "conflicts with the environment variable"));
+		config_release(&cfg);
+		if (!pairs[i].env_same)
+			continue;
+		base("current", "1024", "8", "5781");
+		cset(pairs[i].key, pairs[i].kv);
+		cenv(pairs[i].env_same);
+		struct bs_err e2 = {0};
+		ck_assert_msg(!bucket_params_resolve(&cfg, &p, &e2), "%s: %s", pairs[i].key, e2.msg);
+		config_release(&cfg);
+	}
 }
 END_TEST
 

@@ -76,6 +76,39 @@ printf '{"axes": {"workload.rate": [1]},\n "workload": {"num_requests": 5},\n "w
 expect_exit 3 dup-sweep-base "$B" sweep -f "$T/dup-sweep.json"
 expect_stderr dup-sweep-base-msg "base\.json:[0-9]+: field 'workload\.num_requests': .*given twice in the file"
 
+# --- --strict: variables given but not read, a key and its variable at odds ---
+expect_exit 0 env-ignored-warn "$B" validate --env VLLM_PROMPT_BS_BUCKET_STEP=5
+expect_stderr env-ignored-warn-msg "warning: VLLM_PROMPT_BS_BUCKET_STEP=5 is not used by the exponential strategy"
+expect_exit 3 env-ignored-strict "$B" validate --env VLLM_PROMPT_BS_BUCKET_STEP=5 --strict
+expect_stderr env-ignored-strict-msg "^bucketsim: error: field 'VLLM_PROMPT_BS_BUCKET_STEP': given but never read: .*\(--strict\)$"
+expect_exit 3 env-ignored-strict-run "$B" run --env VLLM_PROMPT_BS_BUCKET_STEP=5 --strict
+expect_exit 0 env-read-strict "$B" validate --env VLLM_PROMPT_BS_BUCKET_STEP=5 --env VLLM_BUCKETING_STRATEGY=lin --strict
+silent env-read-strict-silent
+printf '{"sim.strict": true,\n "env": {"VLLM_BUCKETING_STRATEGY": "lin"},\n "bucketing.version": "docs"}\n' >"$T/strict-docs.json"
+expect_exit 3 env-strategy-docs-strict "$B" validate -c "$T/strict-docs.json"
+expect_stderr env-strategy-docs-strict-msg "strict-docs\.json:2: field 'VLLM_BUCKETING_STRATEGY': given but never read"
+for cmd in run validate buckets; do
+	expect_exit 3 "env-key-conflict-$cmd" "$B" $cmd --env VLLM_SKIP_WARMUP=true --set bucketing.skip_warmup=false
+	expect_stderr "env-key-conflict-$cmd-msg" "field 'bucketing\.skip_warmup': 'false' conflicts with the environment variable VLLM_SKIP_WARMUP=true"
+done
+expect_exit 0 env-key-agree "$B" validate --env VLLM_SKIP_WARMUP=1 --set bucketing.skip_warmup=true
+silent env-key-agree-silent
+printf '{"bucketing": {"skip_warmup": false},\n "env": {"VLLM_SKIP_WARMUP": "yes"}}\n' >"$T/conflict.json"
+expect_exit 3 env-key-conflict-file "$B" validate -c "$T/conflict.json"
+expect_stderr env-key-conflict-file-msg "conflict\.json:1: field 'bucketing\.skip_warmup'"
+expect_exit 3 env-key-conflict-threshold "$B" validate --set server.defrag_threshold=5 --env VLLM_DEFRAG_THRESHOLD=7
+expect_exit 3 env-key-conflict-strategy "$B" validate --set bucketing.strategy=linear --env VLLM_BUCKETING_STRATEGY=exp
+expect_exit 0 env-over-preset "$B" validate --preset uellm --env VLLM_BUCKETING_STRATEGY=pad
+# predict reads the cost model alone: --strict refused; unknown --env names warn there and in
+# trace synth as in run
+expect_exit 2 predict-strict "$B" predict --batch 1 --input 8 --output 8 --strict
+expect_stderr predict-strict-msg "field 'sim\.strict': --strict checks the keys a simulation reads"
+expect_exit 2 predict-strict-set "$B" predict --batch 1 --input 8 --output 8 --set sim.strict=true
+expect_exit 0 predict-unknown-env "$B" predict --batch 1 --input 8 --output 8 --env VLLM_PROMT_BS_BUCKET_MAX=4
+expect_stderr predict-unknown-env-msg "warning: --env VLLM_PROMT_BS_BUCKET_MAX is not a variable bucketsim reads; did you mean VLLM_PROMPT_BS_BUCKET_MAX\?"
+expect_exit 0 synth-unknown-env "$B" trace synth -n 5 --env VLLM_NOPE=1 -o "$T/s0.csv"
+expect_stderr synth-unknown-env-msg "warning: --env VLLM_NOPE is not a variable bucketsim reads"
+
 # --- hardware.tp ---
 for tp in 3 64; do
 	expect_exit 3 "tp-$tp" "$B" validate --set hardware.tp=$tp

@@ -12,6 +12,7 @@
 
 #include "models/cost.h"
 #include "sim/commands.h"
+#include "policies/bucketing.h"
 #include "sim/resolve.h"
 #include "workloads/trace_int.h"
 #include "workloads/workload.h"
@@ -138,6 +139,9 @@ static int synth_run(const struct cli_cmd *self, int argc, char **argv)
 	if (sim_resolve_config(&cc.cfg, &cm, &err))
 		goto fail;
 	cost_model_free(cm);
+	/* An --env name bucketsim does not know warns (an error with --strict), as for run. */
+	if (env_var_check_names(&cc.cfg, &err))
+		goto fail;
 	if (cc.print_config) {
 		config_print(&cc.cfg, stdout);
 		cli_config_release(&cc);
