@@ -370,9 +370,10 @@ const struct cli_cmd cmd_buckets = {
 	"(distinct buckets warmed up).  Each --lookup maps a runtime shape to the bucket the server\n"
 	"runs it in, in order; a miss may append a fallback bucket (a runtime compile) that later\n"
 	"look-ups see.  The printed lists are the warm-up lists, before any look-up.\n"
-	"vLLM-Gaudi environment variables (--env) win over the equivalent keys.  The configuration\n"
-	"is checked as run and validate check it (the same rules, errors and warnings), the\n"
-	"workload aside.",
+	"vLLM-Gaudi environment variables (--env) win over the equivalent keys a preset set; a key\n"
+	"and its variable both given different values are an error.  The configuration is checked\n"
+	"as run and validate check it (the same rules, errors and warnings, keys set but never\n"
+	"read warning as for run, errors with --strict), the workload aside.",
 	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
 	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
 	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n",

@@ -33,6 +33,9 @@ struct order_policy {
 	/* Fast-path hook: a request that arrives later is never served before one already
 	 * waiting, so an arrival cannot be admitted while the queue's head waits. */
 	bool fifo;
+	/* Its key (or bucket order) reads the requests' priority: without it workload.priority
+	 * has no effect, and workload.priority_weights is reported set but never read. */
+	bool reads_priority;
 };
 
 extern const struct policy_family order_family;

@@ -16,4 +16,5 @@ const struct order_policy order_priority = {
 	.in_buckets = true,
 	.earliest_bucket = false,
 	.fifo = false,
+	.reads_priority = true,
 };

@@ -16,4 +16,5 @@ const struct order_policy order_slo_output = {
 	.in_buckets = false,
 	.earliest_bucket = false,
 	.fifo = false,
+	.reads_priority = true,
 };

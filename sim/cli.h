@@ -73,8 +73,9 @@ enum {
 	 "--set wins over it",                                                                  \
 	 "Configuration"},                                                                  \
 	{"strict", CLI_OPT_STRICT, 0, NULL,                                                     \
-	 "make the warnings about explicitly set keys the chosen policies and topology never "  \
-	 "read errors (sets sim.strict)", "Configuration"},                                     \
+	 "make the warnings about explicitly set keys (and --env variables) the chosen "        \
+	 "policies, topology and workload never read errors (sets sim.strict)",                 \
+	 "Configuration"},                                                                  \
 	{"print-config", CLI_OPT_PRINT_CONFIG, 0, NULL,                                         \
 	 "print every key's effective value and origin, then exit", "Configuration"}
 

@@ -298,18 +298,28 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 			}
 	if (!nsys)
 		sys[nsys++] = NULL;
-	/* Every system's configuration is checked before the first probe, and recorded (the
-	 * rate is the search's). */
+	/* Every system's configuration is checked before the first probe, as a probe at the
+	 * first rate builds it, with run's check of the keys set but never read (once per
+	 * system, not per probe), and recorded (the rate is the search's). */
 	cfgs = xcalloc(nsys, sizeof *cfgs);
 	for (size_t i = 0; i < nsys; i++) {
 		struct probe_ctx p = {so, nso, sys[i], trace, probe.seed};
 		struct run_ctx x;
 		const char *t;
-		int r = build(&p, 0, &x, &t, false, &err);
+		int r = build(&p, co.rate0, &x, &t, true, &err);
+		if (!r)
+			r = run_check_unread(&x, &err);
 		if (!r) {
 			cfgs[i] = config_to_json(&x.cc.cfg);
 			cJSON_ReplaceItemInObjectCaseSensitive(cfgs[i], "workload.rate",
 							       cJSON_CreateNull());
+		} else {
+			config_locate(&x.cc.cfg, &err);
+			if (sys[i]) {
+				char *m = xasprintf("system %s: %s", system_name(sys[i]), err.msg);
+				snprintf(err.msg, sizeof err.msg, "%s", m);
+				free(m);
+			}
 		}
 		run_teardown(&x);
 		if (r) {
@@ -448,7 +458,9 @@ const struct cli_cmd cmd_capacity = {
 	"attainment curve (see analysis/README.md).  A system (--system) applies over the shared\n"
 	"options: where both set a key, the system's value holds.  The search owns the arrival\n"
 	"process: workload.rate set anywhere, an arrival other than poisson, or a closed-loop\n"
-	"client (workload.concurrency) is an error.",
+	"client (workload.concurrency) is an error.  Each system's configuration is checked before\n"
+	"the first probe, with one warning per key set but never read (errors with --strict), as\n"
+	"run reports them.",
 	"  bucketsim capacity --trace alpaca --set workload.num_requests=500 \\\n"
 	"      --system vllm --system distserve --system bucketserve --target 0.8\n"
 	"  bucketsim capacity -c exp.json --set slo.e2e_ms=2000 --seeds 5 -o out/cap\n",

@@ -10,6 +10,7 @@
 
 #include "policies/presets.h"
 #include "policies/grouping.h"
+#include "policies/order.h"
 #include "policies/policy.h"
 
 #include "sim/resolve.h"
@@ -38,6 +39,7 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 	cost_model_set_host_separate(x->cm, x->sp.host_time);
 	if (load_workload && workload_build(&x->cc.cfg, trace, x->cc.seed, &x->w, err))
 		return -1;
+	x->have_w = load_workload;
 	if (bucketer_new(&x->bp, &x->b, err))
 		return -1;
 	if (x->sp.grouped) {
@@ -65,28 +67,53 @@ static bool user_set(const struct config *c, const char *key)
 	return e && e->text && (e->origin == CFG_ORIGIN_FILE || e->origin == CFG_ORIGIN_CMDLINE);
 }
 
-/* Reports KEY, set by the user but not read: a warning, or an error under sim.strict. */
-static int unread(const struct config *c, const char *key, struct bs_err *err, const char *fmt,
-		  ...) __attribute__((format(printf, 4, 5)));
-static int unread(const struct config *c, const char *key, struct bs_err *err, const char *fmt,
-		  ...)
+/* Reports KEY (or, when ENV, the --env variable KEY), set by the user but not read: a
+ * warning, or an error under sim.strict. */
+static int unread(const struct config *c, const char *key, bool env, struct bs_err *err,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int unread(const struct config *c, const char *key, bool env, struct bs_err *err,
+		  const char *fmt, ...)
 {
 	char why[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
+	const char *what = env ? "given" : "set";
 	if (config_bool(c, "sim.strict"))
-		return bs_errf(err, BS_EXIT_INPUT, c->file, 0, key, "set but never read: %s (--strict)",
-			       why);
-	fprintf(stderr, "bucketsim: warning: field '%s': set but never read: %s\n", key, why);
+		return bs_errf(err, BS_EXIT_INPUT, c->file, 0, key, "%s but never read: %s (--strict)",
+			       what, why);
+	fprintf(stderr, "bucketsim: warning: field '%s': %s but never read: %s\n", key, what, why);
 	return 0;
+}
+
+/* The orders whose key reads the requests' priority, "a, b" (the registry's). */
+static void priority_orders(char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (size_t m = 0; order_family.members[m]; m++) {
+		const struct order_policy *o = order_policy(order_family.members[m]->name);
+		if (o && o->reads_priority && n < size)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", o->info.name);
+	}
+}
+
+static const char *arrival_name(enum arrival_mode m)
+{
+	return m == ARR_TRACE ? "the trace's timestamps" : m == ARR_POISSON ? "poisson"
+	       : m == ARR_GAMMA ? "gamma" : "offline (every request at 0 s)";
 }
 
 int run_check_unread(const struct run_ctx *x, struct bs_err *err)
 {
-	const struct config *c = &x->cc.cfg;
-	const struct sim_params *p = &x->sp;
+	return run_check_unread_params(&x->cc.cfg, &x->bp, &x->sp, x->have_w ? &x->w : NULL, err);
+}
+
+int run_check_unread_params(const struct config *c, const struct bucket_params *bp,
+			    const struct sim_params *p, const struct workload *w,
+			    struct bs_err *err)
+{
 	/* A policy's own keys are read only when it is chosen. */
 	for (size_t f = 0; policy_families[f]; f++) {
 		const struct policy_family *fam = policy_families[f];
@@ -97,8 +124,8 @@ int run_check_unread(const struct run_ctx *x, struct bs_err *err)
 				continue;
 			for (const struct cfg_def *d = pi->keys; d && d->key; d++)
 				if (user_set(c, d->key) &&
-				    unread(c, d->key, err, "only %s '%s' reads it, and %s is '%s'",
-					   fam->name, pi->name, fam->key, chosen))
+				    unread(c, d->key, false, err, "only %s '%s' reads it, and %s is "
+					   "'%s'", fam->name, pi->name, fam->key, chosen))
 					return -1;
 		}
 	}
@@ -127,8 +154,93 @@ int run_check_unread(const struct run_ctx *x, struct bs_err *err)
 	};
 	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
 		if (rules[i].unread && user_set(c, rules[i].key) &&
-		    unread(c, rules[i].key, err, "%s", rules[i].why))
+		    unread(c, rules[i].key, false, err, "%s", rules[i].why))
 			return -1;
+
+	/* The defragmenter's threshold, as a key and as a variable (sim/kernel_params.c). */
+	static const char defrag_off[] = "the defragmenter is off (server.defrag: on by default "
+					 "with contiguous PA outside unified attention)";
+	if (!p->defrag && user_set(c, "server.defrag_threshold") &&
+	    unread(c, "server.defrag_threshold", false, err, "%s", defrag_off))
+		return -1;
+	if (!p->defrag && config_env(c, "VLLM_DEFRAG_THRESHOLD") &&
+	    unread(c, "VLLM_DEFRAG_THRESHOLD", true, err, "%s", defrag_off))
+		return -1;
+	/* The bucket file: read by strategy file with bucketing on, unless
+	 * VLLM_BUCKETING_FROM_FILE names it (the two must then agree: bucket_params_resolve). */
+	if (user_set(c, "bucketing.file") && !config_env(c, "VLLM_BUCKETING_FROM_FILE")) {
+		const char *st = bp->strategy->info.name;
+		if (strcmp(st, "file") &&
+		    unread(c, "bucketing.file", false, err, "only bucketing strategy file reads it, "
+			   "and the strategy is '%s'%s", st, strcmp(st, config_str(c,
+			   "bucketing.strategy")) ? " (chosen by the VLLM_* environment)" : ""))
+			return -1;
+		if (!strcmp(st, "file") && !bp->enabled &&
+		    unread(c, "bucketing.file", false, err, "bucketing is off "
+			   "(VLLM_ENABLE_BUCKETING=false)"))
+			return -1;
+	}
+	return run_check_unread_workload(c, w, p, err);
+}
+
+int run_check_unread_workload(const struct config *c, const struct workload *w,
+			      const struct sim_params *p, struct bs_err *err)
+{
+	/* The random dataset's keys (workloads/random_dataset.c). */
+	static const char *const random_keys[] = {"workload.random_input_len",
+		"workload.random_output_len", "workload.random_range_ratio",
+		"workload.random_prefix_len", NULL};
+	const char *lengths = config_str(c, "workload.lengths");
+	for (size_t i = 0; random_keys[i]; i++)
+		if (strcmp(lengths, "random") && user_set(c, random_keys[i]) &&
+		    unread(c, random_keys[i], false, err, "only workload.lengths=random reads it, "
+			   "and workload.lengths is '%s'", lengths))
+			return -1;
+	/* Tasks and priorities the generator draws (workloads/workload.c), and whether the
+	 * simulation reads them. */
+	const char *task = config_str(c, "workload.task");
+	if (user_set(c, "workload.offline_fraction")) {
+		if (strcmp(task, "random")) {
+			if (unread(c, "workload.offline_fraction", false, err, "only "
+				   "workload.task=random reads it, and workload.task is '%s'", task))
+				return -1;
+		} else if (p && !p->task_aware &&
+			   unread(c, "workload.offline_fraction", false, err, "no policy reads the "
+				  "tasks it draws: only scheduler.task_aware=true does")) {
+			return -1;
+		}
+	}
+	const char *prio = config_str(c, "workload.priority");
+	if (user_set(c, "workload.priority_weights")) {
+		char orders[128];
+		priority_orders(orders, sizeof orders);
+		if (strcmp(prio, "random")) {
+			if (unread(c, "workload.priority_weights", false, err, "only "
+				   "workload.priority=random reads it, and workload.priority is '%s'",
+				   prio))
+				return -1;
+		} else if (p && !p->order->reads_priority &&
+			   unread(c, "workload.priority_weights", false, err, "no policy reads the "
+				  "priorities it draws: scheduler.order is '%s' (only %s read "
+				  "priorities)", p->order->info.name, orders)) {
+			return -1;
+		}
+	}
+	/* The arrival keys, by the process workload.arrival resolved to (it replays a trace's
+	 * timestamps when the trace has them and workload.arrival is auto). */
+	if (!w)
+		return 0;
+	enum arrival_mode am = w->arrival_mode;
+	if (am != ARR_POISSON && am != ARR_GAMMA && user_set(c, "workload.rate") &&
+	    unread(c, "workload.rate", false, err, "only poisson and gamma arrivals read it, and "
+		   "the arrivals are %s%s", arrival_name(am), am == ARR_TRACE ? " (workload.arrival "
+		   "poisson or gamma draws them at a rate; workload.target_rate scales the "
+		   "timestamps)" : ""))
+		return -1;
+	if (am != ARR_GAMMA && user_set(c, "workload.cv") &&
+	    unread(c, "workload.cv", false, err, "only gamma arrivals read it, and the arrivals "
+		   "are %s", arrival_name(am)))
+		return -1;
 	return 0;
 }
 

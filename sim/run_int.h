@@ -27,6 +27,7 @@ struct run_ctx {
 	struct bucketer *b;
 	struct bucketserve_cfg bsc;
 	bool have_bsc;
+	bool have_w;   /* run_setup loaded the workload */
 };
 
 /* Resolves the configuration in X->cc and builds every input; the workload (from TRACE, or
@@ -37,8 +38,21 @@ void run_report_contiguous_pa(struct run_ctx *x);
 void run_teardown(struct run_ctx *x);
 /* After run_setup(): one warning on stderr per key the user set (config file or command line)
  * that the chosen policies and topology never read, naming it and why; with sim.strict
- * (--strict) the first such key is an error instead (-1, ERR filled). */
+ * (--strict) the first such key is an error instead (-1, ERR filled).  The same for
+ * VLLM_DEFRAG_THRESHOLD.  The rules about the arrival process apply when the workload was
+ * loaded. */
 int run_check_unread(const struct run_ctx *x, struct bs_err *err);
+/* The same from the resolved parts: BP and P as bucket_params_resolve() and
+ * sim_params_from_config() made them, W the workload or NULL (not built). */
+int run_check_unread_params(const struct config *c, const struct bucket_params *bp,
+			    const struct sim_params *p, const struct workload *w,
+			    struct bs_err *err);
+/* The workload's part of run_check_unread(): the random dataset's keys, the task and priority
+ * generators' keys, and (W not NULL: the workload built) workload.rate and workload.cv by the
+ * arrival process.  P NULL: no simulation reads the tasks and priorities (trace synth writes
+ * them), so only the generators' rules apply. */
+int run_check_unread_workload(const struct config *c, const struct workload *w,
+			      const struct sim_params *p, struct bs_err *err);
 /* The trace a run replays: GIVEN, else the bundled Alpaca trace, else NULL when the workload
  * is entirely generated (a mix, or lengths from a distribution). */
 const char *run_default_trace(const struct config *cfg, const char *given);

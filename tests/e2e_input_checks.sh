@@ -108,6 +108,24 @@ expect_exit 0 predict-unknown-env "$B" predict --batch 1 --input 8 --output 8 --
 expect_stderr predict-unknown-env-msg "warning: --env VLLM_PROMT_BS_BUCKET_MAX is not a variable bucketsim reads; did you mean VLLM_PROMPT_BS_BUCKET_MAX\?"
 expect_exit 0 synth-unknown-env "$B" trace synth -n 5 --env VLLM_NOPE=1 -o "$T/s0.csv"
 expect_stderr synth-unknown-env-msg "warning: --env VLLM_NOPE is not a variable bucketsim reads"
+# every command that takes a configuration applies run's check of the keys set but never read
+expect_exit 0 buckets-unread-warn "$B" buckets --set scheduler.theta=0.3
+expect_stderr buckets-unread-warn-msg "warning: field 'scheduler\.theta': set but never read"
+expect_exit 3 buckets-unread-strict "$B" buckets --set scheduler.theta=0.3 --strict
+[ ! -s "$T/stdout" ] && ok buckets-unread-strict-nothing || fail buckets-unread-strict-nothing "$(head -2 "$T/stdout")"
+CAP=(capacity --trace alpaca --set workload.num_requests=300 --tol 0.2)
+expect_exit 0 capacity-unread-warn "$B" "${CAP[@]}" --set scheduler.theta=0.3
+[ "$(grep -c "warning: field 'scheduler\.theta': set but never read" "$T/stderr")" = 1 ] \
+	&& ok capacity-unread-warn-once || fail capacity-unread-warn-once "$(cat "$T/stderr")"
+expect_exit 3 capacity-unread-strict "$B" "${CAP[@]}" --set scheduler.theta=0.3 --strict -o "$T/cap"
+expect_stderr capacity-unread-strict-msg "error: field 'scheduler\.theta': set but never read"
+[ ! -e "$T/cap" ] && ok capacity-unread-strict-nothing || fail capacity-unread-strict-nothing "$(ls "$T/cap")"
+# sweep --strict reaches every point (it crashed, a flag's missing value saved as text)
+expect_exit 3 sweep-strict "$B" sweep --strict --set scheduler.theta=0.3 --axis workload.rate=1,2 \
+	--set workload.num_requests=5 -j 1 -o "$T/sw"
+grep -q "error: field 'scheduler\.theta': set but never read" "$T/sw/points/0001.err" \
+	&& ok sweep-strict-point || fail sweep-strict-point "$(cat "$T/stderr")"
+expect_exit 0 sweep-strict-ok "$B" sweep --strict --axis workload.rate=1 --set workload.num_requests=5 -j 1
 
 # --- hardware.tp ---
 for tp in 3 64; do
@@ -150,5 +168,79 @@ expect_exit 3 model-file-hw "$B" validate --set model="$(pwd)/models/data/gaudi2
 expect_stderr model-file-hw-msg "field 'kind': not a model profile"
 expect_exit 0 model-list-keys "$B" list keys
 grep -E '^model ' "$T/stdout" | grep -q 'name or file' && ok model-list-keys-unit || fail model-list-keys-unit "$(grep -E '^model ' "$T/stdout")"
+
+# --- keys set but never read: each rule both ways; validate reports what run reports ---
+# unread NAME KEY ARGS...: validate warns about KEY and exits 0; with --strict exits 3 naming it.
+unread() {
+	local name=$1 key=$2; shift 2
+	expect_exit 0 "$name-warn" "$B" validate "$@"
+	expect_stderr "$name-warn-msg" "^bucketsim: warning: field '$key': (set|given) but never read: "
+	expect_exit 3 "$name-strict" "$B" validate --strict "$@"
+	expect_stderr "$name-strict-msg" "^bucketsim: error: field '$key': (set|given) but never read: .*\(--strict\)$"
+}
+# read NAME ARGS...: validate --strict is silent.
+read_() {
+	local name=$1; shift
+	expect_exit 0 "$name-read" "$B" validate --strict "$@"
+	silent "$name-read-silent"
+}
+unread rate-trace workload.rate --trace azure-conv --set workload.rate=5
+expect_stderr rate-trace-why "the arrivals are the trace's timestamps"
+unread rate-offline workload.rate --set workload.arrival=offline --set workload.rate=5
+read_ rate-poisson --trace azure-conv --set workload.rate=5 --set workload.arrival=poisson
+read_ rate-default --trace alpaca --set workload.rate=5
+read_ rate-gamma --trace azure-conv --set workload.rate=5 --set workload.arrival=gamma
+read_ rate-closed-loop --set workload.concurrency=4 --set workload.rate=5
+unread cv-poisson workload.cv --set workload.cv=3
+expect_stderr cv-poisson-why "only gamma arrivals read it, and the arrivals are poisson"
+unread cv-trace workload.cv --trace azure-conv --set workload.cv=3
+read_ cv-gamma --set workload.cv=3 --set workload.arrival=gamma
+unread frac-auto workload.offline_fraction --set workload.offline_fraction=0.3
+expect_stderr frac-auto-why "only workload\.task=random reads it, and workload\.task is 'auto'"
+unread frac-no-policy workload.offline_fraction --set workload.offline_fraction=0.3 --set workload.task=random
+expect_stderr frac-no-policy-why "only scheduler\.task_aware=true does"
+read_ frac-task-aware --set workload.offline_fraction=0.3 --set workload.task=random --set scheduler.task_aware=true
+read_ frac-bucketserve --preset bucketserve --set workload.offline_fraction=0.3 --set workload.task=random
+unread weights-auto workload.priority_weights --set workload.priority_weights=1,3
+unread weights-fcfs workload.priority_weights --set workload.priority_weights=1,3 --set workload.priority=random
+expect_stderr weights-fcfs-why "scheduler\.order is 'fcfs' \(only priority, slo_output read priorities\)"
+read_ weights-priority --set workload.priority_weights=1,3 --set workload.priority=random --set scheduler.order=priority
+read_ weights-slo-output --set workload.priority_weights=1,3 --set workload.priority=random --set scheduler.order=slo_output
+unread prefix-auto workload.random_prefix_len --set workload.random_prefix_len=16
+unread input-len-auto workload.random_input_len --set workload.random_input_len=16
+read_ prefix-random --set workload.random_prefix_len=16 --set workload.lengths=random
+unread threshold-off server.defrag_threshold --set server.defrag_threshold=8
+expect_stderr threshold-off-why "the defragmenter is off"
+read_ threshold-on --set server.defrag_threshold=8 --env VLLM_CONTIGUOUS_PA=true
+unread threshold-env-off VLLM_DEFRAG_THRESHOLD --env VLLM_DEFRAG_THRESHOLD=8
+read_ threshold-env-on --env VLLM_DEFRAG_THRESHOLD=8 --set server.contiguous_pa=true
+printf '(1, 128, 0)\n(1, 1, 8)\n' >"$T/b.txt"
+unread file-strategy bucketing.file --set bucketing.file="$T/b.txt"
+expect_stderr file-strategy-why "only bucketing strategy file reads it, and the strategy is 'exponential'"
+unread file-env-strategy bucketing.file --set bucketing.strategy=file --set bucketing.file="$T/b.txt" --env VLLM_UNIFIED_ATTN=true
+expect_stderr file-env-strategy-why "the strategy is 'unified' \(chosen by the VLLM_\* environment\)"
+unread file-off bucketing.file --set bucketing.strategy=file --set bucketing.file="$T/b.txt" --env VLLM_ENABLE_BUCKETING=false
+read_ file-used --set bucketing.strategy=file --set bucketing.file="$T/b.txt"
+read_ file-same-env --set bucketing.strategy=file --set bucketing.file="$T/b.txt" --env VLLM_BUCKETING_FROM_FILE="$T/b.txt"
+# trace synth applies the workload's rules
+expect_exit 0 synth-unread-warn "$B" trace synth --trace azure-conv -n 5 --rate 3 -o "$T/s1.csv"
+expect_stderr synth-unread-warn-msg "warning: field 'workload\.rate': set but never read: only poisson and gamma arrivals read it, and the arrivals are the trace's timestamps"
+expect_exit 3 synth-unread-strict "$B" trace synth --trace azure-conv -n 5 --rate 3 --strict -o "$T/s2.csv"
+[ ! -e "$T/s2.csv" ] && ok synth-unread-strict-nothing || fail synth-unread-strict-nothing "written"
+# trace synth writes the tasks it draws, whatever reads them: no task_aware needed
+expect_exit 0 synth-task-random "$B" trace synth -n 5 --set workload.task=random \
+	--set workload.offline_fraction=0.2 --strict -o "$T/s3.csv"
+silent synth-task-random-silent
+
+# run reports exactly what validate reports, from a config file too (file and line)
+printf '{"workload": {"num_requests": 20,\n  "cv": 3}}\n' >"$T/cv.json"
+"$B" validate --strict -c "$T/cv.json" 2>"$T/v.err"; v=$?
+"$B" run --strict -c "$T/cv.json" -o "$T/cv-out" >/dev/null 2>"$T/r.err"; r=$?
+[ "$v" = 3 ] && [ "$r" = 3 ] && cmp -s "$T/v.err" "$T/r.err" && grep -q "cv\.json:2: field 'workload\.cv'" "$T/r.err" \
+	&& [ ! -e "$T/cv-out" ] && ok run-validate-same || fail run-validate-same "$v $r $(cat "$T/v.err" "$T/r.err")"
+"$B" validate -c "$T/cv.json" 2>"$T/v.err"; v=$?
+"$B" run -q -c "$T/cv.json" 2>"$T/r.err"; r=$?
+[ "$v" = 0 ] && [ "$r" = 0 ] && cmp -s "$T/v.err" "$T/r.err" && [ -s "$T/v.err" ] \
+	&& ok run-validate-same-warn || fail run-validate-same-warn "$v $r $(cat "$T/v.err" "$T/r.err")"
 
 e2e_done

@@ -14,6 +14,7 @@
 #include "sim/commands.h"
 #include "policies/bucketing.h"
 #include "sim/resolve.h"
+#include "sim/run_int.h"
 #include "workloads/trace_int.h"
 #include "workloads/workload.h"
 
@@ -47,7 +48,9 @@ static const struct cli_cmd cmd_trace_synth = {
 	"server.max_model_len rules) and writes it as a CSV trace with the columns\n"
 	"arrival_time_s,prompt_tokens,output_tokens,priority,task,prefix_group,prefix_tokens\n"
 	"(seconds with 9 decimals, C locale), so it can be inspected, shared and replayed with\n"
-	"--trace FILE.  The same options and seed give a byte-identical file.",
+	"--trace FILE.  The same options and seed give a byte-identical file.  A workload key set\n"
+	"but never read (workload.rate with a trace's own timestamps, ...) warns as for run, an\n"
+	"error with --strict.",
 	"  bucketsim trace synth --trace alpaca --rate 4 -n 2000 -o alpaca_4rps.csv\n"
 	"  bucketsim trace synth --set workload.mix=alpaca:0.8,longbench:0.2 "
 	"--set workload.truncate=true --set server.max_model_len=4096 -o mixed.csv\n"
@@ -155,6 +158,13 @@ static int synth_run(const struct cli_cmd *self, int argc, char **argv)
 	struct workload w;
 	if (workload_build(&cc.cfg, trace, cc.seed, &w, &err))
 		goto fail;
+	/* Run's check of the workload keys set but never read (a warning each, errors with
+	 * --strict); the tasks and priorities are written, whatever policy reads them. */
+	if (run_check_unread_workload(&cc.cfg, &w, NULL, &err)) {
+		config_locate(&cc.cfg, &err);
+		workload_release(&w);
+		goto fail;
+	}
 	if (verbose)
 		report(&w, cc.seed);
 	struct outset os;

@@ -29,7 +29,6 @@
 
 enum lengths_mode { LEN_TRACE, LEN_EMPIRICAL, LEN_LOGNORMAL, LEN_UNIFORM, LEN_CONSTANT,
 		   LEN_RANDOM };
-enum arrival_mode { ARR_TRACE, ARR_POISSON, ARR_GAMMA, ARR_OFFLINE };
 static const char *const lengths_names[] = {"trace", "empirical", "lognormal", "uniform",
 					    "constant", "random"};
 
@@ -451,6 +450,7 @@ static int build(struct build *b, const char *trace)
 	enum arrival_mode am = ARR_POISSON;
 	if (resolve_modes(b, &lm, &am))
 		return -1;
+	w->arrival_mode = am;
 	snprintf(w->lengths, sizeof w->lengths, "%s", lengths_names[lm]);
 	if (b->mix && am == ARR_TRACE)
 		snprintf(w->source, sizeof w->source, "mix %.110s; arrivals of %.110s", mix,

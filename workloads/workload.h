@@ -26,6 +26,10 @@
 
 enum task_type { TASK_ONLINE = 0, TASK_OFFLINE = 1 };
 
+/* The arrival process workload.arrival resolved to: the trace's timestamps, generated gaps
+ * (poisson reads workload.rate, gamma also workload.cv), or every request at 0. */
+enum arrival_mode { ARR_TRACE, ARR_POISSON, ARR_GAMMA, ARR_OFFLINE };
+
 /* One request as the workload gives it.  32 bytes. */
 struct req_spec {
 	int64_t arrival_ns;      /* >= 0, non-decreasing over the array */
@@ -58,6 +62,7 @@ struct workload {
 	size_t outputs_eval_capped; /* output cut to the row's max_new_tokens (workload.eval_cap) */
 	char arrival[96];        /* the arrival process, e.g. "poisson rate=2 req/s" */
 	char lengths[32];        /* the length source: trace, empirical, lognormal, ... */
+	enum arrival_mode arrival_mode; /* the process of `arrival` (which keys it read) */
 };
 
 /* sizeof(struct req_spec) is part of the contract. */
