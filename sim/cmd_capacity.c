@@ -315,7 +315,8 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 							       cJSON_CreateNull());
 		} else {
 			config_locate(&x.cc.cfg, &err);
-			if (sys[i]) {
+			/* Named unless the error already names the system's own file. */
+			if (sys[i] && strcmp(err.file, sys[i])) {
 				char *m = xasprintf("system %s: %s", system_name(sys[i]), err.msg);
 				snprintf(err.msg, sizeof err.msg, "%s", m);
 				free(m);

@@ -264,14 +264,10 @@ static bool scan_value(struct dup_scan *d)
 int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 {
 	size_t len;
-	char *txt = read_file(path, &len, err);
-	if (!txt)
+	char *txt;
+	cJSON *root = read_json_text(path, &txt, &len, err);
+	if (!root)
 		return -1;
-	cJSON *root = cJSON_ParseWithLength(txt, len);
-	if (!root) {
-		free(txt);
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
-	}
 	struct dup_scan d = {.t = txt, .len = len, .line = 1};
 	int rc = 0;
 	if (scan_value(&d))

@@ -507,19 +507,30 @@ static long line_at(const char *text, size_t off)
 	return line;
 }
 
-struct cJSON *read_json(const char *path, struct bs_err *err)
+struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err)
 {
-	size_t len;
-	char *txt = read_file(path, &len, err);
-	if (!txt)
+	*text = read_file(path, len, err);
+	if (!*text)
 		return NULL;
 	/* cJSON takes a NUL for a blank: the file would be read as if it were not there. */
-	size_t k = strlen(txt);
-	cJSON *j = k == len ? cJSON_ParseWithLength(txt, len) : NULL;
-	if (k != len)
-		bs_errf(err, BS_EXIT_INPUT, path, line_at(txt, k), NULL, "NUL byte in the file");
+	size_t k = strlen(*text);
+	cJSON *j = k == *len ? cJSON_ParseWithLength(*text, *len) : NULL;
+	if (k != *len)
+		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, k), NULL, "NUL byte in the file");
 	else if (!j)
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
+	if (!j) {
+		free(*text);
+		*text = NULL;
+	}
+	return j;
+}
+
+struct cJSON *read_json(const char *path, struct bs_err *err)
+{
+	char *txt;
+	size_t len;
+	cJSON *j = read_json_text(path, &txt, &len, err);
 	free(txt);
 	return j;
 }

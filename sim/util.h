@@ -196,6 +196,9 @@ char *read_file(const char *path, size_t *len, struct bs_err *err);
  * file cannot be read, holds a NUL byte (named by its line), or it is not valid JSON. */
 struct cJSON;
 struct cJSON *read_json(const char *path, struct bs_err *err);
+/* read_json, keeping the file's text in *TEXT (length *LEN; freed by the caller; NULL on an
+ * error), for a reader that locates members in it. */
+struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err);
 
 /*
  * Atomic output: a set of files written under temporary names and put into place only by

@@ -56,8 +56,11 @@ reader=$!
 expect_exit 0 synth-fifo "$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=7 -o "$T/fifo"
 wait "$reader"
 [ -p "$T/fifo" ] && [ "$(wc -l < "$T/fifo.out")" -eq 8 ] && ok synth-fifo-kept || fail synth-fifo-kept "$(ls -l "$T/fifo"; wc -l < "$T/fifo.out")"
-[ "$("$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=3 -o /dev/stdout | wc -l)" -eq 4 ] \
-	&& ok synth-dev-stdout || fail synth-dev-stdout "not 4 lines on /dev/stdout"
+# A link to the standard output (as /dev/stdout is), made here so that a regression replaces
+# only this link, never the system's /dev/stdout.
+ln -s /proc/self/fd/1 "$T/stdout-link"
+[ "$("$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=3 -o "$T/stdout-link" | wc -l)" -eq 4 ] \
+	&& [ -L "$T/stdout-link" ] && ok synth-stdout-link || fail synth-stdout-link "not 4 lines on the standard output, or the link replaced"
 expect_exit 2 synth-to-dir "$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=3 -o "$T"
 expect_stderr synth-to-dir-msg "is a directory, not a file"
 # Nothing written on an error.
