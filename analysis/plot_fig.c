@@ -354,7 +354,7 @@ static char *preamble(const struct fig *g, const char *title)
 		   "  reset\n"
 		   "  set termoption noenhanced\n"
 		   "  set datafile separator whitespace\n"
-		   "  set key top right box opaque samplen 2 spacing 1.1\n"
+		   "  set key top right box opaque samplen 2 spacing 1.1 width 2\n"
 		   "  set grid lc rgb \"#dddddd\"\n"
 		   "  set border lw 1\n"
 		   "  set palette defined (0 \"#440154\", 1 \"#3b528b\", 2 \"#21918c\", "

@@ -243,6 +243,17 @@ static int plot_lines(struct fig *g, const char *path, struct series *s, size_t 
 		}
 	char *xl = plot_label(xc), *yl = plot_label(yc);
 	plot_fig_labels(g, xl, yl);
+	/* x values spread over ten thousand and more (e.g. buckets warmed) have tick labels of
+	 * five and six digits that run into each other at a column's width: written with an SI
+	 * prefix instead (20k). */
+	double xmin = INFINITY, xmax = -INFINITY;
+	for (size_t i = 0; i < ns; i++)
+		for (size_t k = 0; k < s[i].n; k++) {
+			xmin = fmin(xmin, s[i].p[k].x);
+			xmax = fmax(xmax, s[i].p[k].x);
+		}
+	if (!g->ax.logx && xmax - xmin >= 1e4)
+		fputs("  set format x \"%.0s%c\"\n", g->gp);
 	if (extra)
 		fputs(extra, g->gp);
 	plot_fig_axes(g);
@@ -378,6 +389,16 @@ int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
 				  o->target, o->target, o->target, o->target);
 	else if (!strcmp(kind, "waste"))
 		extra = xstrdup(g->ax.logy ? "" : "  set yrange [0:*]\n");
+	else
+		extra = xstrdup("");
+	/* The legend (top right) gets room of its own above the highest point, about a line of
+	 * the graph's height per series, so that it never hides a curve. */
+	if (strcmp(kind, "attainment")) {
+		char *e2 = xasprintf("%s  set offsets 0, 0, graph %.2f, 0\n", extra,
+				     fmin(0.12 + 0.1 * (double)ns, 0.8));
+		free(extra);
+		extra = e2;
+	}
 	/* --capacity DIR: each system's capacity as a vertical line in its series' colour. */
 	char **suffix = NULL;
 	if (o->capacity) {

@@ -50,6 +50,14 @@ rendered attainment-rendered "$T/f/att"
 grep -q 'first 0.8 to graph 1, first 0.8' "$T/f/att.gp" && ok attainment-target || fail attainment-target "no target line"
 expect_exit 0 plot-waste "$B" plot waste "$T/s/sweep.csv" -o "$T/f/waste"
 rendered waste-rendered "$T/f/waste"
+# The legend has room of its own above the curves (one series: 0.22 of the graph); x values
+# spanning 10^4 and more get SI tick labels, a narrower span plain ones.
+grep -q '^  set offsets 0, 0, graph 0.32, 0$' "$T/f/throughput.gp" && ok plot-key-headroom || fail plot-key-headroom "$(grep offsets "$T/f/throughput.gp")"
+printf 'a,seed,error,n,y\n1,1,,100,0.5\n2,1,,20100,0.4\n' > "$T/wide.csv"
+"$B" plot line "$T/wide.csv" --x n --y y --script-only -o "$T/f/wide"
+"$B" plot line "$T/wide.csv" --x a --y y --script-only -o "$T/f/narrow"
+grep -q 'set format x "%.0s%c"' "$T/f/wide.gp" && ! grep -q 'set format x' "$T/f/narrow.gp" \
+	&& ok plot-si-ticks || fail plot-si-ticks "$(grep format "$T/f/wide.gp" "$T/f/narrow.gp")"
 "$B" sweep "${W[@]}" --axis bucketing.strategy=exponential,linear,none -o "$T/c" 2>/dev/null
 expect_exit 0 plot-compiles "$B" plot compiles "$T/c/sweep.csv" -o "$T/f/comp"
 rendered compiles-rendered "$T/f/comp"
