@@ -21,18 +21,33 @@
 
 static void cleanup_all(void);
 
+/* S (a buffer of CAP bytes) was filled by a print that needed NEED bytes: when they did not
+ * fit, the cut is moved back to a UTF-8 character boundary and marked with "...", so that a long
+ * value neither ends in half a character nor looks whole. */
+static void mark_cut(char *s, size_t cap, int need)
+{
+	if (need < 0 || (size_t)need < cap || cap < 8)
+		return;
+	size_t n = cap - 4;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) /* a continuation byte */
+		n--;
+	memcpy(s + n, "...", 4);
+}
+
 int bs_errf(struct bs_err *err, int code, const char *file, long line, const char *field,
 	    const char *fmt, ...)
 {
 	if (!err || err->code)
 		return -1;
 	err->code = code ? code : BS_EXIT_RUNTIME;
-	snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+	mark_cut(err->file, sizeof err->file,
+		 snprintf(err->file, sizeof err->file, "%s", file ? file : ""));
 	err->line = line;
-	snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+	mark_cut(err->field, sizeof err->field,
+		 snprintf(err->field, sizeof err->field, "%s", field ? field : ""));
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	mark_cut(err->msg, sizeof err->msg, vsnprintf(err->msg, sizeof err->msg, fmt, ap));
 	va_end(ap);
 	return -1;
 }

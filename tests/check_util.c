@@ -63,6 +63,32 @@ START_TEST(first_error_wins)
 }
 END_TEST
 
+/* A value too long for the error's buffers is cut at a UTF-8 character boundary and marked
+ * "...": 600 two-byte characters in a 512-byte message keep 254 of them (508 bytes) and the
+ * mark; a 300-byte path keeps 252 bytes; a short message is untouched. */
+START_TEST(long_error_text_cut_whole)
+{
+	char *msg = xmalloc(1201), *path = xmalloc(301);
+	for (int i = 0; i < 600; i++)
+		memcpy(msg + 2 * i, "\xc3\xa9", 2); /* é */
+	msg[1200] = 0;
+	memset(path, 'p', 300);
+	path[300] = 0;
+	struct bs_err e = {0};
+	bs_errf(&e, BS_EXIT_INPUT, path, 1, "f", "%s", msg);
+	ck_assert_uint_eq(strlen(e.msg), 508 + 3);
+	ck_assert_str_eq(e.msg + 508, "...");
+	ck_assert_int_eq(memcmp(e.msg, msg, 508), 0);
+	ck_assert_uint_eq(strlen(e.file), 252 + 3);
+	ck_assert_str_eq(e.file + 252, "...");
+	struct bs_err e2 = {0};
+	bs_errf(&e2, BS_EXIT_INPUT, NULL, 0, NULL, "%s", "short \xc3\xa9");
+	ck_assert_str_eq(e2.msg, "short \xc3\xa9");
+	free(msg);
+	free(path);
+}
+END_TEST
+
 START_TEST(outset_atomic)
 {
 	char dir[] = "/tmp/bs_outsetXXXXXX";
@@ -752,6 +778,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, parse_strict);
 	tcase_add_test(tc, first_error_wins);
+	tcase_add_test(tc, long_error_text_cut_whole);
 	tcase_add_test(tc, outset_atomic);
 	tcase_add_test(tc, parse_refuses_hex_and_words);
 	tcase_add_test(tc, checked_conversions);
