@@ -380,6 +380,7 @@ int calib_read_csv_text(const char *path, const char *buf, size_t len, struct ca
 	struct csv_parser p;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
 		BUG("csv_init failed");
+	csv_set_blk_size(&p, CSV_FIELD_BLOCK); /* a long field grows in few steps (sim/util.h) */
 	struct reader r = {.path = path, .err = err};
 	csv_lines_init(&r.ln, on_field, on_record, &r);
 	r.ln.max_rec = BS_RECORD_MAX;

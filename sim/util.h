@@ -187,6 +187,10 @@ struct read_lim {
 /* 16 MiB: the limit of one record of a trace (a CSV record, a JSON Lines line) or of a table
  * plot reads, and of one line of a calibration CSV. */
 #define BS_RECORD_MAX ((size_t)16 << 20)
+/* The step by which libcsv grows a field's buffer (csv_set_blk_size; its default, 128 bytes,
+ * makes a field of megabytes a hundred thousand reallocations): 1 MiB, allocated once per
+ * parser and touched only as far as fields reach. */
+#define CSV_FIELD_BLOCK ((size_t)1 << 20)
 char *read_file_lim(const char *path, size_t *len, const struct read_lim *lim,
 		    struct bs_err *err);
 /* Reads a whole file into a NUL-terminated buffer (owned by the caller), at most BS_READ_MAX
