@@ -364,7 +364,7 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 
 const struct cli_cmd cmd_plot = {
 	"plot",
-	"bucketsim plot KIND INPUT... -o OUT [--x COL] [--y COL] [--series COL] [--ci LEVEL] "
+	"bucketsim plot KIND INPUT... -o OUT [--x COL] [--y COL] [--series COL[,COL...]] [--ci LEVEL] "
 	"[--logx] [--logy] [--key POS]",
 	"draw a figure (PDF, SVG, PNG) from sweep, capacity or run outputs with gnuplot",
 	"Kinds: attainment (SLO attainment vs rate per system, from a sweep CSV or a capacity\n"
