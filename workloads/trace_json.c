@@ -109,11 +109,11 @@ static int json_record(struct loader *L, const cJSON *obj, bool first)
 	return tl_end_row(L);
 }
 
-static int json_syntax_error(struct loader *L, const char *start, const char *end)
+/* Moves L->record from the line of START to the line of AT; returns AT's column (1-based). */
+static long advance_to(struct loader *L, const char *start, const char *at)
 {
-	/* Line and column of the failure from cJSON's end pointer. */
 	long line = L->record, col = 1;
-	for (const char *p = start; end && p < end; p++) {
+	for (const char *p = start; at && p < at; p++) {
 		if (*p == '\n') {
 			line++;
 			col = 1;
@@ -122,7 +122,13 @@ static int json_syntax_error(struct loader *L, const char *start, const char *en
 		}
 	}
 	L->record = line;
-	return tl_err(L, COL_IGNORE, "invalid JSON at column %ld", col);
+	return col;
+}
+
+static int json_syntax_error(struct loader *L, const char *start, const char *end)
+{
+	/* Line and column of the failure from cJSON's end pointer. */
+	return tl_err(L, COL_IGNORE, "invalid JSON at column %ld", advance_to(L, start, end));
 }
 
 /* cJSON skips a NUL byte as a blank: one in the text [START, START + N) is an error at its line
@@ -132,17 +138,7 @@ static int json_nul_check(struct loader *L, const char *start, size_t n)
 	const char *z = memchr(start, 0, n);
 	if (!z)
 		return 0;
-	long line = L->record, col = 1;
-	for (const char *p = start; p < z; p++) {
-		if (*p == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	L->record = line;
-	return tl_err(L, COL_IGNORE, "NUL byte at column %ld", col);
+	return tl_err(L, COL_IGNORE, "NUL byte at column %ld", advance_to(L, start, z));
 }
 
 static bool is_blank(char c)
