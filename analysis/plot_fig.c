@@ -291,13 +291,17 @@ double plot_ci_halfwidth(double level, const double *v, size_t n, double mean)
  * noenhanced text mode set in the preamble). */
 void plot_gp_str(FILE *f, const char *s)
 {
-	fputc('"', f);
+	/* Single quotes: gnuplot substitutes `command` (runs it in a shell) inside double-quoted
+	 * strings, not inside single-quoted ones, and interprets no escape there; a quote is
+	 * doubled.  A control character (a newline would end the command) becomes a space. */
+	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
+		unsigned char c = (unsigned char)*s;
+		if (c == '\'')
+			fputc('\'', f);
+		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
 	}
-	fputc('"', f);
+	fputc('\'', f);
 }
 
 /* ---- the script ---- */
@@ -316,7 +320,11 @@ size_t plot_fig_block(struct fig *g, const char *name)
 {
 	if (g->blocks)
 		fputs("\n\n", g->dat);
-	fprintf(g->dat, "# %s\n", name);
+	/* One comment line whatever the name holds (a newline in it would start data lines). */
+	fputs("# ", g->dat);
+	for (const char *p = name; *p; p++)
+		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p, g->dat);
+	fputc('\n', g->dat);
 	return g->blocks++;
 }
 
