@@ -65,6 +65,15 @@ expect_exit 0 sweep-metrics "$B" sweep --set workload.num_requests=100 --metrics
 	&& ok sweep-metrics-out || fail sweep-metrics-out "$(cat "$T/stdout")"
 expect_exit 2 sweep-bad-metric "$B" sweep --set workload.num_requests=10 --metrics nope -o "$T/m"
 expect_stderr sweep-bad-metric-msg "field '--metrics': unknown metric 'nope'"
+# Points that report different metrics (kv_fragmentation only with contiguous PA's block ids):
+# the union of their columns, an empty cell where a point has none (the sweep failed with
+# "unknown metric" though no --metrics was given).
+expect_exit 0 sweep-metrics-union "$B" sweep --set workload.num_requests=20 --axis server.contiguous_pa=true,false
+c=$(head -1 "$T/stdout" | tr ',' '\n' | grep -nx kv_fragmentation | cut -d: -f1)
+[ -n "$c" ] && [ "$(cut -d, -f1,"$c" "$T/stdout" | tail -n +2 | tr '\n' ' ' | sed -E 's/true,[0-9.]+ /true,N /')" = "true,N false, " ] \
+	&& ok sweep-metrics-union-cells || fail sweep-metrics-union-cells "$(cat "$T/stdout")"
+expect_exit 2 sweep-metrics-none-reports "$B" sweep --set workload.num_requests=20 --axis server.contiguous_pa=true,false --metrics completed,nosuch
+expect_stderr sweep-metrics-none-reports-msg "unknown metric 'nosuch': no point reports it"
 # The points stay: the same sweep with a corrected list reuses them.
 expect_exit 0 sweep-metric-fixed "$B" sweep --set workload.num_requests=10 --metrics completed -o "$T/m"
 expect_stderr sweep-metric-reused '^sweep: 1 of 1 points already finished'
