@@ -160,6 +160,53 @@ static cJSON *load_hw_file(const char *path, struct bs_err *err)
 	for (int i = 0; i < PP_COUNT && !rc; i++)
 		if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pp, perf_param_names[i])))
 			rc = bad_member(path, "params", perf_param_names[i], err);
+	/* What the equations can take: rates, sizes and bandwidths above 0 (a 0 divides), the
+	 * efficiencies in (0, 1] (the all-reduce overlap in [0, 1]), times and costs at least 0,
+	 * the scale-up peers a whole number (0: a switch). */
+	static const struct {
+		const char *obj, *key;
+		double min, max;
+		bool above_min, integer;
+	} ranges[] = {
+		{"spec", "peak_bf16_tflops", 0, 1e6, true, false},
+		{"spec", "peak_fp8_tflops", 0, 1e6, true, false},
+		{"spec", "hbm_gib", 0, 1e6, true, false},
+		{"spec", "hbm_tb_s", 0, 1e4, true, false},
+		{"spec", "scaleup_gb_s", 0, 1e6, true, false},
+		{"spec", "scaleout_gb_s", 0, 1e6, true, false},
+		{"spec", "scaleup_peers", 0, 1024, false, true},
+		{"params", "eta_compute", 0, 1, true, false},
+		{"params", "n_half_tokens", 0, 1e9, false, false},
+		{"params", "eta_weights", 0, 1, true, false},
+		{"params", "eta_kv", 0, 1, true, false},
+		{"params", "eta_attn", 0, 1, true, false},
+		{"params", "t_pass_ms", 0, 1e6, false, false},
+		{"params", "t_allreduce_us", 0, 1e9, false, false},
+		{"params", "ar_overlap", 0, 1, false, false},
+		{"params", "compile_c0_s", 0, 1e6, false, false},
+		{"params", "compile_c1_ms_per_token", 0, 1e6, false, false},
+		{"params", "capture_s", 0, 1e6, false, false},
+		{"params", "runtime_penalty_s", 0, 1e6, false, false},
+		{"params", "fp8_compile_factor", 0, 1e3, true, false},
+		{"params", "kv_link_latency_us", 0, 1e9, false, false},
+	};
+	for (size_t i = 0; i < sizeof ranges / sizeof *ranges && !rc; i++) {
+		double x = cJSON_GetObjectItemCaseSensitive(!strcmp(ranges[i].obj, "spec") ? s : pp,
+							    ranges[i].key)->valuedouble;
+		if (!(ranges[i].above_min ? x > ranges[i].min : x >= ranges[i].min) ||
+		    !(x <= ranges[i].max) || (ranges[i].integer && x != floor(x))) {
+			char field[96];
+			snprintf(field, sizeof field, "%s.%s", ranges[i].obj, ranges[i].key);
+			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, field, "%.17g: must be in %s%g, %g]%s "
+				     "(a hardware profile as `bucketsim calibrate` writes)", x,
+				     ranges[i].above_min ? "(" : "[", ranges[i].min, ranges[i].max,
+				     ranges[i].integer ? " and a whole number" : "");
+		}
+	}
+	const cJSON *vb = cJSON_GetObjectItemCaseSensitive(s, "vector_bf16_tflops");
+	if (!rc && cJSON_IsNumber(vb) && !(vb->valuedouble > 0 && vb->valuedouble <= 1e6))
+		rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "spec.vector_bf16_tflops",
+			     "%.17g: must be in (0, 1e+06], or null when not known", vb->valuedouble);
 	if (rc) {
 		cJSON_Delete(j);
 		return NULL;

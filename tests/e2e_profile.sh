@@ -41,6 +41,26 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 expect_exit 3 profile-member "$B" run --set "hardware=$T/bad.json"
 expect_stderr profile-member-msg "bad.json: field 'params.eta_kv': missing or not a number"
+# Out-of-range members are refused by name (a peak of 0 gave a negative TTFT; an efficiency of 2
+# beat peak; 7.5 scale-up peers), as are a null one that must be a number; the shipped profiles
+# pass.
+for c in "spec peak_bf16_tflops 0 (0, 1e+06]" "params eta_compute 2 (0, 1]" "spec hbm_tb_s -1 (0, 10000]" \
+	"params t_pass_ms -0.5 [0, 1e+06]" "spec scaleup_peers 7.5 [0, 1024] and a whole number" \
+	"params ar_overlap 1.5 [0, 1]" "spec vector_bf16_tflops 0 (0, 1e+06], or null"; do
+	set -- $c
+	python3 - "$T/mine.json" "$T/r.json" "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d[sys.argv[3]][sys.argv[4]] = float(sys.argv[5])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	expect_exit 3 "profile-range-$2" "$B" validate --set "hardware=$T/r.json"
+	want="r.json: field '$1.$2': $3: must be in ${c#* * * }"
+	grep -qF "$want" "$T/stderr" && ok "profile-range-$2-msg" || fail "profile-range-$2-msg" "$(cat "$T/stderr") (want: $want)"
+done
+for h in gaudi2 gaudi3 h100 a100; do
+	expect_exit 0 "profile-shipped-$h" "$B" validate --set "hardware=$(dirname "$0")/../models/data/$h.json"
+done
 printf '{"kind": ' > "$T/trunc.json"
 expect_exit 3 profile-json "$B" run --set "hardware=$T/trunc.json"
 e2e_done
