@@ -584,6 +584,21 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	}
+	/* The sweep file's "trace", "seed" and "seeds" act as the options: one given both ways
+	 * would have one of them win unseen. */
+	const struct {
+		bool file, option;
+		const char *name;
+	} both[] = {{s.file_trace, s.trace != NULL, "trace"},
+		    {s.file_seed, seed_given, "seed"},
+		    {s.file_seeds, seeds_given, "seeds"}};
+	for (size_t i = 0; i < sizeof both / sizeof *both; i++)
+		if (both[i].file && both[i].option) {
+			bs_errf(&err, BS_EXIT_USAGE, file, 0, both[i].name, "given by the sweep file "
+				"and by --%s: give it in one place", both[i].name);
+			rc = cli_fail(&err);
+			goto done;
+		}
 	const char *trace_where = s.trace ? varied_by(&s, "trace") : NULL;
 	if (trace_where) {
 		bs_errf(&err, BS_EXIT_USAGE, NULL, 0, "trace", "given by --trace and by %s, which "

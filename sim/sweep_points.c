@@ -293,6 +293,9 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 	cJSON *pre = cJSON_DetachItemFromObjectCaseSensitive(root, "preset");
 	cJSON *seed = cJSON_DetachItemFromObjectCaseSensitive(root, "seed");
 	cJSON *seeds = cJSON_DetachItemFromObjectCaseSensitive(root, "seeds");
+	s->file_trace = tr != NULL;
+	s->file_seed = seed != NULL;
+	s->file_seeds = seeds != NULL;
 	if (axes && pts)
 		rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "points", "give \"axes\" or \"points\", "
 			     "not both");

@@ -37,6 +37,7 @@ struct spec {
 	uint64_t seed0;
 	int64_t seeds;
 	char *metrics;          /* --metrics, or NULL */
+	bool file_trace, file_seed, file_seeds; /* the sweep file gave "trace", "seed", "seeds" */
 };
 
 /* One point: its assignments (axis keys in order, values as text) and seed. */

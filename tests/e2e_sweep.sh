@@ -154,6 +154,14 @@ awk -F, 'NR > 1 && (($1 == 2 && ($9 < 1 || $9 > 3)) || ($1 == 50 && $9 < 5)) { b
 	&& ok sweep-points-axis-applied || fail sweep-points-axis-applied "$(cat "$T/stdout")"
 expect_exit 2 sweep-points-axis-twice "$B" sweep -f "$T/px.json" --axis bucketing.strategy=linear
 expect_stderr sweep-points-axis-twice-msg "px.json: field 'bucketing.strategy': set by the sweep file's points and by an axis"
+# The file's "trace", "seed" and "seeds" act as the options: given both ways, refused (the file's
+# seeds won over --seeds, --trace over the file's trace, silently).
+printf '{"seeds": 2, "seed": 4, "trace": "longbench", "workload.num_requests": 10, "axes": {"workload.rate": [1]}}\n' > "$T/fo.json"
+for o in "--seeds 3" "--seed 5" "--trace alpaca"; do
+	n=${o%% *}; n=${n#--}
+	expect_exit 2 "sweep-file-and-$n" "$B" sweep -f "$T/fo.json" $o
+	expect_stderr "sweep-file-and-$n-msg" "fo.json: field '$n': given by the sweep file and by --$n: give it in one place"
+done
 printf '{"axes": {"workload.rate": [1]}, "points": [{}]}\n' > "$T/both.json"
 expect_exit 3 sweep-file-both "$B" sweep -f "$T/both.json"
 
