@@ -428,6 +428,9 @@ static int validate(const struct cli_cmd *self, int argc, char **argv)
 	    run_check_unread(&x, &err)) {
 		config_locate(&x.cc.cfg, &err);
 		rc = cli_fail(&err);
+	} else if (x.cc.print_config) { /* valid: every key as the run would use it */
+		run_report_contiguous_pa(&x);
+		config_print(&x.cc.cfg, stdout);
 	}
 	run_teardown(&x);
 	return rc;
@@ -443,7 +446,8 @@ const struct cli_cmd cmd_validate = {
 	"with exit status 0 when everything is valid, so it can be scripted (apart from one\n"
 	"warning per key set but never read by the chosen policies; --strict makes those\n"
 	"errors); otherwise one error line naming the file, line and field, and exit status 3\n"
-	"(2 for a usage error).",
+	"(2 for a usage error).  With --print-config a valid configuration is printed, every key\n"
+	"with its effective value and origin, as `run --print-config` prints it.",
 	"  bucketsim validate -c exp.json\n"
 	"  bucketsim validate -c exp.json --trace my_trace.csv\n",
 	validate_opts, validate,

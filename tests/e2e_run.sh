@@ -115,6 +115,14 @@ expect_stderr vllm-rule-msg "field 'server\.max_num_batched_tokens'"
 
 # Values checked after loading are placed at their config-file line (or the command line).
 printf '{\n  "scheduler": {\n    "grouping": "fixed",\n    "boundaries": "5,x"\n  }\n}\n' > "$T/bounds.json"
+# validate --print-config prints what run --print-config prints (it printed nothing), and
+# nothing for an invalid configuration.
+"$B" run --set server.max_num_seqs=7 --preset distserve --print-config > "$T/pc.run"
+expect_exit 0 validate-print-config "$B" validate --set server.max_num_seqs=7 --preset distserve --print-config
+cmp -s "$T/pc.run" "$T/stdout" && grep -q '^server.max_num_seqs  *7  *(command line)$' "$T/stdout" \
+	&& ok validate-print-config-same || fail validate-print-config-same "$(diff "$T/pc.run" "$T/stdout" | head -5)"
+expect_exit 3 validate-print-config-invalid "$B" validate --set server.max_num_seqs=7 --set server.max_num_batched_tokens=4 --print-config
+[ ! -s "$T/stdout" ] && ok validate-print-config-invalid-silent || fail validate-print-config-invalid-silent "$(head -3 "$T/stdout")"
 expect_exit 3 late-boundaries "$B" validate -c "$T/bounds.json"
 expect_stderr late-boundaries-msg "^bucketsim: error: .*bounds\.json:4: field 'scheduler\.boundaries': "
 printf '{\n  "server": {"max_num_seqs": 8},\n  "model": "nope"\n}\n' > "$T/model.json"
