@@ -123,25 +123,16 @@ static int bad_member(const char *path, const char *obj, const char *key, struct
 /* A hardware profile file, checked so that loading it cannot meet a missing member. */
 static cJSON *load_hw_file(const char *path, struct bs_err *err)
 {
-	size_t len;
-	char *txt = read_file(path, &len, err);
-	if (!txt) {
-		/* read_file names the file; say which key gave it. */
+	cJSON *j = read_json(path, err); /* NUL bytes and \u0000 refused there */
+	if (!j) {
+		/* read_json names the file; say which key gave it. */
 		snprintf(err->field, sizeof err->field, "hardware");
 		return NULL;
 	}
-	if (strlen(txt) != len) { /* cJSON would skip it as a blank */
-		free(txt);
-		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "NUL byte in the file");
-		snprintf(err->field, sizeof err->field, "hardware");
-		return NULL;
-	}
-	cJSON *j = cJSON_ParseWithLength(txt, len);
-	free(txt);
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");
 	if (!cJSON_IsString(k) || strcmp(k->valuestring, "hardware")) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, "kind",
-			j ? "not a hardware profile (\"kind\": \"hardware\")" : "not valid JSON");
+			"not a hardware profile (\"kind\": \"hardware\")");
 		cJSON_Delete(j);
 		return NULL;
 	}
@@ -296,21 +287,17 @@ static const struct {
  * Returns the tree (owned) or NULL with ERR filled. */
 static cJSON *load_model_file(const char *path, struct bs_err *err)
 {
-	size_t len;
-	char *txt = read_file(path, &len, err);
-	if (!txt) {
-		/* read_file names the file; say which key gave it. */
+	cJSON *j = read_json(path, err); /* NUL bytes and \u0000 refused there */
+	if (!j) {
+		/* read_json names the file; say which key gave it. */
 		snprintf(err->field, sizeof err->field, "model");
 		return NULL;
 	}
-	cJSON *j = cJSON_ParseWithLength(txt, len);
-	free(txt);
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kind");
 	if (!cJSON_IsObject(j) || (k && (!cJSON_IsString(k) || strcmp(k->valuestring, "model")))) {
-		bs_errf(err, BS_EXIT_INPUT, path, 0, j ? "kind" : NULL,
-			j ? "not a model profile (an object with the members of an entry of "
-			    "models/data/models.json; \"kind\", when given, is \"model\")"
-			  : "not valid JSON");
+		bs_errf(err, BS_EXIT_INPUT, path, 0, "kind",
+			"not a model profile (an object with the members of an entry of "
+			"models/data/models.json; \"kind\", when given, is \"model\")");
 		cJSON_Delete(j);
 		return NULL;
 	}

@@ -535,6 +535,9 @@ int config_load_json(struct config *c, const char *path, struct bs_err *err)
 int config_load_json_text(struct config *c, const char *path, const char *text,
 			  struct bs_err *err)
 {
+	size_t z = json_nul_escape(text, strlen(text));
+	if (text[z])
+		return bs_errf(err, BS_EXIT_INPUT, path, line_of(text, z), NULL, JSON_NUL_ESCAPE_MSG);
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!root) {

@@ -118,7 +118,9 @@ int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err)
 	char **vals = NULL;
 	size_t n = 0;
 	int rc = 0;
-	if (*v == '[') {
+	if (*v == '[' && v[json_nul_escape(v, strlen(v))]) {
+		rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, key, JSON_NUL_ESCAPE_MSG);
+	} else if (*v == '[') {
 		cJSON *l = cJSON_ParseWithOpts(v, NULL, true); /* nothing after the list */
 		if (!l)
 			rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, key, "not a JSON list: %s", v);

@@ -522,16 +522,35 @@ static long line_at(const char *text, size_t off)
 	return line;
 }
 
+size_t json_nul_escape(const char *t, size_t n)
+{
+	bool in = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!in) {
+			in = t[i] == '"';
+		} else if (t[i] == '"') {
+			in = false;
+		} else if (t[i] == '\\' && i + 1 < n) {
+			if (t[i + 1] == 'u' && i + 5 < n && !memcmp(t + i + 2, "0000", 4))
+				return i;
+			i++; /* the escaped character, a quote included */
+		}
+	}
+	return n;
+}
+
 struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err)
 {
 	*text = read_file(path, len, err);
 	if (!*text)
 		return NULL;
 	/* cJSON takes a NUL for a blank: the file would be read as if it were not there. */
-	size_t k = strlen(*text);
-	cJSON *j = k == *len ? cJSON_ParseWithLength(*text, *len) : NULL;
+	size_t k = strlen(*text), z = k == *len ? json_nul_escape(*text, *len) : *len;
+	cJSON *j = k == *len && z == *len ? cJSON_ParseWithLength(*text, *len) : NULL;
 	if (k != *len)
 		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, k), NULL, "NUL byte in the file");
+	else if (z != *len)
+		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, z), NULL, JSON_NUL_ESCAPE_MSG);
 	else if (!j)
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
 	if (!j) {

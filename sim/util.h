@@ -203,6 +203,12 @@ struct cJSON *read_json(const char *path, struct bs_err *err);
 /* read_json, keeping the file's text in *TEXT (length *LEN; freed by the caller; NULL on an
  * error), for a reader that locates members in it. */
 struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err);
+/* The offset of the first "\u0000" escape inside a string of the JSON text T[0..N), or N when
+ * there is none: cJSON decodes it into a NUL inside the C string, which silently cuts the value
+ * or the member's name there ("alpaca:1\u0000,longbench:1" read as "alpaca:1"); every JSON
+ * reader refuses it with JSON_NUL_ESCAPE_MSG. */
+size_t json_nul_escape(const char *t, size_t n);
+#define JSON_NUL_ESCAPE_MSG "\\u0000 (a NUL character) in a string: it would cut the text there"
 
 /*
  * Atomic output: a set of files written under temporary names and put into place only by

@@ -21,7 +21,7 @@ lim_case zero-config '^bucketsim: error: /dev/zero:1: NUL byte in the file$' \
 	"$B" validate -c /dev/zero
 lim_case zero-trace '^bucketsim: error: /dev/zero:1: NUL byte in the header$' \
 	"$B" run --trace /dev/zero -q -o "$T/o"
-lim_case zero-hardware "^bucketsim: error: /dev/zero: field 'hardware': NUL byte in the file$" \
+lim_case zero-hardware "^bucketsim: error: /dev/zero:1: field 'hardware': NUL byte in the file$" \
 	"$B" run --set hardware=/dev/zero -q -o "$T/o"
 lim_case zero-bucket-file '^bucketsim: error: /dev/zero: bucket file contains a NUL byte$' \
 	"$B" run --set bucketing.strategy=file --set bucketing.file=/dev/zero -q -o "$T/o"
@@ -62,4 +62,28 @@ lim_case long-record "^bucketsim: error: $T/long\\.csv:3: record longer than the
 printf '{"prompt_tokens": 5, "output_tokens": 1}\n{"prompt_tokens": 5, "output_tokens":\0001}\n' >"$T/nul.jsonl"
 lim_case jsonl-nul "^bucketsim: error: $T/nul\\.jsonl:2: NUL byte at column 38$" \
 	"$B" run --trace "$T/nul.jsonl" -q -o "$T/o"
+# "\u0000" in a JSON string: cJSON decodes it into a NUL that cut the value or the name there
+# (a mix "alpaca:1\u0000,longbench:1" ran alpaca alone, "max_num_seqs\u0000x" set
+# max_num_seqs); every JSON reader refuses it with its line.  An escaped backslash before "u0000"
+# is text, not the escape.
+M='\u0000 (a NUL character) in a string: it would cut the text there'
+printf '{"workload":\n {"mix": "alpaca:1\\u0000,longbench:1"}}\n' > "$T/u0.json"
+lim_case u0000-config "^bucketsim: error: $T/u0\.json:2: $(printf '%s' "$M" | sed 's/[\\()]/\\&/g')\$" "$B" validate -c "$T/u0.json"
+printf '{"server": {"max_num_seqs\\u0000x": 8}}\n' > "$T/u0k.json"
+expect_exit 3 u0000-config-key "$B" validate -c "$T/u0k.json"
+printf '{"workload": {"mix": "a\\\\u0000"}}\n' > "$T/u0esc.json"
+"$B" validate -c "$T/u0esc.json" 2> "$T/u0esc.err"
+grep -q 'a\\u0000: no such file' "$T/u0esc.err" && ! grep -q 'NUL character' "$T/u0esc.err" && ok u0000-escaped-backslash || fail u0000-escaped-backslash "$(cat "$T/u0esc.err")"
+printf '{"prompt_tokens": 5, "output_tokens": 1}\n{"prompt_tokens": 5, "output_tokens": 1, "task": "online\\u0000x"}\n' > "$T/u0.jsonl"
+lim_case u0000-jsonl "^bucketsim: error: $T/u0\.jsonl:2: .*NUL character.* \(column 57\)\$" "$B" run --trace "$T/u0.jsonl" -q -o "$T/o"
+expect_exit 2 u0000-axis "$B" sweep --axis 'workload.mix=["alpaca:1\u0000x"]'
+expect_stderr u0000-axis-msg "field 'workload.mix': .*NUL character"
+python3 - "$(dirname "$0")/../models/data/gaudi2.json" "$T/u0hw.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["description"] = "x\u0000y"
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+expect_exit 3 u0000-hardware "$B" validate --set "hardware=$T/u0hw.json"
+expect_stderr u0000-hardware-msg "u0hw.json:[0-9]+: field 'hardware': .*NUL character"
 e2e_done

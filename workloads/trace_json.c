@@ -131,14 +131,19 @@ static int json_syntax_error(struct loader *L, const char *start, const char *en
 	return tl_err(L, COL_IGNORE, "invalid JSON at column %ld", advance_to(L, start, end));
 }
 
-/* cJSON skips a NUL byte as a blank: one in the text [START, START + N) is an error at its line
- * and column (lines counted from L->record). */
+/* cJSON skips a NUL byte as a blank, and decodes a "\u0000" escape into a NUL that cuts its
+ * string: either in the text [START, START + N) is an error at its line and column (lines
+ * counted from L->record). */
 static int json_nul_check(struct loader *L, const char *start, size_t n)
 {
 	const char *z = memchr(start, 0, n);
-	if (!z)
-		return 0;
-	return tl_err(L, COL_IGNORE, "NUL byte at column %ld", advance_to(L, start, z));
+	if (z)
+		return tl_err(L, COL_IGNORE, "NUL byte at column %ld", advance_to(L, start, z));
+	size_t e = json_nul_escape(start, n);
+	if (e < n)
+		return tl_err(L, COL_IGNORE, "%s (column %ld)", JSON_NUL_ESCAPE_MSG,
+			      advance_to(L, start, start + e));
+	return 0;
 }
 
 static bool is_blank(char c)
