@@ -131,6 +131,7 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 	}
 	/* Keys of the topology and of the bucket machinery. */
 	bool nmax_auto = p->grouping->adjusts && !config_is_set(c, "scheduler.n_max");
+	const char *adjust = config_str(c, "scheduler.adjust");
 	const struct {
 		const char *key;
 		bool unread;
@@ -151,6 +152,18 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 		 !(p->grouped && (p->batching->buckets || nmax_auto)),
 		 "only memory_safe batching and adaptive grouping with an automatic "
 		 "scheduler.n_max read it"},
+		{"scheduler.adjust_period_s", p->grouping->adjusts && strcmp(adjust, "period"),
+		 "only scheduler.adjust=period reads it"},
+		/* The host-time model (sim/kernel_host.c, sim/kernel_graph.c eager_ns). */
+		{"server.async_scheduling", !p->host_time,
+		 "only the host-time model reads it, and sim.host_time is false"},
+		{"server.max_cudagraph_capture_size", !p->host_time || p->enforce_eager,
+		 "only the host time of passes run without their graph reads it (sim.host_time "
+		 "true, server.enforce_eager false)"},
+		/* The link of KV transfers and of the activations between pipeline stages. */
+		{"hardware.kv_link_gb_s", !p->disaggregated && p->pp == 1,
+		 "only KV transfers between disaggregated instances and the activations between "
+		 "pipeline stages (cluster.pp > 1) use the link"},
 	};
 	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
 		if (rules[i].unread && user_set(c, rules[i].key) &&
@@ -165,6 +178,11 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 		return -1;
 	if (!p->defrag && config_env(c, "VLLM_DEFRAG_THRESHOLD") &&
 	    unread(c, "VLLM_DEFRAG_THRESHOLD", true, err, "%s", defrag_off))
+		return -1;
+	/* INC's runtime scale patching: read for fp8 weights only (models/cost.c). */
+	if (config_env(c, "RUNTIME_SCALE_PATCHING") && strcmp(config_str(c, "model.precision"), "fp8") &&
+	    unread(c, "RUNTIME_SCALE_PATCHING", true, err, "only fp8 weights (model.precision fp8) "
+		   "compile with or without it"))
 		return -1;
 	/* The bucket file: read by strategy file with bucketing on, unless
 	 * VLLM_BUCKETING_FROM_FILE names it (the two must then agree: bucket_params_resolve). */
@@ -230,6 +248,35 @@ int run_check_unread_workload(const struct config *c, const struct workload *w,
 	 * timestamps when the trace has them and workload.arrival is auto). */
 	if (!w)
 		return 0;
+	/* The generated lengths' keys, by the length source resolved (workloads/workload.c
+	 * dist_init, dist_draw): lognormal reads the means and cvs, constant the means, uniform
+	 * the bounds; workload.output_trace replaces every output draw. */
+	const char *out_trace = config_str(c, "workload.output_trace");
+	bool logn = !strcmp(w->lengths, "lognormal"), cons = !strcmp(w->lengths, "constant"),
+	     unif = !strcmp(w->lengths, "uniform");
+	static const char *const sides[] = {"prompt", "output"};
+	for (int k = 0; k < 2; k++) {
+		bool replaced = k == 1 && out_trace && *out_trace;
+		const struct {
+			const char *suffix;
+			bool read;
+			const char *by;
+		} len_keys[] = {{"mean", logn || cons, "lognormal and constant lengths"},
+				{"cv", logn, "lognormal lengths"},
+				{"min", unif, "uniform lengths"},
+				{"max", unif, "uniform lengths"}};
+		for (size_t i = 0; i < sizeof len_keys / sizeof *len_keys; i++) {
+			char key[64];
+			snprintf(key, sizeof key, "workload.%s_%s", sides[k], len_keys[i].suffix);
+			if (!user_set(c, key) || (len_keys[i].read && !replaced))
+				continue;
+			if (replaced ? unread(c, key, false, err, "workload.output_trace draws every "
+					      "output length")
+				     : unread(c, key, false, err, "only %s read it, and the lengths "
+					      "are %s", len_keys[i].by, w->lengths))
+				return -1;
+		}
+	}
 	enum arrival_mode am = w->arrival_mode;
 	if (am != ARR_POISSON && am != ARR_GAMMA && user_set(c, "workload.rate") &&
 	    unread(c, "workload.rate", false, err, "only poisson and gamma arrivals read it, and "

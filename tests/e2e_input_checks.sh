@@ -222,6 +222,31 @@ expect_stderr file-env-strategy-why "the strategy is 'unified' \(chosen by the V
 unread file-off bucketing.file --set bucketing.strategy=file --set bucketing.file="$T/b.txt" --env VLLM_ENABLE_BUCKETING=false
 read_ file-used --set bucketing.strategy=file --set bucketing.file="$T/b.txt"
 read_ file-same-env --set bucketing.strategy=file --set bucketing.file="$T/b.txt" --env VLLM_BUCKETING_FROM_FILE="$T/b.txt"
+# the generated lengths' keys by the length source; the outputs of workload.output_trace
+unread mean-uniform workload.prompt_mean --set workload.lengths=uniform --set workload.prompt_mean=80
+expect_stderr mean-uniform-why "only lognormal and constant lengths read it, and the lengths are uniform"
+unread min-lognormal workload.prompt_min --set workload.lengths=lognormal --set workload.prompt_min=5
+unread cv-constant workload.prompt_cv --set workload.lengths=constant --set workload.prompt_cv=2
+unread max-trace workload.output_max --trace alpaca --set workload.output_max=100
+unread out-mean-output-trace workload.output_mean --set workload.lengths=lognormal --set workload.output_trace=alpaca --set workload.output_mean=7
+expect_stderr out-mean-output-trace-why "workload\.output_trace draws every output length"
+read_ min-uniform --set workload.lengths=uniform --set workload.prompt_min=5 --set workload.output_max=100
+read_ cv-lognormal --set workload.lengths=lognormal --set workload.prompt_cv=0.3 --set workload.output_mean=70
+read_ mean-constant --set workload.lengths=constant --set workload.prompt_mean=20 --set workload.output_mean=20
+read_ prompt-mean-output-trace --set workload.lengths=lognormal --set workload.output_trace=alpaca --set workload.prompt_mean=70
+# the adjustment period, the host-time keys, the transfer link, INC's scale patching
+unread period-arrival scheduler.adjust_period_s --set scheduler.grouping=adaptive --set scheduler.adjust_period_s=2
+read_ period-period --set scheduler.grouping=adaptive --set scheduler.adjust=period --set scheduler.adjust_period_s=2
+unread async-no-host server.async_scheduling --set sim.host_time=false --set server.async_scheduling=false
+read_ async-host --set server.async_scheduling=false
+unread capture-eager server.max_cudagraph_capture_size --set server.enforce_eager=true --set server.max_cudagraph_capture_size=64
+unread capture-no-host server.max_cudagraph_capture_size --set sim.host_time=false --set server.max_cudagraph_capture_size=64
+read_ capture-used --set server.max_cudagraph_capture_size=64
+unread link-colocated hardware.kv_link_gb_s --set hardware.kv_link_gb_s=10
+read_ link-disaggregated --preset distserve --set hardware.kv_link_gb_s=10
+read_ link-pipeline --set cluster.pp=2 --set hardware.kv_link_gb_s=10
+unread rsp-bf16 RUNTIME_SCALE_PATCHING --env RUNTIME_SCALE_PATCHING=0
+read_ rsp-fp8 --set model.precision=fp8 --env RUNTIME_SCALE_PATCHING=0
 # trace synth applies the workload's rules
 expect_exit 0 synth-unread-warn "$B" trace synth --trace azure-conv -n 5 --rate 3 -o "$T/s1.csv"
 expect_stderr synth-unread-warn-msg "warning: field 'workload\.rate': set but never read: only poisson and gamma arrivals read it, and the arrivals are the trace's timestamps"
