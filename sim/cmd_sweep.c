@@ -127,11 +127,19 @@ static void remove_tree(const char *path)
 /* ---- running ---- */
 
 static volatile sig_atomic_t stop_requested;
+/* The running points' process ids (0: none), for the handler to pass the stop on. */
+static pid_t *volatile running_pid;
+static volatile size_t running_n;
 
+/* A sweep stopped by a signal sent to it alone (not to its terminal's process group) stops its
+ * running points too, at once: each removes its temporaries on SIGTERM.  (kill is
+ * async-signal-safe; a point started while the signal came is stopped by the loop.) */
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	stop_requested = sig; /* the signal's number (nonzero) */
+	for (size_t k = 0; running_pid && k < running_n; k++)
+		if (running_pid[k] > 0)
+			kill(running_pid[k], SIGTERM);
 }
 
 static double now_s(void)
@@ -151,6 +159,10 @@ static pid_t start_point(const char *dir, const struct point *p)
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* Until the exec, a stop reaching this worker ends it (the sweep's handler would
+		 * only note it here, and the run would go on). */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 #ifdef __linux__
 		/* A worker ends with its sweep (SIGTERM: it removes its temporaries), even when the
 		 * sweep is killed with SIGKILL; a sweep already gone by now is noticed below. */
@@ -223,6 +235,9 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 	if (todo < np)
 		fprintf(stderr, "sweep: %zu of %zu points already finished in %s\n", np - todo, np,
 			dir);
+	bool forwarded = false;
+	running_n = np;
+	running_pid = pid;
 	for (;;) {
 		while (!stop_requested && nrun < (size_t)jobs && next < np) {
 			if (point_done(dir, &pts[next])) {
@@ -234,7 +249,8 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 			if (pid[next] < 0) {
 				fprintf(stderr, "bucketsim: error: cannot fork: %s\n", strerror(errno));
 				first_rc = first_rc ? first_rc : BS_EXIT_RUNTIME;
-				stop_requested = 1;
+				stop_requested = SIGTERM;
+				forwarded = true; /* no signal came: the running points finish */
 				break;
 			}
 			nrun++;
@@ -242,6 +258,14 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 		}
 		if (!nrun)
 			break;
+		/* The points started before the stop was seen (the handler may have run while one
+		 * was being started, before its id was known). */
+		if (stop_requested && !forwarded) {
+			for (size_t k = 0; k < np; k++)
+				if (pid[k] > 0)
+					kill(pid[k], SIGTERM);
+			forwarded = true;
+		}
 		int status;
 		pid_t w = waitpid(-1, &status, 0);
 		if (w < 0) {
@@ -259,7 +283,8 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 		int rc = WIFEXITED(status) ? WEXITSTATUS(status) : BS_EXIT_RUNTIME;
 		if (!rc && finish_point(dir, &pts[i]))
 			rc = BS_EXIT_RUNTIME;
-		if (!rc) { /* a run that succeeded and said nothing leaves no empty NNNN.err */
+		if (!rc || stop_requested) { /* a run that succeeded (or was stopped) and said
+					      * nothing leaves no empty NNNN.err */
 			char *e = xasprintf("%s/points/%s.err", dir, pts[i].name);
 			struct stat sb;
 			if (!stat(e, &sb) && sb.st_size == 0)
@@ -283,6 +308,8 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	running_pid = NULL;
+	running_n = 0;
 	free(pid);
 	free(t0);
 	if (stop_requested) {
@@ -290,7 +317,7 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 			fputc('\n', stderr);
 		fprintf(stderr, "bucketsim: error: sweep interrupted; rerun the same command to "
 				"finish it\n");
-		return 128 + SIGINT;
+		return 128 + (int)stop_requested;
 	}
 	return first_rc ? first_rc : -1; /* -1: every point ran */
 }

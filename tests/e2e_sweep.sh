@@ -235,6 +235,20 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(pgrep -f "$T/kill/points" | wc -l)" -ge 2
 kill -9 $spid; wait $spid 2>/dev/null
 sleep 1
 [ "$(pgrep -f "$T/kill/points" | wc -l)" = 0 ] && ok sweep-kill-workers || { fail sweep-kill-workers "$(pgrep -af "$T/kill/points")"; pkill -f "$T/kill/points"; }
+# SIGINT or SIGTERM sent to the sweep alone (not to a terminal's process group) stops its
+# running points too, which remove their temporaries; the status is 128 + the signal
+for sig in INT TERM; do
+	"$B" sweep --set workload.num_requests=2000000 --axis workload.rate=10,20 -j 2 -o "$T/sig$sig" >/dev/null 2>"$T/sig.err" &
+	spid=$!
+	for _ in $(seq 1 50); do [ "$(pgrep -f "$T/sig$sig/points" | wc -l)" -ge 2 ] && break; sleep 0.1; done
+	t0=$EPOCHREALTIME
+	kill -$sig $spid; wait $spid; rc=$?
+	dt=$(echo "$EPOCHREALTIME - $t0" | bc -l)
+	want=$((128 + $(kill -l $sig)))
+	[ $rc = $want ] && [ "$(echo "$dt < 3" | bc -l)" = 1 ] && [ "$(pgrep -f "$T/sig$sig/points" | wc -l)" = 0 ] \
+		&& [ -z "$(ls -A "$T/sig$sig/points")" ] && ok "sweep-sig$sig-stops-points" \
+		|| { fail "sweep-sig$sig-stops-points" "rc $rc (want $want), ${dt}s, $(ls -A "$T/sig$sig/points")"; pkill -f "$T/sig$sig/points"; }
+done
 "$B" sweep --set workload.num_requests=10 --axis workload.rate=1,2 -o "$T/noerr" >/dev/null 2>&1
 [ -f "$T/noerr/points/0001/summary.json" ] && [ ! -e "$T/noerr/points/0001.err" ] && ok sweep-no-empty-err || fail sweep-no-empty-err "$(ls "$T/noerr/points")"
 # --strict takes no argument: it is given to every point's run (the sweep crashed on it), and
