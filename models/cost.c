@@ -148,6 +148,14 @@ static int check_tp(const struct config *cfg, const struct hw_spec *hw,
 			       "%lld does not divide the %d attention heads of %s: vLLM requires "
 			       "num_attention_heads %% tensor_parallel_size == 0", (long long)tp,
 			       m->heads, m->name);
+	/* QKVParallelLinear (vllm/model_executor/layers/linear.py): the KV heads are split over
+	 * the cards (kv_heads % tp == 0) or, when fewer than the cards, each replicated on
+	 * tp / kv_heads of them (tp % kv_heads == 0); `divide` asserts either. */
+	if (tp >= m->kv_heads ? tp % m->kv_heads : m->kv_heads % tp)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "hardware.tp",
+			       "%lld and the %d KV heads of %s: vLLM splits the KV heads over the cards "
+			       "or replicates each on some of them, so one must divide the other "
+			       "(QKVParallelLinear)", (long long)tp, m->kv_heads, m->name);
 	if (hw->scaleup_peers > 0 && tp > hw->scaleup_peers + 1)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "hardware.tp",
 			       "%lld cards, more than the %d of one %s box (scaleup_peers %d + 1), "

@@ -147,6 +147,14 @@ for m in $models; do
 	done
 done
 
+# the KV heads split or replicated (QKVParallelLinear): a 24-head, 8-KV-head model at tp 3
+# (3 divides 24, but neither of 3 and 8 the other), accepted at tp 4 and 8
+printf '{"kind": "model", "layers": 32, "hidden": 3072, "heads": 24, "kv_heads": 8, "head_dim": 128, "ffn": 8192, "gated_mlp": true, "vocab": 128256, "experts": 1, "experts_per_token": 1, "max_context": 131072, "tied_embeddings": false, "learned_positions": 0}\n' >"$T/m24.json"
+expect_exit 3 tp-kv-heads "$B" validate --set model="$T/m24.json" --set hardware.tp=3
+expect_stderr tp-kv-heads-msg "field 'hardware\.tp': 3 and the 8 KV heads of m24: .*one must divide the other"
+expect_exit 0 tp-kv-heads-4 "$B" validate --set model="$T/m24.json" --set hardware.tp=4
+expect_exit 0 tp-kv-heads-8 "$B" validate --set model="$T/m24.json" --set hardware.tp=8
+
 # --- a model profile from a file ---
 printf '{"kind": "model", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "head_dim": 128, "ffn": 14336, "gated_mlp": true, "vocab": 128256, "experts": 1, "experts_per_token": 1, "max_context": 131072, "tied_embeddings": false, "learned_positions": 0}\n' >"$T/my-8b.json"
 expect_exit 0 model-file "$B" predict --set model="$T/my-8b.json" --batch 8 --input 128 --output 128 --format json
