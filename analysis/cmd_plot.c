@@ -160,9 +160,25 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		case OPT_Y:
 			so.y = st.optarg;
 			break;
-		case OPT_SERIES:
+		case OPT_SERIES: {
+			/* Column names, each once: an empty one (",", a trailing comma) or one given
+			 * twice is refused rather than dropped. */
 			so.series = st.optarg;
+			const char *a = st.optarg;
+			for (const char *p = a;;) {
+				size_t n = strcspn(p, ",");
+				if (!n)
+					return cli_usage(self, "--series '%s': an empty column name", a);
+				for (const char *q = a; q < p; q += strcspn(q, ",") + 1)
+					if (strcspn(q, ",") == n && !strncmp(q, p, n))
+						return cli_usage(self, "--series '%s': column '%.*s' given "
+								 "twice", a, (int)n, p);
+				if (!p[n])
+					break;
+				p += n + 1;
+			}
 			break;
+		}
 		case OPT_CAPACITY:
 			so.capacity = st.optarg;
 			break;

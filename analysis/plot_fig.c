@@ -5,6 +5,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,11 +146,10 @@ int plot_err_print(const struct bs_err *err)
 
 bool plot_number(const char *s, double *v)
 {
-	char *end;
-	if (!*s)
-		return false;
-	*v = strtod(s, &end);
-	return !*end && isfinite(*v);
+	/* As every number bucketsim reads (parse_f64: decimal only, no blanks, no hex, no
+	 * inf/nan); the tables plot reads are bucketsim's own outputs. */
+	char why[128];
+	return *s && !parse_f64(s, -DBL_MAX, DBL_MAX, v, why, sizeof why);
 }
 
 int plot_cell_number(const struct table *t, size_t r, size_t c, const char *path, double *v,

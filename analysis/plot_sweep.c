@@ -143,10 +143,15 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 				(*cats)[(*ncat)++] = xstrdup(cat);
 			}
 			x = (double)k;
+		} else if (!*xs && cx > cseed) {
+			continue; /* a null metric on the x axis: the row is left out */
 		} else if (!plot_number(xs, &x)) {
-			/* The message first: XS lives in the table. */
-			bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, xc,
-				"x value '%s' is not a number", xs);
+			/* The message first: XS lives in the table.  An empty configuration cell is a
+			 * point that did not set the key: its default, which the CSV does not say. */
+			bs_errf(err, BS_EXIT_INPUT, path, (long)r + 1, xc, *xs ? "x value '%s' is not a "
+				"number" : "x value empty%s: the point did not set this key, so its "
+				"default applied, which the CSV does not record (give every point a "
+				"value)", xs);
 			plot_table_free(&t);
 			series_free(s, ns);
 			return -1;
@@ -391,9 +396,10 @@ int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
 		extra = xstrdup(g->ax.logy ? "" : "  set yrange [0:*]\n");
 	else
 		extra = xstrdup("");
-	/* The legend (top right) gets room of its own above the highest point, about a line of
-	 * the graph's height per series, so that it never hides a curve. */
-	if (strcmp(kind, "attainment")) {
+	/* The legend (top right, or wherever --key puts it at the top inside the axes) gets room
+	 * of its own above the highest point, about a line of the graph's height per series, so
+	 * that it never hides a curve; a legend outside, below or off needs none. */
+	if (strcmp(kind, "attainment") && (!g->ax.key || !strncmp(g->ax.key, "top", 3))) {
 		char *e2 = xasprintf("%s  set offsets 0, 0, graph %.2f, 0\n", extra,
 				     fmin(0.12 + 0.1 * (double)ns, 0.8));
 		free(extra);

@@ -53,6 +53,26 @@ rendered waste-rendered "$T/f/waste"
 # The legend has room of its own above the curves (one series: 0.22 of the graph); x values
 # spanning 10^4 and more get SI tick labels, a narrower span plain ones.
 grep -q '^  set offsets 0, 0, graph 0.32, 0$' "$T/f/throughput.gp" && ok plot-key-headroom || fail plot-key-headroom "$(grep offsets "$T/f/throughput.gp")"
+for k in off below outside above; do
+	"$B" plot throughput "$T/s/sweep.csv" --key "$k" --script-only -o "$T/f/tk"
+	! grep -q 'set offsets' "$T/f/tk.gp" && ok "plot-key-$k-no-headroom" || fail "plot-key-$k-no-headroom" "$(grep offsets "$T/f/tk.gp")"
+done
+"$B" plot throughput "$T/s/sweep.csv" --key "top left" --script-only -o "$T/f/tk"
+grep -q 'set offsets 0, 0, graph 0.32, 0' "$T/f/tk.gp" && ok plot-key-top-left-headroom || fail plot-key-top-left-headroom "$(grep offsets "$T/f/tk.gp")"
+# --series: an empty or repeated column name is refused, not dropped
+for v in "" "preset," "preset,,seed" "preset,preset"; do
+	expect_exit 2 "plot-series-bad-$v" "$B" plot throughput "$T/s/sweep.csv" --series "$v" -o "$T/f/x"
+done
+# an empty x: a null metric leaves its row out; a configuration key a point did not set is an
+# error saying why
+printf 'workload.rate,seed,error,m,y\n1,1,,,2\n2,1,,5,3\n,1,,6,4\n' > "$T/ex.csv"
+expect_exit 0 plot-x-null-metric "$B" plot line "$T/ex.csv" --x m --y y --script-only -o "$T/f/ex"
+[ "$(awk 'NF && !/^#/' "$T/f/ex.dat" | wc -l)" -eq 2 ] && ok plot-x-null-metric-left-out || fail plot-x-null-metric-left-out "$(cat "$T/f/ex.dat")"
+expect_exit 3 plot-x-config-empty "$B" plot line "$T/ex.csv" --x workload.rate --y y --script-only -o "$T/f/ex2"
+expect_stderr plot-x-config-empty-msg "ex.csv:4: field 'workload.rate': x value empty: the point did not set this key"
+# numbers as bucketsim reads them everywhere: no hexadecimal
+printf 'workload.rate,seed,error,y\n1,1,,0x1p3\n' > "$T/hex.csv"
+expect_exit 3 plot-hex-cell "$B" plot line "$T/hex.csv" --x workload.rate --y y -o "$T/f/x"
 printf 'a,seed,error,n,y\n1,1,,100,0.5\n2,1,,20100,0.4\n' > "$T/wide.csv"
 "$B" plot line "$T/wide.csv" --x n --y y --script-only -o "$T/f/wide"
 "$B" plot line "$T/wide.csv" --x a --y y --script-only -o "$T/f/narrow"
