@@ -720,7 +720,14 @@ FILE *outset_open(struct outset *s, const char *path, struct bs_err *err)
 		s->n++;
 		return f;
 	}
-	return open_tmp(s, path, xasprintf("%s.tmp.%ld", path, (long)getpid()), err);
+	/* A symbolic link to a regular file: the file it names is replaced (the temporary beside
+	 * it), the link kept, as writing through it would. */
+	struct stat lst;
+	char *real = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL) : NULL;
+	const char *target = real ? real : path;
+	FILE *f = open_tmp(s, target, xasprintf("%s.tmp.%ld", target, (long)getpid()), err);
+	free(real);
+	return f;
 }
 
 FILE *outset_open_in(struct outset *s, const char *name, struct bs_err *err)

@@ -48,6 +48,10 @@ printf '\357\273\277"prompt_tokens",output_tokens\n5,1\n7,2\n' >"$T/bomq.csv"
 expect_exit 0 bom-quoted run "$T/bomq.csv" "$T/o_bomq"
 expect_exit 0 bom-quoted-pipe bash -c "cat '$T/bomq.csv' | '$BUCKETSIM' run --trace /dev/stdin -o '$T/o_bomq2' --no-batches -q"
 [ "$(($(wc -l <"$T/o_bomq2/requests.csv" 2>/dev/null) - 1))" -eq 2 ] && ok bom-quoted-rows || fail bom-quoted-rows "not 2 requests"
+# ... and before a JSON array (it was "expected a JSON object"); JSON Lines took it already.
+printf '\357\273\277[{"prompt_tokens": 5, "output_tokens": 1},\n {"prompt_tokens": 7, "output_tokens": 2}]\n' >"$T/bom.json"
+expect_exit 0 bom-json-array run "$T/bom.json" "$T/o_bomj"
+[ "$(($(wc -l <"$T/o_bomj/requests.csv" 2>/dev/null) - 1))" -eq 2 ] && ok bom-json-array-rows || fail bom-json-array-rows "not 2 requests"
 # An output that exists and is not a regular file (a device, /dev/stdout, a FIFO) is written in
 # place: a temporary renamed onto it replaced it with a regular file (as root, /dev/null).
 mkfifo "$T/fifo"
@@ -61,6 +65,11 @@ wait "$reader"
 ln -s /proc/self/fd/1 "$T/stdout-link"
 [ "$("$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=3 -o "$T/stdout-link" | wc -l)" -eq 4 ] \
 	&& [ -L "$T/stdout-link" ] && ok synth-stdout-link || fail synth-stdout-link "not 4 lines on the standard output, or the link replaced"
+# A link to a regular file: the file is replaced, the link kept (the link was replaced by a file).
+echo old > "$T/link-target.csv"
+ln -s "$T/link-target.csv" "$T/link.csv"
+expect_exit 0 synth-link "$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=3 -o "$T/link.csv"
+[ -L "$T/link.csv" ] && [ "$(wc -l < "$T/link-target.csv")" -eq 4 ] && ok synth-link-kept || fail synth-link-kept "$(ls -l "$T/link.csv" "$T/link-target.csv")"
 expect_exit 2 synth-to-dir "$BUCKETSIM" trace synth --trace alpaca --set workload.num_requests=3 -o "$T"
 expect_stderr synth-to-dir-msg "is a directory, not a file"
 # Nothing written on an error.

@@ -153,7 +153,7 @@ static bool is_blank(char c)
 
 int trace_load_json(struct loader *L, const char *buf, size_t len)
 {
-	size_t i = 0;
+	size_t i = utf8_bom_len(buf, len); /* a byte-order mark (cJSON skips it too) */
 	while (i < len && is_blank(buf[i]))
 		i++;
 	if (i == len) {
