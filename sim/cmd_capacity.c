@@ -69,10 +69,12 @@ struct probe_ctx {
 	uint64_t seed;
 };
 
+/* A --system naming a file (a '/' in it or a .json ending, as hardware and model files are
+ * told from names); anything else is a preset's name. */
 static bool is_config_file(const char *s)
 {
 	size_t n = strlen(s);
-	return n > 5 && !strcmp(s + n - 5, ".json");
+	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json"));
 }
 
 /* Copies into DST every key and --env variable that SRC's options set and DST's do not, with

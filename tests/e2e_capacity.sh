@@ -76,6 +76,9 @@ assert s[0]["config"]["workload.num_requests"] == 300 and s[0]["config"]["worklo
 assert s[0]["capacity_req_s"] < s[1]["capacity_req_s"] / 10
 PY
 expect_exit 0 cap-layer-alone "$B" capacity "${W[@]}" --system "$T/sys2.json" --json
+# a path without the .json ending is a file too (it was taken for a preset's name)
+cp "$T/sys2.json" "$T/sys2.conf"
+expect_exit 0 cap-system-path "$B" capacity "${W[@]}" --system "$T/sys2.conf" --json
 python3 - "$T/stdout" <<'PY' && ok cap-layer-same || fail cap-layer-same "$(head -c 400 "$T/stdout")"
 import json, sys
 a = json.load(open(sys.argv[1]))["systems"][0]
