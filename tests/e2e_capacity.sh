@@ -76,9 +76,6 @@ assert s[0]["config"]["workload.num_requests"] == 300 and s[0]["config"]["worklo
 assert s[0]["capacity_req_s"] < s[1]["capacity_req_s"] / 10
 PY
 expect_exit 0 cap-layer-alone "$B" capacity "${W[@]}" --system "$T/sys2.json" --json
-# a path without the .json ending is a file too (it was taken for a preset's name)
-cp "$T/sys2.json" "$T/sys2.conf"
-expect_exit 0 cap-system-path "$B" capacity "${W[@]}" --system "$T/sys2.conf" --json
 python3 - "$T/stdout" <<'PY' && ok cap-layer-same || fail cap-layer-same "$(head -c 400 "$T/stdout")"
 import json, sys
 a = json.load(open(sys.argv[1]))["systems"][0]
@@ -87,6 +84,9 @@ PY
 cp "$T/stdout" "$T/alone.json"
 expect_exit 0 cap-layer-shared "$B" capacity "${W[@]}" --set server.max_num_seqs=256 --system "$T/sys2.json" --json
 cmp -s "$T/stdout" "$T/alone.json" && ok cap-layer-shared-same || fail cap-layer-shared-same "$(diff "$T/stdout" "$T/alone.json" | head)"
+# a path without the .json ending is a file too (it was taken for a preset's name)
+cp "$T/sys2.json" "$T/sys2.conf"
+expect_exit 0 cap-system-path "$B" capacity "${W[@]}" --system "$T/sys2.conf" --json
 printf '{\n  "scheduler": {"order": "sjf"}\n}\n' > "$T/shared.json"
 expect_exit 0 cap-layer-preset "$B" capacity "${W[@]}" -c "$T/shared.json" --set scheduler.order=ljf --system vllm --json
 python3 -c "import json,sys; c = json.load(open(sys.argv[1]))['systems'][0]['config']; assert c['scheduler.order'] == 'fcfs' and c['workload.num_requests'] == 300, c['scheduler.order']" "$T/stdout" \
