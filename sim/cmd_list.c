@@ -97,6 +97,15 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 			}
 		return 0;
 	}
+	/* Options after the list's name (the option parser stops at the name). */
+	for (int i = st.optind + 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			cli_help(self, stdout);
+			return 0;
+		}
+		if (argv[i][0] == '-')
+			return cli_usage(self, "unknown option '%s'", argv[i]);
+	}
 	if (st.optind != argc - 1)
 		return cli_usage(self, "list takes at most one of: " LIST_NAMES);
 	const char *what = argv[st.optind];

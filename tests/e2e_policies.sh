@@ -44,6 +44,11 @@ for part in policies models workloads keys env; do
 		sed '${/^$/d}' | cmp -s - "$T/list-one" && ok "list-all-$part" || fail "list-all-$part" "differs from 'list $part'"
 done
 expect_exit 2 list-two "$B" list policies keys
+# an option after the list's name: help, or an unknown option (it read as a second list)
+expect_exit 0 list-name-help "$B" list keys -h
+grep -q '^Usage: bucketsim list' "$T/stdout" && ok list-name-help-text || fail list-name-help-text "$(head -2 "$T/stdout")"
+expect_exit 2 list-name-option "$B" list keys --strict
+expect_stderr list-name-option-msg "unknown option '--strict'"
 # `list env`: the variables --env reads (policies/bucket_env.c); the one naming a file marked so
 # (a sweep makes it absolute)
 expect_exit 0 list-env "$B" list env
