@@ -613,9 +613,12 @@ int sweep_point_prepare(const struct spec *s, const char *basefile, struct point
 	const char *eff = rc ? NULL : run_default_trace(&x.cc.cfg, trace);
 	if (!rc)
 		rc = run_setup(&x, eff, false, err);
-	/* Under sim.strict (--strict, or the key set anywhere) a key set but never read is an
-	 * error of the point's configuration: found now, before any run. */
-	if (!rc && config_bool(&x.cc.cfg, "sim.strict"))
+	/* A key set but never read: a warning on the sweep's standard error (each once, however
+	 * many points set it; the points' runs repeat it in their NNNN.err), or under sim.strict
+	 * (--strict, or the key set anywhere) an error of the point's configuration, found now,
+	 * before any run.  The workload is not built here: its arrival and length rules are the
+	 * runs' to report. */
+	if (!rc)
 		rc = run_check_unread(&x, err);
 	if (!rc)
 		config_files(&x.cc.cfg, point_files, p);

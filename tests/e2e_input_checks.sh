@@ -255,6 +255,10 @@ read_ link-disaggregated --preset distserve --set hardware.kv_link_gb_s=10
 read_ link-pipeline --set cluster.pp=2 --set hardware.kv_link_gb_s=10
 unread rsp-bf16 RUNTIME_SCALE_PATCHING --env RUNTIME_SCALE_PATCHING=0
 read_ rsp-fp8 --set model.precision=fp8 --env RUNTIME_SCALE_PATCHING=0
+# a sweep warns on its own standard error, once however many points set the key (the warning
+# reached only each point's NNNN.err, lost without -o)
+expect_exit 0 sweep-unread-warn "$B" sweep --set workload.num_requests=10 --set scheduler.theta=0.3 --axis workload.rate=1,2,3
+[ "$(grep -c "warning: field 'scheduler\.theta': set but never read" "$T/stderr")" = 1 ] && ok sweep-unread-warn-once || fail sweep-unread-warn-once "$(cat "$T/stderr")"
 # trace synth applies the workload's rules
 expect_exit 0 synth-unread-warn "$B" trace synth --trace azure-conv -n 5 --rate 3 -o "$T/s1.csv"
 expect_stderr synth-unread-warn-msg "warning: field 'workload\.rate': set but never read: only poisson and gamma arrivals read it, and the arrivals are the trace's timestamps"
