@@ -398,8 +398,8 @@ int bucket_docs_prompt(const struct bucket_params *p, const struct ivec *bs,
 			blist_push(&g->prompt, b0, q, c, 0);
 	}
 	if (!g->prompt.n && all.n) {
-		fprintf(stderr, "bucketsim: warning: no prompt bucket fits max_num_batched_tokens "
-			"(%lld); keeping all %zu, as the server does\n", (long long)mnbt, all.n);
+		bs_warn("no prompt bucket fits max_num_batched_tokens (%lld); keeping all %zu, as "
+			"the server does", (long long)mnbt, all.n);
 		blist_free(&g->prompt);
 		g->prompt = all;
 		all = (struct blist){0};

@@ -77,7 +77,7 @@ static void warn(struct bucket_params *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "bucketsim: warning: %s\n", msg);
+	bs_warn("%s", msg);
 	size_t o = strlen(p->warnings);
 	snprintf(p->warnings + o, sizeof p->warnings - o, "%s\n", msg);
 }
@@ -165,7 +165,7 @@ int env_var_check_names(const struct config *cfg, struct bs_err *err)
 		unknown_env_msg(cfg->env[i].name, msg, sizeof msg);
 		if (config_bool(cfg, "sim.strict"))
 			return env_error(cfg, &cfg->env[i], err, msg);
-		fprintf(stderr, "bucketsim: warning: %s\n", msg);
+		bs_warn("%s", msg);
 	}
 	return 0;
 }

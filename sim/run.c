@@ -83,22 +83,7 @@ static int unread(const struct config *c, const char *key, bool env, struct bs_e
 	if (config_bool(c, "sim.strict"))
 		return bs_errf(err, BS_EXIT_INPUT, c->file, 0, key, "%s but never read: %s (--strict)",
 			       what, why);
-	/* Once per process: a sweep checks every point's configuration, and the same key set for
-	 * every point would warn as many times. */
-	static char *said[64];
-	static size_t nsaid;
-	char *line = xasprintf("bucketsim: warning: field '%s': %s but never read: %s\n", key, what,
-			       why);
-	for (size_t i = 0; i < nsaid; i++)
-		if (!strcmp(said[i], line)) {
-			free(line);
-			return 0;
-		}
-	fputs(line, stderr);
-	if (nsaid < sizeof said / sizeof *said)
-		said[nsaid++] = line;
-	else
-		free(line);
+	bs_warn("field '%s': %s but never read: %s", key, what, why);
 	return 0;
 }
 

@@ -52,6 +52,25 @@ int bs_errf(struct bs_err *err, int code, const char *file, long line, const cha
 	return -1;
 }
 
+void bs_warn(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	/* Each once per process: a sweep checks every point's configuration, a capacity search
+	 * every system's, and the same setting would warn as many times. */
+	static char *said[64];
+	static size_t nsaid;
+	for (size_t i = 0; i < nsaid; i++)
+		if (!strcmp(said[i], msg))
+			return;
+	fprintf(stderr, "bucketsim: warning: %s\n", msg);
+	if (nsaid < sizeof said / sizeof *said)
+		said[nsaid++] = xstrdup(msg);
+}
+
 void bs_err_clear(struct bs_err *err)
 {
 	memset(err, 0, sizeof *err);

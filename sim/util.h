@@ -37,6 +37,8 @@ int bs_errf(struct bs_err *err, int code, const char *file, long line, const cha
 	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* Prints "bucketsim: error: ..." to stderr. */
 void bs_err_print(const struct bs_err *err);
+/* Prints "bucketsim: warning: MESSAGE" on stderr, each distinct message once per process. */
+void bs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bs_err_clear(struct bs_err *err);
 
 #define BUG(...) bs_bug(__FILE__, __LINE__, __VA_ARGS__)

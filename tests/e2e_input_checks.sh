@@ -259,6 +259,12 @@ read_ rsp-fp8 --set model.precision=fp8 --env RUNTIME_SCALE_PATCHING=0
 # reached only each point's NNNN.err, lost without -o)
 expect_exit 0 sweep-unread-warn "$B" sweep --set workload.num_requests=10 --set scheduler.theta=0.3 --axis workload.rate=1,2,3
 [ "$(grep -c "warning: field 'scheduler\.theta': set but never read" "$T/stderr")" = 1 ] && ok sweep-unread-warn-once || fail sweep-unread-warn-once "$(cat "$T/stderr")"
+# any warning is printed once per process: an unknown --env in a sweep (once per point before)
+# and in a capacity search (once per probe before)
+expect_exit 0 sweep-env-warn "$B" sweep --set workload.num_requests=10 --env VLLM_NOPE=1 --axis workload.rate=1,2,3
+[ "$(grep -c "warning: --env VLLM_NOPE is not a variable bucketsim reads" "$T/stderr")" = 1 ] && ok sweep-env-warn-once || fail sweep-env-warn-once "$(cat "$T/stderr")"
+expect_exit 0 capacity-env-warn "$B" capacity --set workload.num_requests=2000 --env VLLM_NOPE=1
+[ "$(grep -c "warning: --env VLLM_NOPE is not a variable bucketsim reads" "$T/stderr")" = 1 ] && ok capacity-env-warn-once || fail capacity-env-warn-once "$(cat "$T/stderr")"
 # trace synth applies the workload's rules
 expect_exit 0 synth-unread-warn "$B" trace synth --trace azure-conv -n 5 --rate 3 -o "$T/s1.csv"
 expect_stderr synth-unread-warn-msg "warning: field 'workload\.rate': set but never read: only poisson and gamma arrivals read it, and the arrivals are the trace's timestamps"
