@@ -739,12 +739,6 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		width++;
 	for (size_t i = 0; i < np; i++)
 		if (sweep_point_prepare(&s, basefile, &pts[i], i, width, &err)) {
-			/* A base configuration's copy this command wrote is removed again: the error
-			 * names the sweep file it came from (its lines differ from the copy's). */
-			if ((created || wrote_base) && basefile && !strcmp(err.file, basefile)) {
-				snprintf(err.file, sizeof err.file, "%s", file);
-				err.line = 0;
-			}
 			rc = cli_fail(&err);
 			goto cleanup;
 		}

@@ -302,14 +302,6 @@ expect_stderr sweep-metrics-empty-msg "none of them empty"
 [ ! -e "$T/me" ] && ok sweep-metrics-empty-clean || fail sweep-metrics-empty-clean "directory left"
 expect_exit 2 sweep-metrics-empty-name "$B" sweep --metrics 'completed,,duration'
 expect_exit 2 sweep-metrics-trailing "$B" sweep --metrics 'completed,'
-# A base configuration's error found when the points are checked names the sweep file when the
-# copy base.json is removed again (it named the removed copy), with -o and without
-printf '{"server": {"max_num_seqs": 0}, "axes": {"workload.rate": [1]}}\n' > "$T/bb.json"
-expect_exit 3 sweep-base-error-tmp "$B" sweep -f "$T/bb.json"
-expect_stderr sweep-base-error-tmp-msg "^bucketsim: error: $T/bb.json: field 'server.max_num_seqs': point 0001"
-expect_exit 3 sweep-base-error-new-dir "$B" sweep -f "$T/bb.json" -o "$T/bbo"
-expect_stderr sweep-base-error-new-dir-msg "^bucketsim: error: $T/bb.json: field 'server.max_num_seqs': point 0001"
-[ ! -e "$T/bbo" ] && ok sweep-base-error-new-dir-clean || fail sweep-base-error-new-dir-clean "$(ls "$T/bbo")"
 # A member given twice anywhere in a sweep file names the file, line and member (the error
 # named a removed temporary base.json, or the second value was run under the first's label)
 printf '{"seeds": 2,\n "seeds": 3, "axes": {"workload.rate": [1]}}\n' > "$T/dup1.json"
