@@ -3,7 +3,8 @@
 # Targets:
 #   make deps      install missing Debian packages (GSL, cJSON, libcsv, Check, pkg-config)
 #   make           build build/bucketsim and build/libbucketsim.a
-#   make demo      deps + build + a default simulation on the bundled Alpaca trace
+#   make demo      deps + build build/bucketsim (the tool only) + a default simulation on the
+#                  bundled Alpaca trace
 #   make check     deps + build + every unit suite and end-to-end test (the fuzz corpora and
 #                  past crash inputs replayed included), then the same again built with clang
 #                  under AddressSanitizer and UndefinedBehaviorSanitizer with
@@ -153,9 +154,10 @@ install-pkgs:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# demo builds the tool alone (not the test and fuzz programs) and runs it once.
 demo: deps
-	@$(MAKE) --no-print-directory all
-	./$(BUILD)/bucketsim run --trace alpaca -o out/demo
+	@$(MAKE) --no-print-directory $(BUILD)/bucketsim
+	$(abspath $(BUILD))/bucketsim run --trace alpaca -o out/demo
 
 check: deps
 	@$(MAKE) --no-print-directory all

@@ -33,7 +33,7 @@ static const struct cli_opt run_opts[] = {
 	 "trace CSV/JSONL path or bundled name (bucketsim list workloads); default alpaca", "Input"},
 	CLI_CONFIG_OPTS,
 	{"output", OPT_OUT, 1, "DIR",
-	 "write summary.json, requests.csv, batches.csv, buckets.csv into DIR", "Output"},
+	 "write summary.json, requests.csv, batches.csv, buckets.csv (+ monitor.csv, boundaries.csv) into DIR", "Output"},
 	{"no-batches", OPT_NO_BATCHES, 0, NULL, "do not write batches.csv (large runs)", "Output"},
 	{"json", OPT_JSON, 0, NULL, "print summary.json to stdout instead of the readable summary "
 	 "(not with --quiet)", "Output"},
@@ -380,8 +380,10 @@ const struct cli_cmd cmd_run = {
 	"server on Gaudi: continuous batching within the token budget, chunked prefill, a paged\n"
 	"KV cache with preemption, every forward pass padded to its bucket and charged by the\n"
 	"cost model, graph compiles at warm-up and on shape misses.  Prints a readable summary;\n"
-	"with -o writes summary.json, requests.csv, batches.csv and buckets.csv (documented in\n"
-	"the README), atomically: after an error no file is left behind.",
+	"with -o writes summary.json, requests.csv, batches.csv and buckets.csv, plus\n"
+	"monitor.csv when monitor.interval_s > 0 and boundaries.csv with adaptive grouping\n"
+	"(every file and column: analysis/README.md), atomically: after an error no file is\n"
+	"left behind.",
 	"  bucketsim run --trace alpaca -o out/alpaca\n"
 	"  bucketsim run --trace azure-conv --set bucketing.strategy=linear --seed 7 -o out/lin\n"
 	"  bucketsim run -c exp.json --trace my.csv --env VLLM_BUCKETING_STRATEGY=pad --json\n",

@@ -282,4 +282,20 @@ for p in vllm distserve; do
 	got=$(tr -d ' \t' < "$T/itl-$p/summary.json" | sed -n 's/^"mean_itl_ms":\([0-9.e+-]*\),*$/\1/p')
 	awk -v a="$want" -v b="$got" 'BEGIN {d = a - b; exit !(b > 0 && (d < 0 ? -d : d) < 1e-6 * a)}' && ok "itl-mean-$p" || fail "itl-mean-$p" "requests.csv gives $want ms, summary $got ms"
 done
+# --- help names every file -o can write; make demo builds the tool alone ---
+"$B" help run > "$T/help-run.txt"
+for f in summary.json requests.csv batches.csv buckets.csv monitor.csv boundaries.csv analysis/README.md; do
+	grep -qF "$f" "$T/help-run.txt" && ok "help-run-names-$f" || fail "help-run-names-$f" "help run does not mention $f"
+done
+# The recipe of `make demo` (dry run, into a scratch build directory): it links the tool and
+# runs it, and compiles no test, bench or fuzz program (building those took most of its time).
+if [ -f Makefile ] && command -v make > /dev/null; then
+	make -n --no-print-directory demo BUILD="$T/demo-build" > "$T/demo-n.txt" 2>&1 || true
+	grep -q "demo-build/bucketsim run --trace alpaca" "$T/demo-n.txt" && ok demo-runs-tool || fail demo-runs-tool "$(tail -3 "$T/demo-n.txt")"
+	if grep -q 'tests/check_\|tests/bench_\|tests/fuzz/' "$T/demo-n.txt"; then
+		fail demo-tool-only "make demo builds $(grep -o 'tests/[a-z_/]*' "$T/demo-n.txt" | sort -u | head -3 | tr '\n' ' ')"
+	else
+		ok demo-tool-only
+	fi
+fi
 e2e_done
