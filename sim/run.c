@@ -304,7 +304,8 @@ void run_teardown(struct run_ctx *x)
 }
 
 /* Without --trace, the bundled Alpaca trace is the default input, unless the workload is
- * entirely generated (a mix of named traces, or lengths from a distribution). */
+ * entirely generated (a mix of named traces, lengths from a distribution, or vLLM's random
+ * dataset). */
 const char *run_default_trace(const struct config *cfg, const char *given)
 {
 	if (given)
@@ -312,7 +313,7 @@ const char *run_default_trace(const struct config *cfg, const char *given)
 	const char *l = config_str(cfg, "workload.lengths");
 	bool generated = config_is_set(cfg, "workload.mix") ||
 			 (l && (!strcmp(l, "lognormal") || !strcmp(l, "uniform") ||
-				!strcmp(l, "constant")));
+				!strcmp(l, "constant") || !strcmp(l, "random")));
 	return generated ? NULL : "alpaca";
 }
 

@@ -128,4 +128,16 @@ grep -q '"source":.*"random dataset (vllm bench serve)"' "$T/cl/summary.json" &&
 expect_exit 3 random-ratio "$BUCKETSIM" run --set workload.lengths=random --set workload.random_range_ratio=1
 expect_stderr random-ratio-msg "field 'workload.random_range_ratio': must be below 1"
 
+# A generated workload names no trace: meta.trace is empty (the bundled Alpaca trace is the
+# default input only when lengths come from a trace), for vLLM's random dataset as for the
+# distributions; an explicit --trace is still recorded.
+for l in random lognormal; do
+	"$BUCKETSIM" run --set workload.lengths=$l --set workload.num_requests=20 -q -o "$E2E_TMP/gen-$l"
+	tr -d ' \t' < "$E2E_TMP/gen-$l/summary.json" | grep -qx '"trace":"",' && ok "generated-no-trace-$l" \
+		|| fail "generated-no-trace-$l" "$(grep '"trace"' "$E2E_TMP/gen-$l/summary.json")"
+done
+"$BUCKETSIM" run --trace alpaca --set workload.lengths=random --set workload.num_requests=20 -q -o "$E2E_TMP/gen-given"
+tr -d ' \t' < "$E2E_TMP/gen-given/summary.json" | grep -qx '"trace":"alpaca",' && ok generated-given-trace \
+	|| fail generated-given-trace "$(grep '"trace"' "$E2E_TMP/gen-given/summary.json")"
+
 e2e_done
