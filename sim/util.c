@@ -8,6 +8,7 @@
 #include <csv.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -438,9 +439,21 @@ static const char *size_text(size_t n, char *buf, size_t len)
 char *read_file_lim(const char *path, size_t *len, const struct read_lim *lim,
 		    struct bs_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	return read_fd_lim(fd, path, len, lim, err);
+}
+
+char *read_fd_lim(int fd, const char *path, size_t *len, const struct read_lim *lim,
+		  struct bs_err *err)
+{
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "cannot read: %s", strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	size_t max = lim->max_size, max_line = lim->max_line;

@@ -196,6 +196,12 @@ struct read_lim {
 #define CSV_FIELD_BLOCK ((size_t)1 << 20)
 char *read_file_lim(const char *path, size_t *len, const struct read_lim *lim,
 		    struct bs_err *err);
+/* read_file_lim of the file already open on FD (named PATH in errors), read from where it is;
+ * FD is closed.  A reader that has opened a file (to look at what it is) reads it from that
+ * descriptor: opening it again by name could meet another file, or wait for ever on a FIFO
+ * whose writer has gone. */
+char *read_fd_lim(int fd, const char *path, size_t *len, const struct read_lim *lim,
+		  struct bs_err *err);
 /* Reads a whole file into a NUL-terminated buffer (owned by the caller), at most BS_READ_MAX
  * bytes, stopping after a NUL byte (read_file_lim). */
 char *read_file(const char *path, size_t *len, struct bs_err *err);
