@@ -312,46 +312,6 @@ const char *config_env(const struct config *c, const char *name)
 	return i >= 0 ? c->env[i].value : NULL;
 }
 
-/* Line (1-based) of byte offset OFF in TEXT. */
-static long line_of(const char *text, size_t off)
-{
-	long line = 1;
-	for (size_t i = 0; i < off && text[i]; i++)
-		if (text[i] == '\n')
-			line++;
-	return line;
-}
-
-/* The first "NAME" followed by a ':' (a member name, not a string value) at or after P. */
-static const char *find_member(const char *p, const char *pat)
-{
-	size_t n = strlen(pat);
-	for (; (p = strstr(p, pat)); p++) {
-		const char *q = p + n;
-		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')
-			q++;
-		if (*q == ':')
-			return p;
-	}
-	return NULL;
-}
-
-/* Best-effort line of a key: the first member "name" at or after FROM, which moves past it
- * (so that a name given twice finds its second occurrence next). */
-static long key_line(const char *text, const char *name, size_t *from)
-{
-	char *pat = xasprintf("\"%s\"", name);
-	const char *p = find_member(text + *from, pat);
-	if (!p)
-		p = find_member(text, pat);
-	size_t n = strlen(pat);
-	free(pat);
-	if (!p)
-		return 0;
-	*from = (size_t)(p - text) + n;
-	return line_of(text, (size_t)(p - text));
-}
-
 /* Text form of a JSON leaf; NULL (and an error) for a type that no key takes. */
 static char *leaf_text(const cJSON *v)
 {
@@ -465,7 +425,7 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 	const cJSON *it;
 	cJSON_ArrayForEach(it, obj) {
 		char *key = prefix ? xasprintf("%s.%s", prefix, it->string) : xstrdup(it->string);
-		long line = key_line(text, it->string, pos);
+		long line = json_member_line(text, it->string, pos);
 		int rc = check_twice(seen, key, key, path, line, err);
 		if (rc) {
 			free(key);
@@ -478,7 +438,7 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 			} else {
 				const cJSON *ev;
 				cJSON_ArrayForEach(ev, it) {
-					long eline = key_line(text, ev->string, pos);
+					long eline = json_member_line(text, ev->string, pos);
 					char *ename = xasprintf("env.%s", ev->string);
 					rc = check_twice(seen, ename, ev->string, path, eline, err);
 					free(ename);
@@ -525,7 +485,7 @@ int config_load_json(struct config *c, const char *path, struct bs_err *err)
 	if (!text)
 		return -1;
 	int rc = strlen(text) != len
-			 ? bs_errf(err, BS_EXIT_INPUT, path, line_of(text, strlen(text)), NULL,
+			 ? bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, strlen(text)), NULL,
 				   "NUL byte in the file")
 			 : config_load_json_text(c, path, text, err);
 	free(text);
@@ -537,12 +497,12 @@ int config_load_json_text(struct config *c, const char *path, const char *text,
 {
 	size_t z = json_nul_escape(text, strlen(text));
 	if (text[z])
-		return bs_errf(err, BS_EXIT_INPUT, path, line_of(text, z), NULL, JSON_NUL_ESCAPE_MSG);
+		return bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, z), NULL, JSON_NUL_ESCAPE_MSG);
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!root) {
 		size_t off = end ? (size_t)(end - text) : 0;
-		bs_errf(err, BS_EXIT_INPUT, path, line_of(text, off), NULL, "invalid JSON near '%.20s'",
+		bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, off), NULL, "invalid JSON near '%.20s'",
 			end ? end : "");
 		return -1;
 	}

@@ -549,6 +549,43 @@ static long line_at(const char *text, size_t off)
 	return line;
 }
 
+long text_line_of(const char *text, size_t off)
+{
+	long line = 1;
+	for (size_t i = 0; i < off && text[i]; i++)
+		if (text[i] == '\n')
+			line++;
+	return line;
+}
+
+/* The first "NAME" followed by a ':' (a member name, not a string value) at or after P. */
+static const char *find_member(const char *p, const char *pat)
+{
+	size_t n = strlen(pat);
+	for (; (p = strstr(p, pat)); p++) {
+		const char *q = p + n;
+		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')
+			q++;
+		if (*q == ':')
+			return p;
+	}
+	return NULL;
+}
+
+long json_member_line(const char *text, const char *name, size_t *from)
+{
+	char *pat = xasprintf("\"%s\"", name);
+	const char *p = find_member(text + *from, pat);
+	if (!p)
+		p = find_member(text, pat);
+	size_t n = strlen(pat);
+	free(pat);
+	if (!p)
+		return 0;
+	*from = (size_t)(p - text) + n;
+	return text_line_of(text, (size_t)(p - text));
+}
+
 size_t json_nul_escape(const char *t, size_t n)
 {
 	bool in = false;

@@ -212,6 +212,14 @@ struct cJSON *read_json(const char *path, struct bs_err *err);
 /* read_json, keeping the file's text in *TEXT (length *LEN; freed by the caller; NULL on an
  * error), for a reader that locates members in it. */
 struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err);
+/* The line (1-based) of byte OFF of TEXT (counted as far as a NUL byte). */
+long text_line_of(const char *text, size_t off);
+/* Best-effort line of a JSON object member "NAME" in TEXT: the first such member name (a string
+ * followed by ':') at or after byte *FROM, which moves past it, so that members looked up in the
+ * order of the document find each its own occurrence (a name given twice finds its second
+ * occurrence next); else the first anywhere; 0 when none is found (a name written with
+ * escapes). */
+long json_member_line(const char *text, const char *name, size_t *from);
 /* The offset of the first "\u0000" escape inside a string of the JSON text T[0..N), or N when
  * there is none: cJSON decodes it into a NUL inside the C string, which silently cuts the value
  * or the member's name there ("alpaca:1\u0000,longbench:1" read as "alpaca:1"); every JSON
