@@ -4,6 +4,7 @@
 #include "sim/config.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -292,6 +293,27 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 	return 0;
 }
 
+/* Refuses an environment variable no environment could hold: a name that is not a portable
+ * one (a letter or '_', then letters, digits and '_': an empty name, or one with '=' or a
+ * newline, could not be exported, and a point command emitted with it would break), or a value
+ * with a control character. */
+static int env_check(const char *name, const char *value, int code, const char *path, long line,
+		     struct bs_err *err)
+{
+	bool ok = (name[0] == '_' || isalpha((unsigned char)name[0]));
+	for (const char *p = name; ok && *p; p++)
+		ok = *p == '_' || isalnum((unsigned char)*p);
+	if (!ok)
+		return bs_errf(err, code, path, line, name[0] ? name : "env", "%s (a variable name "
+			       "is a letter or '_', then letters, digits and '_')",
+			       name[0] ? "not a variable name" : "an empty variable name");
+	for (const char *p = value; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return bs_errf(err, code, path, line, name, "a control character in the "
+				       "value");
+	return 0;
+}
+
 int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin,
 		       struct bs_err *err)
 {
@@ -301,9 +323,11 @@ int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin
 			       "--env takes NAME=VALUE, got '%s'", arg);
 	char *name = xstrdup(arg);
 	name[eq - arg] = 0;
-	set_env(c, name, eq + 1, origin, 0);
+	int rc = env_check(name, eq + 1, BS_EXIT_USAGE, NULL, 0, err);
+	if (!rc)
+		set_env(c, name, eq + 1, origin, 0);
 	free(name);
-	return 0;
+	return rc;
 }
 
 const char *config_env(const struct config *c, const char *name)
@@ -451,8 +475,12 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 							     "expected a string, number or boolean");
 						break;
 					}
-					set_env(c, ev->string, t, CFG_ORIGIN_FILE, eline);
+					rc = env_check(ev->string, t, BS_EXIT_INPUT, path, eline, err);
+					if (!rc)
+						set_env(c, ev->string, t, CFG_ORIGIN_FILE, eline);
 					free(t);
+					if (rc)
+						break;
 				}
 			}
 		} else if (cJSON_IsObject(it)) {
@@ -501,9 +529,18 @@ int config_load_json_text(struct config *c, const char *path, const char *text,
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!root) {
-		size_t off = end ? (size_t)(end - text) : 0;
-		bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, off), NULL, "invalid JSON near '%.20s'",
-			end ? end : "");
+		size_t off = end ? (size_t)(end - text) : 0, b = 0;
+		while (text[b] == ' ' || text[b] == '\t' || text[b] == '\r' || text[b] == '\n')
+			b++;
+		if (!text[b])
+			bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "empty file (a configuration is a "
+				"JSON object, {} when it sets nothing)");
+		else if (!end || !*end)
+			bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, off), NULL,
+				"invalid JSON: the file ends inside a value (cut short?)");
+		else
+			bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, off), NULL,
+				"invalid JSON near '%.20s'", end);
 		return -1;
 	}
 	int rc = 0;

@@ -48,6 +48,42 @@ int bs_errf(struct bs_err *err, int code, const char *file, long line, const cha
 	return -1;
 }
 
+void fputs_escaped(const char *s, FILE *f)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned char c = *p;
+		/* The length of a well-formed UTF-8 sequence at P (its continuation bytes present),
+		 * 1 for ASCII, 0 for a byte that starts none. */
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+			 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		for (size_t k = 1; k < n; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				n = 0;
+		/* C0 controls, DEL and the C1 controls (U+0080..U+009F: CSI is one) are escaped,
+		 * and so is each byte of a malformed sequence. */
+		bool ctl = n == 1 ? c < 0x20 || c == 0x7f : n == 2 && c == 0xc2 && p[1] < 0xa0;
+		if (n && !ctl) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		if (c == '\n' || c == '\t' || c == '\r') {
+			fputc('\\', f);
+			fputc(c == '\n' ? 'n' : c == '\t' ? 't' : 'r', f);
+			p++;
+			continue;
+		}
+		for (size_t k = 0; k < (n ? n : 1); k++) {
+			fputs("\\x", f);
+			fputc(hex[p[k] >> 4], f);
+			fputc(hex[p[k] & 15], f);
+		}
+		p += n ? n : 1;
+	}
+}
+
 void bs_warn(const char *fmt, ...)
 {
 	char msg[1024];
@@ -62,7 +98,9 @@ void bs_warn(const char *fmt, ...)
 	for (size_t i = 0; i < nsaid; i++)
 		if (!strcmp(said[i], msg))
 			return;
-	fprintf(stderr, "bucketsim: warning: %s\n", msg);
+	fputs("bucketsim: warning: ", stderr);
+	fputs_escaped(msg, stderr);
+	fputc('\n', stderr);
 	if (nsaid < sizeof said / sizeof *said)
 		said[nsaid++] = xstrdup(msg);
 }
@@ -76,14 +114,18 @@ void bs_err_print(const struct bs_err *err)
 {
 	fputs("bucketsim: error: ", stderr);
 	if (err->file[0]) {
+		fputs_escaped(err->file, stderr);
 		if (err->line > 0)
-			fprintf(stderr, "%s:%ld: ", err->file, err->line);
-		else
-			fprintf(stderr, "%s: ", err->file);
+			fprintf(stderr, ":%ld", err->line);
+		fputs(": ", stderr);
 	}
-	if (err->field[0])
-		fprintf(stderr, "field '%s': ", err->field);
-	fprintf(stderr, "%s\n", err->msg);
+	if (err->field[0]) {
+		fputs("field '", stderr);
+		fputs_escaped(err->field, stderr);
+		fputs("': ", stderr);
+	}
+	fputs_escaped(err->msg, stderr);
+	fputc('\n', stderr);
 }
 
 void bs_bug(const char *file, int line, const char *fmt, ...)
@@ -547,6 +589,16 @@ static long line_at(const char *text, size_t off)
 	for (const char *p = text; (p = memchr(p, '\n', (size_t)(text + off - p))); p++)
 		line++;
 	return line;
+}
+
+const char *shortest_g(double v, char *buf, size_t n)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
 }
 
 long text_line_of(const char *text, size_t off)

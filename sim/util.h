@@ -36,9 +36,17 @@ struct bs_err {
  * callee can write `return bs_errf(err, ...)`.  `err` may be NULL. */
 int bs_errf(struct bs_err *err, int code, const char *file, long line, const char *field,
 	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-/* Prints "bucketsim: error: ..." to stderr. */
+/* Writes S to F with its control characters escaped, so that no text from an input (a value,
+ * a file name, a field) can move the cursor, clear the terminal or split a message over lines:
+ * newline, tab and carriage return as \n, \t, \r; the other C0 controls, DEL, the C1 controls
+ * (U+0080..U+009F) and each byte of malformed UTF-8 as \xNN.  Well-formed UTF-8 is kept.
+ * Every error and warning line goes through it (bs_err_print, bs_warn, cli_usage). */
+void fputs_escaped(const char *s, FILE *f);
+/* Prints "bucketsim: error: FILE:LINE: field 'FIELD': MESSAGE" to stderr, each part escaped
+ * (fputs_escaped). */
 void bs_err_print(const struct bs_err *err);
-/* Prints "bucketsim: warning: MESSAGE" on stderr, each distinct message once per process. */
+/* Prints "bucketsim: warning: MESSAGE" on stderr (escaped), each distinct message once per
+ * process. */
 void bs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bs_err_clear(struct bs_err *err);
 
@@ -212,6 +220,9 @@ struct cJSON *read_json(const char *path, struct bs_err *err);
 /* read_json, keeping the file's text in *TEXT (length *LEN; freed by the caller; NULL on an
  * error), for a reader that locates members in it. */
 struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err);
+/* V as the shortest %g text that reads back to the same double ("1700000000.5", not the
+ * "1.7e+09" of %.9g, which makes two different values of a message look equal).  Returns BUF. */
+const char *shortest_g(double v, char *buf, size_t n);
 /* The line (1-based) of byte OFF of TEXT (counted as far as a NUL byte). */
 long text_line_of(const char *text, size_t off);
 /* Best-effort line of a JSON object member "NAME" in TEXT: the first such member name (a string

@@ -626,6 +626,58 @@ static void put_file(const char *path, const char *text, size_t len)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+/* S as fputs_escaped writes it (owned by the caller). */
+static char *escaped(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	fputs_escaped(s, f);
+	fclose(f);
+	return buf;
+}
+
+/* fputs_escaped: C0 controls, DEL, the C1 controls of UTF-8 and malformed UTF-8 bytes are
+ * escaped, well-formed UTF-8 (two, three and four bytes) and backslashes are kept. */
+START_TEST(escape_controls)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"plain text, 'quoted'", "plain text, 'quoted'"},
+		{"a\033[2Jb", "a\\x1b[2Jb"},
+		{"10\n", "10\\n"},
+		{"\t\r\001\037\177", "\\t\\r\\x01\\x1f\\x7f"},
+		{"caf\303\251 \342\202\254 \360\237\230\200", "caf\303\251 \342\202\254 \360\237\230\200"},
+		{"\302\233x", "\\xc2\\x9bx"},          /* U+009B, the 8-bit CSI */
+		{"\302\240", "\302\240"},                 /* U+00A0 is printable */
+		{"\233[2J", "\\x9b[2J"},                  /* a lone C1 byte */
+		{"\303", "\\xc3"},                         /* a sequence cut by the end */
+		{"\343\201x", "\\xe3\\x81x"},           /* ... and by an ASCII byte */
+		{"\\u0000 kept", "\\u0000 kept"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = escaped(cases[i].in);
+		ck_assert_str_eq(got, cases[i].out);
+		free(got);
+	}
+}
+END_TEST
+
+/* shortest_g: the shortest text that reads back (two timestamps 0.4 s apart near 1.7e9 were
+ * both printed as 1.7e+09). */
+START_TEST(shortest_text)
+{
+	char b[32];
+	ck_assert_str_eq(shortest_g(1700000000.5, b, sizeof b), "1700000000.5");
+	ck_assert_str_eq(shortest_g(1700000000.1, b, sizeof b), "1700000000.1");
+	ck_assert_str_eq(shortest_g(2.5, b, sizeof b), "2.5");
+	ck_assert_str_eq(shortest_g(0.1 + 0.2, b, sizeof b), "0.30000000000000004");
+	ck_assert_str_eq(shortest_g(1e-300, b, sizeof b), "1e-300");
+}
+END_TEST
+
 /* read_file_lim: the reading stops after the first NUL byte (/dev/zero ends at once), and the
  * size, line and JSON-array limits hold on the bytes read, each error naming the file, the
  * limit and (for a line) the line. */
@@ -792,6 +844,8 @@ int main(void)
 	tcase_add_test(tc, edit_distance);
 	tcase_add_test(tc, fnv1a_vectors);
 	tcase_add_test(tc, read_limits);
+	tcase_add_test(tc, escape_controls);
+	tcase_add_test(tc, shortest_text);
 	tcase_add_test(tc, csv_lines_stops);
 	suite_add_tcase(s, tc);
 	return check_run(s);

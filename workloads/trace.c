@@ -279,11 +279,13 @@ int tl_end_row(struct loader *L)
 			    (long long)pt, (long long)L->v[COL_PROMPT]);
 	if (L->has[COL_ARRIVAL]) {
 		if (t->n > 0 && L->arrival < L->last_arrival) {
+			char a[32], b[32];
 			if (!L->sort)
 				return tl_err(L, COL_ARRIVAL,
-					    "%.9g s is earlier than the previous record's %.9g s "
+					    "%s s is earlier than the previous record's %s s "
 					    "(timestamps must not decrease; workload.sort_arrivals=true "
-					    "sorts them)", L->arrival, L->last_arrival);
+					    "sorts them)", shortest_g(L->arrival, a, sizeof a),
+					    shortest_g(L->last_arrival, b, sizeof b));
 			L->need_sort = true;
 		}
 		L->last_arrival = L->arrival;
