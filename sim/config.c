@@ -175,10 +175,21 @@ int config_set(struct config *c, const char *key, const char *value, enum cfg_or
 	if (!e)
 		return bs_errf(err, code, file, line, key,
 			       "unknown config key (see 'bucketsim list keys')");
-	if (e->text && origin < e->origin)
+	/* (a key set back to auto keeps its origin, so a lower one still cannot set it) */
+	if ((e->text || e->origin != CFG_ORIGIN_DEFAULT) && origin < e->origin)
 		return 0;
 	char why[256];
 	const struct cfg_def *d = e->def;
+	if (!d->def && !strcmp(value, "auto")) {
+		/* A key whose default is auto set back to it: unset again, as if never set (so a
+		 * value from -c can be undone with --set K=auto, and a sweep can vary it against
+		 * its default). */
+		free(e->text);
+		e->text = NULL;
+		e->origin = origin;
+		e->line = origin == CFG_ORIGIN_FILE ? line : 0;
+		return 0;
+	}
 	struct cfg_entry v = *e;
 	switch (d->type) {
 	case CFG_INT:
@@ -526,6 +537,10 @@ int config_load_json_text(struct config *c, const char *path, const char *text,
 	size_t z = json_nul_escape(text, strlen(text));
 	if (text[z])
 		return bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, z), NULL, JSON_NUL_ESCAPE_MSG);
+	size_t run, bad = json_bad_number(text, z, &run);
+	if (bad < z)
+		return bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, bad), NULL,
+			       JSON_BAD_NUMBER_MSG, (int)(run > 40 ? 40 : run), text + bad);
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!root) {

@@ -369,7 +369,8 @@ int parse_bool(const char *s, bool *out, char *why, size_t whylen)
 			return 0;
 		}
 	}
-	snprintf(why, whylen, "expected true or false, got '%s'", s ? s : "");
+	snprintf(why, whylen, "expected true or false, got '%s' (1/0, yes/no and on/off are "
+		 "taken too, in any case)", s ? s : "");
 	return -1;
 }
 
@@ -655,18 +656,79 @@ size_t json_nul_escape(const char *t, size_t n)
 	return n;
 }
 
+size_t json_bad_number(const char *t, size_t n, size_t *run)
+{
+	bool in = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = t[i];
+		if (in) {
+			if (c == '"')
+				in = false;
+			else if (c == '\\' && i + 1 < n)
+				i++;
+			continue;
+		}
+		if (c == '"') {
+			in = true;
+			continue;
+		}
+		if (c != '-' && !(c >= '0' && c <= '9'))
+			continue;
+		/* The characters cJSON reads as one number (parse_number), checked against JSON's
+		 * grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+		size_t j = i;
+		while (j < n && (strchr("0123456789+-eE.", t[j]) && t[j]))
+			j++;
+		size_t k = i;
+		if (k < j && t[k] == '-')
+			k++;
+		bool ok = k < j && t[k] >= '0' && t[k] <= '9';
+		if (ok && t[k] == '0')
+			k++;
+		else
+			while (k < j && t[k] >= '0' && t[k] <= '9')
+				k++;
+		if (ok && k < j && t[k] == '.') {
+			size_t d = ++k;
+			while (k < j && t[k] >= '0' && t[k] <= '9')
+				k++;
+			ok = k > d;
+		}
+		if (ok && k < j && (t[k] == 'e' || t[k] == 'E')) {
+			k++;
+			if (k < j && (t[k] == '+' || t[k] == '-'))
+				k++;
+			size_t d = k;
+			while (k < j && t[k] >= '0' && t[k] <= '9')
+				k++;
+			ok = k > d;
+		}
+		if (!ok || k != j) {
+			if (run)
+				*run = j - i;
+			return i;
+		}
+		i = j - 1;
+	}
+	return n;
+}
+
 struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err)
 {
 	*text = read_file(path, len, err);
 	if (!*text)
 		return NULL;
 	/* cJSON takes a NUL for a blank: the file would be read as if it were not there. */
-	size_t k = strlen(*text), z = k == *len ? json_nul_escape(*text, *len) : *len;
-	cJSON *j = k == *len && z == *len ? cJSON_ParseWithLength(*text, *len) : NULL;
+	size_t k = strlen(*text), z = k == *len ? json_nul_escape(*text, *len) : *len, run = 0;
+	size_t b = z == *len ? json_bad_number(*text, *len, &run) : *len;
+	cJSON *j = k == *len && z == *len && b == *len ? cJSON_ParseWithLength(*text, *len) : NULL;
 	if (k != *len)
 		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, k), NULL, "NUL byte in the file");
 	else if (z != *len)
 		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, z), NULL, JSON_NUL_ESCAPE_MSG);
+	else if (b != *len)
+		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, b), NULL, JSON_BAD_NUMBER_MSG,
+			(int)(run > 40 ? 40 : run), *text + b);
 	else if (!j)
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
 	if (!j) {

@@ -223,6 +223,13 @@ struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct 
 /* V as the shortest %g text that reads back to the same double ("1700000000.5", not the
  * "1.7e+09" of %.9g, which makes two different values of a message look equal).  Returns BUF. */
 const char *shortest_g(double v, char *buf, size_t n);
+/* The offset of the first number of the JSON text T[0..N) (outside strings) that is not in
+ * JSON's grammar although cJSON takes it ("010", "1.", "-.5", "1.e3": cJSON hands the
+ * characters to strtod), its length in *RUN; N when there is none.  Every JSON reader refuses it
+ * with JSON_BAD_NUMBER_MSG (a leading zero reads as octal elsewhere). */
+size_t json_bad_number(const char *t, size_t n, size_t *run);
+#define JSON_BAD_NUMBER_MSG "'%.*s' is not a JSON number (no leading zeros; digits on both " \
+	"sides of a '.')"
 /* The line (1-based) of byte OFF of TEXT (counted as far as a NUL byte). */
 long text_line_of(const char *text, size_t off);
 /* Best-effort line of a JSON object member "NAME" in TEXT: the first such member name (a string

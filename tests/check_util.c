@@ -665,6 +665,36 @@ START_TEST(escape_controls)
 }
 END_TEST
 
+/* json_bad_number: the numbers cJSON takes that JSON does not, found outside strings only. */
+START_TEST(json_numbers)
+{
+	static const struct {
+		const char *text;
+		size_t at, run; /* at = SIZE_MAX: none */
+	} cases[] = {
+		{"{\"a\": 10, \"b\": -0.5e+3, \"c\": 0, \"d\": [1E9, -0]}", SIZE_MAX, 0},
+		{"{\"a\": 010}", 6, 3},
+		{"{\"a\": -01}", 6, 3},
+		{"{\"a\": 1.}", 6, 2},
+		{"{\"a\": 1.e3}", 6, 4},
+		{"{\"a\": -.5}", 6, 3},
+		{"{\"a\": 1e}", 6, 2},
+		{"{\"a\": 1e+}", 6, 3},
+		{"{\"a\": -}", 6, 1},
+		{"{\"a\": 1-2}", 6, 3},
+		{"{\"010\": \"1.\", \"q\\\"01\": 7}", SIZE_MAX, 0},
+		{"[true, false, null, 00]", 20, 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		size_t n = strlen(cases[i].text), run = 0;
+		size_t at = json_bad_number(cases[i].text, n, &run);
+		ck_assert_msg(at == (cases[i].at < n ? cases[i].at : n), "case %zu: at %zu", i, at);
+		if (at < n)
+			ck_assert_uint_eq(run, cases[i].run);
+	}
+}
+END_TEST
+
 /* shortest_g: the shortest text that reads back (two timestamps 0.4 s apart near 1.7e9 were
  * both printed as 1.7e+09). */
 START_TEST(shortest_text)
@@ -846,6 +876,7 @@ int main(void)
 	tcase_add_test(tc, read_limits);
 	tcase_add_test(tc, escape_controls);
 	tcase_add_test(tc, shortest_text);
+	tcase_add_test(tc, json_numbers);
 	tcase_add_test(tc, csv_lines_stops);
 	suite_add_tcase(s, tc);
 	return check_run(s);

@@ -341,4 +341,37 @@ expect_exit 2 env-arg-value "$B" validate --env "$(printf 'VLLM_SKIP_WARMUP=1\nX
 expect_stderr env-arg-value-msg "field 'VLLM_SKIP_WARMUP': a control character in the value"
 expect_exit 0 env-arg-ok "$B" validate --env VLLM_SKIP_WARMUP=true --env _X1=a
 
+# --- auto, repeated --set, booleans, JSON numbers ---
+# a key whose default is auto can be set back to auto: a -c value undone on the command line
+printf '{"server": {"max_model_len": 4096}}\n' >"$T/mml.json"
+expect_exit 0 auto-undo "$B" validate -c "$T/mml.json" --set server.max_model_len=auto --print-config
+grep -qE '^server\.max_model_len +131072 +\(derived\)$' "$T/stdout" && ok auto-undo-value || fail auto-undo-value "$(grep max_model_len "$T/stdout")"
+expect_exit 0 auto-undo-file "$B" validate --set server.max_model_len=auto -c "$T/mml.json" --print-config
+grep -qE '^server\.max_model_len +131072 +\(derived\)$' "$T/stdout" && ok auto-undo-file-value || fail auto-undo-file-value "$(grep max_model_len "$T/stdout")"
+printf '{"server": {"max_model_len": "auto", "contiguous_pa": "auto"}, "slo": {"e2e_ms": "auto"}}\n' >"$T/auto.json"
+expect_exit 0 auto-in-file "$B" validate -c "$T/auto.json"
+expect_exit 0 auto-bool "$B" validate --set server.contiguous_pa=true --set server.contiguous_pa=auto --print-config
+grep -qE '^server\.contiguous_pa +false +\(derived\)$' "$T/stdout" && ok auto-bool-value || fail auto-bool-value "$(grep contiguous_pa "$T/stdout")"
+# ... and only such a key
+expect_exit 2 auto-not-default "$B" validate --set server.max_num_seqs=auto
+expect_stderr auto-not-default-msg "field 'server\.max_num_seqs': expected an integer"
+# --set of one key twice: the command line is read left to right, the last wins (documented)
+expect_exit 0 set-twice "$B" validate --set server.max_num_seqs=4 --set server.max_num_seqs=8 --print-config
+grep -qE '^server\.max_num_seqs +8 +\(command line\)$' "$T/stdout" && ok set-twice-last || fail set-twice-last "$(grep max_num_seqs "$T/stdout")"
+# booleans: the message names every spelling taken
+expect_exit 2 bool-spellings "$B" validate --set server.prefix_caching=maybe
+expect_stderr bool-spellings-msg "expected true or false, got 'maybe' \(1/0, yes/no and on/off are taken too, in any case\)$"
+expect_exit 0 bool-yes "$B" validate --set server.prefix_caching=Off --print-config
+grep -qE '^server\.prefix_caching +false ' "$T/stdout" && ok bool-yes-value || fail bool-yes-value "$(grep prefix_caching "$T/stdout")"
+# numbers JSON does not have (cJSON takes them): a JSON Lines trace, a JSON array, a config file
+printf '{"prompt_tokens": 12, "output_tokens": 5}\n{"prompt_tokens": 010, "output_tokens": 5}\n' >"$T/lz.jsonl"
+expect_exit 3 jsonl-leading-zero "$B" trace stats "$T/lz.jsonl"
+expect_stderr jsonl-leading-zero-msg "lz\.jsonl:2: '010' is not a JSON number \(no leading zeros; digits on both sides of a '\.'\) \(column 19\)$"
+printf '[{"prompt_tokens": 12,\n  "output_tokens": 5.}]\n' >"$T/dot.json"
+expect_exit 3 json-trailing-dot "$B" trace stats "$T/dot.json"
+expect_stderr json-trailing-dot-msg "dot\.json:2: '5\.' is not a JSON number"
+printf '{"server":\n {"max_num_seqs": 010}}\n' >"$T/lz.json"
+expect_exit 3 config-leading-zero "$B" validate -c "$T/lz.json"
+expect_stderr config-leading-zero-msg "lz\.json:2: '010' is not a JSON number"
+
 e2e_done
