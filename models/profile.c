@@ -112,6 +112,125 @@ static bool is_profile_path(const char *name)
 	return strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".json"));
 }
 
+/* The members a profile file may hold, and the check that it holds no other and none twice.
+ * OBJ is the object being checked: NULL for the top level, or the member holding it ("spec").
+ * A hardware profile: kind, name, description, calibrated, spec, params and fit (what
+ * `bucketsim calibrate` records of the fit: not read, so not checked); spec: spec_keys,
+ * vector_bf16_tflops and sources (a note); params: the performance and compile parameters. */
+typedef bool member_ok_fn(const char *obj, const char *name);
+
+static bool in_list(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, name))
+			return true;
+	return false;
+}
+
+static const char *const hw_top_keys[] = {
+	"kind", "name", "description", "calibrated", "spec", "params", "fit", NULL};
+static const char *const spec_extra_keys[] = {"vector_bf16_tflops", "sources", NULL};
+/* The integer members of a model profile (an entry of models/data/models.json) and their
+ * ranges: what the equations can take without overflowing. */
+static const struct {
+	const char *key;
+	double min, max;
+} model_ints[] = {
+	{"layers", 1, 1 << 12}, {"hidden", 1, 1 << 20}, {"heads", 1, 1 << 16},
+	{"kv_heads", 1, 1 << 16}, {"head_dim", 1, 1 << 14}, {"ffn", 1, 1 << 24},
+	{"vocab", 1, 1 << 24}, {"experts", 1, 1 << 12}, {"experts_per_token", 1, 1 << 12},
+	{"max_context", 1, 1 << 24}, {"learned_positions", 0, 1 << 24},
+};
+
+/* A model profile's members other than its integers (model_ints, below). */
+static const char *const model_keys[] = {
+	"gated_mlp", "tied_embeddings", "kind", "name", "hf", NULL};
+
+static bool hw_member_ok(const char *obj, const char *name)
+{
+	if (!obj)
+		return in_list(hw_top_keys, name);
+	if (!strcmp(obj, "spec"))
+		return in_list(spec_keys, name) || in_list(spec_extra_keys, name);
+	for (int i = 0; i < PP_COUNT; i++)
+		if (!strcmp(perf_param_names[i], name))
+			return true;
+	return in_list(param_keys, name);
+}
+
+/* "a, b, c": the members OK allows in OBJ (for the message of an unknown one). */
+static char *members_text(member_ok_fn *ok, const char *obj)
+{
+	static const char *const *lists[] = {hw_top_keys, spec_keys, spec_extra_keys, param_keys,
+					     model_keys, NULL};
+	const char *cand[128];
+	size_t n = 0;
+	for (int i = 0; i < PP_COUNT; i++)
+		cand[n++] = perf_param_names[i];
+	for (size_t i = 0; i < sizeof model_ints / sizeof *model_ints; i++)
+		cand[n++] = model_ints[i].key;
+	for (size_t l = 0; lists[l]; l++)
+		for (const char *const *p = lists[l]; *p; p++)
+			cand[n++] = *p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		BUG("open_memstream failed");
+	bool first = true;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < i && strcmp(cand[k], cand[i]))
+			k++;
+		if (k == i && ok(obj, cand[i])) {
+			fprintf(f, "%s%s", first ? "" : ", ", cand[i]);
+			first = false;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Refuses a member of object O (OBJ, as above) that OK does not allow, or one given twice (cJSON
+ * keeps both and reads the first), naming the file PATH, the member's line in TEXT (searched
+ * from *POS on) and the member; the objects spec and params are checked the same way. */
+static int check_members(const cJSON *o, const char *obj, member_ok_fn *ok, const char *what,
+			 const char *path, const char *text, size_t *pos, struct bs_err *err)
+{
+	/* Every member is allowed, and none twice, so there are at most as many as allowed. */
+	long lines[64];
+	int n = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, o) {
+		long line = json_member_line(text, it->string, pos);
+		char field[96];
+		snprintf(field, sizeof field, "%s%s%.80s", obj ? obj : "", obj ? "." : "", it->string);
+		if (!ok(obj, it->string)) {
+			char *names = members_text(ok, obj);
+			bs_errf(err, BS_EXIT_INPUT, path, line, field, "unknown member of %s%s%s "
+				"(valid: %s)", what, obj ? "'s " : "", obj ? obj : "", names);
+			free(names);
+			return -1;
+		}
+		int i = 0;
+		for (const cJSON *q = o->child; q != it; q = q->next, i++)
+			if (!strcmp(q->string, it->string))
+				return lines[i] > 0
+					       ? bs_errf(err, BS_EXIT_INPUT, path, line, field, "given twice "
+							 "(first on line %ld)", lines[i])
+					       : bs_errf(err, BS_EXIT_INPUT, path, line, field,
+							 "given twice");
+		if (n >= (int)(sizeof lines / sizeof *lines))
+			BUG("profile check: more members than allowed");
+		lines[n++] = line;
+		if (!obj && cJSON_IsObject(it) &&
+		    (!strcmp(it->string, "spec") || !strcmp(it->string, "params")) &&
+		    check_members(it, it->string, ok, what, path, text, pos, err))
+			return -1;
+	}
+	return 0;
+}
+
 static int bad_member(const char *path, const char *obj, const char *key, struct bs_err *err)
 {
 	char field[96];
@@ -123,7 +242,9 @@ static int bad_member(const char *path, const char *obj, const char *key, struct
 /* A hardware profile file, checked so that loading it cannot meet a missing member. */
 static cJSON *load_hw_file(const char *path, struct bs_err *err)
 {
-	cJSON *j = read_json(path, err); /* NUL bytes and \u0000 refused there */
+	char *text;
+	size_t len, pos = 0;
+	cJSON *j = read_json_text(path, &text, &len, err); /* NUL bytes and \u0000 refused there */
 	if (!j) {
 		/* read_json names the file; say which key gave it. */
 		snprintf(err->field, sizeof err->field, "hardware");
@@ -133,6 +254,14 @@ static cJSON *load_hw_file(const char *path, struct bs_err *err)
 	if (!cJSON_IsString(k) || strcmp(k->valuestring, "hardware")) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, "kind",
 			"not a hardware profile (\"kind\": \"hardware\")");
+		cJSON_Delete(j);
+		free(text);
+		return NULL;
+	}
+	int members = check_members(j, NULL, hw_member_ok, "a hardware profile", path, text, &pos,
+				    err);
+	free(text);
+	if (members) {
 		cJSON_Delete(j);
 		return NULL;
 	}
@@ -269,17 +398,16 @@ static int geti(const cJSON *o, const char *key, const char *where)
 	return (int)num(o, key, where, false);
 }
 
-/* The integer members of a model profile (an entry of models/data/models.json) and their
- * ranges: what the equations can take without overflowing. */
-static const struct {
-	const char *key;
-	double min, max;
-} model_ints[] = {
-	{"layers", 1, 1 << 12}, {"hidden", 1, 1 << 20}, {"heads", 1, 1 << 16},
-	{"kv_heads", 1, 1 << 16}, {"head_dim", 1, 1 << 14}, {"ffn", 1, 1 << 24},
-	{"vocab", 1, 1 << 24}, {"experts", 1, 1 << 12}, {"experts_per_token", 1, 1 << 12},
-	{"max_context", 1, 1 << 24}, {"learned_positions", 0, 1 << 24},
-};
+/* The members of a model profile: model_ints, the two booleans, and kind, name and hf (not
+ * read). */
+static bool model_member_ok(const char *obj, const char *name)
+{
+	(void)obj;
+	for (size_t i = 0; i < sizeof model_ints / sizeof *model_ints; i++)
+		if (!strcmp(model_ints[i].key, name))
+			return true;
+	return in_list(model_keys, name);
+}
 
 /* A model profile file: an object with the members of an entry of models/data/models.json
  * ("kind": "model" optional; "name" and "hf" are not read), checked so that loading it cannot
@@ -287,7 +415,9 @@ static const struct {
  * Returns the tree (owned) or NULL with ERR filled. */
 static cJSON *load_model_file(const char *path, struct bs_err *err)
 {
-	cJSON *j = read_json(path, err); /* NUL bytes and \u0000 refused there */
+	char *text;
+	size_t len, pos = 0;
+	cJSON *j = read_json_text(path, &text, &len, err); /* NUL bytes and \u0000 refused there */
 	if (!j) {
 		/* read_json names the file; say which key gave it. */
 		snprintf(err->field, sizeof err->field, "model");
@@ -299,9 +429,11 @@ static cJSON *load_model_file(const char *path, struct bs_err *err)
 			"not a model profile (an object with the members of an entry of "
 			"models/data/models.json; \"kind\", when given, is \"model\")");
 		cJSON_Delete(j);
+		free(text);
 		return NULL;
 	}
-	int rc = 0;
+	int rc = check_members(j, NULL, model_member_ok, "a model profile", path, text, &pos, err);
+	free(text);
 	for (size_t i = 0; i < sizeof model_ints / sizeof *model_ints && !rc; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, model_ints[i].key);
 		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||

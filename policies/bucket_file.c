@@ -304,8 +304,9 @@ int bucket_file_parse(const char *path, struct blist *prompt, struct blist *deco
 	if (!text)
 		return -1;
 	if (strlen(text) != len) {
+		long line = text_line_of(text, len);
 		free(text);
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "bucket file contains a NUL byte");
+		return bs_errf(err, BS_EXIT_INPUT, path, line, NULL, "NUL byte in the file");
 	}
 	int rc = bucket_file_parse_text(text, path, prompt, decode, err);
 	free(text);

@@ -136,10 +136,12 @@ void cli_help(const struct cli_cmd *cmd, FILE *out)
 int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fputs("bucketsim: error: ", stderr);
+	char msg[1024];
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	fputs("bucketsim: error: ", stderr);
+	fputs_escaped(msg, stderr);
 	fprintf(stderr, "\nsee 'bucketsim %s --help'\n", cmd->name);
 	return BS_EXIT_USAGE;
 }

@@ -4,6 +4,7 @@
 #include "sim/config.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -174,10 +175,21 @@ int config_set(struct config *c, const char *key, const char *value, enum cfg_or
 	if (!e)
 		return bs_errf(err, code, file, line, key,
 			       "unknown config key (see 'bucketsim list keys')");
-	if (e->text && origin < e->origin)
+	/* (a key set back to auto keeps its origin, so a lower one still cannot set it) */
+	if ((e->text || e->origin != CFG_ORIGIN_DEFAULT) && origin < e->origin)
 		return 0;
 	char why[256];
 	const struct cfg_def *d = e->def;
+	if (!d->def && !strcmp(value, "auto")) {
+		/* A key whose default is auto set back to it: unset again, as if never set (so a
+		 * value from -c can be undone with --set K=auto, and a sweep can vary it against
+		 * its default). */
+		free(e->text);
+		e->text = NULL;
+		e->origin = origin;
+		e->line = origin == CFG_ORIGIN_FILE ? line : 0;
+		return 0;
+	}
 	struct cfg_entry v = *e;
 	switch (d->type) {
 	case CFG_INT:
@@ -292,6 +304,27 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 	return 0;
 }
 
+/* Refuses an environment variable no environment could hold: a name that is not a portable
+ * one (a letter or '_', then letters, digits and '_': an empty name, or one with '=' or a
+ * newline, could not be exported, and a point command emitted with it would break), or a value
+ * with a control character. */
+static int env_check(const char *name, const char *value, int code, const char *path, long line,
+		     struct bs_err *err)
+{
+	bool ok = (name[0] == '_' || isalpha((unsigned char)name[0]));
+	for (const char *p = name; ok && *p; p++)
+		ok = *p == '_' || isalnum((unsigned char)*p);
+	if (!ok)
+		return bs_errf(err, code, path, line, name[0] ? name : "env", "%s (a variable name "
+			       "is a letter or '_', then letters, digits and '_')",
+			       name[0] ? "not a variable name" : "an empty variable name");
+	for (const char *p = value; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return bs_errf(err, code, path, line, name, "a control character in the "
+				       "value");
+	return 0;
+}
+
 int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin,
 		       struct bs_err *err)
 {
@@ -301,55 +334,17 @@ int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin
 			       "--env takes NAME=VALUE, got '%s'", arg);
 	char *name = xstrdup(arg);
 	name[eq - arg] = 0;
-	set_env(c, name, eq + 1, origin, 0);
+	int rc = env_check(name, eq + 1, BS_EXIT_USAGE, NULL, 0, err);
+	if (!rc)
+		set_env(c, name, eq + 1, origin, 0);
 	free(name);
-	return 0;
+	return rc;
 }
 
 const char *config_env(const struct config *c, const char *name)
 {
 	ptrdiff_t i = env_index(c, name);
 	return i >= 0 ? c->env[i].value : NULL;
-}
-
-/* Line (1-based) of byte offset OFF in TEXT. */
-static long line_of(const char *text, size_t off)
-{
-	long line = 1;
-	for (size_t i = 0; i < off && text[i]; i++)
-		if (text[i] == '\n')
-			line++;
-	return line;
-}
-
-/* The first "NAME" followed by a ':' (a member name, not a string value) at or after P. */
-static const char *find_member(const char *p, const char *pat)
-{
-	size_t n = strlen(pat);
-	for (; (p = strstr(p, pat)); p++) {
-		const char *q = p + n;
-		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')
-			q++;
-		if (*q == ':')
-			return p;
-	}
-	return NULL;
-}
-
-/* Best-effort line of a key: the first member "name" at or after FROM, which moves past it
- * (so that a name given twice finds its second occurrence next). */
-static long key_line(const char *text, const char *name, size_t *from)
-{
-	char *pat = xasprintf("\"%s\"", name);
-	const char *p = find_member(text + *from, pat);
-	if (!p)
-		p = find_member(text, pat);
-	size_t n = strlen(pat);
-	free(pat);
-	if (!p)
-		return 0;
-	*from = (size_t)(p - text) + n;
-	return line_of(text, (size_t)(p - text));
 }
 
 /* Text form of a JSON leaf; NULL (and an error) for a type that no key takes. */
@@ -465,7 +460,7 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 	const cJSON *it;
 	cJSON_ArrayForEach(it, obj) {
 		char *key = prefix ? xasprintf("%s.%s", prefix, it->string) : xstrdup(it->string);
-		long line = key_line(text, it->string, pos);
+		long line = json_member_line(text, it->string, pos);
 		int rc = check_twice(seen, key, key, path, line, err);
 		if (rc) {
 			free(key);
@@ -478,7 +473,7 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 			} else {
 				const cJSON *ev;
 				cJSON_ArrayForEach(ev, it) {
-					long eline = key_line(text, ev->string, pos);
+					long eline = json_member_line(text, ev->string, pos);
 					char *ename = xasprintf("env.%s", ev->string);
 					rc = check_twice(seen, ename, ev->string, path, eline, err);
 					free(ename);
@@ -491,8 +486,12 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 							     "expected a string, number or boolean");
 						break;
 					}
-					set_env(c, ev->string, t, CFG_ORIGIN_FILE, eline);
+					rc = env_check(ev->string, t, BS_EXIT_INPUT, path, eline, err);
+					if (!rc)
+						set_env(c, ev->string, t, CFG_ORIGIN_FILE, eline);
 					free(t);
+					if (rc)
+						break;
 				}
 			}
 		} else if (cJSON_IsObject(it)) {
@@ -525,7 +524,7 @@ int config_load_json(struct config *c, const char *path, struct bs_err *err)
 	if (!text)
 		return -1;
 	int rc = strlen(text) != len
-			 ? bs_errf(err, BS_EXIT_INPUT, path, line_of(text, strlen(text)), NULL,
+			 ? bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, strlen(text)), NULL,
 				   "NUL byte in the file")
 			 : config_load_json_text(c, path, text, err);
 	free(text);
@@ -537,13 +536,26 @@ int config_load_json_text(struct config *c, const char *path, const char *text,
 {
 	size_t z = json_nul_escape(text, strlen(text));
 	if (text[z])
-		return bs_errf(err, BS_EXIT_INPUT, path, line_of(text, z), NULL, JSON_NUL_ESCAPE_MSG);
+		return bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, z), NULL, JSON_NUL_ESCAPE_MSG);
+	size_t run, bad = json_bad_number(text, z, &run);
+	if (bad < z)
+		return bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, bad), NULL,
+			       JSON_BAD_NUMBER_MSG, (int)(run > 40 ? 40 : run), text + bad);
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!root) {
-		size_t off = end ? (size_t)(end - text) : 0;
-		bs_errf(err, BS_EXIT_INPUT, path, line_of(text, off), NULL, "invalid JSON near '%.20s'",
-			end ? end : "");
+		size_t off = end ? (size_t)(end - text) : 0, b = 0;
+		while (text[b] == ' ' || text[b] == '\t' || text[b] == '\r' || text[b] == '\n')
+			b++;
+		if (!text[b])
+			bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "empty file (a configuration is a "
+				"JSON object, {} when it sets nothing)");
+		else if (!end || !*end)
+			bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, off), NULL,
+				"invalid JSON: the file ends inside a value (cut short?)");
+		else
+			bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, off), NULL,
+				"invalid JSON near '%.20s'", end);
 		return -1;
 	}
 	int rc = 0;

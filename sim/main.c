@@ -71,6 +71,14 @@ static int finish(int rc)
 	return rc;
 }
 
+static int unknown_command(const char *name)
+{
+	fputs("bucketsim: error: unknown command '", stderr);
+	fputs_escaped(name, stderr);
+	fputs("'\nsee 'bucketsim --help'\n", stderr);
+	return BS_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "C");
@@ -96,17 +104,14 @@ int main(int argc, char **argv)
 		}
 		const struct cli_cmd *c = find(argv[2]);
 		if (!c) {
-			fprintf(stderr, "bucketsim: error: unknown command '%s'\nsee 'bucketsim --help'\n",
-				argv[2]);
-			return BS_EXIT_USAGE;
+			return unknown_command(argv[2]);
 		}
 		cli_help(c, stdout);
 		return finish(0);
 	}
 	const struct cli_cmd *c = find(name);
 	if (!c) {
-		fprintf(stderr, "bucketsim: error: unknown command '%s'\nsee 'bucketsim --help'\n", name);
-		return BS_EXIT_USAGE;
+		return unknown_command(name);
 	}
 	return finish(c->fn(c, argc - 1, argv + 1));
 }

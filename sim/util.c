@@ -8,6 +8,7 @@
 #include <csv.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -47,6 +48,42 @@ int bs_errf(struct bs_err *err, int code, const char *file, long line, const cha
 	return -1;
 }
 
+void fputs_escaped(const char *s, FILE *f)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned char c = *p;
+		/* The length of a well-formed UTF-8 sequence at P (its continuation bytes present),
+		 * 1 for ASCII, 0 for a byte that starts none. */
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+			 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		for (size_t k = 1; k < n; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				n = 0;
+		/* C0 controls, DEL and the C1 controls (U+0080..U+009F: CSI is one) are escaped,
+		 * and so is each byte of a malformed sequence. */
+		bool ctl = n == 1 ? c < 0x20 || c == 0x7f : n == 2 && c == 0xc2 && p[1] < 0xa0;
+		if (n && !ctl) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		if (c == '\n' || c == '\t' || c == '\r') {
+			fputc('\\', f);
+			fputc(c == '\n' ? 'n' : c == '\t' ? 't' : 'r', f);
+			p++;
+			continue;
+		}
+		for (size_t k = 0; k < (n ? n : 1); k++) {
+			fputs("\\x", f);
+			fputc(hex[p[k] >> 4], f);
+			fputc(hex[p[k] & 15], f);
+		}
+		p += n ? n : 1;
+	}
+}
+
 void bs_warn(const char *fmt, ...)
 {
 	char msg[1024];
@@ -61,7 +98,9 @@ void bs_warn(const char *fmt, ...)
 	for (size_t i = 0; i < nsaid; i++)
 		if (!strcmp(said[i], msg))
 			return;
-	fprintf(stderr, "bucketsim: warning: %s\n", msg);
+	fputs("bucketsim: warning: ", stderr);
+	fputs_escaped(msg, stderr);
+	fputc('\n', stderr);
 	if (nsaid < sizeof said / sizeof *said)
 		said[nsaid++] = xstrdup(msg);
 }
@@ -75,14 +114,18 @@ void bs_err_print(const struct bs_err *err)
 {
 	fputs("bucketsim: error: ", stderr);
 	if (err->file[0]) {
+		fputs_escaped(err->file, stderr);
 		if (err->line > 0)
-			fprintf(stderr, "%s:%ld: ", err->file, err->line);
-		else
-			fprintf(stderr, "%s: ", err->file);
+			fprintf(stderr, ":%ld", err->line);
+		fputs(": ", stderr);
 	}
-	if (err->field[0])
-		fprintf(stderr, "field '%s': ", err->field);
-	fprintf(stderr, "%s\n", err->msg);
+	if (err->field[0]) {
+		fputs("field '", stderr);
+		fputs_escaped(err->field, stderr);
+		fputs("': ", stderr);
+	}
+	fputs_escaped(err->msg, stderr);
+	fputc('\n', stderr);
 }
 
 void bs_bug(const char *file, int line, const char *fmt, ...)
@@ -326,7 +369,8 @@ int parse_bool(const char *s, bool *out, char *why, size_t whylen)
 			return 0;
 		}
 	}
-	snprintf(why, whylen, "expected true or false, got '%s'", s ? s : "");
+	snprintf(why, whylen, "expected true or false, got '%s' (1/0, yes/no and on/off are "
+		 "taken too, in any case)", s ? s : "");
 	return -1;
 }
 
@@ -438,9 +482,21 @@ static const char *size_text(size_t n, char *buf, size_t len)
 char *read_file_lim(const char *path, size_t *len, const struct read_lim *lim,
 		    struct bs_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	return read_fd_lim(fd, path, len, lim, err);
+}
+
+char *read_fd_lim(int fd, const char *path, size_t *len, const struct read_lim *lim,
+		  struct bs_err *err)
+{
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "cannot read: %s", strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	size_t max = lim->max_size, max_line = lim->max_line;
@@ -536,6 +592,53 @@ static long line_at(const char *text, size_t off)
 	return line;
 }
 
+const char *shortest_g(double v, char *buf, size_t n)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+long text_line_of(const char *text, size_t off)
+{
+	long line = 1;
+	for (size_t i = 0; i < off && text[i]; i++)
+		if (text[i] == '\n')
+			line++;
+	return line;
+}
+
+/* The first "NAME" followed by a ':' (a member name, not a string value) at or after P. */
+static const char *find_member(const char *p, const char *pat)
+{
+	size_t n = strlen(pat);
+	for (; (p = strstr(p, pat)); p++) {
+		const char *q = p + n;
+		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')
+			q++;
+		if (*q == ':')
+			return p;
+	}
+	return NULL;
+}
+
+long json_member_line(const char *text, const char *name, size_t *from)
+{
+	char *pat = xasprintf("\"%s\"", name);
+	const char *p = find_member(text + *from, pat);
+	if (!p)
+		p = find_member(text, pat);
+	size_t n = strlen(pat);
+	free(pat);
+	if (!p)
+		return 0;
+	*from = (size_t)(p - text) + n;
+	return text_line_of(text, (size_t)(p - text));
+}
+
 size_t json_nul_escape(const char *t, size_t n)
 {
 	bool in = false;
@@ -553,18 +656,79 @@ size_t json_nul_escape(const char *t, size_t n)
 	return n;
 }
 
+size_t json_bad_number(const char *t, size_t n, size_t *run)
+{
+	bool in = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = t[i];
+		if (in) {
+			if (c == '"')
+				in = false;
+			else if (c == '\\' && i + 1 < n)
+				i++;
+			continue;
+		}
+		if (c == '"') {
+			in = true;
+			continue;
+		}
+		if (c != '-' && !(c >= '0' && c <= '9'))
+			continue;
+		/* The characters cJSON reads as one number (parse_number), checked against JSON's
+		 * grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+		size_t j = i;
+		while (j < n && (strchr("0123456789+-eE.", t[j]) && t[j]))
+			j++;
+		size_t k = i;
+		if (k < j && t[k] == '-')
+			k++;
+		bool ok = k < j && t[k] >= '0' && t[k] <= '9';
+		if (ok && t[k] == '0')
+			k++;
+		else
+			while (k < j && t[k] >= '0' && t[k] <= '9')
+				k++;
+		if (ok && k < j && t[k] == '.') {
+			size_t d = ++k;
+			while (k < j && t[k] >= '0' && t[k] <= '9')
+				k++;
+			ok = k > d;
+		}
+		if (ok && k < j && (t[k] == 'e' || t[k] == 'E')) {
+			k++;
+			if (k < j && (t[k] == '+' || t[k] == '-'))
+				k++;
+			size_t d = k;
+			while (k < j && t[k] >= '0' && t[k] <= '9')
+				k++;
+			ok = k > d;
+		}
+		if (!ok || k != j) {
+			if (run)
+				*run = j - i;
+			return i;
+		}
+		i = j - 1;
+	}
+	return n;
+}
+
 struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err)
 {
 	*text = read_file(path, len, err);
 	if (!*text)
 		return NULL;
 	/* cJSON takes a NUL for a blank: the file would be read as if it were not there. */
-	size_t k = strlen(*text), z = k == *len ? json_nul_escape(*text, *len) : *len;
-	cJSON *j = k == *len && z == *len ? cJSON_ParseWithLength(*text, *len) : NULL;
+	size_t k = strlen(*text), z = k == *len ? json_nul_escape(*text, *len) : *len, run = 0;
+	size_t b = z == *len ? json_bad_number(*text, *len, &run) : *len;
+	cJSON *j = k == *len && z == *len && b == *len ? cJSON_ParseWithLength(*text, *len) : NULL;
 	if (k != *len)
 		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, k), NULL, "NUL byte in the file");
 	else if (z != *len)
 		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, z), NULL, JSON_NUL_ESCAPE_MSG);
+	else if (b != *len)
+		bs_errf(err, BS_EXIT_INPUT, path, line_at(*text, b), NULL, JSON_BAD_NUMBER_MSG,
+			(int)(run > 40 ? 40 : run), *text + b);
 	else if (!j)
 		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
 	if (!j) {

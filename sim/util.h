@@ -36,9 +36,17 @@ struct bs_err {
  * callee can write `return bs_errf(err, ...)`.  `err` may be NULL. */
 int bs_errf(struct bs_err *err, int code, const char *file, long line, const char *field,
 	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-/* Prints "bucketsim: error: ..." to stderr. */
+/* Writes S to F with its control characters escaped, so that no text from an input (a value,
+ * a file name, a field) can move the cursor, clear the terminal or split a message over lines:
+ * newline, tab and carriage return as \n, \t, \r; the other C0 controls, DEL, the C1 controls
+ * (U+0080..U+009F) and each byte of malformed UTF-8 as \xNN.  Well-formed UTF-8 is kept.
+ * Every error and warning line goes through it (bs_err_print, bs_warn, cli_usage). */
+void fputs_escaped(const char *s, FILE *f);
+/* Prints "bucketsim: error: FILE:LINE: field 'FIELD': MESSAGE" to stderr, each part escaped
+ * (fputs_escaped). */
 void bs_err_print(const struct bs_err *err);
-/* Prints "bucketsim: warning: MESSAGE" on stderr, each distinct message once per process. */
+/* Prints "bucketsim: warning: MESSAGE" on stderr (escaped), each distinct message once per
+ * process. */
 void bs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bs_err_clear(struct bs_err *err);
 
@@ -196,6 +204,12 @@ struct read_lim {
 #define CSV_FIELD_BLOCK ((size_t)1 << 20)
 char *read_file_lim(const char *path, size_t *len, const struct read_lim *lim,
 		    struct bs_err *err);
+/* read_file_lim of the file already open on FD (named PATH in errors), read from where it is;
+ * FD is closed.  A reader that has opened a file (to look at what it is) reads it from that
+ * descriptor: opening it again by name could meet another file, or wait for ever on a FIFO
+ * whose writer has gone. */
+char *read_fd_lim(int fd, const char *path, size_t *len, const struct read_lim *lim,
+		  struct bs_err *err);
 /* Reads a whole file into a NUL-terminated buffer (owned by the caller), at most BS_READ_MAX
  * bytes, stopping after a NUL byte (read_file_lim). */
 char *read_file(const char *path, size_t *len, struct bs_err *err);
@@ -206,6 +220,24 @@ struct cJSON *read_json(const char *path, struct bs_err *err);
 /* read_json, keeping the file's text in *TEXT (length *LEN; freed by the caller; NULL on an
  * error), for a reader that locates members in it. */
 struct cJSON *read_json_text(const char *path, char **text, size_t *len, struct bs_err *err);
+/* V as the shortest %g text that reads back to the same double ("1700000000.5", not the
+ * "1.7e+09" of %.9g, which makes two different values of a message look equal).  Returns BUF. */
+const char *shortest_g(double v, char *buf, size_t n);
+/* The offset of the first number of the JSON text T[0..N) (outside strings) that is not in
+ * JSON's grammar although cJSON takes it ("010", "1.", "-.5", "1.e3": cJSON hands the
+ * characters to strtod), its length in *RUN; N when there is none.  Every JSON reader refuses it
+ * with JSON_BAD_NUMBER_MSG (a leading zero reads as octal elsewhere). */
+size_t json_bad_number(const char *t, size_t n, size_t *run);
+#define JSON_BAD_NUMBER_MSG "'%.*s' is not a JSON number (no leading zeros; digits on both " \
+	"sides of a '.')"
+/* The line (1-based) of byte OFF of TEXT (counted as far as a NUL byte). */
+long text_line_of(const char *text, size_t off);
+/* Best-effort line of a JSON object member "NAME" in TEXT: the first such member name (a string
+ * followed by ':') at or after byte *FROM, which moves past it, so that members looked up in the
+ * order of the document find each its own occurrence (a name given twice finds its second
+ * occurrence next); else the first anywhere; 0 when none is found (a name written with
+ * escapes). */
+long json_member_line(const char *text, const char *name, size_t *from);
 /* The offset of the first "\u0000" escape inside a string of the JSON text T[0..N), or N when
  * there is none: cJSON decodes it into a NUL inside the C string, which silently cuts the value
  * or the member's name there ("alpaca:1\u0000,longbench:1" read as "alpaca:1"); every JSON

@@ -626,6 +626,88 @@ static void put_file(const char *path, const char *text, size_t len)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+/* S as fputs_escaped writes it (owned by the caller). */
+static char *escaped(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	fputs_escaped(s, f);
+	fclose(f);
+	return buf;
+}
+
+/* fputs_escaped: C0 controls, DEL, the C1 controls of UTF-8 and malformed UTF-8 bytes are
+ * escaped, well-formed UTF-8 (two, three and four bytes) and backslashes are kept. */
+START_TEST(escape_controls)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"plain text, 'quoted'", "plain text, 'quoted'"},
+		{"a\033[2Jb", "a\\x1b[2Jb"},
+		{"10\n", "10\\n"},
+		{"\t\r\001\037\177", "\\t\\r\\x01\\x1f\\x7f"},
+		{"caf\303\251 \342\202\254 \360\237\230\200", "caf\303\251 \342\202\254 \360\237\230\200"},
+		{"\302\233x", "\\xc2\\x9bx"},          /* U+009B, the 8-bit CSI */
+		{"\302\240", "\302\240"},                 /* U+00A0 is printable */
+		{"\233[2J", "\\x9b[2J"},                  /* a lone C1 byte */
+		{"\303", "\\xc3"},                         /* a sequence cut by the end */
+		{"\343\201x", "\\xe3\\x81x"},           /* ... and by an ASCII byte */
+		{"\\u0000 kept", "\\u0000 kept"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = escaped(cases[i].in);
+		ck_assert_str_eq(got, cases[i].out);
+		free(got);
+	}
+}
+END_TEST
+
+/* json_bad_number: the numbers cJSON takes that JSON does not, found outside strings only. */
+START_TEST(json_numbers)
+{
+	static const struct {
+		const char *text;
+		size_t at, run; /* at = SIZE_MAX: none */
+	} cases[] = {
+		{"{\"a\": 10, \"b\": -0.5e+3, \"c\": 0, \"d\": [1E9, -0]}", SIZE_MAX, 0},
+		{"{\"a\": 010}", 6, 3},
+		{"{\"a\": -01}", 6, 3},
+		{"{\"a\": 1.}", 6, 2},
+		{"{\"a\": 1.e3}", 6, 4},
+		{"{\"a\": -.5}", 6, 3},
+		{"{\"a\": 1e}", 6, 2},
+		{"{\"a\": 1e+}", 6, 3},
+		{"{\"a\": -}", 6, 1},
+		{"{\"a\": 1-2}", 6, 3},
+		{"{\"010\": \"1.\", \"q\\\"01\": 7}", SIZE_MAX, 0},
+		{"[true, false, null, 00]", 20, 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		size_t n = strlen(cases[i].text), run = 0;
+		size_t at = json_bad_number(cases[i].text, n, &run);
+		ck_assert_msg(at == (cases[i].at < n ? cases[i].at : n), "case %zu: at %zu", i, at);
+		if (at < n)
+			ck_assert_uint_eq(run, cases[i].run);
+	}
+}
+END_TEST
+
+/* shortest_g: the shortest text that reads back (two timestamps 0.4 s apart near 1.7e9 were
+ * both printed as 1.7e+09). */
+START_TEST(shortest_text)
+{
+	char b[32];
+	ck_assert_str_eq(shortest_g(1700000000.5, b, sizeof b), "1700000000.5");
+	ck_assert_str_eq(shortest_g(1700000000.1, b, sizeof b), "1700000000.1");
+	ck_assert_str_eq(shortest_g(2.5, b, sizeof b), "2.5");
+	ck_assert_str_eq(shortest_g(0.1 + 0.2, b, sizeof b), "0.30000000000000004");
+	ck_assert_str_eq(shortest_g(1e-300, b, sizeof b), "1e-300");
+}
+END_TEST
+
 /* read_file_lim: the reading stops after the first NUL byte (/dev/zero ends at once), and the
  * size, line and JSON-array limits hold on the bytes read, each error naming the file, the
  * limit and (for a line) the line. */
@@ -792,6 +874,9 @@ int main(void)
 	tcase_add_test(tc, edit_distance);
 	tcase_add_test(tc, fnv1a_vectors);
 	tcase_add_test(tc, read_limits);
+	tcase_add_test(tc, escape_controls);
+	tcase_add_test(tc, shortest_text);
+	tcase_add_test(tc, json_numbers);
 	tcase_add_test(tc, csv_lines_stops);
 	suite_add_tcase(s, tc);
 	return check_run(s);

@@ -1161,7 +1161,11 @@ START_TEST(mix)
 	workload_release(&w);
 	const char *m3[] = {"workload.mix=alpaca,nosuchtrace", NULL};
 	ck_assert_int_eq(build(&w, 1 << 20, NULL, 9, m3, &e), -1);
-	ck_assert_str_eq(e.file, "nosuchtrace");
+	/* an entry that names no trace is an error of workload.mix, naming the entry */
+	ck_assert_str_eq(e.field, "workload.mix");
+	ck_assert_str_eq(e.msg, "entry 2 ('nosuchtrace'): no such file and no bundled trace of "
+			 "that name (bundled: alpaca, alpaca-outputs, longbench, azure-conv, "
+			 "azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv)");
 }
 END_TEST
 

@@ -286,4 +286,92 @@ printf '{"workload": {"num_requests": 20,\n  "cv": 3}}\n' >"$T/cv.json"
 [ "$v" = 0 ] && [ "$r" = 0 ] && cmp -s "$T/v.err" "$T/r.err" && [ -s "$T/v.err" ] \
 	&& ok run-validate-same-warn || fail run-validate-same-warn "$v $r $(cat "$T/v.err" "$T/r.err")"
 
+# --- messages: control characters escaped, every error on one line with its place ---
+# (inputs from a hostile pass over the readers; the escape sequence \e[2J clears a terminal)
+one_line() { [ "$(wc -l <"$T/stderr")" -eq "${2:-1}" ] && ok "$1" || fail "$1" "$(cat -A "$T/stderr" | head -5)"; }
+expect_exit 2 esc-value "$B" validate --set "$(printf 'workload.num_requests=1\033[2J')"
+expect_stderr esc-value-msg "got '1\\\\x1b\[2J'$"
+one_line esc-value-one-line
+grep -q "$(printf '\033')" "$T/stderr" && fail esc-value-raw "an ESC byte on stderr" || ok esc-value-raw
+expect_exit 3 esc-file "$B" validate --trace "$(printf 'no\033]0;t\007such.csv')"
+expect_stderr esc-file-msg "^bucketsim: error: no\\\\x1b\]0;t\\\\x07such\.csv: cannot open"
+expect_exit 2 esc-command "$B" "$(printf 'ru\033[2Jn')"
+expect_stderr esc-command-msg "unknown command 'ru\\\\x1b\[2Jn'"
+expect_exit 2 esc-option "$B" run "$(printf -- '--x\033[2J')"
+expect_stderr esc-option-msg "unknown option '--x\\\\x1b\[2J'"
+# a quoted CSV value holding a newline: the message stays on one line
+printf 'prompt_tokens,output_tokens\n"10\n",5\n' >"$T/nl.csv"
+expect_exit 3 csv-newline "$B" trace stats "$T/nl.csv"
+expect_stderr csv-newline-msg "nl\.csv:2: field 'prompt_tokens': expected a positive integer, got '10\\\\n'$"
+one_line csv-newline-one-line
+# a NUL byte in a bucket file is placed on its line
+printf '(1, 128, 0)\n(1, 1, 128)\n(1, 1\000, 256)\n' >"$T/nul.txt"
+expect_exit 3 bucketfile-nul "$B" buckets --set bucketing.strategy=file --set "bucketing.file=$T/nul.txt"
+expect_stderr bucketfile-nul-msg "nul\.txt:3: NUL byte in the file$"
+# a workload.mix of numbers names the entry and the line of the configuration file
+printf '{"workload.mix": [1, 2]}\n' >"$T/mix.json"
+expect_exit 3 mix-numbers "$B" validate -c "$T/mix.json"
+expect_stderr mix-numbers-msg "mix\.json:1: field 'workload\.mix': entry 1 \('1'\): no such file and no bundled trace of that name"
+expect_exit 3 mix-missing "$B" validate --set workload.mix=alpaca,nope.csv
+expect_stderr mix-missing-msg "^bucketsim: error: field 'workload\.mix': entry 2 \('nope\.csv'\): cannot open"
+# two vllm-bench timestamps 0.4 s apart are printed so that they differ
+printf ',start_time,prompt_len,output_tokens,ttft,latency\n0,1700000000.5,10,5,0.1,0.3\n1,1700000000.1,12,6,0.1,0.2\n' >"$T/vb.csv"
+expect_exit 3 vllm-bench-digits "$B" trace stats "$T/vb.csv"
+expect_stderr vllm-bench-digits-msg "vb\.csv:3: field 'start_time': 1700000000\.1 s is earlier than the previous record's 1700000000\.5 s"
+# an empty configuration file, and one cut short
+: >"$T/empty.json"
+expect_exit 3 config-empty "$B" validate -c "$T/empty.json"
+expect_stderr config-empty-msg "empty\.json: empty file \(a configuration is a JSON object, \{\} when it sets nothing\)"
+printf '{"workload": {\n  "rate": ' >"$T/cut.json"
+expect_exit 3 config-cut "$B" validate -c "$T/cut.json"
+expect_stderr config-cut-msg "cut\.json:2: invalid JSON: the file ends inside a value"
+# environment variables no environment can hold
+printf '{"env": {"": "1"}}\n' >"$T/env1.json"
+expect_exit 3 env-empty-name "$B" validate -c "$T/env1.json"
+expect_stderr env-empty-name-msg "env1\.json:1: field 'env': an empty variable name"
+printf '{"env": {\n "A=B\\nC": "x"}}\n' >"$T/env2.json"
+expect_exit 3 env-odd-name "$B" validate -c "$T/env2.json"
+expect_stderr env-odd-name-msg "env2\.json: field 'A=B\\\\nC': not a variable name"
+printf '{"env": {\n "VLLM_SKIP_WARMUP": "true\\u001b[2J"}}\n' >"$T/env3.json"
+expect_exit 3 env-control-value "$B" validate -c "$T/env3.json"
+expect_stderr env-control-value-msg "env3\.json:2: field 'VLLM_SKIP_WARMUP': a control character in the value"
+expect_exit 2 env-arg-name "$B" validate --env "A B=1"
+expect_stderr env-arg-name-msg "field 'A B': not a variable name"
+expect_exit 2 env-arg-value "$B" validate --env "$(printf 'VLLM_SKIP_WARMUP=1\nX')"
+expect_stderr env-arg-value-msg "field 'VLLM_SKIP_WARMUP': a control character in the value"
+expect_exit 0 env-arg-ok "$B" validate --env VLLM_SKIP_WARMUP=true --env _X1=a
+
+# --- auto, repeated --set, booleans, JSON numbers ---
+# a key whose default is auto can be set back to auto: a -c value undone on the command line
+printf '{"server": {"max_model_len": 4096}}\n' >"$T/mml.json"
+expect_exit 0 auto-undo "$B" validate -c "$T/mml.json" --set server.max_model_len=auto --print-config
+grep -qE '^server\.max_model_len +131072 +\(derived\)$' "$T/stdout" && ok auto-undo-value || fail auto-undo-value "$(grep max_model_len "$T/stdout")"
+expect_exit 0 auto-undo-file "$B" validate --set server.max_model_len=auto -c "$T/mml.json" --print-config
+grep -qE '^server\.max_model_len +131072 +\(derived\)$' "$T/stdout" && ok auto-undo-file-value || fail auto-undo-file-value "$(grep max_model_len "$T/stdout")"
+printf '{"server": {"max_model_len": "auto", "contiguous_pa": "auto"}, "slo": {"e2e_ms": "auto"}}\n' >"$T/auto.json"
+expect_exit 0 auto-in-file "$B" validate -c "$T/auto.json"
+expect_exit 0 auto-bool "$B" validate --set server.contiguous_pa=true --set server.contiguous_pa=auto --print-config
+grep -qE '^server\.contiguous_pa +false +\(derived\)$' "$T/stdout" && ok auto-bool-value || fail auto-bool-value "$(grep contiguous_pa "$T/stdout")"
+# ... and only such a key
+expect_exit 2 auto-not-default "$B" validate --set server.max_num_seqs=auto
+expect_stderr auto-not-default-msg "field 'server\.max_num_seqs': expected an integer"
+# --set of one key twice: the command line is read left to right, the last wins (documented)
+expect_exit 0 set-twice "$B" validate --set server.max_num_seqs=4 --set server.max_num_seqs=8 --print-config
+grep -qE '^server\.max_num_seqs +8 +\(command line\)$' "$T/stdout" && ok set-twice-last || fail set-twice-last "$(grep max_num_seqs "$T/stdout")"
+# booleans: the message names every spelling taken
+expect_exit 2 bool-spellings "$B" validate --set server.prefix_caching=maybe
+expect_stderr bool-spellings-msg "expected true or false, got 'maybe' \(1/0, yes/no and on/off are taken too, in any case\)$"
+expect_exit 0 bool-yes "$B" validate --set server.prefix_caching=Off --print-config
+grep -qE '^server\.prefix_caching +false ' "$T/stdout" && ok bool-yes-value || fail bool-yes-value "$(grep prefix_caching "$T/stdout")"
+# numbers JSON does not have (cJSON takes them): a JSON Lines trace, a JSON array, a config file
+printf '{"prompt_tokens": 12, "output_tokens": 5}\n{"prompt_tokens": 010, "output_tokens": 5}\n' >"$T/lz.jsonl"
+expect_exit 3 jsonl-leading-zero "$B" trace stats "$T/lz.jsonl"
+expect_stderr jsonl-leading-zero-msg "lz\.jsonl:2: '010' is not a JSON number \(no leading zeros; digits on both sides of a '\.'\) \(column 19\)$"
+printf '[{"prompt_tokens": 12,\n  "output_tokens": 5.}]\n' >"$T/dot.json"
+expect_exit 3 json-trailing-dot "$B" trace stats "$T/dot.json"
+expect_stderr json-trailing-dot-msg "dot\.json:2: '5\.' is not a JSON number"
+printf '{"server":\n {"max_num_seqs": 010}}\n' >"$T/lz.json"
+expect_exit 3 config-leading-zero "$B" validate -c "$T/lz.json"
+expect_stderr config-leading-zero-msg "lz\.json:2: '010' is not a JSON number"
+
 e2e_done

@@ -279,11 +279,13 @@ int tl_end_row(struct loader *L)
 			    (long long)pt, (long long)L->v[COL_PROMPT]);
 	if (L->has[COL_ARRIVAL]) {
 		if (t->n > 0 && L->arrival < L->last_arrival) {
+			char a[32], b[32];
 			if (!L->sort)
 				return tl_err(L, COL_ARRIVAL,
-					    "%.9g s is earlier than the previous record's %.9g s "
+					    "%s s is earlier than the previous record's %s s "
 					    "(timestamps must not decrease; workload.sort_arrivals=true "
-					    "sorts them)", L->arrival, L->last_arrival);
+					    "sorts them)", shortest_g(L->arrival, a, sizeof a),
+					    shortest_g(L->last_arrival, b, sizeof b));
 			L->need_sort = true;
 		}
 		L->last_arrival = L->arrival;
@@ -579,15 +581,15 @@ int trace_load(const char *spec, bool sort, bool outputs_only_ok, struct trace *
 			return finish(&L, rc);
 		}
 	}
-	close(fd);
-	/* Anything else (JSON, a pipe...) read whole, as far as the first NUL byte (reported by the
-	 * reader, where it is) and with the record limit on every line, except in one JSON array
-	 * (parsed whole, one line or many). */
+	/* Anything else (JSON, a pipe...) read whole from the descriptor already open (pread
+	 * above left its offset at 0; a FIFO opened again by name would wait for a writer that
+	 * has gone), as far as the first NUL byte (reported by the reader, where it is) and with
+	 * the record limit on every line, except in one JSON array (parsed whole). */
 	static const struct read_lim lim = {
 		0, "a trace in one JSON array (JSON Lines and CSV have none)", BS_RECORD_MAX,
 		TRACE_JSON_ARRAY_MAX};
 	size_t len;
-	char *buf = read_file_lim(spec, &len, &lim, err);
+	char *buf = read_fd_lim(fd, spec, &len, &lim, err);
 	if (!buf) {
 		memset(t, 0, sizeof *t);
 		return -1;

@@ -143,6 +143,12 @@ static int json_nul_check(struct loader *L, const char *start, size_t n)
 	if (e < n)
 		return tl_err(L, COL_IGNORE, "%s (column %ld)", JSON_NUL_ESCAPE_MSG,
 			      advance_to(L, start, start + e));
+	size_t run, b = json_bad_number(start, n, &run);
+	if (b < n) {
+		char msg[160];
+		snprintf(msg, sizeof msg, JSON_BAD_NUMBER_MSG, (int)(run > 40 ? 40 : run), start + b);
+		return tl_err(L, COL_IGNORE, "%s (column %ld)", msg, advance_to(L, start, start + b));
+	}
 	return 0;
 }
 

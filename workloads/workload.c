@@ -246,9 +246,21 @@ static int load_sources(struct build *b, const char *trace, bool sort)
 		b->src[0].task = -1;
 		b->nsrc = 1;
 	}
-	for (size_t i = 0; i < b->nsrc; i++)
-		if (trace_load(b->src[i].spec, sort, false, &b->src[i].t, b->err))
-			return -1;
+	for (size_t i = 0; i < b->nsrc; i++) {
+		if (!trace_load(b->src[i].spec, sort, false, &b->src[i].t, b->err))
+			continue;
+		/* A mix entry that names no trace (no such file or bundled name, not readable...) is
+		 * an error of workload.mix, placed where the mix was given; an error inside the
+		 * trace keeps the trace's file and line. */
+		struct bs_err *e = b->err;
+		if (b->mix && e && e->line <= 0 && !strcmp(e->file, b->src[i].spec)) {
+			char msg[sizeof e->msg];
+			snprintf(msg, sizeof msg, "%s", e->msg);
+			bs_err_clear(e);
+			cfg_err(b, "workload.mix", "entry %zu ('%s'): %s", i + 1, b->src[i].spec, msg);
+		}
+		return -1;
+	}
 	if (b->mix && trace && trace_load(trace, sort, true, &b->arr_trace, b->err))
 		return -1;
 	const struct trace *tt = b->mix ? &b->arr_trace : b->nsrc ? &b->src[0].t : NULL;
