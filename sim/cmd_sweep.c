@@ -734,11 +734,8 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		}
 	}
 	pts = sweep_make_points(&s, &np);
-	size_t width = 4;
-	for (size_t n = np; n >= 10000; n /= 10)
-		width++;
 	for (size_t i = 0; i < np; i++)
-		if (sweep_point_prepare(&s, basefile, &pts[i], i, width, &err)) {
+		if (sweep_point_prepare(&s, basefile, &pts[i], i, np, &err)) {
 			rc = cli_fail(&err);
 			goto cleanup;
 		}

@@ -8,6 +8,7 @@
 
 #include "sim/commands.h"
 #include "sim/run_int.h"
+#include "sim/sweep_csv.h"
 #include "sim/sweep_points.h"
 
 static bool is_special(const char *key)
@@ -548,9 +549,9 @@ static const struct replayed_opt *replayed_find(const char *word)
 /* Builds a point's `bucketsim run` words (without -o) and checks its configuration as run
  * would, without simulating: every key, value and rule, before anything runs. */
 int sweep_point_prepare(const struct spec *s, const char *basefile, struct point *p,
-			 size_t index, size_t width, struct bs_err *err)
+			 size_t index, size_t np, struct bs_err *err)
 {
-	snprintf(p->name, sizeof p->name, "%0*zu", (int)width, index + 1);
+	sweep_point_name(index, np, p->name);
 	argv_push(p, "run");
 	argv_push(p, "--quiet");
 	/* Sweeps keep summary.json and buckets.csv only, unless the configuration asks. */

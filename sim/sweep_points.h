@@ -64,9 +64,10 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err);
 void sweep_point_release(struct point *p);
 /* The ordered points: the listed ones, or the grid (first axis slowest); seeds fastest. */
 struct point *sweep_make_points(const struct spec *s, size_t *np);
-/* A point's `bucketsim run` words, its configuration checked as run would. */
+/* A point's `bucketsim run` words, its configuration checked as run would; INDEX of NP points
+ * names it (sweep_point_name). */
 int sweep_point_prepare(const struct spec *s, const char *basefile, struct point *p,
-			 size_t index, size_t width, struct bs_err *err);
+			 size_t index, size_t np, struct bs_err *err);
 /* The sweep.json text: everything a rerun must match and --collect needs. */
 /* The first input file whose hash differs between the sweep.json texts OLD and NEW (both
  * listing it), or NULL.  Owned by the caller. */
