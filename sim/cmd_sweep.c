@@ -104,6 +104,69 @@ static void shell_word(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+const char *bs_argv0;
+
+/* The program's file, absolute, as it was started: argv[0] when it holds a '/', else the first
+ * executable of that name in PATH (as the shell found it); /proc/self/exe when neither names an
+ * executable file.  Not /proc/self/exe first: under valgrind or a loader (ld.so PROGRAM) that
+ * is the tool or the loader, not bucketsim.  NULL when nothing resolves. */
+static char *self_path(void)
+{
+	const char *a = bs_argv0;
+	char buf[PATH_MAX];
+	struct stat sb;
+	if (a && *a && strchr(a, '/')) {
+		if (!stat(a, &sb) && S_ISREG(sb.st_mode) && !access(a, X_OK) && realpath(a, buf))
+			return xstrdup(buf);
+	} else if (a && *a) {
+		const char *path = getenv("PATH");
+		for (const char *d = path ? path : ""; d && *d;) {
+			size_t n = strcspn(d, ":");
+			char *c = xasprintf("%.*s/%s", (int)n, n ? d : ".", a);
+			bool ok = !stat(c, &sb) && S_ISREG(sb.st_mode) && !access(c, X_OK) &&
+				  realpath(c, buf);
+			free(c);
+			if (ok)
+				return xstrdup(buf);
+			d = d[n] ? d + n + 1 : NULL;
+		}
+	}
+	return realpath("/proc/self/exe", buf) ? xstrdup(buf) : NULL;
+}
+
+/* The first control character (a byte below 0x20, or 0x7f) of S, or NULL. */
+static const char *control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
+/* Refuses a word that --emit would write with a control character in it: a newline splits the
+ * command over two lines of commands.txt, and GNU parallel or the Slurm script would run the
+ * second as a command of its own; no quoting survives that.  WHAT names the word. */
+static int emit_word_check(const char *what, const char *w, struct bs_err *err)
+{
+	const char *c = control_char(w);
+	if (!c)
+		return 0;
+	char shown[160];
+	size_t n = 0;
+	const char *q = w;
+	for (; *q && n + 6 < sizeof shown; q++) {
+		unsigned char b = (unsigned char)*q;
+		if (b < 0x20 || b == 0x7f)
+			n += (size_t)snprintf(shown + n, sizeof shown - n, "\\x%02x", b);
+		else
+			shown[n++] = (char)b;
+	}
+	shown[n] = 0;
+	return bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--emit", "%s '%s%s' holds a control "
+		       "character (\\x%02x): an emitted command line would be split there",
+		       what, shown, *q ? "..." : "", (unsigned char)*c);
+}
+
 /* Removes a point directory (files only) or a file; missing is fine. */
 static void remove_tree(const char *path)
 {
@@ -149,8 +212,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Starts one point: `bucketsim run ... -o DIR/points/.NNNN.tmp`, stderr to NNNN.err. */
-static pid_t start_point(const char *dir, const struct point *p)
+/* Starts one point: `SELF run ... -o DIR/points/.NNNN.tmp`, stderr to NNNN.err. */
+static pid_t start_point(const char *self, const char *dir, const struct point *p)
 {
 	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
 	char *errp = xasprintf("%s/points/%s.err", dir, p->name);
@@ -184,8 +247,8 @@ static pid_t start_point(const char *dir, const struct point *p)
 		av[p->argc + 1] = "-o";
 		av[p->argc + 2] = tmp;
 		av[p->argc + 3] = NULL;
-		execv("/proc/self/exe", av);
-		dprintf(2, "bucketsim: error: cannot start bucketsim: %s\n", strerror(errno));
+		execv(self, av);
+		dprintf(2, "bucketsim: error: cannot start %s: %s\n", self, strerror(errno));
 		_exit(BS_EXIT_RUNTIME);
 	}
 	free(tmp);
@@ -217,7 +280,8 @@ static bool point_done(const char *dir, const struct point *p)
 }
 
 /* Runs the unfinished points with JOBS workers.  Returns the first failing exit status, or 0. */
-static int run_points(const char *dir, const struct point *pts, size_t np, long jobs)
+static int run_points(const char *self, const char *dir, const struct point *pts, size_t np,
+		      long jobs)
 {
 	size_t todo = 0, done = 0, next = 0, nrun = 0;
 	int first_rc = 0;
@@ -245,7 +309,7 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 				continue;
 			}
 			t0[next] = now_s();
-			pid[next] = start_point(dir, &pts[next]);
+			pid[next] = start_point(self, dir, &pts[next]);
 			if (pid[next] < 0) {
 				fprintf(stderr, "bucketsim: error: cannot fork: %s\n", strerror(errno));
 				first_rc = first_rc ? first_rc : BS_EXIT_RUNTIME;
@@ -342,16 +406,17 @@ static void write_command(FILE *f, const char *exe, const char *dir, const struc
 	free(e);
 }
 
+/* The most points a sweep may have: checking a point's configuration takes about 0.5 ms and
+ * its description about 4 KB of memory and 400 bytes of sweep.json (measured at 10,000
+ * points), so 100,000 points are about a minute and 0.5 GB before the first run. */
+#define SWEEP_POINTS_MAX 100000
+
 /* The most array tasks an emitted Slurm script asks for. */
 #define SWEEP_ARRAY_MAX 1000
 
-static int emit(const char *how, const char *dir, const struct point *pts, size_t np,
-		struct bs_err *err)
+static int emit(const char *how, const char *exe, const char *dir, const struct point *pts,
+		size_t np, struct bs_err *err)
 {
-	char exe[PATH_MAX];
-	if (!realpath("/proc/self/exe", exe))
-		return bs_errf(err, BS_EXIT_RUNTIME, "/proc/self/exe", 0, NULL, "%s",
-			       strerror(errno));
 	/* The unfinished points' commands, one per line (a rerun emits what is left). */
 	char *all = NULL;
 	size_t alen = 0, nrun = 0;
@@ -453,7 +518,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	int c, rc = 0;
 	struct point *pts = NULL;
 	size_t np = 0;
-	char *dir = NULL, *tmpdir = NULL, *basefile = NULL, *spec = NULL;
+	char *dir = NULL, *tmpdir = NULL, *basefile = NULL, *spec = NULL, *exe = NULL;
 	bool created = false, wrote_base = false;
 	const char *other = NULL; /* the first option other than --collect and --metrics */
 	s.so = xmalloc((size_t)(argc + 4) * sizeof *s.so);
@@ -577,7 +642,30 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_usage(self, "--emit needs -o DIR (where the commands write)");
 		goto done;
 	}
+	/* The program the points run: resolved now, before anything could change directory. */
+	if (!(exe = self_path())) {
+		bs_errf(&err, BS_EXIT_RUNTIME, NULL, 0, NULL, "cannot find the program's own file "
+			"(neither argv[0] nor /proc/self/exe names it) to run the points with");
+		rc = cli_fail(&err);
+		goto done;
+	}
+	if (how && emit_word_check("-o DIR", out, &err)) {
+		rc = cli_fail(&err);
+		goto done;
+	}
 	if (file && sweep_load_file(&s, file, &err)) {
+		rc = cli_fail(&err);
+		goto done;
+	}
+	/* The number of points, checked against the cap before any is made. */
+	double npoints = (double)s.seeds * (s.listed ? cJSON_GetArraySize(s.listed) : 1);
+	for (size_t i = 0; i < s.nax; i++)
+		npoints *= (double)s.ax[i].n;
+	if (npoints > SWEEP_POINTS_MAX) {
+		bs_errf(&err, file ? BS_EXIT_INPUT : BS_EXIT_USAGE, file, 0, NULL, "%.0f points "
+			"(%s%s, times the seeds): more than the %d a sweep may have; split it into "
+			"several sweeps", npoints, s.listed ? "the listed points times " : "",
+			"the product of the axes' lengths", SWEEP_POINTS_MAX);
 		rc = cli_fail(&err);
 		goto done;
 	}
@@ -736,9 +824,23 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	pts = sweep_make_points(&s, &np);
 	for (size_t i = 0; i < np; i++)
 		if (sweep_point_prepare(&s, basefile, &pts[i], i, np, &err)) {
+			sweep_locate_error(&s, basefile, &pts[i], &err);
 			rc = cli_fail(&err);
 			goto cleanup;
 		}
+	/* What --emit writes holds no control character (the paths of the directory's files all
+	 * begin with DIR). */
+	if (how && (emit_word_check("the program's path", exe, &err) ||
+		    emit_word_check("-o DIR", dir, &err))) {
+		rc = cli_fail(&err);
+		goto cleanup;
+	}
+	for (size_t i = 0; how && i < np; i++)
+		for (size_t k = 0; k < pts[i].argc; k++)
+			if (emit_word_check(pts[i].label, pts[i].argv[k], &err)) {
+				rc = cli_fail(&err);
+				goto cleanup;
+			}
 	spec = sweep_spec_text(&s, pts, np);
 	char *specpath = xasprintf("%s/sweep.json", dir);
 	if (sweep_file_exists(specpath)) {
@@ -768,10 +870,10 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	}
 	created = false; /* the sweep is valid: its directory stays */
 	if (how) {
-		rc = emit(how, dir, pts, np, &err) ? cli_fail(&err) : 0;
+		rc = emit(how, exe, dir, pts, np, &err) ? cli_fail(&err) : 0;
 		goto done;
 	}
-	int run_rc = run_points(dir, pts, np, jobs);
+	int run_rc = run_points(exe, dir, pts, np, jobs);
 	if (run_rc > 128) {
 		rc = run_rc;
 		goto done;
@@ -814,6 +916,7 @@ done:
 	free(basefile);
 	free(dir);
 	free(tmpdir);
+	free(exe);
 	sweep_spec_release(&s);
 	cli_config_release(&probe);
 	return rc;

@@ -292,6 +292,24 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 	return 0;
 }
 
+/* What is wrong with an environment variable NAME=VALUE, or NULL: a name is non-empty and
+ * without '='; neither holds a control character (a byte below 0x20, or 0x7f): a newline
+ * would split the command line a sweep emits, an escape sequence reaches a terminal. */
+static const char *env_bad(const char *name, const char *value)
+{
+	if (!*name || strchr(name, '='))
+		return "an environment variable's name is not empty and holds no '='";
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "a control character (a byte below 0x20, or 0x7f) in an environment "
+			       "variable's name";
+	for (const char *p = value; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "a control character (a byte below 0x20, or 0x7f) in an environment "
+			       "variable's value";
+	return NULL;
+}
+
 int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin,
 		       struct bs_err *err)
 {
@@ -301,9 +319,11 @@ int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin
 			       "--env takes NAME=VALUE, got '%s'", arg);
 	char *name = xstrdup(arg);
 	name[eq - arg] = 0;
-	set_env(c, name, eq + 1, origin, 0);
+	const char *bad = env_bad(name, eq + 1);
+	if (!bad)
+		set_env(c, name, eq + 1, origin, 0);
 	free(name);
-	return 0;
+	return bad ? bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--env", "%s", bad) : 0;
 }
 
 const char *config_env(const struct config *c, const char *name)
@@ -489,6 +509,13 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 						free(t);
 						rc = bs_errf(err, BS_EXIT_INPUT, path, eline, ev->string,
 							     "expected a string, number or boolean");
+						break;
+					}
+					const char *bad = env_bad(ev->string, t);
+					if (bad) {
+						free(t);
+						rc = bs_errf(err, BS_EXIT_INPUT, path, eline, "env",
+							     "%s", bad);
 						break;
 					}
 					set_env(c, ev->string, t, CFG_ORIGIN_FILE, eline);
