@@ -16,7 +16,7 @@
  *   DIR/sweep.sbatch       the Slurm job-array script (--emit slurm)
  *   DIR/sweep.csv          the merged CSV
  */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _GNU_SOURCE /* O_TMPFILE; realpath */
 #include <cjson/cJSON.h>
 #include <csv.h>
 #include <dirent.h>
@@ -212,12 +212,64 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Starts one point: `SELF run ... -o DIR/points/.NNNN.tmp`, stderr to NNNN.err. */
-static pid_t start_point(const char *self, const char *dir, const struct point *p)
+/* A running point's standard error: an unnamed file in DIR/points (O_TMPFILE) that becomes
+ * NNNN.err only when the run wrote something into it (point_err_keep), so that a sweep stopped
+ * by any signal, SIGKILL included, leaves no empty NNNN.err; where the file system has no
+ * unnamed files, NNNN.err itself (removed again when empty). */
+struct point_err {
+	int fd;
+	bool named;
+};
+
+static struct point_err point_err_open(const char *dir, const struct point *p)
 {
-	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
 	char *errp = xasprintf("%s/points/%s.err", dir, p->name);
-	remove_tree(tmp);
+	unlink(errp); /* an earlier attempt's */
+	struct point_err e = {-1, false};
+#ifdef O_TMPFILE
+	char *pd = xasprintf("%s/points", dir);
+	e.fd = open(pd, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	free(pd);
+#endif
+	if (e.fd < 0) {
+		e.fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		e.named = true;
+	}
+	free(errp);
+	return e;
+}
+
+/* After the point's run: its NNNN.err when the run wrote to it, else none. */
+static void point_err_keep(const char *dir, const struct point *p, struct point_err *e)
+{
+	if (e->fd < 0)
+		return;
+	struct stat sb;
+	bool empty = !fstat(e->fd, &sb) && sb.st_size == 0;
+	char *errp = xasprintf("%s/points/%s.err", dir, p->name);
+	if (e->named && empty) {
+		unlink(errp);
+	} else if (!e->named && !empty) {
+		char *fdp = xasprintf("/proc/self/fd/%d", e->fd);
+		if (linkat(AT_FDCWD, fdp, AT_FDCWD, errp, AT_SYMLINK_FOLLOW))
+			fprintf(stderr, "bucketsim: error: %s: cannot create: %s\n", errp,
+				strerror(errno));
+		free(fdp);
+	}
+	free(errp);
+	close(e->fd);
+	e->fd = -1;
+}
+
+/* Starts one point: `SELF run ... -o DIR/points/NNNN`, its standard error to E.  The run's
+ * output set appears whole in NNNN or not at all (sim/outset.h), as for an emitted command. */
+static pid_t start_point(const char *self, const char *dir, const struct point *p,
+			 const struct point_err *e)
+{
+	char *out = xasprintf("%s/points/%s", dir, p->name);
+	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
+	remove_tree(tmp); /* left by an earlier version's sweep */
+	free(tmp);
 	fflush(NULL);
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -233,49 +285,36 @@ static pid_t start_point(const char *self, const char *dir, const struct point *
 #endif
 		if (getppid() != parent)
 			_exit(BS_EXIT_RUNTIME);
-		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 		int nul = open("/dev/null", O_RDWR);
-		if (fd < 0 || nul < 0)
+		if (e->fd < 0 || nul < 0)
 			_exit(BS_EXIT_RUNTIME);
 		dup2(nul, 0);
 		dup2(nul, 1);
-		dup2(fd, 2);
+		dup2(e->fd, 2);
 		char **av = xmalloc((p->argc + 4) * sizeof *av);
 		av[0] = "bucketsim";
 		for (size_t i = 0; i < p->argc; i++)
 			av[i + 1] = p->argv[i];
 		av[p->argc + 1] = "-o";
-		av[p->argc + 2] = tmp;
+		av[p->argc + 2] = out;
 		av[p->argc + 3] = NULL;
 		execv(self, av);
 		dprintf(2, "bucketsim: error: cannot start %s: %s\n", self, strerror(errno));
 		_exit(BS_EXIT_RUNTIME);
 	}
-	free(tmp);
-	free(errp);
+	free(out);
 	return pid;
 }
 
-/* A finished point's temporary directory takes the point's name (atomic). */
-static int finish_point(const char *dir, const struct point *p)
-{
-	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
-	char *fin = xasprintf("%s/points/%s", dir, p->name);
-	remove_tree(fin);
-	int rc = rename(tmp, fin);
-	if (rc)
-		fprintf(stderr, "bucketsim: error: %s: cannot rename to %s: %s\n", tmp, fin,
-			strerror(errno));
-	free(tmp);
-	free(fin);
-	return rc;
-}
-
+/* A point is finished when its directory holds a complete output set (its marker) with a
+ * summary.json. */
 static bool point_done(const char *dir, const struct point *p)
 {
 	char *s = xasprintf("%s/points/%s/summary.json", dir, p->name);
-	bool r = sweep_file_exists(s);
+	char *m = xasprintf("%s/points/%s/" OUTSET_MARKER, dir, p->name);
+	bool r = sweep_file_exists(s) && sweep_file_exists(m);
 	free(s);
+	free(m);
 	return r;
 }
 
@@ -289,6 +328,7 @@ static int run_points(const char *self, const char *dir, const struct point *pts
 		todo += !point_done(dir, &pts[i]);
 	bool tty = isatty(2);
 	pid_t *pid = xcalloc(np ? np : 1, sizeof *pid);
+	struct point_err *perr = xcalloc(np ? np : 1, sizeof *perr);
 	double *t0 = xcalloc(np ? np : 1, sizeof *t0);
 	double start = now_s();
 	struct sigaction sa, old_int, old_term;
@@ -309,8 +349,10 @@ static int run_points(const char *self, const char *dir, const struct point *pts
 				continue;
 			}
 			t0[next] = now_s();
-			pid[next] = start_point(self, dir, &pts[next]);
+			perr[next] = point_err_open(dir, &pts[next]);
+			pid[next] = start_point(self, dir, &pts[next], &perr[next]);
 			if (pid[next] < 0) {
+				point_err_keep(dir, &pts[next], &perr[next]);
 				fprintf(stderr, "bucketsim: error: cannot fork: %s\n", strerror(errno));
 				first_rc = first_rc ? first_rc : BS_EXIT_RUNTIME;
 				stop_requested = SIGTERM;
@@ -345,16 +387,7 @@ static int run_points(const char *self, const char *dir, const struct point *pts
 		nrun--;
 		pid[i] = 0;
 		int rc = WIFEXITED(status) ? WEXITSTATUS(status) : BS_EXIT_RUNTIME;
-		if (!rc && finish_point(dir, &pts[i]))
-			rc = BS_EXIT_RUNTIME;
-		if (!rc || stop_requested) { /* a run that succeeded (or was stopped) and said
-					      * nothing leaves no empty NNNN.err */
-			char *e = xasprintf("%s/points/%s.err", dir, pts[i].name);
-			struct stat sb;
-			if (!stat(e, &sb) && sb.st_size == 0)
-				unlink(e);
-			free(e);
-		}
+		point_err_keep(dir, &pts[i], &perr[i]);
 		if (rc && !first_rc)
 			first_rc = rc;
 		done++;
@@ -375,6 +408,7 @@ static int run_points(const char *self, const char *dir, const struct point *pts
 	running_pid = NULL;
 	running_n = 0;
 	free(pid);
+	free(perr);
 	free(t0);
 	if (stop_requested) {
 		if (tty)
@@ -635,7 +669,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 					     "--%s", other);
 			goto done;
 		}
-		rc = sweep_finish_csv(coll, s.metrics, false, 0);
+		rc = sweep_finish_csv(coll, s.metrics, false, 0, false);
 		goto done;
 	}
 	if (how && !out) {
@@ -878,7 +912,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = run_rc;
 		goto done;
 	}
-	rc = sweep_finish_csv(dir, s.metrics, !out, run_rc > 0 ? run_rc : 0);
+	rc = sweep_finish_csv(dir, s.metrics, !out, run_rc > 0 ? run_rc : 0, true);
 	if (tmpdir) {
 		for (size_t i = 0; i < np; i++) {
 			char *q = xasprintf("%s/points/%s", dir, pts[i].name);

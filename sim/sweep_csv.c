@@ -193,17 +193,44 @@ static int summary_check(const char *path, const cJSON *sum, const char *const *
 /* Point NAME's record of its input files (meta.inputs of SUM) against the sweep's (INPUTS of
  * sweep.json): a file the point read with another hash than the sweep started with changed
  * while the sweep ran, and its rows would mix two inputs. */
-static int inputs_check(const char *path, const cJSON *sum, const cJSON *inputs,
-			struct bs_err *err)
+static int inputs_check(const char *path, const char *name, const cJSON *sum,
+			const cJSON *inputs, struct bs_err *err)
 {
 	const cJSON *v;
 	cJSON_ArrayForEach(v, get(get(sum, "meta"), "inputs")) {
 		const cJSON *w = get(inputs, v->string);
 		if (cJSON_IsString(w) && strcmp(w->valuestring, v->valuestring))
 			return bs_errf(err, BS_EXIT_INPUT, v->string, 0, NULL,
-				       "changed while the sweep ran (hash %s when the sweep began, "
-				       "%s when %s was run): run the sweep again into a new "
-				       "directory", w->valuestring, v->valuestring, path);
+				       "changed while the sweep ran: hash %s when it began, %s as "
+				       "point %s read it (%s); run the sweep again into a new "
+				       "directory", w->valuestring, v->valuestring, name, path);
+	}
+	return 0;
+}
+
+/* The input files of sweep.json (SPEC, at SPEC_PATH) hashed again: one that changed since the
+ * sweep began is an error; one that is gone too when MISSING_IS_ERROR (the sweep ran here;
+ * --collect may run on another host than the points). */
+static int inputs_again(const char *spec_path, const cJSON *spec, bool missing_is_error,
+			struct bs_err *err)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, get(spec, "inputs")) {
+		char buf[17];
+		if (!sweep_file_exists(v->string)) {
+			if (missing_is_error)
+				return bs_errf(err, BS_EXIT_INPUT, v->string, 0, NULL, "removed while "
+					       "the sweep ran (an input of %s)", spec_path);
+			continue;
+		}
+		if (run_file_hash(v->string, buf))
+			return bs_errf(err, BS_EXIT_RUNTIME, v->string, 0, NULL, "cannot read: %s",
+				       strerror(errno));
+		if (strcmp(buf, v->valuestring))
+			return bs_errf(err, BS_EXIT_INPUT, v->string, 0, NULL,
+				       "changed while the sweep ran: hash %s when it began, %s now "
+				       "(an input of %s); run the sweep again into a new directory",
+				       v->valuestring, buf, spec_path);
 	}
 	return 0;
 }
@@ -259,12 +286,22 @@ static void add_name(char ***names, size_t *n, const char *s)
 	(*names)[(*n)++] = xstrdup(s);
 }
 
-/* The files of a sweep directory, as the program reads them: absent is no text, not an error. */
+/* The files of a sweep directory, as the program reads them: absent is no text, not an error;
+ * a summary.json counts only in a complete output set (beside its marker: a run stopped while
+ * it put its files into place leaves none). */
 static int read_disk(void *ctx, const char *path, char **text, size_t *len, struct bs_err *err)
 {
 	(void)ctx;
 	*text = NULL;
 	*len = 0;
+	size_t n = strlen(path), k = strlen("summary.json");
+	if (n >= k && !strcmp(path + n - k, "summary.json")) {
+		char *m = xasprintf("%.*s" OUTSET_MARKER, (int)(n - k), path);
+		bool done = sweep_file_exists(m);
+		free(m);
+		if (!done)
+			return 0;
+	}
 	if (!sweep_file_exists(path))
 		return 0;
 	*text = read_file(path, len, err);
@@ -306,7 +343,7 @@ char *sweep_collect(const char *dir, const char *spec_path, const cJSON *spec,
 				r = bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
 			else if (!(r = summary_check(path, sum[i], (const char *const *)names,
 						     mlist ? nn : 0, err)))
-				r = inputs_check(path, sum[i], inputs, err);
+				r = inputs_check(path, name, sum[i], inputs, err);
 		}
 		free(txt);
 		free(path);
@@ -422,7 +459,8 @@ static cJSON *read_spec(const char *dir, struct bs_err *err)
 
 /* Writes the merged CSV (to DIR/sweep.csv, or stdout when TO_STDOUT) and reports failures in
  * one line.  Returns the exit status. */
-int sweep_finish_csv(const char *dir, const char *mlist, bool to_stdout, int fail_code)
+int sweep_finish_csv(const char *dir, const char *mlist, bool to_stdout, int fail_code,
+		     bool ran_here)
 {
 	struct bs_err err = {0};
 	cJSON *spec = read_spec(dir, &err);
@@ -433,6 +471,10 @@ int sweep_finish_csv(const char *dir, const char *mlist, bool to_stdout, int fai
 	char *sp = xasprintf("%s/sweep.json", dir);
 	const struct sweep_reader rd = {read_disk, NULL};
 	char *csv = sweep_collect(dir, sp, spec, mlist, &rd, &nfailed, &first, &err);
+	if (csv && inputs_again(sp, spec, ran_here, &err)) {
+		free(csv);
+		csv = NULL;
+	}
 	free(sp);
 	cJSON_Delete(spec);
 	if (!csv)

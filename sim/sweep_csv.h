@@ -14,9 +14,12 @@
 #include "sim/util.h"
 
 /* Writes the merged CSV of sweep directory DIR (to DIR/sweep.csv, or stdout when TO_STDOUT;
- * MLIST: the metric columns, or NULL for all) and reports failed points in one line.
- * Returns the exit status (FAIL_CODE, or 1, when a point failed). */
-int sweep_finish_csv(const char *dir, const char *mlist, bool to_stdout, int fail_code);
+ * MLIST: the metric columns, or NULL for all) and reports failed points in one line.  Before,
+ * every input file of sweep.json is hashed again: a change since the sweep began is an error
+ * (and a file gone, when RAN_HERE: the points ran on this host).  Returns the exit status
+ * (FAIL_CODE, or 1, when a point failed). */
+int sweep_finish_csv(const char *dir, const char *mlist, bool to_stdout, int fail_code,
+		     bool ran_here);
 /* How sweep_collect reads a point's file PATH (DIR/points/NAME/summary.json, DIR/points/NAME.err):
  * its text in *TEXT (freed by the caller; NULL when there is no such file), or -1 with ERR set. */
 struct sweep_reader {

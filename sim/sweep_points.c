@@ -725,24 +725,16 @@ int sweep_point_prepare(const struct spec *s, const char *basefile, struct point
 }
 
 /* The sweep.json text: everything a rerun must match and --collect needs. */
-/* Records the FNV-1a hash of the file WORD names, if it names one: a rerun after an input file
- * changed is then a different sweep, not a resumption with stale points. */
+/* Records the hash of the file WORD names, if it names one (run_file_hash, as each point's run
+ * records it in its summary.json): a rerun after an input file changed is then a different
+ * sweep, not a resumption with stale points. */
 static void add_input(cJSON *inputs, const char *word)
 {
 	struct stat sb;
+	char buf[17];
 	if (stat(word, &sb) || !S_ISREG(sb.st_mode) ||
-	    cJSON_GetObjectItemCaseSensitive(inputs, word))
+	    cJSON_GetObjectItemCaseSensitive(inputs, word) || run_file_hash(word, buf))
 		return;
-	FILE *f = fopen(word, "rb");
-	if (!f)
-		return;
-	uint64_t h = FNV1A_BASIS;
-	char chunk[1 << 16];
-	for (size_t r; (r = fread(chunk, 1, sizeof chunk, f)) > 0;)
-		h = fnv1a(h, chunk, r);
-	fclose(f);
-	char buf[24];
-	snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
 	cJSON_AddStringToObject(inputs, word, buf);
 }
 
