@@ -10,7 +10,7 @@
  * Sweep directory DIR (-o DIR, or a temporary directory removed at the end):
  *   DIR/sweep.json         the points (what a rerun compares to resume, and --collect reads)
  *   DIR/base.json          the sweep file's base configuration (when a sweep file is used)
- *   DIR/points/NNNN/       one run's outputs (summary.json marks the point finished)
+ *   DIR/points/NNNN/       one run's output set (its marker and summary.json: finished)
  *   DIR/points/NNNN.err    that run's standard error
  *   DIR/commands.txt       one command per point (--emit)
  *   DIR/sweep.sbatch       the Slurm job-array script (--emit slurm)
@@ -968,8 +968,11 @@ const struct cli_cmd cmd_sweep = {
 	"error, then every summary metric.  Every point's configuration is checked before the\n"
 	"first run.  Rerunning the same command skips finished points.  A failing point leaves\n"
 	"its error in its row; the others go on, and the exit status is non-zero.  --emit prints\n"
-	"the same runs for GNU parallel or Slurm; --collect merges what they wrote into the same\n"
-	"CSV, byte for byte.  See sim/README.md.",
+	"the same runs for GNU parallel or Slurm (no emitted word may hold a control character);\n"
+	"--collect checks what they wrote as input and merges it into the same CSV, byte for\n"
+	"byte.  A sweep has at most 100000 points; each point records its input files' hashes,\n"
+	"and one that changed while the sweep ran is an error.  Text cells that begin with\n"
+	"= + - @ tab or CR get a leading '.  See sim/README.md.",
 	"  bucketsim sweep --trace alpaca --axis bucketing.strategy=exponential,linear,none\n"
 	"  bucketsim sweep --axis preset=vllm,distserve,bucketserve --axis workload.rate=5,10,20 \\\n"
 	"      --seeds 3 -j 4 -o out/rate\n"
