@@ -16,6 +16,7 @@
 
 #include "policies/presets.h"
 #include "sim/capacity.h"
+#include "sim/csv_cell.h"
 #include "sim/commands.h"
 #include "sim/run_int.h"
 
@@ -372,7 +373,8 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 				json_add_num(pt, "rate", res.curve[j].rate);
 				json_add_num(pt, "slo_attainment", res.curve[j].attainment);
 				cJSON_AddItemToArray(cv, pt);
-				fprintf(cf, "%s,%llu,%.17g,%.17g,%d\n", system_name(sys[i]),
+				csv_cell(cf, system_name(sys[i]));
+				fprintf(cf, ",%llu,%.17g,%.17g,%d\n",
 					(unsigned long long)p.seed, res.curve[j].rate,
 					res.curve[j].attainment, res.curve[j].attainment >= co.target);
 			}

@@ -183,6 +183,7 @@ static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, ch
 	cJSON_AddItemToObject(meta, "argv", av);
 	cJSON_AddStringToObject(meta, "config_file", x->cc.cfg.file ? x->cc.cfg.file : "");
 	cJSON_AddStringToObject(meta, "trace", trace ? trace : "");
+	cJSON_AddItemToObject(meta, "inputs", run_inputs_json(x, argc, argv));
 	cJSON *wl = cJSON_CreateObject();
 	cJSON_AddStringToObject(wl, "source", x->w.source);
 	json_add_int(wl, "requests", (int64_t)x->w.n);

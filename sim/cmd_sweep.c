@@ -10,13 +10,13 @@
  * Sweep directory DIR (-o DIR, or a temporary directory removed at the end):
  *   DIR/sweep.json         the points (what a rerun compares to resume, and --collect reads)
  *   DIR/base.json          the sweep file's base configuration (when a sweep file is used)
- *   DIR/points/NNNN/       one run's outputs (summary.json marks the point finished)
+ *   DIR/points/NNNN/       one run's output set (its marker and summary.json: finished)
  *   DIR/points/NNNN.err    that run's standard error
  *   DIR/commands.txt       one command per point (--emit)
  *   DIR/sweep.sbatch       the Slurm job-array script (--emit slurm)
  *   DIR/sweep.csv          the merged CSV
  */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _GNU_SOURCE /* O_TMPFILE; realpath */
 #include <cjson/cJSON.h>
 #include <csv.h>
 #include <dirent.h>
@@ -104,6 +104,69 @@ static void shell_word(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+const char *bs_argv0;
+
+/* The program's file, absolute, as it was started: argv[0] when it holds a '/', else the first
+ * executable of that name in PATH (as the shell found it); /proc/self/exe when neither names an
+ * executable file.  Not /proc/self/exe first: under valgrind or a loader (ld.so PROGRAM) that
+ * is the tool or the loader, not bucketsim.  NULL when nothing resolves. */
+static char *self_path(void)
+{
+	const char *a = bs_argv0;
+	char buf[PATH_MAX];
+	struct stat sb;
+	if (a && *a && strchr(a, '/')) {
+		if (!stat(a, &sb) && S_ISREG(sb.st_mode) && !access(a, X_OK) && realpath(a, buf))
+			return xstrdup(buf);
+	} else if (a && *a) {
+		const char *path = getenv("PATH");
+		for (const char *d = path ? path : ""; d && *d;) {
+			size_t n = strcspn(d, ":");
+			char *c = xasprintf("%.*s/%s", (int)n, n ? d : ".", a);
+			bool ok = !stat(c, &sb) && S_ISREG(sb.st_mode) && !access(c, X_OK) &&
+				  realpath(c, buf);
+			free(c);
+			if (ok)
+				return xstrdup(buf);
+			d = d[n] ? d + n + 1 : NULL;
+		}
+	}
+	return realpath("/proc/self/exe", buf) ? xstrdup(buf) : NULL;
+}
+
+/* The first control character (a byte below 0x20, or 0x7f) of S, or NULL. */
+static const char *control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
+/* Refuses a word that --emit would write with a control character in it: a newline splits the
+ * command over two lines of commands.txt, and GNU parallel or the Slurm script would run the
+ * second as a command of its own; no quoting survives that.  WHAT names the word. */
+static int emit_word_check(const char *what, const char *w, struct bs_err *err)
+{
+	const char *c = control_char(w);
+	if (!c)
+		return 0;
+	char shown[160];
+	size_t n = 0;
+	const char *q = w;
+	for (; *q && n + 6 < sizeof shown; q++) {
+		unsigned char b = (unsigned char)*q;
+		if (b < 0x20 || b == 0x7f)
+			n += (size_t)snprintf(shown + n, sizeof shown - n, "\\x%02x", b);
+		else
+			shown[n++] = (char)b;
+	}
+	shown[n] = 0;
+	return bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--emit", "%s '%s%s' holds a control "
+		       "character (\\x%02x): an emitted command line would be split there",
+		       what, shown, *q ? "..." : "", (unsigned char)*c);
+}
+
 /* Removes a point directory (files only) or a file; missing is fine. */
 static void remove_tree(const char *path)
 {
@@ -149,12 +212,64 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Starts one point: `bucketsim run ... -o DIR/points/.NNNN.tmp`, stderr to NNNN.err. */
-static pid_t start_point(const char *dir, const struct point *p)
+/* A running point's standard error: an unnamed file in DIR/points (O_TMPFILE) that becomes
+ * NNNN.err only when the run wrote something into it (point_err_keep), so that a sweep stopped
+ * by any signal, SIGKILL included, leaves no empty NNNN.err; where the file system has no
+ * unnamed files, NNNN.err itself (removed again when empty). */
+struct point_err {
+	int fd;
+	bool named;
+};
+
+static struct point_err point_err_open(const char *dir, const struct point *p)
 {
-	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
 	char *errp = xasprintf("%s/points/%s.err", dir, p->name);
-	remove_tree(tmp);
+	unlink(errp); /* an earlier attempt's */
+	struct point_err e = {-1, false};
+#ifdef O_TMPFILE
+	char *pd = xasprintf("%s/points", dir);
+	e.fd = open(pd, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	free(pd);
+#endif
+	if (e.fd < 0) {
+		e.fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		e.named = true;
+	}
+	free(errp);
+	return e;
+}
+
+/* After the point's run: its NNNN.err when the run wrote to it, else none. */
+static void point_err_keep(const char *dir, const struct point *p, struct point_err *e)
+{
+	if (e->fd < 0)
+		return;
+	struct stat sb;
+	bool empty = !fstat(e->fd, &sb) && sb.st_size == 0;
+	char *errp = xasprintf("%s/points/%s.err", dir, p->name);
+	if (e->named && empty) {
+		unlink(errp);
+	} else if (!e->named && !empty) {
+		char *fdp = xasprintf("/proc/self/fd/%d", e->fd);
+		if (linkat(AT_FDCWD, fdp, AT_FDCWD, errp, AT_SYMLINK_FOLLOW))
+			fprintf(stderr, "bucketsim: error: %s: cannot create: %s\n", errp,
+				strerror(errno));
+		free(fdp);
+	}
+	free(errp);
+	close(e->fd);
+	e->fd = -1;
+}
+
+/* Starts one point: `SELF run ... -o DIR/points/NNNN`, its standard error to E.  The run's
+ * output set appears whole in NNNN or not at all (sim/outset.h), as for an emitted command. */
+static pid_t start_point(const char *self, const char *dir, const struct point *p,
+			 const struct point_err *e)
+{
+	char *out = xasprintf("%s/points/%s", dir, p->name);
+	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
+	remove_tree(tmp); /* left by an earlier version's sweep */
+	free(tmp);
 	fflush(NULL);
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -170,54 +285,42 @@ static pid_t start_point(const char *dir, const struct point *p)
 #endif
 		if (getppid() != parent)
 			_exit(BS_EXIT_RUNTIME);
-		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 		int nul = open("/dev/null", O_RDWR);
-		if (fd < 0 || nul < 0)
+		if (e->fd < 0 || nul < 0)
 			_exit(BS_EXIT_RUNTIME);
 		dup2(nul, 0);
 		dup2(nul, 1);
-		dup2(fd, 2);
+		dup2(e->fd, 2);
 		char **av = xmalloc((p->argc + 4) * sizeof *av);
 		av[0] = "bucketsim";
 		for (size_t i = 0; i < p->argc; i++)
 			av[i + 1] = p->argv[i];
 		av[p->argc + 1] = "-o";
-		av[p->argc + 2] = tmp;
+		av[p->argc + 2] = out;
 		av[p->argc + 3] = NULL;
-		execv("/proc/self/exe", av);
-		dprintf(2, "bucketsim: error: cannot start bucketsim: %s\n", strerror(errno));
+		execv(self, av);
+		dprintf(2, "bucketsim: error: cannot start %s: %s\n", self, strerror(errno));
 		_exit(BS_EXIT_RUNTIME);
 	}
-	free(tmp);
-	free(errp);
+	free(out);
 	return pid;
 }
 
-/* A finished point's temporary directory takes the point's name (atomic). */
-static int finish_point(const char *dir, const struct point *p)
-{
-	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
-	char *fin = xasprintf("%s/points/%s", dir, p->name);
-	remove_tree(fin);
-	int rc = rename(tmp, fin);
-	if (rc)
-		fprintf(stderr, "bucketsim: error: %s: cannot rename to %s: %s\n", tmp, fin,
-			strerror(errno));
-	free(tmp);
-	free(fin);
-	return rc;
-}
-
+/* A point is finished when its directory holds a complete output set (its marker) with a
+ * summary.json. */
 static bool point_done(const char *dir, const struct point *p)
 {
 	char *s = xasprintf("%s/points/%s/summary.json", dir, p->name);
-	bool r = sweep_file_exists(s);
+	char *m = xasprintf("%s/points/%s/" OUTSET_MARKER, dir, p->name);
+	bool r = sweep_file_exists(s) && sweep_file_exists(m);
 	free(s);
+	free(m);
 	return r;
 }
 
 /* Runs the unfinished points with JOBS workers.  Returns the first failing exit status, or 0. */
-static int run_points(const char *dir, const struct point *pts, size_t np, long jobs)
+static int run_points(const char *self, const char *dir, const struct point *pts, size_t np,
+		      long jobs)
 {
 	size_t todo = 0, done = 0, next = 0, nrun = 0;
 	int first_rc = 0;
@@ -225,6 +328,7 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 		todo += !point_done(dir, &pts[i]);
 	bool tty = isatty(2);
 	pid_t *pid = xcalloc(np ? np : 1, sizeof *pid);
+	struct point_err *perr = xcalloc(np ? np : 1, sizeof *perr);
 	double *t0 = xcalloc(np ? np : 1, sizeof *t0);
 	double start = now_s();
 	struct sigaction sa, old_int, old_term;
@@ -245,8 +349,10 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 				continue;
 			}
 			t0[next] = now_s();
-			pid[next] = start_point(dir, &pts[next]);
+			perr[next] = point_err_open(dir, &pts[next]);
+			pid[next] = start_point(self, dir, &pts[next], &perr[next]);
 			if (pid[next] < 0) {
+				point_err_keep(dir, &pts[next], &perr[next]);
 				fprintf(stderr, "bucketsim: error: cannot fork: %s\n", strerror(errno));
 				first_rc = first_rc ? first_rc : BS_EXIT_RUNTIME;
 				stop_requested = SIGTERM;
@@ -281,16 +387,7 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 		nrun--;
 		pid[i] = 0;
 		int rc = WIFEXITED(status) ? WEXITSTATUS(status) : BS_EXIT_RUNTIME;
-		if (!rc && finish_point(dir, &pts[i]))
-			rc = BS_EXIT_RUNTIME;
-		if (!rc || stop_requested) { /* a run that succeeded (or was stopped) and said
-					      * nothing leaves no empty NNNN.err */
-			char *e = xasprintf("%s/points/%s.err", dir, pts[i].name);
-			struct stat sb;
-			if (!stat(e, &sb) && sb.st_size == 0)
-				unlink(e);
-			free(e);
-		}
+		point_err_keep(dir, &pts[i], &perr[i]);
 		if (rc && !first_rc)
 			first_rc = rc;
 		done++;
@@ -311,6 +408,7 @@ static int run_points(const char *dir, const struct point *pts, size_t np, long 
 	running_pid = NULL;
 	running_n = 0;
 	free(pid);
+	free(perr);
 	free(t0);
 	if (stop_requested) {
 		if (tty)
@@ -342,16 +440,17 @@ static void write_command(FILE *f, const char *exe, const char *dir, const struc
 	free(e);
 }
 
+/* The most points a sweep may have: checking a point's configuration takes about 0.5 ms and
+ * its description about 4 KB of memory and 400 bytes of sweep.json (measured at 10,000
+ * points), so 100,000 points are about a minute and 0.5 GB before the first run. */
+#define SWEEP_POINTS_MAX 100000
+
 /* The most array tasks an emitted Slurm script asks for. */
 #define SWEEP_ARRAY_MAX 1000
 
-static int emit(const char *how, const char *dir, const struct point *pts, size_t np,
-		struct bs_err *err)
+static int emit(const char *how, const char *exe, const char *dir, const struct point *pts,
+		size_t np, struct bs_err *err)
 {
-	char exe[PATH_MAX];
-	if (!realpath("/proc/self/exe", exe))
-		return bs_errf(err, BS_EXIT_RUNTIME, "/proc/self/exe", 0, NULL, "%s",
-			       strerror(errno));
 	/* The unfinished points' commands, one per line (a rerun emits what is left). */
 	char *all = NULL;
 	size_t alen = 0, nrun = 0;
@@ -453,7 +552,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	int c, rc = 0;
 	struct point *pts = NULL;
 	size_t np = 0;
-	char *dir = NULL, *tmpdir = NULL, *basefile = NULL, *spec = NULL;
+	char *dir = NULL, *tmpdir = NULL, *basefile = NULL, *spec = NULL, *exe = NULL;
 	bool created = false, wrote_base = false;
 	const char *other = NULL; /* the first option other than --collect and --metrics */
 	s.so = xmalloc((size_t)(argc + 4) * sizeof *s.so);
@@ -570,14 +669,37 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 					     "--%s", other);
 			goto done;
 		}
-		rc = sweep_finish_csv(coll, s.metrics, false, 0);
+		rc = sweep_finish_csv(coll, s.metrics, false, 0, false);
 		goto done;
 	}
 	if (how && !out) {
 		rc = cli_usage(self, "--emit needs -o DIR (where the commands write)");
 		goto done;
 	}
+	/* The program the points run: resolved now, before anything could change directory. */
+	if (!(exe = self_path())) {
+		bs_errf(&err, BS_EXIT_RUNTIME, NULL, 0, NULL, "cannot find the program's own file "
+			"(neither argv[0] nor /proc/self/exe names it) to run the points with");
+		rc = cli_fail(&err);
+		goto done;
+	}
+	if (how && emit_word_check("-o DIR", out, &err)) {
+		rc = cli_fail(&err);
+		goto done;
+	}
 	if (file && sweep_load_file(&s, file, &err)) {
+		rc = cli_fail(&err);
+		goto done;
+	}
+	/* The number of points, checked against the cap before any is made. */
+	double npoints = (double)s.seeds * (s.listed ? cJSON_GetArraySize(s.listed) : 1);
+	for (size_t i = 0; i < s.nax; i++)
+		npoints *= (double)s.ax[i].n;
+	if (npoints > SWEEP_POINTS_MAX) {
+		bs_errf(&err, file ? BS_EXIT_INPUT : BS_EXIT_USAGE, file, 0, NULL, "%.0f points "
+			"(%s%s, times the seeds): more than the %d a sweep may have; split it into "
+			"several sweeps", npoints, s.listed ? "the listed points times " : "",
+			"the product of the axes' lengths", SWEEP_POINTS_MAX);
 		rc = cli_fail(&err);
 		goto done;
 	}
@@ -734,14 +856,25 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		}
 	}
 	pts = sweep_make_points(&s, &np);
-	size_t width = 4;
-	for (size_t n = np; n >= 10000; n /= 10)
-		width++;
 	for (size_t i = 0; i < np; i++)
-		if (sweep_point_prepare(&s, basefile, &pts[i], i, width, &err)) {
+		if (sweep_point_prepare(&s, basefile, &pts[i], i, np, &err)) {
+			sweep_locate_error(&s, basefile, &pts[i], &err);
 			rc = cli_fail(&err);
 			goto cleanup;
 		}
+	/* What --emit writes holds no control character (the paths of the directory's files all
+	 * begin with DIR). */
+	if (how && (emit_word_check("the program's path", exe, &err) ||
+		    emit_word_check("-o DIR", dir, &err))) {
+		rc = cli_fail(&err);
+		goto cleanup;
+	}
+	for (size_t i = 0; how && i < np; i++)
+		for (size_t k = 0; k < pts[i].argc; k++)
+			if (emit_word_check(pts[i].label, pts[i].argv[k], &err)) {
+				rc = cli_fail(&err);
+				goto cleanup;
+			}
 	spec = sweep_spec_text(&s, pts, np);
 	char *specpath = xasprintf("%s/sweep.json", dir);
 	if (sweep_file_exists(specpath)) {
@@ -771,15 +904,15 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	}
 	created = false; /* the sweep is valid: its directory stays */
 	if (how) {
-		rc = emit(how, dir, pts, np, &err) ? cli_fail(&err) : 0;
+		rc = emit(how, exe, dir, pts, np, &err) ? cli_fail(&err) : 0;
 		goto done;
 	}
-	int run_rc = run_points(dir, pts, np, jobs);
+	int run_rc = run_points(exe, dir, pts, np, jobs);
 	if (run_rc > 128) {
 		rc = run_rc;
 		goto done;
 	}
-	rc = sweep_finish_csv(dir, s.metrics, !out, run_rc > 0 ? run_rc : 0);
+	rc = sweep_finish_csv(dir, s.metrics, !out, run_rc > 0 ? run_rc : 0, true);
 	if (tmpdir) {
 		for (size_t i = 0; i < np; i++) {
 			char *q = xasprintf("%s/points/%s", dir, pts[i].name);
@@ -817,6 +950,7 @@ done:
 	free(basefile);
 	free(dir);
 	free(tmpdir);
+	free(exe);
 	sweep_spec_release(&s);
 	cli_config_release(&probe);
 	return rc;
@@ -834,8 +968,11 @@ const struct cli_cmd cmd_sweep = {
 	"error, then every summary metric.  Every point's configuration is checked before the\n"
 	"first run.  Rerunning the same command skips finished points.  A failing point leaves\n"
 	"its error in its row; the others go on, and the exit status is non-zero.  --emit prints\n"
-	"the same runs for GNU parallel or Slurm; --collect merges what they wrote into the same\n"
-	"CSV, byte for byte.  See sim/README.md.",
+	"the same runs for GNU parallel or Slurm (no emitted word may hold a control character);\n"
+	"--collect checks what they wrote as input and merges it into the same CSV, byte for\n"
+	"byte.  A sweep has at most 100000 points; each point records its input files' hashes,\n"
+	"and one that changed while the sweep ran is an error.  Text cells that begin with\n"
+	"= + - @ tab or CR get a leading '.  See sim/README.md.",
 	"  bucketsim sweep --trace alpaca --axis bucketing.strategy=exponential,linear,none\n"
 	"  bucketsim sweep --axis preset=vllm,distserve,bucketserve --axis workload.rate=5,10,20 \\\n"
 	"      --seeds 3 -j 4 -o out/rate\n"

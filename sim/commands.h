@@ -17,6 +17,9 @@ extern const struct cli_cmd cmd_predict;    /* models/cmd_predict.c */
 extern const struct cli_cmd cmd_calibrate;  /* models/cmd_calibrate.c */
 extern const struct cli_cmd cmd_trace;      /* workloads/cmd_trace.c */
 
+/* argv[0] of main(), as the program was started (sweep runs its points with it). */
+extern const char *bs_argv0;                /* sim/cmd_sweep.c */
+
 #define BUCKETSIM_VERSION "0.1.0"
 
 #endif

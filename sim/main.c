@@ -82,6 +82,7 @@ static int unknown_command(const char *name)
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "C");
+	bs_argv0 = argv[0];
 	signal(SIGPIPE, SIG_IGN);
 	gsl_set_error_handler_off();
 	if (argc < 2) {

@@ -303,6 +303,55 @@ void run_teardown(struct run_ctx *x)
 	cli_config_release(&x->cc);
 }
 
+int run_file_hash(const char *path, char buf[17])
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	uint64_t h = FNV1A_BASIS;
+	char chunk[1 << 16];
+	for (size_t r; (r = fread(chunk, 1, sizeof chunk, f)) > 0;)
+		h = fnv1a(h, chunk, r);
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad)
+		return -1;
+	snprintf(buf, 17, "%016llx", (unsigned long long)h);
+	return 0;
+}
+
+/* Adds the file WORD names, if it names a regular file, to INPUTS. */
+static void input_add(cJSON *inputs, const char *word)
+{
+	char *abs = abs_file_path(word), buf[17];
+	if (abs && !cJSON_GetObjectItemCaseSensitive(inputs, abs) && !run_file_hash(abs, buf))
+		cJSON_AddStringToObject(inputs, abs, buf);
+	free(abs);
+}
+
+static void input_files(void *ctx, bool env, const char *key, const char *abs_value,
+			char *const *files, size_t nfiles)
+{
+	(void)env;
+	(void)key;
+	(void)abs_value;
+	for (size_t i = 0; i < nfiles; i++)
+		input_add(ctx, files[i]);
+}
+
+cJSON *run_inputs_json(const struct run_ctx *x, int argc, char **argv)
+{
+	cJSON *inputs = cJSON_CreateObject();
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		input_add(inputs, argv[i]);
+		if (eq)
+			input_add(inputs, eq + 1);
+	}
+	config_files(&x->cc.cfg, input_files, inputs);
+	return inputs;
+}
+
 /* Without --trace, the bundled Alpaca trace is the default input, unless the workload is
  * entirely generated (a mix of named traces, lengths from a distribution, or vLLM's random
  * dataset). */

@@ -56,6 +56,15 @@ int run_check_unread_workload(const struct config *c, const struct workload *w,
 /* The trace a run replays: GIVEN, else the bundled Alpaca trace, else NULL when the workload
  * is entirely generated (a mix, or lengths from a distribution). */
 const char *run_default_trace(const struct config *cfg, const char *given);
+/* The FNV-1a 64 hash of the file PATH's bytes as 16 hex digits in BUF; -1 when it cannot be
+ * read. */
+int run_file_hash(const char *path, char buf[17]);
+/* The input files of a run, each made absolute, with its hash (run_file_hash): every word of
+ * ARGV (or the part after a '=') that names a regular file (the trace, -c files, a bucket file
+ * or a profile given by --set) and every file the configuration names (config_files: a mix's
+ * traces, --env files).  Recorded in summary.json ("meta.inputs") when the run ends, so that
+ * a sweep can tell a file that changed while its points ran. */
+cJSON *run_inputs_json(const struct run_ctx *x, int argc, char **argv);
 /* The summary's "metrics": the kernel's metrics plus BucketServe and topology metrics. */
 cJSON *run_metrics_json(const struct run_ctx *x, struct sim *s);
 

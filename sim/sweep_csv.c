@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sim/commands.h"
+#include "sim/csv_cell.h"
 #include "sim/run_int.h"
 #include "sim/sweep_csv.h"
 
@@ -39,16 +40,208 @@ int sweep_write_atomic(const char *path, const char *text, struct bs_err *err)
 	return outset_commit(&os, err);
 }
 
+/* ---- checking what --collect reads ----
+ * sweep.json and the points' summary.json may come from another host (--emit, then
+ * --collect): each is checked as input before anything of it is used. */
+
+size_t sweep_name_width(size_t np)
+{
+	size_t w = 4;
+	for (size_t n = np; n >= 10000; n /= 10)
+		w++;
+	return w;
+}
+
+void sweep_point_name(size_t index, size_t np, char name[24])
+{
+	snprintf(name, 24, "%0*zu", (int)sweep_name_width(np), index + 1);
+}
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+/* Whether every member of object O is a string (the first other one's name in *BAD). */
+static bool all_strings(const cJSON *o, const char **bad)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, o) if (!cJSON_IsString(v)) {
+		*bad = v->string ? v->string : "";
+		return false;
+	}
+	return true;
+}
+
+int sweep_spec_check(const char *path, const cJSON *spec, struct bs_err *err)
+{
+	const int E = BS_EXIT_INPUT;
+	char f[96];
+	if (!cJSON_IsObject(spec))
+		return bs_errf(err, E, path, 0, NULL, "not a sweep description (a JSON object)");
+	const cJSON *v = get(spec, "bucketsim_sweep");
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, "1"))
+		return bs_errf(err, E, path, 0, "bucketsim_sweep", "not a sweep description of this "
+			       "version (\"bucketsim_sweep\": \"1\")");
+	const cJSON *cols = get(spec, "columns");
+	if (!cJSON_IsArray(cols))
+		return bs_errf(err, E, path, 0, "columns", "must be a list of key names");
+	size_t i = 0;
+	cJSON_ArrayForEach(v, cols) {
+		if (!cJSON_IsString(v) || !*v->valuestring) {
+			snprintf(f, sizeof f, "columns[%zu]", i);
+			return bs_errf(err, E, path, 0, f, "must be a key name (a non-empty string)");
+		}
+		i++;
+	}
+	const cJSON *in = get(spec, "inputs");
+	const char *bad;
+	if (!cJSON_IsObject(in))
+		return bs_errf(err, E, path, 0, "inputs", "must be an object of file: hash");
+	if (!all_strings(in, &bad)) {
+		snprintf(f, sizeof f, "inputs.%s", bad);
+		return bs_errf(err, E, path, 0, f, "must be a hash (a string)");
+	}
+	const cJSON *pa = get(spec, "points");
+	if (!cJSON_IsArray(pa))
+		return bs_errf(err, E, path, 0, "points", "must be a list of points");
+	size_t np = (size_t)cJSON_GetArraySize(pa);
+	const cJSON *p;
+	i = 0;
+	cJSON_ArrayForEach(p, pa) {
+		char name[24];
+		sweep_point_name(i, np, name);
+		snprintf(f, sizeof f, "points[%zu]", i);
+		if (!cJSON_IsObject(p))
+			return bs_errf(err, E, path, 0, f, "must be an object");
+		/* The point's directory is DIR/points/NAME: only the name of its place in the
+		 * order, never a path. */
+		v = get(p, "dir");
+		snprintf(f, sizeof f, "points[%zu].dir", i);
+		if (!cJSON_IsString(v) || strcmp(v->valuestring, name))
+			return bs_errf(err, E, path, 0, f, "must be \"%s\" (the points are named "
+				       "in order, %s for the first)", name,
+				       np >= 10000 ? "00001 or longer" : "0001");
+		static const char *const str[] = {"trace", "preset", "seed"};
+		for (size_t k = 0; k < 3; k++)
+			if (!cJSON_IsString(get(p, str[k]))) {
+				snprintf(f, sizeof f, "points[%zu].%s", i, str[k]);
+				return bs_errf(err, E, path, 0, f, "must be a string");
+			}
+		v = get(p, "set");
+		snprintf(f, sizeof f, "points[%zu].set", i);
+		if (!cJSON_IsObject(v))
+			return bs_errf(err, E, path, 0, f, "must be an object of key: value");
+		if (!all_strings(v, &bad)) {
+			snprintf(f, sizeof f, "points[%zu].set.%s", i, bad);
+			return bs_errf(err, E, path, 0, f, "must be a string");
+		}
+		v = get(p, "run");
+		size_t k = 0;
+		const cJSON *w;
+		snprintf(f, sizeof f, "points[%zu].run", i);
+		if (!cJSON_IsArray(v))
+			return bs_errf(err, E, path, 0, f, "must be a list of words");
+		cJSON_ArrayForEach(w, v) {
+			if (!cJSON_IsString(w)) {
+				snprintf(f, sizeof f, "points[%zu].run[%zu]", i, k);
+				return bs_errf(err, E, path, 0, f, "must be a string");
+			}
+			k++;
+		}
+		i++;
+	}
+	return 0;
+}
+
+/* A point's summary.json as --collect uses it: "meta" with the string "config_hash" and
+ * optionally "inputs" (file: hash), and "metrics", an object whose members the CSV takes are
+ * numbers or null (lists are not columns). */
+static int summary_check(const char *path, const cJSON *sum, const char *const *names,
+			 size_t nn, struct bs_err *err)
+{
+	const int E = BS_EXIT_INPUT;
+	char f[96];
+	if (!cJSON_IsObject(sum))
+		return bs_errf(err, E, path, 0, NULL, "not a run's summary (a JSON object)");
+	const cJSON *meta = get(sum, "meta");
+	if (!cJSON_IsObject(meta))
+		return bs_errf(err, E, path, 0, "meta", "must be an object");
+	if (!cJSON_IsString(get(meta, "config_hash")))
+		return bs_errf(err, E, path, 0, "meta.config_hash", "must be a string");
+	const cJSON *in = get(meta, "inputs");
+	const char *bad;
+	if (in && !cJSON_IsObject(in))
+		return bs_errf(err, E, path, 0, "meta.inputs", "must be an object of file: hash");
+	if (in && !all_strings(in, &bad)) {
+		snprintf(f, sizeof f, "meta.inputs.%s", bad);
+		return bs_errf(err, E, path, 0, f, "must be a hash (a string)");
+	}
+	const cJSON *m = get(sum, "metrics");
+	if (!cJSON_IsObject(m))
+		return bs_errf(err, E, path, 0, "metrics", "must be an object");
+	for (size_t k = 0; k < nn; k++) {
+		const cJSON *v = get(m, names[k]);
+		if (v && !cJSON_IsNumber(v) && !cJSON_IsNull(v)) {
+			snprintf(f, sizeof f, "metrics.%s", names[k]);
+			return bs_errf(err, E, path, 0, f, "must be a number or null");
+		}
+	}
+	return 0;
+}
+
+/* Point NAME's record of its input files (meta.inputs of SUM) against the sweep's (INPUTS of
+ * sweep.json): a file the point read with another hash than the sweep started with changed
+ * while the sweep ran, and its rows would mix two inputs. */
+static int inputs_check(const char *path, const char *name, const cJSON *sum,
+			const cJSON *inputs, struct bs_err *err)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, get(get(sum, "meta"), "inputs")) {
+		const cJSON *w = get(inputs, v->string);
+		if (cJSON_IsString(w) && strcmp(w->valuestring, v->valuestring))
+			return bs_errf(err, BS_EXIT_INPUT, v->string, 0, NULL,
+				       "changed while the sweep ran: hash %s when it began, %s as "
+				       "point %s read it (%s); run the sweep again into a new "
+				       "directory", w->valuestring, v->valuestring, name, path);
+	}
+	return 0;
+}
+
+/* The input files of sweep.json (SPEC, at SPEC_PATH) hashed again: one that changed since the
+ * sweep began is an error; one that is gone too when MISSING_IS_ERROR (the sweep ran here;
+ * --collect may run on another host than the points). */
+static int inputs_again(const char *spec_path, const cJSON *spec, bool missing_is_error,
+			struct bs_err *err)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, get(spec, "inputs")) {
+		char buf[17];
+		if (!sweep_file_exists(v->string)) {
+			if (missing_is_error)
+				return bs_errf(err, BS_EXIT_INPUT, v->string, 0, NULL, "removed while "
+					       "the sweep ran (an input of %s)", spec_path);
+			continue;
+		}
+		if (run_file_hash(v->string, buf))
+			return bs_errf(err, BS_EXIT_RUNTIME, v->string, 0, NULL, "cannot read: %s",
+				       strerror(errno));
+		if (strcmp(buf, v->valuestring))
+			return bs_errf(err, BS_EXIT_INPUT, v->string, 0, NULL,
+				       "changed while the sweep ran: hash %s when it began, %s now "
+				       "(an input of %s); run the sweep again into a new directory",
+				       v->valuestring, buf, spec_path);
+	}
+	return 0;
+}
+
 /* ---- the CSV ---- */
 
 static void csv_field(FILE *f, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', f);
-	if (strpbrk(s, ",\"\n\r"))
-		csv_fwrite(f, s, strlen(s));
-	else
-		fputs(s, f);
+	csv_cell(f, s);
 }
 
 /* A summary number as the shortest text that reads back to the same double. */
@@ -66,18 +259,19 @@ static void number_text(double v, char *buf, size_t n)
 }
 
 /* The first line of a point's stderr, without the "bucketsim: error: " prefix. */
-static char *point_error(const char *dir, const char *name)
+static char *point_error(const char *dir, const char *name, const struct sweep_reader *rd)
 {
 	char *p = xasprintf("%s/points/%s.err", dir, name);
-	FILE *f = fopen(p, "r");
+	char *t = NULL;
+	size_t len = 0;
+	struct bs_err e2 = {0};
+	if (rd->read(rd->ctx, p, &t, &len, &e2))
+		t = NULL;
 	free(p);
 	char line[1024] = "";
-	if (f) {
-		if (!fgets(line, sizeof line, f))
-			line[0] = 0;
-		fclose(f);
-	}
-	line[strcspn(line, "\n")] = 0;
+	if (t)
+		snprintf(line, sizeof line, "%.*s", (int)strcspn(t, "\n"), t);
+	free(t);
 	const char *pre = "bucketsim: error: ";
 	const char *m = strncmp(line, pre, strlen(pre)) ? line : line + strlen(pre);
 	return xstrdup(*m ? m : "not run (no summary.json)");
@@ -92,18 +286,42 @@ static void add_name(char ***names, size_t *n, const char *s)
 	(*names)[(*n)++] = xstrdup(s);
 }
 
-/* Merges the points of sweep directory DIR (described by SPEC) into CSV text, with the metrics
- * of MLIST (comma-separated; NULL = every numeric one); counts the failed points and describes
- * the first in FIRST_FAIL.  Returns NULL on an error. */
-static char *collect(const char *dir, const cJSON *spec, const char *mlist, size_t *nfailed,
-		     char **first_fail, struct bs_err *err)
+/* The files of a sweep directory, as the program reads them: absent is no text, not an error;
+ * a summary.json counts only in a complete output set (beside its marker: a run stopped while
+ * it put its files into place leaves none). */
+static int read_disk(void *ctx, const char *path, char **text, size_t *len, struct bs_err *err)
 {
-	const cJSON *cols = cJSON_GetObjectItemCaseSensitive(spec, "columns");
-	const cJSON *pa = cJSON_GetObjectItemCaseSensitive(spec, "points");
+	(void)ctx;
+	*text = NULL;
+	*len = 0;
+	size_t n = strlen(path), k = strlen("summary.json");
+	if (n >= k && !strcmp(path + n - k, "summary.json")) {
+		char *m = xasprintf("%.*s" OUTSET_MARKER, (int)(n - k), path);
+		bool done = sweep_file_exists(m);
+		free(m);
+		if (!done)
+			return 0;
+	}
+	if (!sweep_file_exists(path))
+		return 0;
+	*text = read_file(path, len, err);
+	return *text ? 0 : -1;
+}
+
+char *sweep_collect(const char *dir, const char *spec_path, const cJSON *spec,
+		    const char *mlist, const struct sweep_reader *rd, size_t *nfailed,
+		    char **first_fail, struct bs_err *err)
+{
+	if (sweep_spec_check(spec_path, spec, err))
+		return NULL;
+	const cJSON *cols = get(spec, "columns");
+	const cJSON *pa = get(spec, "points");
+	const cJSON *inputs = get(spec, "inputs");
 	size_t np = (size_t)cJSON_GetArraySize(pa);
 	cJSON **sum = xcalloc(np ? np : 1, sizeof *sum);
 	char **names = NULL;
 	size_t nn = 0;
+	char *buf = NULL;
 	if (mlist) {
 		char *l = xstrdup(mlist);
 		for (char *save = NULL, *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
@@ -113,26 +331,29 @@ static char *collect(const char *dir, const cJSON *spec, const char *mlist, size
 	size_t i = 0;
 	const cJSON *p;
 	cJSON_ArrayForEach(p, pa) {
-		const char *name = cJSON_GetObjectItemCaseSensitive(p, "dir")->valuestring;
+		const char *name = get(p, "dir")->valuestring;
 		char *path = xasprintf("%s/points/%s/summary.json", dir, name);
 		size_t len;
-		struct bs_err e2 = {0};
-		char *txt = sweep_file_exists(path) ? read_file(path, &len, &e2) : NULL;
-		if (txt) {
-			sum[i] = cJSON_ParseWithLength(txt, len);
-			free(txt);
-			if (!sum[i]) {
-				bs_errf(err, BS_EXIT_RUNTIME, path, 0, NULL, "not valid JSON");
-				free(path);
-				goto fail;
-			}
-			const cJSON *m = cJSON_GetObjectItemCaseSensitive(sum[i], "metrics");
-			const cJSON *v;
-			if (!mlist)
-				cJSON_ArrayForEach(v, m) if (cJSON_IsNumber(v) || cJSON_IsNull(v))
-					add_name(&names, &nn, v->string);
+		char *txt = NULL;
+		int r = rd->read(rd->ctx, path, &txt, &len, err);
+		if (!r && txt) {
+			if (json_nul_escape(txt, len) < len)
+				r = bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, JSON_NUL_ESCAPE_MSG);
+			else if (!(sum[i] = cJSON_ParseWithLength(txt, len)))
+				r = bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not valid JSON");
+			else if (!(r = summary_check(path, sum[i], (const char *const *)names,
+						     mlist ? nn : 0, err)))
+				r = inputs_check(path, name, sum[i], inputs, err);
 		}
+		free(txt);
 		free(path);
+		if (r)
+			goto out;
+		const cJSON *v;
+		if (!mlist)
+			cJSON_ArrayForEach(v, get(sum[i], "metrics")) if (cJSON_IsNumber(v) ||
+									  cJSON_IsNull(v))
+				add_name(&names, &nn, v->string);
 		i++;
 	}
 	/* A metric some points do not report (one of a topology or a KV layout: the points differ
@@ -142,17 +363,15 @@ static char *collect(const char *dir, const cJSON *spec, const char *mlist, size
 		bool any = false, ok = false;
 		for (size_t j = 0; j < np; j++) {
 			any |= sum[j] != NULL;
-			ok |= cJSON_GetObjectItemCaseSensitive(
-				      cJSON_GetObjectItemCaseSensitive(sum[j], "metrics"), names[k]) != NULL;
+			ok |= get(get(sum[j], "metrics"), names[k]) != NULL;
 		}
 		if (any && !ok) {
 			bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--metrics",
 				"unknown metric '%s': no point reports it (see analysis/README.md)",
 				names[k]);
-			goto fail;
+			goto out;
 		}
 	}
-	char *buf = NULL;
 	size_t blen = 0;
 	FILE *f = open_memstream(&buf, &blen);
 	bool first = true;
@@ -171,23 +390,22 @@ static char *collect(const char *dir, const cJSON *spec, const char *mlist, size
 	fputc('\n', f);
 	i = 0;
 	cJSON_ArrayForEach(p, pa) {
-		const cJSON *set = cJSON_GetObjectItemCaseSensitive(p, "set");
+		const cJSON *set = get(p, "set");
 		first = true;
 		cJSON_ArrayForEach(c, cols) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(set, c->valuestring);
+			const cJSON *v = get(set, c->valuestring);
 			csv_field(f, cJSON_IsString(v) ? v->valuestring : "", first);
 			first = false;
 		}
 		for (size_t k = 0; k < 3; k++) {
-			csv_field(f, cJSON_GetObjectItemCaseSensitive(p, fixed[k])->valuestring, first);
+			csv_field(f, get(p, fixed[k])->valuestring, first);
 			first = false;
 		}
-		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(sum[i], "meta");
-		const cJSON *h = cJSON_GetObjectItemCaseSensitive(meta, "config_hash");
+		const cJSON *h = get(get(sum[i], "meta"), "config_hash");
 		csv_field(f, cJSON_IsString(h) ? h->valuestring : "", false);
-		const char *name = cJSON_GetObjectItemCaseSensitive(p, "dir")->valuestring;
+		const char *name = get(p, "dir")->valuestring;
 		if (!sum[i]) {
-			char *e = point_error(dir, name);
+			char *e = point_error(dir, name, rd);
 			csv_field(f, e, false);
 			if (!(*nfailed)++) {
 				const cJSON *set2;
@@ -197,8 +415,7 @@ static char *collect(const char *dir, const cJSON *spec, const char *mlist, size
 					off += snprintf(lab + off, sizeof lab - (size_t)off, "%s=%s ",
 							set2->string, set2->valuestring);
 				for (size_t k = 0; k < 3 && off < (int)sizeof lab; k++) {
-					const char *vv = cJSON_GetObjectItemCaseSensitive(
-						p, fixed[k])->valuestring;
+					const char *vv = get(p, fixed[k])->valuestring;
 					if (*vv)
 						off += snprintf(lab + off, sizeof lab - (size_t)off,
 								"%s%s=%s", k ? " " : "", fixed[k], vv);
@@ -209,9 +426,9 @@ static char *collect(const char *dir, const cJSON *spec, const char *mlist, size
 		} else {
 			csv_field(f, "", false);
 		}
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(sum[i], "metrics");
+		const cJSON *m = get(sum[i], "metrics");
 		for (size_t k = 0; k < nn; k++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, names[k]);
+			const cJSON *v = get(m, names[k]);
 			char nb[64] = "";
 			if (cJSON_IsNumber(v))
 				number_text(v->valuedouble, nb, sizeof nb);
@@ -221,6 +438,7 @@ static char *collect(const char *dir, const cJSON *spec, const char *mlist, size
 		i++;
 	}
 	fclose(f);
+out:
 	for (i = 0; i < np; i++)
 		cJSON_Delete(sum[i]);
 	free(sum);
@@ -228,14 +446,6 @@ static char *collect(const char *dir, const cJSON *spec, const char *mlist, size
 		free(names[k]);
 	free(names);
 	return buf;
-fail:
-	for (i = 0; i < np; i++)
-		cJSON_Delete(sum[i]);
-	free(sum);
-	for (size_t k = 0; k < nn; k++)
-		free(names[k]);
-	free(names);
-	return NULL;
 }
 
 /* Reads DIR/sweep.json. */
@@ -243,19 +453,14 @@ static cJSON *read_spec(const char *dir, struct bs_err *err)
 {
 	char *path = xasprintf("%s/sweep.json", dir);
 	cJSON *spec = read_json(path, err);
-	if (spec && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(spec, "points")))
-		bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not a sweep description");
 	free(path);
-	if (err->code) {
-		cJSON_Delete(spec);
-		return NULL;
-	}
 	return spec;
 }
 
 /* Writes the merged CSV (to DIR/sweep.csv, or stdout when TO_STDOUT) and reports failures in
  * one line.  Returns the exit status. */
-int sweep_finish_csv(const char *dir, const char *mlist, bool to_stdout, int fail_code)
+int sweep_finish_csv(const char *dir, const char *mlist, bool to_stdout, int fail_code,
+		     bool ran_here)
 {
 	struct bs_err err = {0};
 	cJSON *spec = read_spec(dir, &err);
@@ -263,7 +468,14 @@ int sweep_finish_csv(const char *dir, const char *mlist, bool to_stdout, int fai
 		return cli_fail(&err);
 	size_t nfailed = 0;
 	char *first = NULL;
-	char *csv = collect(dir, spec, mlist, &nfailed, &first, &err);
+	char *sp = xasprintf("%s/sweep.json", dir);
+	const struct sweep_reader rd = {read_disk, NULL};
+	char *csv = sweep_collect(dir, sp, spec, mlist, &rd, &nfailed, &first, &err);
+	if (csv && inputs_again(sp, spec, ran_here, &err)) {
+		free(csv);
+		csv = NULL;
+	}
+	free(sp);
 	cJSON_Delete(spec);
 	if (!csv)
 		return cli_fail(&err);

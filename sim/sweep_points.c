@@ -8,6 +8,7 @@
 
 #include "sim/commands.h"
 #include "sim/run_int.h"
+#include "sim/sweep_csv.h"
 #include "sim/sweep_points.h"
 
 static bool is_special(const char *key)
@@ -44,6 +45,7 @@ void sweep_spec_release(struct spec *s)
 	cJSON_Delete(s->listed);
 	cJSON_Delete(s->base);
 	free(s->metrics);
+	free(s->file_text);
 }
 
 /* Text of a JSON scalar as a config value: strings as they are, numbers and booleans as
@@ -62,14 +64,15 @@ static char *json_value_text(const cJSON *v)
 }
 
 static int axis_add(struct spec *s, const char *key, char **vals, size_t n, const char *src,
-		    struct bs_err *err)
+		    long line, struct bs_err *err)
 {
 	for (size_t i = 0; i < s->nax; i++)
 		if (!strcmp(s->ax[i].key, key)) {
 			for (size_t k = 0; k < n; k++)
 				free(vals[k]);
 			free(vals);
-			return bs_errf(err, BS_EXIT_USAGE, src, 0, key, "axis given twice");
+			return bs_errf(err, src ? BS_EXIT_INPUT : BS_EXIT_USAGE, src, line, key,
+				       "axis given twice");
 		}
 	s->ax = xrealloc(s->ax, (s->nax + 1) * sizeof *s->ax);
 	s->ax[s->nax++] = (struct axis){xstrdup(key), vals, n};
@@ -77,13 +80,14 @@ static int axis_add(struct spec *s, const char *key, char **vals, size_t n, cons
 }
 
 /* Values of a JSON list of scalars.  On an error nothing is left in *vals (NULL, *n 0). */
-static int json_list_values(const cJSON *l, const char *key, const char *src, char ***vals,
-			    size_t *n, struct bs_err *err)
+static int json_list_values(const cJSON *l, const char *key, const char *src, long line,
+			    char ***vals, size_t *n, struct bs_err *err)
 {
 	*vals = NULL;
 	*n = 0;
+	int code = src ? BS_EXIT_INPUT : BS_EXIT_USAGE; /* a sweep file's, or --axis */
 	if (!cJSON_IsArray(l) || cJSON_GetArraySize(l) == 0)
-		return bs_errf(err, BS_EXIT_USAGE, src, 0, key, "axis values must be a non-empty "
+		return bs_errf(err, code, src, line, key, "axis values must be a non-empty "
 			       "JSON list");
 	const cJSON *v;
 	cJSON_ArrayForEach(v, l) {
@@ -94,7 +98,7 @@ static int json_list_values(const cJSON *l, const char *key, const char *src, ch
 			free(*vals);
 			*vals = NULL;
 			*n = 0;
-			return bs_errf(err, BS_EXIT_USAGE, src, 0, key,
+			return bs_errf(err, code, src, line, key,
 				       "axis values must be strings, numbers or booleans");
 		}
 		*vals = xrealloc(*vals, (*n + 1) * sizeof **vals);
@@ -125,7 +129,7 @@ int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err)
 		if (!l)
 			rc = bs_errf(err, BS_EXIT_USAGE, NULL, 0, key, "not a JSON list: %s", v);
 		else
-			rc = json_list_values(l, key, NULL, &vals, &n, err);
+			rc = json_list_values(l, key, NULL, 0, &vals, &n, err);
 		cJSON_Delete(l);
 	} else {
 		struct config probe;
@@ -149,7 +153,7 @@ int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err)
 		}
 	}
 	if (!rc)
-		rc = axis_add(s, key, vals, n, NULL, err);
+		rc = axis_add(s, key, vals, n, NULL, 0, err);
 	else {
 		for (size_t k = 0; k < n; k++)
 			free(vals[k]);
@@ -170,6 +174,8 @@ struct dup_scan {
 	long line;
 	char path[512];
 	long dup_line, first_line;
+	const char *want;   /* sweep_file_line: the member looked for, and its line */
+	long want_line;
 };
 
 /* White space as cJSON skips it: every byte up to 32. */
@@ -218,6 +224,8 @@ static bool scan_value(struct dup_scan *d)
 				const char *name = cJSON_IsString(k) ? k->valuestring : "";
 				snprintf(d->path + plen, sizeof d->path - plen, "%s%s", plen ? "." : "",
 					 name);
+				if (d->want && !d->want_line && !strcmp(d->path, d->want))
+					d->want_line = kline;
 				for (size_t j = 0; j < n && !dup; j++)
 					if (!strcmp(names[j], name)) {
 						dup = true;
@@ -235,6 +243,8 @@ static bool scan_value(struct dup_scan *d)
 				d->i++; /* ':' */
 			} else {
 				snprintf(d->path + plen, sizeof d->path - plen, "[%zu]", index++);
+				if (d->want && !d->want_line && !strcmp(d->path, d->want))
+					d->want_line = d->line;
 			}
 			if ((dup = scan_value(d)))
 				break;
@@ -260,6 +270,51 @@ static bool scan_value(struct dup_scan *d)
 	return false;
 }
 
+long sweep_file_line(const struct spec *s, const char *path)
+{
+	if (!s->file_text)
+		return 0;
+	struct dup_scan d = {.t = s->file_text, .len = s->file_len, .line = 1, .want = path};
+	scan_value(&d);
+	return d.want_line;
+}
+
+void sweep_locate_error(const struct spec *s, const char *basefile, const struct point *p,
+			struct bs_err *err)
+{
+	if (!s->file || !err->code)
+		return;
+	char *path = NULL;
+	bool base = basefile && !strcmp(err->file, basefile);
+	if (base) {
+		path = xstrdup(err->field);
+	} else if (!err->file[0] && err->field[0]) {
+		/* the key of an axis, or of the point's entry in "points" (an env.NAME axis's
+		 * variable is named NAME by the error) */
+		for (size_t i = 0; i < p->n && !path; i++) {
+			const char *k = p->key[i];
+			if (strcmp(k, err->field) && !(!strncmp(k, "env.", 4) &&
+						      !strcmp(k + 4, err->field)))
+				continue;
+			char *a = xasprintf("axes.%s", k);
+			if (sweep_file_line(s, a)) {
+				path = a;
+			} else {
+				free(a);
+				if (p->listed >= 0)
+					path = xasprintf("points[%ld].%s", p->listed, k);
+			}
+		}
+	}
+	long line = path ? sweep_file_line(s, path) : 0;
+	free(path);
+	if (!line && !base)
+		return;
+	snprintf(err->file, sizeof err->file, "%s", s->file);
+	err->line = line;
+	err->code = BS_EXIT_INPUT;
+}
+
 /* A sweep file: {"axes": {...}} or {"points": [...]}, optional "trace", "preset", "seed",
  * "seeds", and every other member is the base configuration (as in -c).  A member given twice,
  * anywhere in the file, is an error naming it. */
@@ -272,6 +327,7 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 		return -1;
 	struct dup_scan d = {.t = txt, .len = len, .line = 1};
 	int rc = 0;
+	s->file = path;
 	if (scan_value(&d))
 		rc = bs_errf(err, BS_EXIT_INPUT, path, d.dup_line, d.path,
 			     "member given twice (first on line %ld)", d.first_line);
@@ -280,11 +336,14 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 		rc = bs_errf(err, BS_EXIT_INPUT, path, d.line, NULL, "invalid JSON near '%.*s'",
 			     (int)(strcspn(txt + d.i, "\r\n") < 20 ? strcspn(txt + d.i, "\r\n") : 20),
 			     txt + d.i);
-	free(txt);
 	if (rc) {
+		free(txt);
 		cJSON_Delete(root);
 		return rc;
 	}
+	s->file_text = txt;
+	s->file_len = len;
+#define LINE(member) sweep_file_line(s, member)
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "not a JSON object");
@@ -299,47 +358,55 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 	s->file_seed = seed != NULL;
 	s->file_seeds = seeds != NULL;
 	if (axes && pts)
-		rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "points", "give \"axes\" or \"points\", "
-			     "not both");
+		rc = bs_errf(err, BS_EXIT_INPUT, path, LINE("points"), "points", "give \"axes\" or "
+			     "\"points\", not both");
 	else if (!axes && !pts)
 		rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "axes", "a sweep file needs \"axes\" "
 			     "(a grid) or \"points\" (a list)");
 	if (!rc && axes) {
 		if (!cJSON_IsObject(axes))
-			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "axes", "must be an object of lists");
+			rc = bs_errf(err, BS_EXIT_INPUT, path, LINE("axes"), "axes",
+				     "must be an object of lists");
 		const cJSON *a;
 		cJSON_ArrayForEach(a, axes) {
 			char **vals;
 			size_t n;
-			if (rc || (rc = json_list_values(a, a->string, path, &vals, &n, err)))
+			char *m = xasprintf("axes.%s", a->string);
+			long line = LINE(m);
+			free(m);
+			if (rc || (rc = json_list_values(a, a->string, path, line, &vals, &n, err)))
 				break;
-			rc = axis_add(s, a->string, vals, n, path, err);
+			rc = axis_add(s, a->string, vals, n, path, line, err);
 		}
 	}
 	if (!rc && pts) {
 		if (!cJSON_IsArray(pts) || !cJSON_GetArraySize(pts))
-			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "points",
+			rc = bs_errf(err, BS_EXIT_INPUT, path, LINE("points"), "points",
 				     "must be a non-empty list of objects");
 		const cJSON *p;
+		size_t j = 0;
 		cJSON_ArrayForEach(p, pts) {
 			if (rc)
 				break;
-			if (!cJSON_IsObject(p)) {
-				rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "points",
+			char *m = xasprintf("points[%zu]", j);
+			if (!cJSON_IsObject(p))
+				rc = bs_errf(err, BS_EXIT_INPUT, path, LINE(m), "points",
 					     "every point is an object of key: value");
-				break;
-			}
+			free(m);
 			const cJSON *kv;
 			cJSON_ArrayForEach(kv, p) {
 				char *t = json_value_text(kv);
 				if (!t) {
-					rc = bs_errf(err, BS_EXIT_INPUT, path, 0, kv->string,
+					m = xasprintf("points[%zu].%s", j, kv->string);
+					rc = bs_errf(err, BS_EXIT_INPUT, path, LINE(m), kv->string,
 						     "a point's value must be a string, number or "
 						     "boolean");
+					free(m);
 					break;
 				}
 				free(t);
 			}
+			j++;
 		}
 		s->listed = pts;
 		pts = NULL;
@@ -347,7 +414,7 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 	char *t;
 	if (!rc && tr) {
 		if (!(t = json_value_text(tr)))
-			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "trace", "must be a string");
+			rc = bs_errf(err, BS_EXIT_INPUT, path, LINE("trace"), "trace", "must be a string");
 		else {
 			s->so = xrealloc(s->so, (s->nso + 1) * sizeof *s->so);
 			s->so[s->nso++] = (struct saved_opt){SWEEP_OPT_TRACE, t};
@@ -355,7 +422,7 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 	}
 	if (!rc && pre) {
 		if (!(t = json_value_text(pre)))
-			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "preset", "must be a string");
+			rc = bs_errf(err, BS_EXIT_INPUT, path, LINE("preset"), "preset", "must be a string");
 		else {
 			s->so = xrealloc(s->so, (s->nso + 1) * sizeof *s->so);
 			s->so[s->nso++] = (struct saved_opt){CLI_OPT_PRESET, t};
@@ -364,18 +431,19 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 	if (!rc && seed) {
 		if (!cJSON_IsNumber(seed) || seed->valuedouble < 0 || seed->valuedouble > 9e15 ||
 		    seed->valuedouble != floor(seed->valuedouble))
-			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "seed", "must be an integer >= 0");
+			rc = bs_errf(err, BS_EXIT_INPUT, path, LINE("seed"), "seed", "must be an integer >= 0");
 		else
 			s->seed0 = (uint64_t)seed->valuedouble;
 	}
 	if (!rc && seeds) {
 		if (!cJSON_IsNumber(seeds) || seeds->valuedouble < 1 || seeds->valuedouble > 1e6 ||
 		    seeds->valuedouble != floor(seeds->valuedouble))
-			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, "seeds",
+			rc = bs_errf(err, BS_EXIT_INPUT, path, LINE("seeds"), "seeds",
 				     "must be an integer in [1, 1000000]");
 		else
 			s->seeds = (int64_t)seeds->valuedouble;
 	}
+#undef LINE
 	cJSON_Delete(axes);
 	cJSON_Delete(pts);
 	cJSON_Delete(tr);
@@ -468,6 +536,7 @@ struct point *sweep_make_points(const struct spec *s, size_t *np)
 	for (bool more = true; more;) {
 		grid = xrealloc(grid, (ngrid + 1) * sizeof *grid);
 		memset(&grid[ngrid], 0, sizeof *grid);
+		grid[ngrid].listed = -1;
 		for (size_t i = 0; i < s->nax; i++)
 			point_set(&grid[ngrid], s->ax[i].key, s->ax[i].vals[idx[i]]);
 		ngrid++;
@@ -489,10 +558,12 @@ struct point *sweep_make_points(const struct spec *s, size_t *np)
 		base = NULL;
 		nbase = 0;
 		const cJSON *q;
+		long li = 0;
 		cJSON_ArrayForEach(q, s->listed) {
 			for (size_t g = 0; g < ngrid; g++) {
 				base = xrealloc(base, (nbase + 1) * sizeof *base);
 				memset(&base[nbase], 0, sizeof *base);
+				base[nbase].listed = li;
 				const cJSON *kv;
 				cJSON_ArrayForEach(kv, q) {
 					char *t = json_value_text(kv);
@@ -503,6 +574,7 @@ struct point *sweep_make_points(const struct spec *s, size_t *np)
 					point_set(&base[nbase], grid[g].key[i], grid[g].val[i]);
 				nbase++;
 			}
+			li++;
 		}
 		for (size_t g = 0; g < ngrid; g++)
 			sweep_point_release(&grid[g]);
@@ -514,6 +586,7 @@ struct point *sweep_make_points(const struct spec *s, size_t *np)
 			pts = xrealloc(pts, (*np + 1) * sizeof *pts);
 			struct point *p = &pts[(*np)++];
 			memset(p, 0, sizeof *p);
+			p->listed = base[b].listed;
 			for (size_t i = 0; i < base[b].n; i++)
 				point_set(p, base[b].key[i], base[b].val[i]);
 			p->seed = sv ? strtoull(sv, NULL, 10) : s->seed0 + (uint64_t)r;
@@ -548,9 +621,9 @@ static const struct replayed_opt *replayed_find(const char *word)
 /* Builds a point's `bucketsim run` words (without -o) and checks its configuration as run
  * would, without simulating: every key, value and rule, before anything runs. */
 int sweep_point_prepare(const struct spec *s, const char *basefile, struct point *p,
-			 size_t index, size_t width, struct bs_err *err)
+			 size_t index, size_t np, struct bs_err *err)
 {
-	snprintf(p->name, sizeof p->name, "%0*zu", (int)width, index + 1);
+	sweep_point_name(index, np, p->name);
 	argv_push(p, "run");
 	argv_push(p, "--quiet");
 	/* Sweeps keep summary.json and buckets.csv only, unless the configuration asks. */
@@ -652,24 +725,16 @@ int sweep_point_prepare(const struct spec *s, const char *basefile, struct point
 }
 
 /* The sweep.json text: everything a rerun must match and --collect needs. */
-/* Records the FNV-1a hash of the file WORD names, if it names one: a rerun after an input file
- * changed is then a different sweep, not a resumption with stale points. */
+/* Records the hash of the file WORD names, if it names one (run_file_hash, as each point's run
+ * records it in its summary.json): a rerun after an input file changed is then a different
+ * sweep, not a resumption with stale points. */
 static void add_input(cJSON *inputs, const char *word)
 {
 	struct stat sb;
+	char buf[17];
 	if (stat(word, &sb) || !S_ISREG(sb.st_mode) ||
-	    cJSON_GetObjectItemCaseSensitive(inputs, word))
+	    cJSON_GetObjectItemCaseSensitive(inputs, word) || run_file_hash(word, buf))
 		return;
-	FILE *f = fopen(word, "rb");
-	if (!f)
-		return;
-	uint64_t h = FNV1A_BASIS;
-	char chunk[1 << 16];
-	for (size_t r; (r = fread(chunk, 1, sizeof chunk, f)) > 0;)
-		h = fnv1a(h, chunk, r);
-	fclose(f);
-	char buf[24];
-	snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
 	cJSON_AddStringToObject(inputs, word, buf);
 }
 

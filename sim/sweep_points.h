@@ -38,6 +38,9 @@ struct spec {
 	int64_t seeds;
 	char *metrics;          /* --metrics, or NULL */
 	bool file_trace, file_seed, file_seeds; /* the sweep file gave "trace", "seed", "seeds" */
+	const char *file;       /* the sweep file (-f), or NULL */
+	char *file_text;        /* its text, for the lines of its members */
+	size_t file_len;
 };
 
 /* One point: its assignments (axis keys in order, values as text) and seed. */
@@ -52,6 +55,7 @@ struct point {
 	size_t argc;
 	char **inputs;         /* the files its configuration reads (config_files), absolute */
 	size_t ninputs;
+	long listed;           /* the index of its listed point in the sweep file, or -1 */
 };
 
 /* An absolute path for a file argument (unchanged when it names no file). */
@@ -61,12 +65,21 @@ void sweep_spec_release(struct spec *s);
 int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err);
 /* A sweep file: base configuration plus "axes" or "points". */
 int sweep_load_file(struct spec *s, const char *path, struct bs_err *err);
+/* The line of member PATH of the sweep file ("axes.KEY", "points[2].KEY", "server.block_size"
+ * for {"server": {"block_size": ...}} too), or 0. */
+long sweep_file_line(const struct spec *s, const char *path);
+/* A point's configuration error ERR (from sweep_point_prepare) about what the sweep file sets
+ * named by the file and line there (exit 3): a key of its base (not the copy BASEFILE), of an
+ * axis, or of the point's entry in "points". */
+void sweep_locate_error(const struct spec *s, const char *basefile, const struct point *p,
+			struct bs_err *err);
 void sweep_point_release(struct point *p);
 /* The ordered points: the listed ones, or the grid (first axis slowest); seeds fastest. */
 struct point *sweep_make_points(const struct spec *s, size_t *np);
-/* A point's `bucketsim run` words, its configuration checked as run would. */
+/* A point's `bucketsim run` words, its configuration checked as run would; INDEX of NP points
+ * names it (sweep_point_name). */
 int sweep_point_prepare(const struct spec *s, const char *basefile, struct point *p,
-			 size_t index, size_t width, struct bs_err *err);
+			 size_t index, size_t np, struct bs_err *err);
 /* The sweep.json text: everything a rerun must match and --collect needs. */
 /* The first input file whose hash differs between the sweep.json texts OLD and NEW (both
  * listing it), or NULL.  Owned by the caller. */

@@ -323,4 +323,175 @@ expect_stderr sweep-dup-base-msg "dup5.json:1: field 'server.max_num_seqs': memb
 printf '{"points": [{}]}\njunk\n' > "$T/junk.json"
 expect_exit 3 sweep-file-trailing "$B" sweep -f "$T/junk.json"
 expect_stderr sweep-file-trailing-msg "junk.json:2: invalid JSON near 'junk'"
+
+# --- Hardening of what sweep emits, reads and writes ---
+NL='
+'
+# Control characters in anything --emit writes are refused before anything is made (a newline
+# split the single-quoted word over two lines of commands.txt: GNU parallel and the Slurm
+# script ran the second as a command; -o DIR also went unquoted into '#SBATCH --output=').
+# After ../shared/reproducers/emit_newline_injection.sh.
+expect_exit 2 sweep-emit-env-nl "$B" sweep --axis server.max_num_seqs=4 --set workload.num_requests=10 \
+	--env "FOO=a${NL}touch $T/PWNED;#" -o "$T/en" --emit parallel
+expect_stderr sweep-emit-env-nl-msg "field 'FOO': a control character in the value"
+[ ! -e "$T/en" ] && [ ! -s "$T/stdout" ] && ok sweep-emit-env-nl-nothing || fail sweep-emit-env-nl-nothing "$(ls "$T/en" 2>&1; cat "$T/stdout")"
+expect_exit 2 sweep-emit-dir-nl "$B" sweep --axis server.max_num_seqs=4 -o "$T/sl${NL}touch PWNED${NL}x" --emit slurm
+expect_stderr sweep-emit-dir-nl-msg "field '--emit': -o DIR '.*/sl\\\\x0atouch PWNED\\\\x0ax' holds a control character \(\\\\x0a\)"
+[ -z "$(ls "$T" | grep '^sl')" ] && ok sweep-emit-dir-nl-nothing || fail sweep-emit-dir-nl-nothing "$(ls "$T")"
+cp "$T/cfg.json" "$T/c${NL}x.json"
+expect_exit 2 sweep-emit-path-nl "$B" sweep -c "$T/c${NL}x.json" --axis server.max_num_seqs=4 -o "$T/pn" --emit parallel
+expect_stderr sweep-emit-path-nl-msg "field '--emit': point 0001 \(server.max_num_seqs=4 seed=1\) '.*/c\\\\x0ax.json' holds a control character \(\\\\x0a\)"
+[ ! -e "$T/pn" ] && ok sweep-emit-path-nl-nothing || fail sweep-emit-path-nl-nothing "directory left"
+# ... while running such a sweep with -j (no shell reads the words) still works.
+expect_exit 0 sweep-path-nl-runs "$B" sweep -c "$T/c${NL}x.json" --set workload.num_requests=10 --metrics completed
+# --env names and values with control characters, and odd names, are refused everywhere: on
+# the command line of run, and in a configuration file's "env" (line named).
+expect_exit 2 run-env-esc "$B" run --set workload.num_requests=5 --env "$(printf 'A=\033[2J')"
+expect_stderr run-env-esc-msg "field 'A': a control character in the value"
+printf '{"workload.num_requests": 5,\n "env": {"A=B": "x"}}\n' > "$T/envname.json"
+expect_exit 3 run-env-name-eq "$B" run -c "$T/envname.json"
+expect_stderr run-env-name-eq-msg "envname.json:2: field 'A=B': not a variable name"
+printf '{"env": {"VLLM_X": "a\\nb"}}\n' > "$T/envval.json"
+expect_exit 3 run-env-file-nl "$B" run -c "$T/envval.json"
+expect_stderr run-env-file-nl-msg "envval.json:1: field 'VLLM_X': a control character in the value"
+
+# CSV cells a spreadsheet reads as a formula (=, +, -, @, tab, CR first) get a leading ';
+# numbers (-3, +1e5) stay numbers.  After ../shared/reproducers/csv_formula_injection.sh.
+expect_exit 0 sweep-formula "$B" sweep --axis 'env.FOO=["=HYPERLINK(\"http://x.invalid/\",1)","@SUM(1)","-3","+1e5","-x","a=b"]' \
+	--set workload.num_requests=5 --metrics completed
+[ "$(cut -d, -f1 "$T/stdout" | tr '\n' ' ')" = "env.FOO \"'=HYPERLINK(\"\"http://x.invalid/\"\" '@SUM(1) -3 +1e5 '-x a=b " ] \
+	&& ok sweep-formula-cells || fail sweep-formula-cells "$(cat "$T/stdout")"
+expect_exit 3 sweep-formula-trace "$B" sweep --axis 'trace==1+1,alpaca' --set workload.num_requests=5 --metrics completed
+[ "$(cut -d, -f1 "$T/stdout" | tr '\n' ' ')" = "trace '=1+1 alpaca " ] && grep -q "^'=1+1,.*\"'=1+1: no such file" "$T/stdout" \
+	&& ok sweep-formula-trace-cells || fail sweep-formula-trace-cells "$(cat "$T/stdout")"
+cp "$T/cfg.json" "$T/=1+1.json"
+expect_exit 0 capacity-formula "$B" capacity --set workload.num_requests=100 --system "$T/=1+1.json" -o "$T/capf"
+[ "$(cut -d, -f1 "$T/capf/capacity_curve.csv" | sort -u | tr '\n' ' ')" = "'=1+1.json system " ] \
+	&& ok capacity-formula-cells || fail capacity-formula-cells "$(head -3 "$T/capf/capacity_curve.csv")"
+
+# --collect checks sweep.json and every summary.json as input: exit 3 naming the file and the
+# member (a point without dir or trace, a column not a string crashed; a point "dir" ../../x was
+# read outside DIR; a garbage summary.json was collected as empty cells).  After
+# ../shared/reproducers/collect_sweep_json_*.json and collect_garbage_summary/.
+collect_bad() { # NAME SWEEP_JSON [SUMMARY_JSON] EXPECTED_MESSAGE
+	rm -rf "$T/cb"; mkdir -p "$T/cb/points/0001"
+	printf '%s\n' "$2" > "$T/cb/sweep.json"
+	[ -n "$3" ] && printf '%s\n' "$3" > "$T/cb/points/0001/summary.json" && : > "$T/cb/points/0001/.bucketsim.done"
+	expect_exit 3 "collect-$1" "$B" sweep --collect "$T/cb"
+	expect_stderr "collect-$1-msg" "$4"
+	[ ! -e "$T/cb/sweep.csv" ] && ok "collect-$1-no-csv" || fail "collect-$1-no-csv" "written"
+}
+P1='"set":{},"trace":"","preset":"","seed":"1","run":[]'
+collect_bad column-not-string '{"bucketsim_sweep":"1","columns":[1],"inputs":{},"points":[{"dir":"0001",'"$P1"'}]}' '' \
+	"cb/sweep.json: field 'columns\[0\]': must be a key name"
+collect_bad no-dir '{"bucketsim_sweep":"1","columns":[],"inputs":{},"points":[{}]}' '' \
+	"cb/sweep.json: field 'points\[0\].dir': must be \"0001\""
+collect_bad no-trace '{"bucketsim_sweep":"1","columns":[],"inputs":{},"points":[{"dir":"0001"}]}' '' \
+	"cb/sweep.json: field 'points\[0\].trace': must be a string"
+collect_bad no-version '{"columns":[1],"points":[{"dir":"0001","set":{}}]}' '' \
+	"cb/sweep.json: field 'bucketsim_sweep': not a sweep description"
+collect_bad dotdot '{"bucketsim_sweep":"1","columns":[],"inputs":{},"points":[{"dir":"../../x",'"$P1"'}]}' '' \
+	"cb/sweep.json: field 'points\[0\].dir': must be \"0001\""
+collect_bad garbage-summary '{"bucketsim_sweep":"1","columns":[],"inputs":{},"points":[{"dir":"0001",'"$P1"'}]}' \
+	'{"metrics": 5, "meta": []}' "cb/points/0001/summary.json: field 'meta': must be an object"
+collect_bad summary-metrics '{"bucketsim_sweep":"1","columns":[],"inputs":{},"points":[{"dir":"0001",'"$P1"'}]}' \
+	'{"meta": {"config_hash": "1"}, "metrics": 5}' "cb/points/0001/summary.json: field 'metrics': must be an object"
+collect_bad summary-json '{"bucketsim_sweep":"1","columns":[],"inputs":{},"points":[{"dir":"0001",'"$P1"'}]}' \
+	'{"meta": ' "cb/points/0001/summary.json: not valid JSON"
+# A summary.json without its output set's marker is a run that did not finish: its row is an
+# error, not its numbers.
+rm -f "$T/cb/points/0001/.bucketsim.done"
+printf '{"meta": {"config_hash": "1"}, "metrics": {"completed": 3}}\n' > "$T/cb/points/0001/summary.json"
+expect_exit 1 collect-no-marker "$B" sweep --collect "$T/cb"
+[ "$(tail -1 "$T/cb/sweep.csv")" = ",,1,,not run (no summary.json)" ] && ok collect-no-marker-row || fail collect-no-marker-row "$(cat "$T/cb/sweep.csv")"
+
+# A cap on the points, checked as the product of the axes' lengths before expanding (10^9
+# points grew memory until the OOM killer).  After ../shared/reproducers/sweep_file_1e9_points.json.
+awk 'BEGIN { v = "1"; for (i = 2; i <= 1000; i++) v = v "," i
+	printf "{\"axes\": {\"server.max_num_seqs\": [%s], \"slo.ttft_ms\": [%s], \"slo.tpot_ms\": [%s]}}\n", v, v, v }' > "$T/e9.json"
+expect_exit 3 sweep-cap "timeout" 10 "$B" sweep -f "$T/e9.json" -o "$T/e9"
+expect_stderr sweep-cap-msg "e9.json: 1000000000 points \(the product of the axes' lengths, times the seeds\): more than the 100000 a sweep may have"
+[ ! -e "$T/e9" ] && ok sweep-cap-nothing || fail sweep-cap-nothing "directory left"
+expect_exit 2 sweep-cap-axis "$B" sweep --axis server.max_num_seqs=1,2,3,4,5,6,7,8,9,10 --seeds 10001
+expect_stderr sweep-cap-axis-msg "^bucketsim: error: 100010 points"
+
+# Sweep-file errors in axes, points and the base name the user's file and line, exit 3 (they
+# exited 2 naming nothing, or named the copy DIR/base.json and its line).  After
+# ../shared/reproducers/sweep_file_axes_unknown_key.json and sweep_file_base_error_line6.json.
+printf '{"workload.num_requests": 20,\n "axes": {\n  "server.max_num_seqs": [4, 8],\n  "bogus.key": [1]\n }\n}\n' > "$T/axk.json"
+expect_exit 3 sweep-file-axis-key "$B" sweep -f "$T/axk.json"
+expect_stderr sweep-file-axis-key-msg "axk.json:4: field 'bogus.key': point 0001 \(server.max_num_seqs=4 bogus.key=1 seed=1\): unknown config key"
+printf '{\n  "workload.num_requests": 5,\n\n\n\n  "server.block_size": 0,\n  "axes": {"server.max_num_seqs": [4]}\n}\n' > "$T/b6.json"
+for o in "" "-o $T/b6"; do
+	expect_exit 3 "sweep-file-base-line${o:+-o}" "$B" sweep -f "$T/b6.json" $o
+	expect_stderr "sweep-file-base-line${o:+-o}-msg" "^bucketsim: error: $T/b6.json:6: field 'server.block_size': point 0001"
+done
+[ ! -e "$T/b6" ] && ok sweep-file-base-clean || fail sweep-file-base-clean "directory left"
+printf '{"server": {\n "block_size": 0}, "axes": {"server.max_num_seqs": [4]}}\n' > "$T/b7.json"
+expect_exit 3 sweep-file-base-nested "$B" sweep -f "$T/b7.json"
+expect_stderr sweep-file-base-nested-msg "b7.json:2: field 'server.block_size'"
+printf '{"points": [{"server.max_num_seqs": 4},\n {"server.max_num_seqs": 0}]}\n' > "$T/pbad.json"
+expect_exit 3 sweep-file-point-value "$B" sweep -f "$T/pbad.json"
+expect_stderr sweep-file-point-value-msg "pbad.json:2: field 'server.max_num_seqs': point 0002"
+printf '{"axes": {\n"server.max_num_seqs": [4, {}]}}\n' > "$T/axv.json"
+expect_exit 3 sweep-file-axis-value "$B" sweep -f "$T/axv.json"
+expect_stderr sweep-file-axis-value-msg "axv.json:2: field 'server.max_num_seqs': axis values must be strings"
+printf '{"points": [{},\n 5]}\n' > "$T/pobj.json"
+expect_exit 3 sweep-file-point-object "$B" sweep -f "$T/pobj.json"
+expect_stderr sweep-file-point-object-msg "pobj.json:2: field 'points': every point is an object"
+
+# Every point records the hash of each input file it read (summary.json meta.inputs); a file
+# that changed while the sweep ran is an error naming it, and no sweep.csv is written (a trace
+# edited mid-sweep was replayed half old, half new, exit 0).  The change falls between two
+# points here by running the emitted commands one by one.  After
+# ../shared/reproducers/trace_change_during_sweep.sh.
+"$B" trace synth -n 20 --rate 5 -o "$T/tch.csv" 2>/dev/null
+expect_exit 0 sweep-inputs-emit "$B" sweep --trace "$T/tch.csv" --axis server.max_num_seqs=4,8 -o "$T/tch" --emit parallel
+sed -n 1p "$T/tch/commands.txt" | sh
+h0=$(sed -n 's/^[[:space:]]*"\(.*tch.csv\)":[[:space:]]*"\([0-9a-f]*\)".*/\2/p' "$T/tch/sweep.json")
+h1=$(sed -n 's/^[[:space:]]*".*tch.csv":[[:space:]]*"\([0-9a-f]*\)".*/\1/p' "$T/tch/points/0001/summary.json")
+[ -n "$h0" ] && [ "$h0" = "$h1" ] && ok sweep-inputs-recorded || fail sweep-inputs-recorded "sweep $h0, point $h1"
+cp "$T/tch.csv" "$T/tch.orig"
+"$B" trace synth -n 20 --rate 9 -o "$T/tch.csv" 2>/dev/null
+sed -n 2p "$T/tch/commands.txt" | sh
+expect_exit 3 sweep-inputs-changed "$B" sweep --collect "$T/tch"
+expect_stderr sweep-inputs-changed-msg "^bucketsim: error: $T/tch.csv: changed while the sweep ran: hash $h0 when it began, [0-9a-f]{16} as point 0002 read it \($T/tch/points/0002/summary.json\)"
+[ ! -e "$T/tch/sweep.csv" ] && ok sweep-inputs-changed-no-csv || fail sweep-inputs-changed-no-csv "written"
+# Both points read the first trace, which changed after them: the check before the CSV.
+rm -r "$T/tch/points/0002"; cp "$T/tch.csv" "$T/tch.new"; cp "$T/tch.orig" "$T/tch.csv"
+sed -n 2p "$T/tch/commands.txt" | sh
+cp "$T/tch.new" "$T/tch.csv"
+expect_exit 3 sweep-inputs-after "$B" sweep --collect "$T/tch"
+expect_stderr sweep-inputs-after-msg "tch.csv: changed while the sweep ran: hash $h0 when it began, [0-9a-f]{16} now"
+cp "$T/tch.orig" "$T/tch.csv"
+expect_exit 0 sweep-inputs-same "$B" sweep --collect "$T/tch"
+
+# A stopped sweep leaves no finished point in points/.NNNN.tmp/ and no empty NNNN.err (SIGKILL
+# left both): the points run straight into points/NNNN, their standard error becomes NNNN.err
+# only when not empty.
+for sig in KILL TERM; do
+	rm -rf "$T/stop"
+	"$B" sweep --set workload.num_requests=8000 --axis workload.rate=1,2,3,4,5,6,7,8 --metrics completed -j 2 -o "$T/stop" 2>/dev/null &
+	pid=$!
+	# stopped once the first points are finished, while the next ones run
+	for i in $(seq 400); do [ -e "$T/stop/points/0001/summary.json" ] || [ -e "$T/stop/points/0002/summary.json" ] && break; sleep 0.05; done
+	kill -$sig $pid; wait $pid 2>/dev/null
+	sleep 0.5
+	left=$(find "$T/stop/points" \( -name '.*.tmp' -o -name '*.err' -empty \) | tr '\n' ' ')
+	[ -z "$left" ] && ok "sweep-stop-$sig-clean" || fail "sweep-stop-$sig-clean" "$left"
+	expect_exit 0 "sweep-stop-$sig-resume" "$B" sweep --set workload.num_requests=8000 --axis workload.rate=1,2,3,4,5,6,7,8 --metrics completed -j 2 -o "$T/stop"
+	[ "$(cut -d, -f7 "$T/stop/sweep.csv" | tr '\n' ' ')" = "completed 8000 8000 8000 8000 8000 8000 8000 8000 " ] \
+		&& ok "sweep-stop-$sig-rows" || fail "sweep-stop-$sig-rows" "$(cat "$T/stop/sweep.csv")"
+done
+
+# The points run with the program as it was started, not /proc/self/exe: under the dynamic
+# loader (or valgrind) that is the loader, which took the point's words for a program.
+ldso=$(readelf -l "$B" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+if [ -x "$ldso" ]; then
+	expect_exit 0 sweep-ldso "$ldso" "$B" sweep --set workload.num_requests=10 --axis server.max_num_seqs=4,8 --metrics completed -o "$T/ldso"
+	[ "$(cut -d, -f1,7 "$T/ldso/sweep.csv" | tr '\n' ' ')" = "server.max_num_seqs,completed 4,10 8,10 " ] \
+		&& ok sweep-ldso-rows || fail sweep-ldso-rows "$(cat "$T/ldso/sweep.csv")"
+	expect_exit 0 sweep-ldso-emit "$ldso" "$B" sweep --set workload.num_requests=10 -o "$T/ldso2" --emit parallel
+	[ "$(cut -d' ' -f1 "$T/stdout")" = "$(realpath "$B")" ] && ok sweep-ldso-emit-exe || fail sweep-ldso-emit-exe "$(cat "$T/stdout")"
+fi
 e2e_done
