@@ -103,8 +103,9 @@ const char *plot_key_command(const char *pos);
  * gsl_cdf_tdist_Pinv and gsl_stats_sd_m).  NaN when N < 2 (no interval from one value). */
 double plot_ci_halfwidth(double level, const double *v, size_t n, double mean);
 
-/* A gnuplot string literal (double quotes; backslash, quote escaped; "_" kept literal with the
- * noenhanced text mode set in the preamble). */
+/* A gnuplot string expression that gnuplot reads back as S exactly, whatever bytes it holds
+ * (quotes, backslashes, backquotes, newlines, control characters: escaped; UTF-8 as it is).  The
+ * preamble's noenhanced text mode draws it as written ("_", "^", "{", "@", "&" literal). */
 void plot_gp_str(FILE *f, const char *s);
 
 /* The Okabe-Ito colour-blind-safe line colours, in series order. */

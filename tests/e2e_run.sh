@@ -276,6 +276,24 @@ for _ in $(seq 200); do [ -e "$T/cc/.bucketsim.done" ] || break; sleep 0.05; don
 wait $apid; arc=$?
 [ $arc -eq 0 ] && [ $brc -eq 0 ] && same_run "$T/cc" "$T/cm-new" && ok commit-concurrent || fail commit-concurrent "rc A $arc B $brc; $(for f in requests.csv batches.csv buckets.csv; do cmp -s "$T/cc/$f" "$T/cm-new/$f" && echo "$f:B" || { cmp -s "$T/cc/$f" "$T/cc-a/$f" && echo "$f:A" || echo "$f:?"; }; done | tr '\n' ' ')"
 
+# Single-file outputs: the temporary FILE.tmp.PID a killed process left (PID no longer running)
+# goes when FILE is next written, as a directory's temporaries do; another process's (running)
+# stays.
+sh -c 'exit 0' & dead=$!; wait $dead
+live=$$
+mkdir -p "$T/sf"
+single=("trace synth -n 10 -o $T/sf/t.csv" "trace stats alpaca -o $T/sf/s.txt" "buckets -o $T/sf/b.txt"
+	"calibrate --data models/data/gaudi_measurements.csv --hardware gaudi2 -o $T/sf/c.json")
+for cmd in "${single[@]}"; do
+	f=${cmd##* }
+	echo partial > "$f.tmp.$dead"; echo other > "$f.tmp.$live"
+	"$B" $cmd >/dev/null 2>"$T/sf/err"; rc=$?
+	n=$(basename "$f")
+	[ $rc -eq 0 ] && [ -s "$f" ] && [ "$(ls -A "$T/sf" | grep -c "^$n\.tmp\.")" -eq 1 ] && [ -e "$f.tmp.$live" ] \
+		&& ok "single-file-stale-$n" || fail "single-file-stale-$n" "rc $rc: $(ls -A "$T/sf" | tr '\n' ' ') $(cat "$T/sf/err")"
+	rm -f "$f.tmp.$live"
+done
+
 # --- usage errors: exit 2 ---
 expect_exit 2 unknown-option "$B" run --frobnicate
 expect_stderr unknown-option-msg "see 'bucketsim run --help'"
