@@ -38,10 +38,13 @@ static void tb_row(int ch, void *ctx)
 {
 	(void)ch;
 	struct table *t = ctx;
-	if (t->rows == 0)
+	if (t->rows == 0) {
 		t->cols = t->cur_col;
-	else if (t->cur_col != t->cols)
+	} else if (t->cur_col != t->cols && !t->bad) {
 		t->bad = true;
+		t->bad_line = t->line;
+		t->bad_cols = t->cur_col;
+	}
 	t->rows++;
 	t->cur_col = 0;
 }
@@ -64,20 +67,49 @@ int plot_table_read(const char *path, struct table *t, struct bs_err *err)
 	char *txt = read_file_lim(path, &len, &lim, err);
 	if (!txt)
 		return -1;
-	if (strlen(txt) != len) {
+	const char *nul = memchr(txt, 0, len);
+	if (nul) {
+		long line = 1;
+		for (const char *q = txt; q < nul; q++)
+			line += *q == '\n';
 		free(txt);
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "NUL byte in the table");
+		return bs_errf(err, BS_EXIT_INPUT, path, line, NULL, "NUL byte in the table");
 	}
+	/* Fed a line at a time, so that a row's end (tb_row) knows its line: the line a row
+	 * ends on (a quoted field may hold newlines). */
 	struct csv_parser p;
 	csv_init(&p, CSV_APPEND_NULL);
-	if (csv_parse(&p, txt, len, tb_field, tb_row, t) != len || csv_fini(&p, tb_field, tb_row, t))
-		t->bad = true;
+	bool parse_error = false;
+	t->line = 1;
+	for (size_t off = 0; off < len && !parse_error; t->line++) {
+		const char *nl = memchr(txt + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (txt + off)) + 1 : len - off;
+		if (csv_parse(&p, txt + off, n, tb_field, tb_row, t) != n)
+			parse_error = true;
+		off += n;
+	}
+	if (!parse_error) {
+		t->line--;   /* a last row without a newline ends on the last line */
+		if (csv_fini(&p, tb_field, tb_row, t))
+			parse_error = true;
+	}
 	csv_free(&p);
 	free(txt);
-	if (t->bad || t->rows < 1) {
+	long line = t->line;
+	if (parse_error || t->bad || t->rows < 1) {
+		int rc;
+		if (t->bad)
+			rc = bs_errf(err, BS_EXIT_INPUT, path, t->bad_line, NULL,
+				     "a row of %zu field%s, the header has %zu (a table needs rows of "
+				     "equal length)", t->bad_cols, t->bad_cols == 1 ? "" : "s", t->cols);
+		else if (parse_error)
+			rc = bs_errf(err, BS_EXIT_INPUT, path, line, NULL,
+				     "not a CSV table (malformed quoting)");
+		else
+			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, NULL,
+				     "not a CSV table: no header row");
 		plot_table_free(t);
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL,
-			       "not a CSV table with one header row and equal-length rows");
+		return rc;
 	}
 	return 0;
 }

@@ -21,6 +21,9 @@ struct table {
 	size_t rows, cols, n, cap;
 	size_t cur_col;
 	bool bad;
+	long line;            /* while reading: the line being parsed */
+	long bad_line;        /* the line of the first row whose length differs, or 0 */
+	size_t bad_cols;      /* its number of fields */
 };
 
 /* What the user set about the axes and the legend (NULL / false: the kind's own). */

@@ -268,6 +268,21 @@ expect_exit 0 plot-set-script-only "$B" plot line "$T/r/sweep.csv" --x workload.
 [ "$(ls -A "$T/fset/out" | tr '\n' ' ')" = "fig.dat fig.gp fig.pdf fig.png fig.svg " ] && ! cmp -s "$T/fset/out/fig.gp" "$T/fset/before/fig.gp" \
 	&& ok plot-set-script-only-files || fail plot-set-script-only-files "$(ls -A "$T/fset/out")"
 
+# A table's errors name its line: a NUL byte (line 3 of a sweep CSV; the quoted second line
+# of a row does not count as a row) and a row shorter or longer than the header (the line it
+# ends on).  Nothing is written.
+mkdir -p "$T/tab"
+printf 'workload.rate,trace,preset,seed,config_hash,error,mean_ttft_ms\n1,alpaca,vllm,1,h,,5\n2,alpaca,vllm,1,h,,5\0\n' > "$T/tab/nul.csv"
+printf 'workload.rate,trace,preset,seed,config_hash,error,mean_ttft_ms\n1,alpaca,vllm,1,h,,5\n2,alpaca\n' > "$T/tab/ragged.csv"
+printf 'workload.rate,trace,preset,seed,config_hash,error,mean_ttft_ms\n1,alpaca,"vl\nlm",1,h,,5\n2,alpaca,vllm,1,h,,5,9\n3,alpaca,vllm,1,h,,5\n' > "$T/tab/long.csv"
+expect_exit 3 plot-table-nul "$B" plot line "$T/tab/nul.csv" --x workload.rate --y mean_ttft_ms -o "$T/tab/f"
+expect_stderr plot-table-nul-msg "^bucketsim: error: .*/tab/nul.csv:3: NUL byte in the table$"
+expect_exit 3 plot-table-ragged "$B" plot line "$T/tab/ragged.csv" --x workload.rate --y mean_ttft_ms -o "$T/tab/f"
+expect_stderr plot-table-ragged-msg "^bucketsim: error: .*/tab/ragged.csv:3: a row of 2 fields, the header has 7"
+expect_exit 3 plot-table-long "$B" plot line "$T/tab/long.csv" --x workload.rate --y mean_ttft_ms -o "$T/tab/f"
+expect_stderr plot-table-long-msg "^bucketsim: error: .*/tab/long.csv:4: a row of 8 fields, the header has 7"
+[ "$(ls "$T/tab" | tr '\n' ' ')" = "long.csv nul.csv ragged.csv " ] && ok plot-table-errors-write-nothing || fail plot-table-errors-write-nothing "$(ls "$T/tab")"
+
 # line: the README's figure, p99 TTFT against the request rate, one line per system.
 expect_exit 0 plot-line "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms -o "$T/f/line"
 rendered line-rendered "$T/f/line"

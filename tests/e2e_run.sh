@@ -247,9 +247,8 @@ same_run() { # DIR REF: every file of REF's marker identical (but for -o DIR in 
 }
 for n in 1 2 3 4 5 6 7 8 9 10; do
 	rm -rf "$T/cm"; cp -r "$T/cm-old" "$T/cm"
-	strace -f -qq -o /dev/null -e trace=rename -e inject=rename:signal=TERM:when=$n \
-		"$B" "${small[@]}" --seed 2 -o "$T/cm" 2>/dev/null
-	rc=$?
+	{ strace -f -qq -o /dev/null -e trace=rename -e inject=rename:signal=TERM:when=$n \
+		"$B" "${small[@]}" --seed 2 -o "$T/cm"; rc=$?; } 2>/dev/null
 	[ $rc -eq 143 ] && same_run "$T/cm" "$T/cm-new" && ok "commit-sigterm-$n" || fail "commit-sigterm-$n" "rc $rc, $(ls -A "$T/cm" | tr '\n' ' ')"
 	rm -rf "$T/cm"; cp -r "$T/cm-old" "$T/cm"
 	strace -f -qq -o /dev/null -e trace=rename -e inject=rename:error=EIO:when=$n \
