@@ -3,9 +3,11 @@
  * units, confidence intervals over seeds, and a figure's data blocks and gnuplot script, written
  * and rendered.
  *
- * The script refers to its data (OUT.dat) and outputs (OUT.pdf, ...) by their base names, and
- * gnuplot runs in the script's directory: the .gp and .dat files move together, and
- * `cd DIR && gnuplot OUT.gp` re-renders them wherever they are.
+ * The script refers to its data (OUT.dat) and outputs (OUT.pdf, ...) by their base names
+ * ("./OUT.dat": never a '<' or '|' command), and gnuplot runs in the script's directory: the .gp
+ * and .dat files move together, and `cd DIR && gnuplot OUT.gp` re-renders them wherever they
+ * are.  The files of a figure are one output set (sim/outset.h): rendered in a temporary
+ * directory beside OUT and put into place together.
  */
 #ifndef BUCKETSIM_PLOT_FIG_H
 #define BUCKETSIM_PLOT_FIG_H
@@ -132,7 +134,8 @@ void plot_fig_axes(struct fig *g);
 int plot_log_check(const struct fig *g, char axis, double v, const char *path,
 		   const char *column, const char *what, struct bs_err *err);
 
-/* Writes OUT.dat and OUT.gp, then runs gnuplot in OUT's directory unless SCRIPT_ONLY. */
+/* Writes OUT.dat and OUT.gp, then renders them with gnuplot unless SCRIPT_ONLY: all of the
+ * figure's files appear together or none does. */
 int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct bs_err *err);
 
 #endif
