@@ -444,7 +444,11 @@ static int commit_dir(struct outset *s, struct bs_err *err)
 	size_t placed = 0;
 	bool stuck = false;
 	int rc = 0;
-	if (mkdir(old, 0777) != 0)
+	/* One of this name is a dead process's whose id this process has now (a process commits
+	 * a directory once): it holds nothing anyone waits for. */
+	if (mkdir(old, 0777) != 0 && errno == EEXIST)
+		remove_tmpdir(old);
+	if (mkdir(old, 0777) != 0 && errno != EEXIST)
 		rc = bs_errf(err, BS_EXIT_RUNTIME, old, 0, NULL, "cannot create directory: %s",
 			     strerror(errno));
 	for (size_t k = 0; !rc && k < nn; k++) {
