@@ -5,7 +5,7 @@
  *
  * Every figure is two files written first, OUT.dat (the plotted numbers, one gnuplot data block
  * per series, blocks separated by two blank lines) and OUT.gp (the script, which reads OUT.dat
- * by its base name), then gnuplot, run in OUT's directory, renders OUT.pdf and OUT.svg (vector)
+ * by its base name), then gnuplot, run beside them, renders OUT.pdf and OUT.svg (vector)
  * and OUT.png (web).  --script-only stops before gnuplot.  Kinds and their inputs are in
  * analysis/README.md ("Figures").
  *

@@ -38,10 +38,13 @@ static void tb_row(int ch, void *ctx)
 {
 	(void)ch;
 	struct table *t = ctx;
-	if (t->rows == 0)
+	if (t->rows == 0) {
 		t->cols = t->cur_col;
-	else if (t->cur_col != t->cols)
+	} else if (t->cur_col != t->cols && !t->bad) {
 		t->bad = true;
+		t->bad_line = t->line;
+		t->bad_cols = t->cur_col;
+	}
 	t->rows++;
 	t->cur_col = 0;
 }
@@ -64,20 +67,49 @@ int plot_table_read(const char *path, struct table *t, struct bs_err *err)
 	char *txt = read_file_lim(path, &len, &lim, err);
 	if (!txt)
 		return -1;
-	if (strlen(txt) != len) {
+	const char *nul = memchr(txt, 0, len);
+	if (nul) {
+		long line = 1;
+		for (const char *q = txt; q < nul; q++)
+			line += *q == '\n';
 		free(txt);
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "NUL byte in the table");
+		return bs_errf(err, BS_EXIT_INPUT, path, line, NULL, "NUL byte in the table");
 	}
+	/* Fed a line at a time, so that a row's end (tb_row) knows its line: the line a row
+	 * ends on (a quoted field may hold newlines). */
 	struct csv_parser p;
 	csv_init(&p, CSV_APPEND_NULL);
-	if (csv_parse(&p, txt, len, tb_field, tb_row, t) != len || csv_fini(&p, tb_field, tb_row, t))
-		t->bad = true;
+	bool parse_error = false;
+	t->line = 1;
+	for (size_t off = 0; off < len && !parse_error; t->line++) {
+		const char *nl = memchr(txt + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (txt + off)) + 1 : len - off;
+		if (csv_parse(&p, txt + off, n, tb_field, tb_row, t) != n)
+			parse_error = true;
+		off += n;
+	}
+	if (!parse_error) {
+		t->line--;   /* a last row without a newline ends on the last line */
+		if (csv_fini(&p, tb_field, tb_row, t))
+			parse_error = true;
+	}
 	csv_free(&p);
 	free(txt);
-	if (t->bad || t->rows < 1) {
+	long line = t->line;
+	if (parse_error || t->bad || t->rows < 1) {
+		int rc;
+		if (t->bad)
+			rc = bs_errf(err, BS_EXIT_INPUT, path, t->bad_line, NULL,
+				     "a row of %zu field%s, the header has %zu (a table needs rows of "
+				     "equal length)", t->bad_cols, t->bad_cols == 1 ? "" : "s", t->cols);
+		else if (parse_error)
+			rc = bs_errf(err, BS_EXIT_INPUT, path, line, NULL,
+				     "not a CSV table (malformed quoting)");
+		else
+			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, NULL,
+				     "not a CSV table: no header row");
 		plot_table_free(t);
-		return bs_errf(err, BS_EXIT_INPUT, path, 0, NULL,
-			       "not a CSV table with one header row and equal-length rows");
+		return rc;
 	}
 	return 0;
 }
@@ -287,21 +319,36 @@ double plot_ci_halfwidth(double level, const double *v, size_t n, double mean)
 	return gsl_cdf_tdist_Pinv((1 + level) / 2, (double)(n - 1)) * sd / sqrt((double)n);
 }
 
-/* A gnuplot string literal (double quotes; backslash, quote escaped; "_" kept literal with the
- * noenhanced text mode set in the preamble). */
+/* A gnuplot string literal that gnuplot reads back as S, byte for byte (see plot_fig.h). */
 void plot_gp_str(FILE *f, const char *s)
 {
-	/* Single quotes: gnuplot substitutes `command` (runs it in a shell) inside double-quoted
-	 * strings, not inside single-quoted ones, and interprets no escape there; a quote is
-	 * doubled.  A control character (a newline would end the command) becomes a space. */
-	fputc('\'', f);
+	/* Double quotes, with gnuplot's escapes: \\ and \" for themselves, \n and \t, and an
+	 * octal escape for every other control character and for the backquote (gnuplot runs
+	 * `command` in a shell wherever a raw backquote appears in a double-quoted string;
+	 * "\140" is a backquote that it does not).  An octal escape takes every octal digit
+	 * after its leading 0 ("\0331" is one byte), so one followed by a digit 0-7 ends the
+	 * literal, which continues after the concatenation operator: "\033"."1".  Single quotes
+	 * cannot hold every text: gnuplot 5.4 misreads a doubled quote next to another ('''95'
+	 * and 'O''''Brien' are errors), and a newline cannot be written in them. */
+	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (c == '\'')
-			fputc('\'', f);
-		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
+		if (c == '\\' || c == '"') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c < 0x20 || c == 0x7f || c == '`') {
+			fprintf(f, "\\%03o", c);
+			if (s[1] >= '0' && s[1] <= '7')
+				fputs("\".\"", f);
+		} else {
+			fputc(c, f);
+		}
 	}
-	fputc('\'', f);
+	fputc('"', f);
 }
 
 /* ---- the script ---- */
@@ -346,10 +393,21 @@ static char *preamble(const struct fig *g, const char *title)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	double w = 3.5 * (g->wide ? 2 : g->cols), h = (g->wide ? 1.8 : 2.5) * g->rows;
+	/* The comment names the files on one line whatever their name holds (a newline would
+	 * start a command). */
+	char *shown = xstrdup(base);
+	for (char *p = shown; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	fprintf(f, "# bucketsim plot: renders %s.pdf, .svg, .png from %s.dat; run it in its own "
-		   "directory\n", base, base);
+		   "directory\n", shown, shown);
+	free(shown);
+	/* Every file name gnuplot sees starts with "./": gnuplot reads a name beginning with '<'
+	 * as a command to run and writes to one beginning with '|' through a shell. */
+	char *rel = xasprintf("./%s", base);
 	fputs("out = ", f);
-	plot_gp_str(f, base);
+	plot_gp_str(f, rel);
+	free(rel);
 	fputs("\ndat = out.'.dat'\n", f);
 	fprintf(f, "do for [fmt in \"pdf svg png\"] {\n"
 		   "  if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
@@ -387,17 +445,6 @@ static char *preamble(const struct fig *g, const char *title)
 	return buf;
 }
 
-static int write_file(const char *path, const char *text, size_t len, struct bs_err *err)
-{
-	struct outset os;
-	outset_init(&os);
-	FILE *f = outset_open(&os, path, err);
-	if (!f)
-		return -1;
-	fwrite(text, 1, len, f);
-	return outset_commit(&os, err);
-}
-
 void plot_fig_labels(struct fig *g, const char *xl, const char *yl)
 {
 	xl = g->ax.xlabel ? g->ax.xlabel : xl;
@@ -433,7 +480,9 @@ int plot_log_check(const struct fig *g, char axis, double v, const char *path,
 		       "--log%c needs values > 0 on the %c axis, got %.6g (%s)", axis, axis, v, what);
 }
 
-/* Writes OUT.dat and OUT.gp, then runs gnuplot in OUT's directory unless SCRIPT_ONLY. */
+/* Writes OUT.dat and OUT.gp, then runs gnuplot on them unless SCRIPT_ONLY: every file of the
+ * figure is written in a temporary directory beside OUT (gnuplot runs there) and they appear
+ * together, or none does (an outset of OUT's directory). */
 int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct bs_err *err)
 {
 	fclose(g->dat);
@@ -441,32 +490,37 @@ int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct b
 	char *pre = preamble(g, title);
 	char *script = xasprintf("%s%s%s}\n", pre, g->gpbuf, g->multi ? "  unset multiplot\n" : "");
 	free(pre);
-	char *pd = xasprintf("%s.dat", g->out), *pg = xasprintf("%s.gp", g->out);
 	char *dir = xstrdup(g->out);
 	char *slash = strrchr(dir, '/');
 	const char *base = out_base(g->out);
-	int rc = 0;
-	if (slash && slash != dir) {
+	if (slash && slash != dir)
 		*slash = 0;
-		rc = mkdir_p(dir, err);
-	} else if (slash) {
+	else if (slash)
 		dir[1] = 0; /* OUT in / */
-	} else {
+	else
 		strcpy(dir, ".");
+	char *nd = xasprintf("%s.dat", base), *ng = xasprintf("%s.gp", base);
+	struct outset os;
+	int rc = outset_init_files_in(&os, dir, err);
+	if (!rc) {
+		FILE *fd = outset_open_in(&os, nd, err), *fg = fd ? outset_open_in(&os, ng, err) : NULL;
+		if (fg) {
+			fwrite(g->datbuf, 1, g->datlen, fd);
+			fputs(script, fg);
+		} else {
+			rc = -1;
+		}
 	}
-	if (!rc)
-		rc = write_file(pd, g->datbuf, g->datlen, err);
-	if (!rc)
-		rc = write_file(pg, script, strlen(script), err);
 	if (!rc && !script_only) {
 		fflush(NULL);
 		pid_t pid = fork();
 		if (pid == 0) {
-			/* In the script's directory: it names its files by their base names. */
-			char *script_name = xasprintf("%s.gp", base);
-			if (chdir(dir)) {
-				fprintf(stderr, "bucketsim: error: %s: cannot enter: %s\n", dir,
-					strerror(errno));
+			/* In the temporary directory, where the script finds OUT.dat by its base
+			 * name; "./" so that gnuplot reads the name as a file's. */
+			char *script_name = xasprintf("./%s", ng);
+			if (chdir(outset_tmpdir(&os))) {
+				fprintf(stderr, "bucketsim: error: %s: cannot enter: %s\n",
+					outset_tmpdir(&os), strerror(errno));
 				_exit(127);
 			}
 			execlp("gnuplot", "gnuplot", script_name, (char *)NULL);
@@ -477,11 +531,23 @@ int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct b
 		}
 		int st;
 		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			char *pg = xasprintf("%s.gp", g->out);
 			rc = bs_errf(err, BS_EXIT_RUNTIME, pg, 0, NULL, "gnuplot failed");
+			free(pg);
+		}
+		static const char *const fmts[] = {"pdf", "svg", "png"};
+		for (size_t i = 0; !rc && i < sizeof fmts / sizeof *fmts; i++) {
+			char *n = xasprintf("%s.%s", base, fmts[i]);
+			rc = outset_add_in(&os, n, err);
+			free(n);
 		}
 	}
-	free(pd);
-	free(pg);
+	if (!rc)
+		rc = outset_commit(&os, err);
+	else
+		outset_abort(&os);
+	free(nd);
+	free(ng);
 	free(dir);
 	free(script);
 	free(g->datbuf);

@@ -3,9 +3,11 @@
  * units, confidence intervals over seeds, and a figure's data blocks and gnuplot script, written
  * and rendered.
  *
- * The script refers to its data (OUT.dat) and outputs (OUT.pdf, ...) by their base names, and
- * gnuplot runs in the script's directory: the .gp and .dat files move together, and
- * `cd DIR && gnuplot OUT.gp` re-renders them wherever they are.
+ * The script refers to its data (OUT.dat) and outputs (OUT.pdf, ...) by their base names
+ * ("./OUT.dat": never a '<' or '|' command), and gnuplot runs in the script's directory: the .gp
+ * and .dat files move together, and `cd DIR && gnuplot OUT.gp` re-renders them wherever they
+ * are.  The files of a figure are one output set (sim/outset.h): rendered in a temporary
+ * directory beside OUT and put into place together.
  */
 #ifndef BUCKETSIM_PLOT_FIG_H
 #define BUCKETSIM_PLOT_FIG_H
@@ -21,6 +23,9 @@ struct table {
 	size_t rows, cols, n, cap;
 	size_t cur_col;
 	bool bad;
+	long line;            /* while reading: the line being parsed */
+	long bad_line;        /* the line of the first row whose length differs, or 0 */
+	size_t bad_cols;      /* its number of fields */
 };
 
 /* What the user set about the axes and the legend (NULL / false: the kind's own). */
@@ -103,8 +108,9 @@ const char *plot_key_command(const char *pos);
  * gsl_cdf_tdist_Pinv and gsl_stats_sd_m).  NaN when N < 2 (no interval from one value). */
 double plot_ci_halfwidth(double level, const double *v, size_t n, double mean);
 
-/* A gnuplot string literal (double quotes; backslash, quote escaped; "_" kept literal with the
- * noenhanced text mode set in the preamble). */
+/* A gnuplot string expression that gnuplot reads back as S exactly, whatever bytes it holds
+ * (quotes, backslashes, backquotes, newlines, control characters: escaped; UTF-8 as it is).  The
+ * preamble's noenhanced text mode draws it as written ("_", "^", "{", "@", "&" literal). */
 void plot_gp_str(FILE *f, const char *s);
 
 /* The Okabe-Ito colour-blind-safe line colours, in series order. */
@@ -128,7 +134,8 @@ void plot_fig_axes(struct fig *g);
 int plot_log_check(const struct fig *g, char axis, double v, const char *path,
 		   const char *column, const char *what, struct bs_err *err);
 
-/* Writes OUT.dat and OUT.gp, then runs gnuplot in OUT's directory unless SCRIPT_ONLY. */
+/* Writes OUT.dat and OUT.gp, then renders them with gnuplot unless SCRIPT_ONLY: all of the
+ * figure's files appear together or none does. */
 int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct bs_err *err);
 
 #endif

@@ -213,6 +213,9 @@ static const char *system_name(const char *sys)
 	return b ? b + 1 : sys;
 }
 
+/* Every file `capacity -o DIR` writes: one set, committed as run -o's (sim/outset.h). */
+static const char *const capacity_outputs[] = {"capacity.json", "capacity_curve.csv", NULL};
+
 static int capacity(const struct cli_cmd *self, int argc, char **argv)
 {
 	struct saved_opt *so = xmalloc((size_t)argc * sizeof *so);
@@ -229,6 +232,8 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	int c, rc = 0;
 	cJSON *root = NULL, **cfgs = NULL;
 	char *csv = NULL;
+	struct outset os;
+	outset_init(&os);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
 		if (c == -2 || c == -3) {
 			rc = c == -2 ? BS_EXIT_USAGE : 0;
@@ -331,6 +336,12 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	}
+	/* The output directory is made ready before the search (an -o that cannot be written
+	 * fails now, not after it); its two files are one set, as run -o's. */
+	if (out && outset_init_dir(&os, out, capacity_outputs, &err)) {
+		rc = cli_fail(&err);
+		goto done;
+	}
 	root = cJSON_CreateObject();
 	json_add_num(root, "target", co.target);
 	json_add_num(root, "rel_tol", co.rel_tol);
@@ -395,20 +406,14 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	fclose(cf);
 	char *txt = cJSON_Print(root);
 	if (out) {
-		struct outset os;
-		outset_init(&os);
 		FILE *f1 = NULL, *f2 = NULL;
-		char *p1 = xasprintf("%s/capacity.json", out), *p2 = xasprintf("%s/capacity_curve.csv", out);
-		if (!outset_mkdir(&os, out, &err) && (f1 = outset_open(&os, p1, &err)) &&
-		    (f2 = outset_open(&os, p2, &err))) {
+		if ((f1 = outset_open_in(&os, "capacity.json", &err)) &&
+		    (f2 = outset_open_in(&os, "capacity_curve.csv", &err))) {
 			fprintf(f1, "%s\n", txt);
 			fputs(csv, f2);
 			outset_commit(&os, &err);
-		} else {
-			outset_abort(&os);
 		}
-		free(p1);
-		free(p2);
+		outset_abort(&os);   /* nothing left to abort after a commit */
 		if (err.code) {
 			cJSON_free(txt);
 			rc = cli_fail(&err);
@@ -437,6 +442,7 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	}
 	cJSON_free(txt);
 done:
+	outset_abort(&os);
 	for (size_t i = 0; cfgs && i < nsys; i++)
 		cJSON_Delete(cfgs[i]);
 	free(cfgs);

@@ -99,7 +99,7 @@ static int parse(const struct cli_cmd *self, int argc, char **argv, struct run_c
 }
 
 /* Every file `run -o DIR` may write: a rerun removes those it did not write this time, so DIR
- * always describes one run (sim/util.h, directory mode). */
+ * always describes one run (sim/outset.h, directory mode). */
 static const char *const run_outputs[] = {"summary.json", "requests.csv", "batches.csv",
 					  "monitor.csv", "boundaries.csv", "buckets.csv", NULL};
 

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,6 +136,8 @@ static FILE *open_tmp(struct outset *s, const char *path, char *tmp, struct bs_e
 	return f;
 }
 
+static void sweep_stale(const char *dir, const char *const *known);
+
 FILE *outset_open(struct outset *s, const char *path, struct bs_err *err)
 {
 	if (!strcmp(path, "-"))
@@ -173,6 +176,16 @@ FILE *outset_open(struct outset *s, const char *path, struct bs_err *err)
 	struct stat lst;
 	char *real = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL) : NULL;
 	const char *target = real ? real : path;
+	/* The temporaries of this file that killed processes left (as outset_init_dir's). */
+	char *dir = xstrdup(target);
+	char *slash = strrchr(dir, '/');
+	const char *name = slash ? slash + 1 : target;
+	if (slash == dir)
+		dir[1] = 0;
+	else if (slash)
+		*slash = 0;
+	sweep_stale(slash ? dir : ".", (const char *const[]){name, NULL});
+	free(dir);
 	FILE *f = open_tmp(s, target, xasprintf("%s.tmp.%ld", target, (long)getpid()), err);
 	free(real);
 	return f;
@@ -226,7 +239,11 @@ static bool pid_dead(long pid)
 	return pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* Removes what processes no longer running left in DIR. */
+/* Removes what processes no longer running left in DIR: their temporary directories
+ * (.bucketsim.tmp.PID), the earlier sets a commit they did not finish had moved aside
+ * (.bucketsim.old.PID), and the temporaries NAME.tmp.PID of each NAME of KNOWN.  The one rule for
+ * every output, directory and single file alike: a temporary belongs to the process whose
+ * number it ends with, and goes once that process no longer runs. */
 static void sweep_stale(const char *dir, const char *const *known)
 {
 	DIR *d = opendir(dir);
@@ -235,6 +252,8 @@ static void sweep_stale(const char *dir, const char *const *known)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		long pid = pid_suffix(e->d_name, ".bucketsim.tmp.");
+		if (!pid)
+			pid = pid_suffix(e->d_name, ".bucketsim.old.");
 		if (pid_dead(pid)) {
 			char *p = xasprintf("%s/%s", dir, e->d_name);
 			remove_tmpdir(p);
@@ -271,10 +290,11 @@ int outset_mkdir(struct outset *s, const char *dir, struct bs_err *err)
 	return 0;
 }
 
-int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
+static int init_dir(struct outset *s, const char *dir, const char *const *known, bool plain,
 		    struct bs_err *err)
 {
 	outset_init(s);
+	s->plain = plain;
 	if (outset_mkdir(s, dir, err))
 		return -1;
 	sweep_stale(dir, known);
@@ -293,6 +313,42 @@ int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
 	s->dir_slot = slot;
 	s->known = known;
 	return 0;
+}
+
+int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
+		    struct bs_err *err)
+{
+	return init_dir(s, dir, known, false, err);
+}
+
+int outset_init_files_in(struct outset *s, const char *dir, struct bs_err *err)
+{
+	return init_dir(s, dir, NULL, true, err);
+}
+
+const char *outset_tmpdir(const struct outset *s)
+{
+	return s->tmpdir;
+}
+
+int outset_add_in(struct outset *s, const char *name, struct bs_err *err)
+{
+	if (!s->tmpdir)
+		BUG("outset_add_in outside directory mode");
+	char *tmp = xasprintf("%s/%s", s->tmpdir, name);
+	char *path = xasprintf("%s/%s", s->dir, name);
+	struct stat st;
+	int rc = 0;
+	if (lstat(tmp, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = bs_errf(err, BS_EXIT_RUNTIME, path, 0, NULL, "was not written");
+		free(tmp);
+	} else {
+		s->files = xrealloc(s->files, (s->n + 1) * sizeof *s->files);
+		s->files[s->n] = (struct outfile){NULL, xstrdup(path), tmp, slot_add(tmp, 1)};
+		s->n++;
+	}
+	free(path);
+	return rc;
 }
 
 static void outset_free(struct outset *s)
@@ -329,47 +385,98 @@ void outset_abort(struct outset *s)
 	outset_free(s);
 }
 
-static bool in_set(const struct outset *s, const char *name)
+/* DIR/NAME. */
+static char *in_dir(const char *dir, const char *name)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		const char *slash = strrchr(s->files[i].path, '/');
-		if (!strcmp(slash ? slash + 1 : s->files[i].path, name))
-			return true;
-	}
-	return false;
+	return xasprintf("%s/%s", dir, name);
 }
 
-/* Directory mode, after every file was closed: marker off, the earlier run's outputs off, set
- * in, marker on.  A failure part-way leaves DIR without its marker (an incomplete directory). */
+/* Takes DIR's commit lock (DIR/.bucketsim.lock, flock, waited for): two processes committing
+ * into one directory take turns, each commit whole.  Returns its descriptor (closing it
+ * releases the lock), or -1 with ERR. */
+static int lock_dir(const char *dir, struct bs_err *err)
+{
+	char *p = in_dir(dir, OUTSET_LOCK);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+	int r = fd < 0 ? -1 : 0;
+	while (!r && (r = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+		r = 0;
+	if (r) {
+		bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL, "cannot lock the output directory: %s",
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(p);
+	return fd;
+}
+
+/* Directory mode, after every file was closed, DIR locked and the signals blocked.  The earlier
+ * set (its marker, every file of KNOWN, and every earlier file of a name this set writes) moves
+ * aside into DIR/.bucketsim.old.PID, the set moves in, the marker is written, and what was moved
+ * aside is removed.  Any failure before the marker is in place moves this set's files back out
+ * and the earlier ones back in: DIR is as it was.  A plain set (outset_init_files_in) has no
+ * marker and no KNOWN: only the files of its names are replaced. */
 static int commit_dir(struct outset *s, struct bs_err *err)
 {
-	char *marker = xasprintf("%s/%s", s->dir, OUTSET_MARKER);
+	/* The names moved aside, in order: the marker, KNOWN, the set's other names. */
+	size_t nk = 0;
+	while (s->known && s->known[nk])
+		nk++;
+	const char **names = xmalloc((nk + s->n + 1) * sizeof *names);
+	size_t nn = 0;
+	if (!s->plain)
+		names[nn++] = OUTSET_MARKER;
+	for (size_t k = 0; k < nk; k++)
+		names[nn++] = s->known[k];
+	for (size_t i = 0; i < s->n; i++) {
+		const char *slash = strrchr(s->files[i].path, '/');
+		const char *b = slash ? slash + 1 : s->files[i].path;
+		bool dup = false;
+		for (size_t k = 0; k < nk; k++)
+			dup |= !strcmp(s->known[k], b);
+		if (!dup)
+			names[nn++] = b;
+	}
+	char *old = xasprintf("%s/.bucketsim.old.%ld", s->dir, (long)getpid());
+	bool *moved = xcalloc(nn ? nn : 1, sizeof *moved);
+	size_t placed = 0;
+	bool stuck = false;
 	int rc = 0;
-	if (unlink(marker) != 0 && errno != ENOENT)
-		rc = bs_errf(err, BS_EXIT_RUNTIME, marker, 0, NULL, "cannot remove: %s",
+	/* One of this name is a dead process's whose id this process has now (a process commits
+	 * a directory once): it holds nothing anyone waits for. */
+	if (mkdir(old, 0777) != 0 && errno == EEXIST)
+		remove_tmpdir(old);
+	if (mkdir(old, 0777) != 0 && errno != EEXIST)
+		rc = bs_errf(err, BS_EXIT_RUNTIME, old, 0, NULL, "cannot create directory: %s",
 			     strerror(errno));
-	for (size_t k = 0; !rc && s->known && s->known[k]; k++) {
-		if (in_set(s, s->known[k]))
-			continue;
-		char *p = xasprintf("%s/%s", s->dir, s->known[k]);
-		if (unlink(p) != 0 && errno != ENOENT)
+	for (size_t k = 0; !rc && k < nn; k++) {
+		char *p = in_dir(s->dir, names[k]), *q = in_dir(old, names[k]);
+		struct stat st;
+		if (lstat(p, &st) != 0) {
+			if (errno != ENOENT)
+				rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL, "cannot read: %s",
+					     strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL,
+				     "cannot replace the earlier run's output: it is a directory");
+		} else if (rename(p, q) != 0) {
 			rc = bs_errf(err, BS_EXIT_RUNTIME, p, 0, NULL,
 				     "cannot remove the earlier run's output: %s", strerror(errno));
+		} else {
+			moved[k] = true;
+		}
 		free(p);
+		free(q);
 	}
-	/* Each earlier file is removed before the new one takes its name: the directory has no
-	 * marker by now, so nothing relies on the old file staying until the rename, and a rename
-	 * over an existing file makes ext4 (auto_da_alloc) flush the new file's data first. */
-	for (size_t i = 0; !rc && i < s->n; i++) {
-		if (unlink(s->files[i].path) != 0 && errno != ENOENT)
-			rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL,
-				     "cannot remove the earlier run's output: %s", strerror(errno));
-		else if (rename(s->files[i].tmp, s->files[i].path) != 0)
-			rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL,
+	for (; !rc && placed < s->n; placed++)
+		if (rename(s->files[placed].tmp, s->files[placed].path) != 0)
+			rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[placed].path, 0, NULL,
 				     "cannot rename: %s", strerror(errno));
-	}
-	if (!rc) {
-		char *tmp = xasprintf("%s/%s", s->tmpdir, OUTSET_MARKER);
+	if (!rc && !s->plain) {
+		char *marker = in_dir(s->dir, OUTSET_MARKER);
+		char *tmp = in_dir(s->tmpdir, OUTSET_MARKER);
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (f) {
@@ -388,9 +495,32 @@ static int commit_dir(struct outset *s, struct bs_err *err)
 				     strerror(errno));
 		if (!f && fd >= 0)
 			close(fd);
+		if (rc)
+			unlink(tmp);
 		free(tmp);
+		free(marker);
 	}
-	free(marker);
+	if (rc) {
+		/* Back as it was: this set's files out (into the temporary directory, which the
+		 * abort removes), the earlier ones in. */
+		while (placed-- > 0)
+			rename(s->files[placed].path, s->files[placed].tmp);
+		for (size_t k = nn; k-- > 0;)
+			if (moved[k]) {
+				char *p = in_dir(s->dir, names[k]), *q = in_dir(old, names[k]);
+				if (rename(q, p) != 0)
+					stuck = true;
+				free(p);
+				free(q);
+			}
+	}
+	/* The earlier set is gone (committed) or back (failed): the directory aside is removed
+	 * either way (a rename back that failed leaves it, with what it holds). */
+	if (!stuck)
+		remove_tmpdir(old);
+	free(old);
+	free(moved);
+	free(names);
 	return rc;
 }
 
@@ -398,6 +528,8 @@ int outset_commit(struct outset *s, struct bs_err *err)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		FILE *f = s->files[i].f;
+		if (!f)
+			continue;   /* outset_add_in's: written by another process */
 		s->files[i].f = NULL;
 		int bad = ferror(f);
 		if (fclose(f) != 0 || bad) {
@@ -407,25 +539,39 @@ int outset_commit(struct outset *s, struct bs_err *err)
 			return -1;
 		}
 	}
+	/* The commit is not interrupted: SIGINT, SIGTERM and SIGHUP wait until it is done (or
+	 * undone) and then act as always (the process ends with the signal; the output is the
+	 * complete new set).  A directory is locked for it first, while signals still act. */
+	int lock = -1;
+	if (s->tmpdir && !s->plain && (lock = lock_dir(s->dir, err)) < 0) {
+		outset_abort(s);
+		return -1;
+	}
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	int rc = 0;
 	if (s->tmpdir) {
-		if (commit_dir(s, err)) {
-			outset_abort(s);
-			return -1;
-		}
-		remove_tmpdir(s->tmpdir);
+		rc = commit_dir(s, err);
+		if (!rc)
+			remove_tmpdir(s->tmpdir);
+	} else {
+		for (size_t i = 0; !rc && i < s->n; i++)
+			if (s->files[i].tmp && rename(s->files[i].tmp, s->files[i].path) != 0)
+				rc = bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL,
+					     "cannot rename: %s", strerror(errno));
+	}
+	if (rc)
+		outset_abort(s);
+	else
 		outset_free(s);
-		return 0;
-	}
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->files[i].tmp && rename(s->files[i].tmp, s->files[i].path) != 0) {
-			bs_errf(err, BS_EXIT_RUNTIME, s->files[i].path, 0, NULL, "cannot rename: %s",
-				strerror(errno));
-			outset_abort(s);
-			return -1;
-		}
-	}
-	outset_free(s);
-	return 0;
+	if (lock >= 0)
+		close(lock);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc ? -1 : 0;
 }
 
 /* mkdir_p; *TOP (when TOP is given) becomes the length of the first directory it created (0:

@@ -12,17 +12,25 @@
  *  - files (outset_init + outset_open(PATH)): PATH.tmp.PID beside each final name, renamed one by
  *    one at commit.  For single-file outputs.
  *  - directory (outset_init_dir + outset_open_in(NAME)): every file is written into
- *    DIR/.bucketsim.tmp.PID/.  The commit removes DIR/.bucketsim.done, removes every file of
- *    KNOWN (the names any run of the command may write) that this set did not write, renames the
- *    set into DIR (each earlier file of the same name removed first: ext4 flushes a file renamed
- *    over another one), then writes DIR/.bucketsim.done (the list of the files, one per line)
- *    and removes the temporary directory.  A directory holds one complete run exactly when it has
- *    .bucketsim.done.  outset_init_dir also removes the temporary directories (and the PATH.tmp.PID
- *    files of KNOWN) that processes no longer running left in DIR (killed with SIGKILL, say).
+ *    DIR/.bucketsim.tmp.PID/.  The commit locks DIR (flock on DIR/.bucketsim.lock: concurrent
+ *    commits into one DIR take turns), moves the earlier set aside into DIR/.bucketsim.old.PID/
+ *    (DIR/.bucketsim.done, every file of KNOWN, the names any run of the command may write, and
+ *    every earlier file of a name this set writes), renames the set into DIR, writes
+ *    DIR/.bucketsim.done (the list of the files, one per line), then removes what it moved
+ *    aside and the temporary directory.  A failure on the way (a name that cannot be moved, a
+ *    directory in the way) puts the earlier set back: DIR is as before the commit.  A directory
+ *    holds one complete run exactly when it has .bucketsim.done.
+ *
+ * SIGINT, SIGTERM and SIGHUP are blocked during a commit (either mode): it completes (or is
+ * undone) and the signal then acts.  Temporaries of processes no longer running (killed with
+ * SIGKILL, say) are removed when an output is next written there: outset_init_dir removes the
+ * temporary directories, moved-aside sets and PATH.tmp.PID files of KNOWN in DIR; outset_open
+ * removes PATH.tmp.PID of the file it opens (and the temporary directories beside it).
  */
 #ifndef BS_OUTSET_H
 #define BS_OUTSET_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct bs_err;
@@ -43,6 +51,7 @@ struct outset {
 	char *made;        /* the directory outset_mkdir created, with parents, or NULL */
 	size_t made_top;   /* the length of the first of them (the shallowest) */
 	int made_slot;     /* their signal-cleanup slot */
+	bool plain;        /* directory mode without marker or KNOWN (outset_init_files_in) */
 };
 void outset_init(struct outset *s);
 /* Opens PATH's temporary for writing; "-" means stdout (not renamed); a PATH that exists and
@@ -56,6 +65,15 @@ int outset_mkdir(struct outset *s, const char *dir, struct bs_err *err);
  * temporaries and creates the temporary directory.  KNOWN is borrowed until commit or abort. */
 int outset_init_dir(struct outset *s, const char *dir, const char *const *known,
 		    struct bs_err *err);
+/* Directory mode without a marker: a set of files of DIR (which may hold anything else)
+ * written in DIR/.bucketsim.tmp.PID/ and moved into DIR at commit, each replacing the file of
+ * its name; no other file of DIR is touched and no lock taken (the figures of `plot -o`). */
+int outset_init_files_in(struct outset *s, const char *dir, struct bs_err *err);
+/* Directory mode: the temporary directory (where another process may write the set's files). */
+const char *outset_tmpdir(const struct outset *s);
+/* Directory mode: adds DIR/NAME, whose temporary another process wrote (an error when it did
+ * not, or it is not a regular file). */
+int outset_add_in(struct outset *s, const char *name, struct bs_err *err);
 /* Directory mode: opens DIR/NAME's temporary for writing. */
 FILE *outset_open_in(struct outset *s, const char *name, struct bs_err *err);
 int outset_commit(struct outset *s, struct bs_err *err);
@@ -64,6 +82,8 @@ void outset_abort(struct outset *s);
 int mkdir_p(const char *dir, struct bs_err *err);
 /* The completion marker of a directory-mode output set. */
 #define OUTSET_MARKER ".bucketsim.done"
+/* The file whose lock (flock) a directory-mode commit holds: created once, kept. */
+#define OUTSET_LOCK ".bucketsim.lock"
 /* Removes the temporaries of every open output set (async-signal-safe: the signal handler's,
  * and out of memory's before it exits). */
 void outset_cleanup_all(void);

@@ -76,6 +76,46 @@ START_TEST(key_positions)
 }
 END_TEST
 
+/* gnuplot string literals, written by hand from gnuplot 5.4's rules: double quotes; \\ \" \n \t;
+ * an octal escape for other control characters and the backquote, the literal ended after one
+ * that a digit 0-7 follows (gnuplot reads every octal digit after "\0"); UTF-8 as it is.  (That
+ * gnuplot reads each back exactly: tests/e2e_plot.sh.) */
+static char *gp_str(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	plot_gp_str(f, s);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(gnuplot_strings)
+{
+	static const char *const cases[][2] = {
+		{"", "\"\""},
+		{"vllm", "\"vllm\""},
+		{"'95 results", "\"'95 results\""},
+		{"O''Brien", "\"O''Brien\""},
+		{"a\"b\\c", "\"a\\\"b\\\\c\""},
+		{"l1\nl2\tx", "\"l1\\nl2\\tx\""},
+		{"x`touch p`", "\"x\\140touch p\\140\""},
+		{"\0331m", "\"\\033\".\"1m\""},
+		{"\033[8m", "\"\\033[8m\""},
+		{"`7", "\"\\140\".\"7\""},
+		{"`8", "\"\\1408\""},
+		{"\r\x7f", "\"\\015\\177\""},
+		{"a_b^c{d}@e&f $g #h", "\"a_b^c{d}@e&f $g #h\""},
+		{"\xc3\xa9t\xc3\xa9", "\"\xc3\xa9t\xc3\xa9\""},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = gp_str(cases[i][0]);
+		ck_assert_str_eq(got, cases[i][1]);
+		free(got);
+	}
+}
+END_TEST
+
 START_TEST(ci_student_t)
 {
 	/* 1, 2, 3: mean 2, sd 1; with 2 degrees of freedom t(p) = (2p - 1) sqrt(2 / (4p(1 - p))):
@@ -105,6 +145,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ci");
 	tcase_add_test(tc, ci_student_t);
+	tcase_add_test(tc, gnuplot_strings);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

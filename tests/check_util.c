@@ -281,14 +281,15 @@ START_TEST(outset_directory)
 	txt = read_file(sp, NULL, &e);
 	ck_assert_str_eq(txt, "new");
 	free(txt);
-	/* dir: summary, requests, marker, notes, the running process's directory. */
-	ck_assert_int_eq(entries(dir), 5);
+	/* dir: summary, requests, marker, notes, the running process's directory, the lock. */
+	ck_assert(exists(dir, OUTSET_LOCK));
+	ck_assert_int_eq(entries(dir), 6);
 
 	/* An aborted set leaves the committed one untouched and nothing else. */
 	ck_assert_int_eq(outset_init_dir(&s, dir, known, &e), 0);
 	fputs("x", outset_open_in(&s, "batches.csv", &e));
 	outset_abort(&s);
-	ck_assert_int_eq(entries(dir), 5);
+	ck_assert_int_eq(entries(dir), 6);
 	ck_assert(!exists(dir, "batches.csv"));
 
 	/* Temporaries are exclusive: this process's directory already there is an error. */
@@ -312,10 +313,9 @@ START_TEST(outset_directory)
 }
 END_TEST
 
-/* The commit removes each earlier file before renaming the new one into its name: what stands
- * in the way and cannot be removed (here a non-empty directory named like an output) fails the
- * commit with that name, leaves no marker and no temporary, and the earlier files the commit
- * already replaced are this run's. */
+/* What stands in the way of the commit and cannot be replaced (here a non-empty directory named
+ * like an output) fails it with that name, and the earlier set is back as it was: its files,
+ * its marker, no temporary, nothing moved aside. */
 START_TEST(outset_commit_blocked)
 {
 	char dir[] = "/tmp/bs_outblkXXXXXX";
@@ -333,16 +333,21 @@ START_TEST(outset_commit_blocked)
 	fputs("rows", outset_open_in(&s, "requests.csv", &e));
 	ck_assert_int_eq(outset_commit(&s, &e), -1);
 	ck_assert_int_eq(e.code, BS_EXIT_RUNTIME);
-	ck_assert_ptr_nonnull(strstr(e.msg, "cannot remove the earlier run's output"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "it is a directory"));
 	ck_assert_ptr_nonnull(strstr(e.file, "requests.csv"));
-	ck_assert(!exists(dir, OUTSET_MARKER));
 	ck_assert(exists(blocker, "keep"));
 	char *sp = path_in(dir, "summary.json");
 	char *txt = read_file(sp, NULL, &e);
-	ck_assert_str_eq(txt, "new");
+	ck_assert_str_eq(txt, "old");
 	free(txt);
-	/* summary.json and the directory in the way: no temporary directory left. */
-	ck_assert_int_eq(entries(dir), 2);
+	char *mp = path_in(dir, OUTSET_MARKER);
+	txt = read_file(mp, NULL, &e);
+	ck_assert_str_eq(txt, "summary.json\n");
+	free(txt);
+	free(mp);
+	/* summary.json, the marker, the directory in the way and the lock: no temporary and
+	 * nothing moved aside left. */
+	ck_assert_int_eq(entries(dir), 4);
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);

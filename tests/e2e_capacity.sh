@@ -102,4 +102,29 @@ expect_stderr cap-concurrency-file-msg "^bucketsim: error: $T/conc.json:2: field
 printf '{\n  "workload": {"rate": 8}\n}\n' > "$T/rate.json"
 expect_exit 3 cap-rate-file "$B" capacity "${W[@]}" -c "$T/rate.json"
 expect_stderr cap-rate-file-msg "^bucketsim: error: $T/rate.json:2: field 'workload.rate': capacity chooses the rate"
+# -o DIR is one set, as run's: capacity.json and capacity_curve.csv with .bucketsim.done
+# listing them; a path that cannot be a directory fails before the search (the search here
+# would fail too: its message would come first were -o checked after it).
+c3=(capacity --set workload.num_requests=300 --system vllm)
+expect_exit 0 cap-set "$B" "${c3[@]}" -o "$T/cs-old"
+[ "$(cat "$T/cs-old/.bucketsim.done" 2>/dev/null | tr '\n' ' ')" = "capacity.json capacity_curve.csv " ] && ok cap-set-marker || fail cap-set-marker "$(ls -A "$T/cs-old")"
+expect_exit 0 cap-set-new "$B" "${c3[@]}" --target 0.5 -o "$T/cs-new"
+echo x > "$T/notdir"
+expect_exit 1 cap-out-first "$B" "${c3[@]}" --rate 0.5 --rate-max 0.5 -o "$T/notdir/sub"
+expect_stderr cap-out-first-msg "^bucketsim: error: $T/notdir/sub: cannot create directory: Not a directory$"
+expect_exit 3 cap-search-fails "$B" "${c3[@]}" --rate 0.5 --rate-max 0.5 -o "$T/cs-none/a"
+[ ! -e "$T/cs-none" ] && ok cap-search-fails-nothing || fail cap-search-fails-nothing "$(ls -AR "$T/cs-none")"
+# A signal during the commit's renames waits for it (the new set, complete); an error there
+# puts the earlier set back (strace injects at each of the 6 renames: the marker and 2 files
+# aside, 2 files and the marker in).
+for n in 1 2 3 4 5 6; do
+	rm -rf "$T/cs"; cp -r "$T/cs-old" "$T/cs"
+	{ strace -f -qq -o /dev/null -e trace=rename -e inject=rename:signal=TERM:when=$n \
+		"$B" "${c3[@]}" --target 0.5 -o "$T/cs" >/dev/null; rc=$?; } 2>/dev/null
+	[ $rc -eq 143 ] && diff -r "$T/cs" "$T/cs-new" >/dev/null && ok "cap-commit-sigterm-$n" || fail "cap-commit-sigterm-$n" "rc $rc, $(ls -A "$T/cs" | tr '\n' ' ')"
+	rm -rf "$T/cs"; cp -r "$T/cs-old" "$T/cs"
+	strace -f -qq -o /dev/null -e trace=rename -e inject=rename:error=EIO:when=$n \
+		"$B" "${c3[@]}" --target 0.5 -o "$T/cs" >/dev/null 2>&1; rc=$?
+	[ $rc -eq 1 ] && diff -r "$T/cs" "$T/cs-old" >/dev/null && ok "cap-commit-error-$n" || fail "cap-commit-error-$n" "rc $rc, $(ls -A "$T/cs" | tr '\n' ' ')"
+done
 e2e_done

@@ -21,6 +21,15 @@ rendered() { # NAME OUT: the three files exist, are non-empty and have their for
 }
 blocks() { grep -c '^# ' "$1.dat"; }
 # Rows of data block I (0-based) of OUT.dat.
+# gp_read GP PREFIX: each string expression following PREFIX in the script GP ('set ylabel ',
+# 'title '), as gnuplot itself reads it back, one per line: the text the figure shows, whatever
+# the script's quoting.
+gp_read() {
+	rm -f "$T/gp_read.out"
+	{ echo "set print '$T/gp_read.out'"
+	  perl -ne 'BEGIN { $p = shift @ARGV } while (/\Q$p\E("(?:[^"\\]|\\.)*"(?:\."(?:[^"\\]|\\.)*")*)/g) { print "print $1\n" }' "$2" "$1"; } |
+		gnuplot 2>"$T/gp_read.err" && cat "$T/gp_read.out"
+}
 block_rows() { awk -v want="$2" '/^# / {b++; next} NF && b - 1 == want {n++} END {print n + 0}' "$1.dat"; }
 
 # Runs.
@@ -40,7 +49,7 @@ c=$(head -1 "$T/s/sweep.csv" | tr ',' '\n' | grep -nx output_throughput | cut -d
 want=$(awk -F, -v c="$c" '$1 == 4 && $3 == "distserve" {s += $c; n++} END {printf "%.6g", s / n}' "$T/s/sweep.csv")
 got=$(awk '/^# / {b++; next} b == 2 && $1 == 4 {printf "%.6g", $2}' "$T/f/throughput.dat")
 [ -n "$want" ] && [ "$want" = "$got" ] && ok throughput-mean-of-seeds || fail throughput-mean-of-seeds "sweep $want, plot $got"
-grep -q "'output throughput (tokens/s)'" "$T/f/throughput.gp" && grep -q "'server.max_num_seqs (requests)'" "$T/f/throughput.gp" \
+[ "$(gp_read "$T/f/throughput.gp" 'set ylabel ')" = 'output throughput (tokens/s)' ] && [ "$(gp_read "$T/f/throughput.gp" 'set xlabel ')" = 'server.max_num_seqs (requests)' ] \
 	&& ok throughput-units || fail throughput-units "labels"
 "$B" sweep "${W[@]}" --axis preset=vllm,distserve,bucketserve --axis workload.rate=5,20,80,160 -o "$T/r" 2>/dev/null
 expect_exit 0 plot-attainment "$B" plot attainment "$T/r/sweep.csv" --target 0.8 -o "$T/f/att"
@@ -92,7 +101,7 @@ expect_stderr plot-pooled-msg "sweep.csv:6: field 'bucketing.strategy': 'exponen
 expect_exit 0 plot-series-two "$B" plot line "$T/m/sweep.csv" --x workload.rate --y p99_ttft_ms --series preset,bucketing.strategy --ci 0.9 --script-only -o "$T/f/two"
 [ "$(grep '^# ' "$T/f/two.dat" | tr '\n' '|')" = "# vllm, bucketing.strategy=linear|# vllm, bucketing.strategy=exponential|# bucketserve, bucketing.strategy default|" ] \
 	&& ok plot-series-two-names || fail plot-series-two-names "$(grep '^# ' "$T/f/two.dat")"
-grep -q "title 'bucketserve, bucketing.strategy default'" "$T/f/two.gp" && ok plot-series-two-title || fail plot-series-two-title "$(grep title "$T/f/two.gp")"
+gp_read "$T/f/two.gp" 'title ' | grep -qx "bucketserve, bucketing.strategy default" && ok plot-series-two-title || fail plot-series-two-title "$(grep title "$T/f/two.gp")"
 # Each point is the mean of its two seeds alone (n = 2), the sweep's rows averaged by hand.
 c=$(head -1 "$T/m/sweep.csv" | tr ',' '\n' | grep -nx p99_ttft_ms | cut -d: -f1)
 want=$(awk -F, -v c="$c" '$1 == 20 && $4 == "vllm" && $2 == "exponential" {s += $c; n++} END {printf "%.6g %d", s / n, n}' "$T/m/sweep.csv")
@@ -119,7 +128,7 @@ expect_exit 0 plot-att-capacity "$B" plot attainment "$T/r2/sweep.csv" --capacit
 rendered att-capacity-rendered "$T/f/attc"
 for sys in vllm distserve; do
 	cap=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%.9g' % [s for s in d['systems'] if s['system'] == sys.argv[2]][0]['capacity_req_s'])" "$T/cap/capacity.json" $sys)
-	grep -q "set arrow from first $cap, graph 0 to first $cap, graph 1" "$T/f/attc.gp" && grep -q "title '$sys (capacity " "$T/f/attc.gp" \
+	grep -q "set arrow from first $cap, graph 0 to first $cap, graph 1" "$T/f/attc.gp" && gp_read "$T/f/attc.gp" 'title ' | grep -q "^$sys (capacity " \
 		&& ok "att-capacity-$sys" || fail "att-capacity-$sys" "$cap: $(grep arrow "$T/f/attc.gp")"
 done
 expect_exit 2 plot-capacity-kind "$B" plot throughput "$T/s/sweep.csv" --capacity "$T/cap" -o "$T/f/x"
@@ -175,7 +184,7 @@ expect_exit 2 plot-not-dir "$B" plot heatmap "$T/s/sweep.csv" -o "$T/f/x"
 # here, in a copy elsewhere, and when plot is run from another directory with a relative -o.
 BABS=$(cd "$(dirname "$B")" && pwd)/$(basename "$B")
 expect_exit 0 plot-portable-script "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --script-only -o "$T/f/port/p99"
-grep -q "^out = 'p99'\$" "$T/f/port/p99.gp" && ! grep -q "$T" "$T/f/port/p99.gp" && ok portable-base-names || fail portable-base-names "$(head -3 "$T/f/port/p99.gp")"
+grep -q '^out = "./p99"$' "$T/f/port/p99.gp" && ! grep -q "$T" "$T/f/port/p99.gp" && ok portable-base-names || fail portable-base-names "$(head -3 "$T/f/port/p99.gp")"
 (cd "$T/f/port" && gnuplot p99.gp) 2>"$T/gnuplot.err"
 rendered portable-own-dir "$T/f/port/p99"
 mkdir -p "$T/elsewhere/deeper"
@@ -190,21 +199,89 @@ rendered portable-relative-out "$T/cwd/rel/p99"
 	&& cd fig && gnuplot p99ttft.gp) >/dev/null 2>&1
 rendered portable-as-reported "$T/cwd/fig/p99ttft"
 
-# Text from the inputs reaches the script only in single quotes, where gnuplot runs no
-# `command` (in double quotes it does): a title, a series cell and a directory name holding
-# backquotes run nothing; a newline in a series name neither ends the command nor adds data.
+# Text from the inputs reaches the script escaped, so that gnuplot runs no `command` (it runs
+# one wherever a raw backquote is in a line) and reads every text back exactly: a title, a
+# series cell and a directory name holding backquotes run nothing and show their backquotes; a
+# newline in a series name is a newline of its title, neither ending the command nor adding data.
 mkdir -p "$T/inj"
 awk -F, -v OFS=, 'NR > 1 && $3 == "vllm" {$3 = "v`touch pwned1`"} NR > 1 && $3 == "distserve" {$3 = "d\"x"} {print}' "$T/r/sweep.csv" > "$T/inj/s.csv"
 (cd "$T/inj" && "$BABS" plot line s.csv --x workload.rate --y p99_ttft_ms --title 'x`touch pwned2`' -o fig) >/dev/null 2>&1
 cp -r "$T/a" "$T/inj/run\`touch pwned3\`"
 (cd "$T/inj" && "$BABS" plot cdf "run\`touch pwned3\`" -o cdf) >/dev/null 2>&1
 [ -z "$(find "$T/inj" -name 'pwned*')" ] && [ -s "$T/inj/fig.png" ] && [ -s "$T/inj/cdf.png" ] \
-	&& grep -qF "title 'v\`touch pwned1\`'" "$T/inj/fig.gp" && ok plot-no-command-substitution \
+	&& ! grep -q '`' "$T/inj/fig.gp" "$T/inj/cdf.gp" \
+	&& [ "$(gp_read "$T/inj/fig.gp" 'title ' | tr '\n' '|')" = 'x`touch pwned2`|v`touch pwned1`|d"x|bucketserve|' ] \
+	&& [ "$(gp_read "$T/inj/cdf.gp" 'title ' | sort -u | tr '\n' '|')" = 'run`touch pwned3`|' ] && ok plot-no-command-substitution \
 	|| fail plot-no-command-substitution "$(find "$T/inj" -name 'pwned*'; grep title "$T/inj/fig.gp")"
 printf 'workload.rate,preset,seed,error,y\n1,"a\nb",1,,2\n2,"a\nb",1,,3\n' > "$T/inj/nl.csv"
 "$B" plot line "$T/inj/nl.csv" --x workload.rate --y y --series preset --script-only -o "$T/inj/nl"
 [ "$(grep -c '^# ' "$T/inj/nl.dat")" -eq 1 ] && grep -q "^# a b$" "$T/inj/nl.dat" && [ "$(awk 'NF && !/^#/' "$T/inj/nl.dat" | wc -l)" -eq 2 ] \
-	&& grep -q "title 'a b'" "$T/inj/nl.gp" && ok plot-newline-in-name || fail plot-newline-in-name "$(cat "$T/inj/nl.dat"; grep title "$T/inj/nl.gp")"
+	&& [ "$(gp_read "$T/inj/nl.gp" 'title ')" = "$(printf 'a\nb')" ] && ok plot-newline-in-name || fail plot-newline-in-name "$(cat "$T/inj/nl.dat"; grep title "$T/inj/nl.gp")"
+
+# Every text reaches gnuplot exactly (read back through gnuplot): quotes that single-quoted
+# strings cannot hold (a leading one, two doubled in a row), backslashes, a newline, a tab, an
+# escape character followed by a digit, a backquote, enhanced-text specials; in a title, an axis
+# label, and a run directory's name (its cdf legend).  The figures render, and the SVG shows the
+# specials as written (noenhanced: no sub- or superscript).
+mkdir -p "$T/q"
+odd=$(printf "'95 O''Brien \\\\n\\\\ a\"b\tc\033""1 %%s @x \`d\` a_b^c{d}&e\nline two")
+(cd "$T/q" && "$BABS" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --title "$odd" --ylabel "$odd" -o t) 2>"$T/q/err"
+rendered plot-quotes-rendered "$T/q/t"
+[ "$(gp_read "$T/q/t.gp" 'set title ')" = "$odd" ] && [ "$(gp_read "$T/q/t.gp" 'set ylabel ')" = "$odd" ] \
+	&& ok plot-quotes-exact || fail plot-quotes-exact "$(grep 'set title' "$T/q/t.gp"; cat "$T/q/err" "$T/gp_read.err")"
+grep -q '>line two<' "$T/q/t.svg" && grep -qF 'a_b^c{d}&amp;e' "$T/q/t.svg" && ok plot-quotes-noenhanced || fail plot-quotes-noenhanced "$(grep -c tspan "$T/q/t.svg") tspans"
+for title in "'95 results" "O''Brien"; do
+	(cd "$T/q" && "$BABS" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --title "$title" -o q) >/dev/null 2>&1
+	rendered "plot-quote-title-$title" "$T/q/q"
+	[ "$(gp_read "$T/q/q.gp" 'set title ')" = "$title" ] && ok "plot-quote-title-exact-$title" || fail "plot-quote-title-exact-$title" "$(grep 'set title' "$T/q/q.gp")"
+done
+cp -r "$T/a" "$T/q/it''s"; cp -r "$T/a" "$T/q/back\\slash"
+(cd "$T/q" && "$BABS" plot cdf "it''s" "back\\slash" -o cdf) 2>"$T/q/err"
+rendered plot-quote-rundir "$T/q/cdf"
+[ "$(gp_read "$T/q/cdf.gp" 'title ' | sort -u | tr '\n' '|')" = "back\\slash|it''s|" ] && ok plot-quote-rundir-exact || fail plot-quote-rundir-exact "$(grep title "$T/q/cdf.gp"; cat "$T/q/err")"
+
+# -o names whose base starts with '<' or '|' (gnuplot reads "<cmd" as a command's output and
+# writes to "|cmd" through a shell; on its command line and in OUT.gp): the figures are written
+# under those names and no command runs.
+mkdir -p "$T/inj2" "$T/inj2e"
+for o in '<touch PWNED_IN' '|touch PWNED_OUT' '-V'; do
+	(cd "$T/inj2" && "$BABS" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms -o "$o") >/dev/null 2>"$T/inj2e/err"
+	rendered "plot-name-injection-$o" "$T/inj2/$o"
+done
+[ -z "$(ls "$T/inj2" | grep -v '^[<|-]')" ] && [ "$(ls -A "$T/inj2" | wc -l)" -eq 15 ] && ok plot-name-no-command || fail plot-name-no-command "$(ls -A "$T/inj2")"
+
+# The figure files are one set: a gnuplot that fails (here one that writes an empty OUT.pdf
+# and exits 1) leaves none of them, an earlier figure of the same name untouched, and no
+# temporary; a killed plot's temporary directory (its PID no longer running) is removed by the
+# next plot into that directory.
+mkdir -p "$T/fset/bin" "$T/fset/out"
+printf '#!/bin/sh\n: > fig.pdf\necho "gnuplot: failing" >&2\nexit 1\n' > "$T/fset/bin/gnuplot"; chmod +x "$T/fset/bin/gnuplot"
+expect_exit 1 plot-set-fail env PATH="$T/fset/bin:$PATH" "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms -o "$T/fset/out/fig"
+[ -z "$(ls -A "$T/fset/out")" ] && ok plot-set-fail-nothing || fail plot-set-fail-nothing "$(ls -A "$T/fset/out")"
+"$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms -o "$T/fset/out/fig"
+cp -r "$T/fset/out" "$T/fset/before"
+sh -c 'exit 0' & dead=$!; wait $dead
+mkdir "$T/fset/out/.bucketsim.tmp.$dead"; : > "$T/fset/out/.bucketsim.tmp.$dead/fig.dat"
+expect_exit 1 plot-set-fail-again env PATH="$T/fset/bin:$PATH" "$B" plot line "$T/r/sweep.csv" --x workload.rate --y mean_ttft_ms -o "$T/fset/out/fig"
+diff -r "$T/fset/out" "$T/fset/before" >/dev/null && ok plot-set-fail-keeps-earlier || fail plot-set-fail-keeps-earlier "$(diff -r "$T/fset/out" "$T/fset/before" | head -3)"
+expect_exit 0 plot-set-script-only "$B" plot line "$T/r/sweep.csv" --x workload.rate --y mean_ttft_ms --script-only -o "$T/fset/out/fig"
+[ "$(ls -A "$T/fset/out" | tr '\n' ' ')" = "fig.dat fig.gp fig.pdf fig.png fig.svg " ] && ! cmp -s "$T/fset/out/fig.gp" "$T/fset/before/fig.gp" \
+	&& ok plot-set-script-only-files || fail plot-set-script-only-files "$(ls -A "$T/fset/out")"
+
+# A table's errors name its line: a NUL byte (line 3 of a sweep CSV; the quoted second line
+# of a row does not count as a row) and a row shorter or longer than the header (the line it
+# ends on).  Nothing is written.
+mkdir -p "$T/tab"
+printf 'workload.rate,trace,preset,seed,config_hash,error,mean_ttft_ms\n1,alpaca,vllm,1,h,,5\n2,alpaca,vllm,1,h,,5\0\n' > "$T/tab/nul.csv"
+printf 'workload.rate,trace,preset,seed,config_hash,error,mean_ttft_ms\n1,alpaca,vllm,1,h,,5\n2,alpaca\n' > "$T/tab/ragged.csv"
+printf 'workload.rate,trace,preset,seed,config_hash,error,mean_ttft_ms\n1,alpaca,"vl\nlm",1,h,,5\n2,alpaca,vllm,1,h,,5,9\n3,alpaca,vllm,1,h,,5\n' > "$T/tab/long.csv"
+expect_exit 3 plot-table-nul "$B" plot line "$T/tab/nul.csv" --x workload.rate --y mean_ttft_ms -o "$T/tab/f"
+expect_stderr plot-table-nul-msg "^bucketsim: error: .*/tab/nul.csv:3: NUL byte in the table$"
+expect_exit 3 plot-table-ragged "$B" plot line "$T/tab/ragged.csv" --x workload.rate --y mean_ttft_ms -o "$T/tab/f"
+expect_stderr plot-table-ragged-msg "^bucketsim: error: .*/tab/ragged.csv:3: a row of 2 fields, the header has 7"
+expect_exit 3 plot-table-long "$B" plot line "$T/tab/long.csv" --x workload.rate --y mean_ttft_ms -o "$T/tab/f"
+expect_stderr plot-table-long-msg "^bucketsim: error: .*/tab/long.csv:4: a row of 8 fields, the header has 7"
+[ "$(ls "$T/tab" | tr '\n' ' ')" = "long.csv nul.csv ragged.csv " ] && ok plot-table-errors-write-nothing || fail plot-table-errors-write-nothing "$(ls "$T/tab")"
 
 # line: the README's figure, p99 TTFT against the request rate, one line per system.
 expect_exit 0 plot-line "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms -o "$T/f/line"
@@ -214,7 +291,7 @@ c=$(head -1 "$T/r/sweep.csv" | tr ',' '\n' | grep -nx p99_ttft_ms | cut -d: -f1)
 want=$(awk -F, -v c="$c" '$1 == 20 && $3 == "bucketserve" {printf "%.6g", $c}' "$T/r/sweep.csv")
 got=$(awk '/^# / {b++; next} b == 3 && $1 == 20 {printf "%.6g", $2}' "$T/f/line.dat")
 [ -n "$want" ] && [ "$want" = "$got" ] && ok line-value || fail line-value "sweep $want, plot $got"
-grep -q "set ylabel 'p99 TTFT (ms)'" "$T/f/line.gp" && grep -q "set xlabel 'request rate (req/s)'" "$T/f/line.gp" && ok line-labels || fail line-labels "$(grep label "$T/f/line.gp")"
+[ "$(gp_read "$T/f/line.gp" 'set xlabel ')|$(gp_read "$T/f/line.gp" 'set ylabel ')" = "request rate (req/s)|p99 TTFT (ms)" ] && ok line-labels || fail line-labels "$(grep label "$T/f/line.gp")"
 expect_exit 2 plot-line-no-y "$B" plot line "$T/r/sweep.csv" --x workload.rate -o "$T/f/x"
 expect_stderr plot-line-no-y-msg "line needs --x COLUMN and --y COLUMN \(missing --y\); the columns of .*: workload.rate, .*p99_ttft_ms, "
 expect_exit 2 plot-line-no-xy "$B" plot line "$T/r/sweep.csv" -o "$T/f/x"
@@ -228,10 +305,10 @@ expect_stderr plot-line-bad-y-msg "field 'p99_ttft': no such column \(columns: w
 for pair in "mean_tpot_ms|mean TPOT (ms)" "request_throughput|request throughput (req/s)" "median_e2el_ms|median E2E latency (ms)" "kv_utilization_mean|KV utilization mean (fraction)"; do
 	col=${pair%%|*}; lab=${pair#*|}
 	"$B" plot line "$T/r/sweep.csv" --x workload.rate --y "$col" --script-only -o "$T/f/lab"
-	grep -qF "set ylabel '$lab'" "$T/f/lab.gp" && ok "label-$col" || fail "label-$col" "$(grep ylabel "$T/f/lab.gp")"
+	[ "$(gp_read "$T/f/lab.gp" 'set ylabel ')" = "$lab" ] && ok "label-$col" || fail "label-$col" "$(grep ylabel "$T/f/lab.gp")"
 done
 "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --xlabel 'offered load (req/s)' --ylabel "tail \"TTFT\" it's" --script-only -o "$T/f/lab"
-grep -qF "set xlabel 'offered load (req/s)'" "$T/f/lab.gp" && grep -qF "set ylabel 'tail \"TTFT\" it''s'" "$T/f/lab.gp" \
+[ "$(gp_read "$T/f/lab.gp" 'set xlabel ')" = 'offered load (req/s)' ] && [ "$(gp_read "$T/f/lab.gp" 'set ylabel ')" = "tail \"TTFT\" it's" ] \
 	&& [ "$(grep -c 'label' "$T/f/lab.gp")" -eq 2 ] && ok label-override || fail label-override "$(grep label "$T/f/lab.gp")"
 
 # Confidence intervals over seeds, from a hand-made sweep: at rate 10 the values 1, 2, 3 (mean 2,

@@ -205,7 +205,7 @@ expect_exit 0 reuse-1 "$B" run --trace "$T/long.csv" --set server.max_model_len=
 [ "$(cat "$T/re/.bucketsim.done")" = "$(printf 'summary.json\nrequests.csv\nbatches.csv\nbuckets.csv')" ] && ok marker-list || fail marker-list "$(cat "$T/re/.bucketsim.done")"
 expect_exit 0 reuse-2 "$B" run --trace "$T/long.csv" --set server.max_model_len=4096 -q --no-batches -o "$T/re"
 [ ! -e "$T/re/batches.csv" ] && ok reuse-stale-removed || fail reuse-stale-removed "batches.csv of the earlier run left"
-[ "$(ls -A "$T/re" | tr '\n' ' ')" = ".bucketsim.done buckets.csv requests.csv summary.json " ] && ok reuse-only-this-run || fail reuse-only-this-run "$(ls -A "$T/re")"
+[ "$(ls -A "$T/re" | tr '\n' ' ')" = ".bucketsim.done .bucketsim.lock buckets.csv requests.csv summary.json " ] && ok reuse-only-this-run || fail reuse-only-this-run "$(ls -A "$T/re")"
 # Interrupted runs leave no temporaries: SIGTERM and SIGINT clean up, the output directories
 # the run created (new/a/b) included, never one that was there ($T/int); SIGKILL's are swept by
 # the next run.  (A 10^6-request run simulates for well over a second after its temporaries
@@ -229,6 +229,68 @@ for sig in TERM INT KILL; do
 		left=$(ls -A "$T/int" 2>/dev/null | tr '\n' ' ')
 		[ -d "$T/int" ] && [ -z "$left" ] && ok "sig$sig-clean" || fail "sig$sig-clean" "left '$left' in $T/int"
 	fi
+done
+
+# The commit is whole or undone (strace injects at each rename of the commit: there are 10,
+# the earlier run's marker and 4 files moved aside, the 4 new files and the marker moved in):
+# SIGTERM there waits for the commit to finish (then ends the process), so DIR holds the new
+# run, complete; an error there (EIO) puts the earlier run back, so DIR holds it, complete.
+# Either way nothing is left beside it (no temporary, nothing moved aside).
+small=(run -q --set workload.num_requests=300 --set workload.rate=20)
+"$B" "${small[@]}" --seed 1 -o "$T/cm-old" && "$B" "${small[@]}" --seed 2 -o "$T/cm-new" || fail commit-refs "reference runs failed"
+same_run() { # DIR REF: every file of REF's marker identical (but for -o DIR in the summary's
+	# argv), the same marker, nothing else
+	local f
+	cmp -s "$1/.bucketsim.done" "$2/.bucketsim.done" || return 1
+	for f in $(cat "$2/.bucketsim.done"); do cmp -s <(grep -v '"argv":' "$1/$f") <(grep -v '"argv":' "$2/$f") || return 1; done
+	[ "$(ls -A "$1" | tr '\n' ' ')" = "$(ls -A "$2" | tr '\n' ' ')" ]
+}
+for n in 1 2 3 4 5 6 7 8 9 10; do
+	rm -rf "$T/cm"; cp -r "$T/cm-old" "$T/cm"
+	{ strace -f -qq -o /dev/null -e trace=rename -e inject=rename:signal=TERM:when=$n \
+		"$B" "${small[@]}" --seed 2 -o "$T/cm"; rc=$?; } 2>/dev/null
+	[ $rc -eq 143 ] && same_run "$T/cm" "$T/cm-new" && ok "commit-sigterm-$n" || fail "commit-sigterm-$n" "rc $rc, $(ls -A "$T/cm" | tr '\n' ' ')"
+	rm -rf "$T/cm"; cp -r "$T/cm-old" "$T/cm"
+	strace -f -qq -o /dev/null -e trace=rename -e inject=rename:error=EIO:when=$n \
+		"$B" "${small[@]}" --seed 2 -o "$T/cm" 2>"$T/cm.err"
+	rc=$?
+	[ $rc -eq 1 ] && same_run "$T/cm" "$T/cm-old" && grep -q "Input/output error" "$T/cm.err" && ok "commit-error-$n" || fail "commit-error-$n" "rc $rc, $(ls -A "$T/cm" | tr '\n' ' '): $(cat "$T/cm.err")"
+done
+# An earlier file that cannot be replaced (a directory named buckets.csv): an error naming it,
+# the earlier run untouched.
+rm -rf "$T/cm"; cp -r "$T/cm-old" "$T/cm"; rm "$T/cm/batches.csv"; mkdir -p "$T/cm/batches.csv/x"
+cp -r "$T/cm" "$T/cm-blocked"
+expect_exit 1 commit-blocked "$B" "${small[@]}" --seed 2 -o "$T/cm"
+expect_stderr commit-blocked-msg "cm/batches.csv: cannot replace the earlier run's output: it is a directory"
+diff -r "$T/cm" "$T/cm-blocked" >/dev/null && ok commit-blocked-restored || fail commit-blocked-restored "$(diff -r "$T/cm" "$T/cm-blocked" | head -3)"
+# Two runs committing into one DIR take turns (the lock): run A's renames are slowed (0.3 s
+# each) and run B starts once A's commit has begun; B waits for it, then commits its own run
+# whole.  Without the lock B's files land among A's and the marker says complete over a mix.
+rm -rf "$T/cc"; cp -r "$T/cm-old" "$T/cc"
+strace -f -qq -o /dev/null -e trace=rename -e inject=rename:delay_enter=300000 \
+	"$B" "${small[@]}" --seed 1 --set workload.num_requests=301 -o "$T/cc" & apid=$!
+"$B" "${small[@]}" --seed 1 --set workload.num_requests=301 -o "$T/cc-a"
+for _ in $(seq 200); do [ -e "$T/cc/.bucketsim.done" ] || break; sleep 0.05; done
+"$B" "${small[@]}" --seed 2 -o "$T/cc"; brc=$?
+wait $apid; arc=$?
+[ $arc -eq 0 ] && [ $brc -eq 0 ] && same_run "$T/cc" "$T/cm-new" && ok commit-concurrent || fail commit-concurrent "rc A $arc B $brc; $(for f in requests.csv batches.csv buckets.csv; do cmp -s "$T/cc/$f" "$T/cm-new/$f" && echo "$f:B" || { cmp -s "$T/cc/$f" "$T/cc-a/$f" && echo "$f:A" || echo "$f:?"; }; done | tr '\n' ' ')"
+
+# Single-file outputs: the temporary FILE.tmp.PID a killed process left (PID no longer running)
+# goes when FILE is next written, as a directory's temporaries do; another process's (running)
+# stays.
+sh -c 'exit 0' & dead=$!; wait $dead
+live=$$
+mkdir -p "$T/sf"
+single=("trace synth -n 10 -o $T/sf/t.csv" "trace stats alpaca -o $T/sf/s.txt" "buckets -o $T/sf/b.txt"
+	"calibrate --data models/data/gaudi_measurements.csv --hardware gaudi2 -o $T/sf/c.json")
+for cmd in "${single[@]}"; do
+	f=${cmd##* }
+	echo partial > "$f.tmp.$dead"; echo other > "$f.tmp.$live"
+	"$B" $cmd >/dev/null 2>"$T/sf/err"; rc=$?
+	n=$(basename "$f")
+	[ $rc -eq 0 ] && [ -s "$f" ] && [ "$(ls -A "$T/sf" | grep -c "^$n\.tmp\.")" -eq 1 ] && [ -e "$f.tmp.$live" ] \
+		&& ok "single-file-stale-$n" || fail "single-file-stale-$n" "rc $rc: $(ls -A "$T/sf" | tr '\n' ' ') $(cat "$T/sf/err")"
+	rm -f "$f.tmp.$live"
 done
 
 # --- usage errors: exit 2 ---
