@@ -176,7 +176,21 @@ struct dup_scan {
 	long dup_line, first_line;
 	const char *want;   /* sweep_file_line: the member looked for, and its line */
 	long want_line;
+	/* The paths of the members outside lists whose value is no object, with their lines: a
+	 * key given once nested and once dotted ({"workload": {"num_requests": 5},
+	 * "workload.num_requests": 6}) is the same key twice. */
+	char **leaf;
+	long *leaf_line;
+	size_t nleaf;
 };
+
+static void scan_release(struct dup_scan *d)
+{
+	for (size_t i = 0; i < d->nleaf; i++)
+		free(d->leaf[i]);
+	free(d->leaf);
+	free(d->leaf_line);
+}
 
 /* White space as cJSON skips it: every byte up to 32. */
 static void scan_ws(struct dup_scan *d)
@@ -241,6 +255,23 @@ static bool scan_value(struct dup_scan *d)
 					break;
 				scan_ws(d);
 				d->i++; /* ':' */
+				scan_ws(d);
+				if (!d->want && d->i < d->len && d->t[d->i] != '{' &&
+				    !strchr(d->path, '[')) {
+					for (size_t j = 0; j < d->nleaf && !dup; j++)
+						if (!strcmp(d->leaf[j], d->path)) {
+							dup = true;
+							d->dup_line = kline;
+							d->first_line = d->leaf_line[j];
+						}
+					if (dup)
+						break;
+					d->leaf = xrealloc(d->leaf, (d->nleaf + 1) * sizeof *d->leaf);
+					d->leaf_line = xrealloc(d->leaf_line,
+								(d->nleaf + 1) * sizeof *d->leaf_line);
+					d->leaf[d->nleaf] = xstrdup(d->path);
+					d->leaf_line[d->nleaf++] = kline;
+				}
 			} else {
 				snprintf(d->path + plen, sizeof d->path - plen, "[%zu]", index++);
 				if (d->want && !d->want_line && !strcmp(d->path, d->want))
@@ -276,6 +307,7 @@ long sweep_file_line(const struct spec *s, const char *path)
 		return 0;
 	struct dup_scan d = {.t = s->file_text, .len = s->file_len, .line = 1, .want = path};
 	scan_value(&d);
+	scan_release(&d);
 	return d.want_line;
 }
 
@@ -331,6 +363,7 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 	if (scan_value(&d))
 		rc = bs_errf(err, BS_EXIT_INPUT, path, d.dup_line, d.path,
 			     "member given twice (first on line %ld)", d.first_line);
+	scan_release(&d);
 	scan_ws(&d);
 	if (!rc && d.i < len) /* cJSON stops after the first value; as -c, the rest is refused */
 		rc = bs_errf(err, BS_EXIT_INPUT, path, d.line, NULL, "invalid JSON near '%.*s'",
