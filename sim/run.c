@@ -23,6 +23,13 @@ void run_report_contiguous_pa(struct run_ctx *x)
 {
 	config_set_derived(&x->cc.cfg, "server.contiguous_pa", x->sp.contiguous_pa ? "true" : "false");
 	config_set_derived(&x->cc.cfg, "server.defrag", x->sp.defrag ? "true" : "false");
+	/* contiguous PA turns prefix caching off (bucket_params_resolve): over the default */
+	if (!x->sp.prefix_caching && config_bool(&x->cc.cfg, "server.prefix_caching")) {
+		struct bs_err err = {0};
+		if (config_set(&x->cc.cfg, "server.prefix_caching", "false", CFG_ORIGIN_DERIVED, NULL,
+			       0, &err))
+			BUG("server.prefix_caching: %s", err.msg);
+	}
 }
 
 /* Everything up to a built workload and bucketer. */

@@ -29,7 +29,8 @@ const struct cfg_def sim_cfg_defs[] = {
 	{"server.gpu_memory_utilization", CFG_DOUBLE, "0.9", 0.01, 1.0, NULL, "fraction",
 	 "fraction of the device memory free after weights and activations that vLLM may use"},
 	{"server.prefix_caching", CFG_BOOL, "true", 0, 0, NULL, "",
-	 "automatic prefix caching (on by default in vLLM V1)"},
+	 "automatic prefix caching (on by default in vLLM V1); contiguous PA turns it off, as "
+	 "vllm-gaudi's platform does (setting both true is an error)"},
 	{"server.contiguous_pa", CFG_BOOL, NULL, 0, 0, NULL, "",
 	 "contiguous paged attention; auto = false in bucketing.version current (only "
 	 "VLLM_CONTIGUOUS_PA turns it on), not server.prefix_caching in docs (env "

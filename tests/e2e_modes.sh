@@ -81,6 +81,23 @@ for d in x1 x2 x3 x4; do
 	if [ -e "$T/$d" ]; then fail "no-output-$d" "output written on error"; else ok "no-output-$d"; fi
 done
 
+# contiguous PA turns prefix caching off, as vllm-gaudi's platform does (check_and_update_config)
+expect_exit 0 cpa-no-prefix-caching "$BUCKETSIM" run --set server.contiguous_pa=true "${SMALL[@]}" -o "$T/cp"
+is cpa-prefix-caching-off "$(c cp server.prefix_caching)" false
+expect_exit 0 cpa-env-no-prefix-caching "$BUCKETSIM" run --env VLLM_CONTIGUOUS_PA=true "${SMALL[@]}" -o "$T/ce"
+is cpa-env-prefix-caching-off "$(c ce server.prefix_caching)" false
+expect_exit 0 no-cpa-prefix-caching "$BUCKETSIM" run "${SMALL[@]}" -o "$T/nc"
+is no-cpa-prefix-caching-on "$(c nc server.prefix_caching)" true
+expect_exit 3 cpa-and-prefix-caching "$BUCKETSIM" run --set server.contiguous_pa=true \
+	--set server.prefix_caching=true "${SMALL[@]}" -o "$T/x5"
+expect_stderr cpa-and-prefix-caching-msg "field 'server.prefix_caching': true, but contiguous PA \(server.contiguous_pa\) turns prefix caching off: vllm-gaudi's platform"
+expect_exit 3 cpa-env-and-prefix-caching "$BUCKETSIM" run --env VLLM_CONTIGUOUS_PA=1 \
+	--set server.prefix_caching=true "${SMALL[@]}" -o "$T/x6"
+expect_stderr cpa-env-and-prefix-caching-msg 'contiguous PA \(VLLM_CONTIGUOUS_PA\)'
+for d in x5 x6; do
+	if [ -e "$T/$d" ]; then fail "no-output-$d" "output written on error"; else ok "no-output-$d"; fi
+done
+
 # the registry: list policies and list keys name the family and its members
 "$BUCKETSIM" list policies >"$T/lp" 2>&1
 for mode in hpu_graphs hpu_compile hpu_eager cuda_graphs; do
