@@ -352,6 +352,8 @@ int64_t cost_launch_ns(const struct cost_model *cm, int kind)
 		return to_ns(cm->e.m.layers * cm->h.cuda_piecewise_layer_s);
 	case 2:
 		return to_ns(cm->e.m.layers * cm->h.cuda_eager_layer_s);
+	case 3:
+		return to_ns(cm->h.hpu_launch_s);
 	default:
 		BUG("cost_launch_ns: kind %d", kind);
 	}

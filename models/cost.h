@@ -38,8 +38,9 @@ int64_t cost_unified_ns(struct cost_model *cm, int32_t query, int32_t shared_blo
 int64_t cost_forward_ns(struct cost_model *cm, int32_t tokens, int32_t ctx_blocks,
 			int32_t dec_blocks, int32_t pre_tokens);
 /* The host time of launching a GPU forward of KIND (0 a FULL graph, 1 a PIECEWISE graph, 2
- * eager): layers x the per-layer launch of models/data/host.json's cuda_graphs (0 for FULL).
- * The forward takes max(device, launch). */
+ * eager): layers x the per-layer launch of models/data/host.json's cuda_graphs (0 for FULL);
+ * the forward takes max(device, launch).  KIND 3: launching one Gaudi forward's HPU graph in
+ * lazy mode (hpu_graph_launch_us), added to the pass as the eager extra is. */
 int64_t cost_launch_ns(const struct cost_model *cm, int kind);
 /* Start-up time of CAPTURES CUDA-graph captures (models/data/host.json's cuda_graphs). */
 int64_t cost_capture_ns(const struct cost_model *cm, int32_t captures);

@@ -112,7 +112,7 @@ struct sim_costs {
 	int64_t (*capture)(void *ctx, int32_t captures);
 };
 /* How a GPU forward runs (execution mode cuda_graphs, kernel_graph.c). */
-enum forward_kind { FWD_FULL, FWD_PIECEWISE, FWD_EAGER };
+enum forward_kind { FWD_FULL, FWD_PIECEWISE, FWD_EAGER, FWD_HPU_GRAPH };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
 
