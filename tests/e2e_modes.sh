@@ -38,6 +38,13 @@ is a100-padding "$bad" 0
 n=$(grep -c 'warning: hardware a100: its profile is not calibrated' "$T/stderr")
 is a100-one-warning "$n" 1
 
+# Gaudi bucketing keys are not read by cuda_graphs: a warning, an error under --strict
+expect_exit 0 a100-bucketing-unread "$BUCKETSIM" run --set hardware=a100 --set bucketing.strategy=linear \
+	"${SMALL[@]}" -o "$T/au"
+expect_stderr a100-bucketing-unread-msg "field 'bucketing.strategy': set but never read: the execution mode pads to CUDA-graph capture sizes"
+expect_exit 3 a100-bucketing-strict "$BUCKETSIM" run --strict --set hardware=a100 \
+	--set bucketing.strategy=linear "${SMALL[@]}" -o "$T/x7"
+
 # a Gaudi mode on GPU hardware: one warning saying so
 expect_exit 0 a100-gaudi-mode "$BUCKETSIM" run --set hardware=a100 \
 	--set server.execution_mode=hpu_graphs "${SMALL[@]}" -o "$T/ag"
