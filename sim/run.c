@@ -10,6 +10,7 @@
 
 #include "policies/presets.h"
 #include "policies/grouping.h"
+#include "policies/mode.h"
 #include "policies/order.h"
 #include "policies/policy.h"
 
@@ -22,6 +23,13 @@ void run_report_contiguous_pa(struct run_ctx *x)
 {
 	config_set_derived(&x->cc.cfg, "server.contiguous_pa", x->sp.contiguous_pa ? "true" : "false");
 	config_set_derived(&x->cc.cfg, "server.defrag", x->sp.defrag ? "true" : "false");
+	/* contiguous PA turns prefix caching off (bucket_params_resolve): over the default */
+	if (!x->sp.prefix_caching && config_bool(&x->cc.cfg, "server.prefix_caching")) {
+		struct bs_err err = {0};
+		if (config_set(&x->cc.cfg, "server.prefix_caching", "false", CFG_ORIGIN_DERIVED, NULL,
+			       0, &err))
+			BUG("server.prefix_caching: %s", err.msg);
+	}
 }
 
 /* Everything up to a built workload and bucketer. */
@@ -40,7 +48,8 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 	if (load_workload && workload_build(&x->cc.cfg, trace, x->cc.seed, &x->w, err))
 		return -1;
 	x->have_w = load_workload;
-	if (bucketer_new(&x->bp, &x->b, err))
+	/* A mode that pads to CUDA-graph capture sizes runs no Gaudi buckets. */
+	if (x->sp.mode->padding == MODE_PAD_BUCKETS && bucketer_new(&x->bp, &x->b, err))
 		return -1;
 	if (x->sp.grouped) {
 		if (bucketserve_cfg_resolve(&x->cc.cfg, &x->bsc, err))
@@ -118,6 +127,8 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 	for (size_t f = 0; policy_families[f]; f++) {
 		const struct policy_family *fam = policy_families[f];
 		const char *chosen = config_str(c, fam->key);
+		if (!chosen)
+			continue; /* an auto key not resolved (no simulation) */
 		for (size_t m = 0; fam->members[m]; m++) {
 			const struct policy_info *pi = fam->members[m];
 			if (!strcmp(pi->name, chosen))
@@ -157,9 +168,17 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 		/* The host-time model (sim/kernel_host.c, sim/kernel_graph.c eager_ns). */
 		{"server.async_scheduling", !p->host_time,
 		 "only the host-time model reads it, and sim.host_time is false"},
-		{"server.max_cudagraph_capture_size", !p->host_time || p->enforce_eager,
-		 "only the host time of passes run without their graph reads it (sim.host_time "
-		 "true, server.enforce_eager false)"},
+		{"server.max_cudagraph_capture_size",
+		 !p->one_forward && (!p->host_time || p->enforce_eager || !p->mode->hpu_graphs),
+		 "on Gaudi only the host time of passes run without their HPU graph reads it "
+		 "(execution mode hpu_graphs, sim.host_time true, server.enforce_eager false)"},
+		/* Execution mode cuda_graphs: one forward per step, padded to capture sizes. */
+		{"bucketing.strategy", p->mode->padding != MODE_PAD_BUCKETS,
+		 "the execution mode pads to CUDA-graph capture sizes, not Gaudi buckets"},
+		{"server.max_num_prefill_seqs", p->one_forward,
+		 "the execution mode runs one forward of every scheduled token per step"},
+		{"server.merged_prefill", p->one_forward,
+		 "the execution mode runs one forward of every scheduled token per step"},
 		/* The link of KV transfers and of the activations between pipeline stages. */
 		{"hardware.kv_link_gb_s", !p->disaggregated && p->pp == 1,
 		 "only KV transfers between disaggregated instances and the activations between "
