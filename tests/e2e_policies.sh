@@ -96,7 +96,7 @@ bad=$(awk -F, 'NR>1 {n = split($6, b, " "); up = 1; for (i = 2; i <= n; i++) if 
 sp=$(val "$T/a" bucket_splits)
 rows=$(awk -F, 'NR>1 {s += $3} END {print s + 0}' "$T/a/boundaries.csv")
 [ "$sp" -gt 0 ] && [ "$sp" = "$rows" ] && ok boundaries-splits || fail boundaries-splits "summary $sp, log $rows"
-head -1 "$T/a/boundaries.csv" | grep -qx 'time_s,queue,splits,merged,buckets,boundaries' && ok boundaries-header || fail boundaries-header "$(head -1 "$T/a/boundaries.csv")"
+head -1 "$T/a/boundaries.csv" | grep -qx 'time_s,queue,splits,merged,n_max,buckets,boundaries' && ok boundaries-header || fail boundaries-header "$(head -1 "$T/a/boundaries.csv")"
 # monitor: one row per interval from 0 to the end
 head -1 "$T/a/monitor.csv" | grep -qx 'time_s,waiting,running,transferring,kv_used_blocks,kv_max_block_id,kv_total_blocks,kv_utilization,arrival_rate,mean_waiting_prompt_tokens,batch_latency_ms,buckets,microbatches_in_flight' \
 	&& ok monitor-header || fail monitor-header "$(head -1 "$T/a/monitor.csv")"
