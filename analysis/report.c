@@ -840,19 +840,21 @@ void report_monitor_row(FILE *f, const struct monitor_rec *m)
 
 void report_boundaries_header(FILE *f)
 {
-	static const char *const cols[] = {"time_s", "queue", "splits", "merged", "buckets",
-					   "boundaries", NULL};
+	static const char *const cols[] = {"time_s", "queue", "splits", "merged", "n_max",
+					   "buckets", "boundaries", NULL};
 	header(f, cols);
 }
 
 void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *b, size_t nb,
-			   size_t splits, size_t merged)
+			   size_t splits, size_t merged, uint64_t n_max)
 {
 	if (report_reference_format) {
 		char t[32];
 		fmt_ns_s(t, sizeof t, t_ns);
-		fprintf(f, "%s,%s,%zu,%zu,%zu,", t, offline ? "offline" : "all", splits, merged,
-			nb ? nb - 1 : 0);
+		fprintf(f, "%s,%s,%zu,%zu,", t, offline ? "offline" : "all", splits, merged);
+		if (n_max != UINT64_MAX)
+			fprintf(f, "%llu", (unsigned long long)n_max);
+		fprintf(f, ",%zu,", nb ? nb - 1 : 0);
 		for (size_t i = 0; i < nb; i++)
 			fprintf(f, "%s%u", i ? " " : "", b[i]);
 		fputc('\n', f);
@@ -866,6 +868,9 @@ void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *
 	p = put_u64(p, splits);
 	*p++ = ',';
 	p = put_u64(p, merged);
+	*p++ = ',';
+	if (n_max != UINT64_MAX)
+		p = put_u64(p, n_max);
 	*p++ = ',';
 	p = put_u64(p, nb ? nb - 1 : 0);
 	*p++ = ',';

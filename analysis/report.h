@@ -33,7 +33,7 @@ void report_monitor_header(FILE *f);
 void report_monitor_row(FILE *f, const struct monitor_rec *m);
 void report_boundaries_header(FILE *f);
 void report_boundaries_row(FILE *f, int64_t t_ns, bool offline, const uint32_t *b, size_t nb,
-			   size_t splits, size_t merged);
+			   size_t splits, size_t merged, uint64_t n_max);
 /*
  * The row writer: requests.csv and batches.csv rows taken on the simulation's thread (the values
  * a row shows, when the hook is called) and formatted and written, in the same order, on a thread

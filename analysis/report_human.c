@@ -99,4 +99,11 @@ void report_human(FILE *f, const cJSON *summary)
 			   "expected waste (Eq. 3) %.4f\n", num(m, "bucket_splits"),
 			num(m, "bucket_merges"), num(m, "batch_waste_ratio_mean"),
 			num(m, "expected_waste_eq3"));
+	else if (cJSON_GetObjectItemCaseSensitive(m, "n_max_adjustments") &&
+		 num(m, "n_max_adjustments") > 0)
+		fprintf(f, "buckets     adaptive grouping never split: N_max %.0f to %.0f (mean %.1f) "
+			   "over %.0f adjustments, no bucket held more\n", num(m, "n_max_min"),
+			num(m, "n_max_max"), num(m, "n_max_mean"), num(m, "n_max_adjustments"));
+	else if (cJSON_GetObjectItemCaseSensitive(m, "n_max_adjustments"))
+		fputs("buckets     adaptive grouping never split: AdjustBuckets never ran\n", f);
 }

@@ -54,6 +54,7 @@ int bucketserve_cfg_resolve(const struct config *c, struct bucketserve_cfg *out,
 	out->n_max = config_is_set(c, "scheduler.n_max") ? (uint64_t)config_int(c, "scheduler.n_max")
 							 : 0;
 	out->mem_safe_fraction = config_double(c, "scheduler.mem_safe_fraction");
+	out->nmax_sum = !strcmp(config_str(c, "scheduler.nmax_memory"), "sum");
 	out->accounting = strcmp(config_str(c, "scheduler.kv_accounting"), "padded") == 0
 				  ? BSB_PADDED
 				  : BSB_SUM;

@@ -44,6 +44,8 @@ struct bucketserve_cfg {
 	enum bucketserve_adjust adjust;
 	int64_t adjust_period_ns;
 	uint64_t n_max;                   /* 0 = auto (bsm_nmax_auto) */
+	bool nmax_sum;                    /* auto N_max budgeted on the free KV of every
+					   * instance of the queue (else the freest one's) */
 	double mem_safe_fraction;
 	enum bsb_accounting accounting;
 	enum bsb_charge charge;

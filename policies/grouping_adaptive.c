@@ -13,6 +13,9 @@ static const struct cfg_def keys[] = {
 	 "period of AdjustBuckets with adjust=period"},
 	{"scheduler.n_max", CFG_INT, NULL, 1, 1e12, NULL, "requests",
 	 "Algorithm 1 threshold N_max; auto = Eq. 6 over the queue and the KV budget"},
+	{"scheduler.nmax_memory", CFG_CHOICE, "instance", 0, 0, "instance|sum", "",
+	 "M_remain of Eq. 5 for the auto N_max: the free KV of one instance admitting from the "
+	 "queue (the freest), or the sum over all of them"},
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 

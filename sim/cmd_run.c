@@ -163,7 +163,7 @@ static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const 
 			    size_t nb, size_t splits, size_t merged)
 {
 	struct sinks *k = ctx;
-	report_boundaries_row(k->bnd, sim_now(s), offline, b, nb, splits, merged);
+	report_boundaries_row(k->bnd, sim_now(s), offline, b, nb, splits, merged, sim_last_nmax(s));
 }
 
 static cJSON *build_summary(const struct run_ctx *x, struct sim *s, int argc, char **argv,

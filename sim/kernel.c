@@ -58,10 +58,13 @@ static void on_monitor(struct sim *s)
 	s->mon_step_ns = s->mon_steps = 0;
 }
 
-/* Whether anything is left to happen besides periodic ticks. */
+/* Whether the periodic ticks go on: while requests are unfinished and something besides the
+ * ticks is left to happen (an event, an arrival to come).  A run stuck with unfinished
+ * requests and nothing else to happen ends, and sim_finish() reports it, instead of ticking
+ * for ever. */
 static bool work_left(const struct sim *s)
 {
-	return s->finished < s->n;
+	return s->finished < s->n && (s->q.n > s->ticks || s->arrival_held);
 }
 
 /* Whether the held arrival (kernel_client.c) comes before the queue's top TOP, in the
@@ -126,7 +129,8 @@ static bool run_events(struct sim *s, bool one)
 			s->arrived++;
 			s->mon_arrivals++;
 			client_sent(s, id); /* schedules the next arrival (kernel_client.c) */
-			wq_kick(s, &s->queue[Q_NEW]);
+			if (!s->lane_q)
+				wq_kick(s, wq_for(s, id));
 			break;
 		}
 		case EV_PASS_DONE: {
@@ -163,18 +167,24 @@ static bool run_events(struct sim *s, bool one)
 			on_transfer(s, (int32_t)e.arg);
 			break;
 		case EV_MONITOR:
+			s->ticks--;
 			on_monitor(s);
-			if (work_left(s))
+			if (work_left(s)) {
 				evq_push(&s->q, s->now + s->p.monitor_ns, EVC_MONITOR, EV_MONITOR, 0);
+				s->ticks++;
+			}
 			break;
 		case EV_ADJUST:
+			s->ticks--;
 			cut_consumers(s, &s->queue[Q_NEW], true);
 			wq_adjust(s, &s->queue[Q_NEW]);
 			if (s->queue[Q_OFFLINE].bsm)
 				wq_adjust(s, &s->queue[Q_OFFLINE]);
 			wq_kick(s, &s->queue[Q_NEW]);
-			if (work_left(s))
+			if (work_left(s)) {
 				evq_push(&s->q, s->now + s->bsc->adjust_period_ns, EVC_MONITOR, EV_ADJUST, 0);
+				s->ticks++;
+			}
 			break;
 		default:
 			BUG("unknown event kind %d", e.kind);
@@ -342,4 +352,13 @@ void sim_stats(const struct sim *s, struct sim_stats *out)
 	out->pipeline_stages = s->instances[0].stages;
 	out->prefix_hit_tokens = s->prefix_hit_tokens;
 	out->bucketing_wall_s = s->bucketing_wall_s;
+	out->nmax_calls = s->nmax_calls;
+	out->nmax_sum = s->nmax_sum;
+	out->nmax_min = s->nmax_min;
+	out->nmax_max = s->nmax_max;
+}
+
+uint64_t sim_last_nmax(const struct sim *s)
+{
+	return s->nmax_last;
 }

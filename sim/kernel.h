@@ -305,7 +305,15 @@ struct sim_stats {
 	int instances, pipeline_stages;
 	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
 	double bucketing_wall_s;        /* wall time in grouping/ordering code (--perf) */
+	/* Algorithm 1's N_max over every AdjustBuckets call (adaptive grouping): calls with a
+	 * bounded N_max (an empty queue's is unbounded), their N_max's sum, least and most. */
+	uint64_t nmax_calls;
+	double nmax_sum;
+	uint64_t nmax_min, nmax_max;
 };
 void sim_stats(const struct sim *s, struct sim_stats *out);
+/* The N_max of the last AdjustBuckets call (UINT64_MAX: unbounded, or none yet); the
+ * boundaries hook reads it for the change it reports. */
+uint64_t sim_last_nmax(const struct sim *s);
 
 #endif

@@ -93,10 +93,14 @@ static void build_instances(struct sim *s)
 			struct waitq *q = role == ROLE_DECODE ? &s->queue[Q_TRANSFERRED]
 					  : s->lane_q ? &s->lane_q[i] : &s->queue[Q_NEW];
 			lane_init(s, &s->lanes[i], i, role, q, &s->pools[shared_pool ? g : i], grp);
-			q->consumers++;
 		}
 	}
-	s->queue[Q_OFFLINE].consumers = s->queue[Q_NEW].consumers; /* task-aware: admitted after queue[Q_NEW] */
+	for (int i = 0; i < s->n_lanes; i++) {
+		for (int k = 0; k < Q_ROLES; k++)
+			s->queue[k].consumers += lane_admits_from(s, &s->lanes[i], &s->queue[k]);
+		if (s->lane_q)
+			s->lanes[i].q->consumers++; /* its own queue, a virtual engine's */
+	}
 }
 
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
@@ -106,6 +110,7 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	memset(s, 0, sizeof *s);
 	s->p = *p;
 	s->block_shift = -1;
+	s->nmax_last = UINT64_MAX;
 	for (int b = 0; b < 31 && !p->step_by_step; b++)
 		if ((int64_t)1 << b == (int64_t)p->block_size)
 			s->block_shift = b;
@@ -183,10 +188,14 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	s->ua_touched = xcalloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof *s->ua_touched);
 	client_init(s);
 	client_next(s); /* the first arrival */
-	if (p->monitor_ns > 0 && n)
+	if (p->monitor_ns > 0 && n) {
 		evq_push(&s->q, 0, EVC_MONITOR, EV_MONITOR, 0);
-	if (p->grouped && bsc->adjust == BUCKETSERVE_ADJUST_PERIOD && n)
+		s->ticks++;
+	}
+	if (p->grouped && bsc->adjust == BUCKETSERVE_ADJUST_PERIOD && n) {
 		evq_push(&s->q, bsc->adjust_period_ns, EVC_MONITOR, EV_ADJUST, 0);
+		s->ticks++;
+	}
 }
 
 void sim_release(struct sim *s)
@@ -250,7 +259,7 @@ void wq_kick_lanes(struct sim *s, const struct waitq *q)
 		struct lane *best = NULL;
 		for (int i = 0; i < s->n_lanes; i++) {
 			struct lane *in = &s->lanes[i];
-			if (in->q != q || in->busy || in->schedule_pending)
+			if (!lane_admits_from(s, in, q) || in->busy || in->schedule_pending)
 				continue;
 			/* The atomic loop schedules only when its oldest microbatch returns (or
 			 * while the whole pipeline is idle): new work waits for that. */

@@ -116,7 +116,7 @@ static void preempt(struct sim *s, struct lane *in, int32_t id)
 	struct waitq *back = s->lane_q ? in->q : wq_for(s, id);
 	cut_consumers(s, back, true);
 	wq_push(s, back, id, true);
-	if (in->q != back)
+	if (!lane_admits_from(s, in, back)) /* it is not this lane's to take again */
 		wq_kick(s, back);
 }
 

@@ -260,6 +260,7 @@ struct sim {
 
 	struct evq q;
 	int64_t now;
+	size_t ticks;                   /* periodic ticks (monitor, bucket adjustment) queued */
 	int64_t work_ns;                /* time of the last event that is not a periodic tick (a
 					 * monitor sample, a bucket adjustment): the run's end */
 	size_t next_arrival;
@@ -302,6 +303,8 @@ struct sim {
 	int64_t mon_step_ns, mon_steps; /* steps started in the window and their duration */
 	/* BucketServe. */
 	uint64_t splits, merges;
+	uint64_t nmax_last, nmax_calls, nmax_min, nmax_max; /* N_max of AdjustBuckets (sim_stats) */
+	double nmax_sum;
 	struct waste_acc batch_waste;   /* Eq. 2 over admitted batches */
 	uint32_t *batch_lens;
 	double bucketing_wall_s;        /* wall time in grouping/ordering code (--perf) */
@@ -796,14 +799,25 @@ static inline void lane_kick(struct sim *s, struct lane *in)
 	}
 }
 
-/* Kicks every idle instance that admits from Q, the least loaded first (fewest running
- * requests, then lowest index), so that simultaneous work spreads over the instances
- * (kernel_cluster.c); a single lane at once. */
+/* Whether lane IN admits from queue Q: its own queue, and, when task-aware, the offline
+ * requests, which a lane of queue[Q_NEW] admits after the online ones (admit_waiting).  The
+ * one rule of who takes work from a queue: every wake-up (wq_kick), every cut of a run
+ * (cut_consumers) and the count of a queue's consumers use it. */
+static inline bool lane_admits_from(const struct sim *s, const struct lane *in,
+				    const struct waitq *q)
+{
+	return in->q == q ||
+	       (q == &s->queue[Q_OFFLINE] && s->p.task_aware && in->q == &s->queue[Q_NEW]);
+}
+
+/* Kicks every idle instance that admits from Q (lane_admits_from), the least loaded first
+ * (fewest running requests, then lowest index), so that simultaneous work spreads over the
+ * instances (kernel_cluster.c); a single lane at once. */
 static inline void wq_kick(struct sim *s, const struct waitq *q)
 {
 	if (s->n_lanes > 1)
 		wq_kick_lanes(s, q);
-	else if (s->lanes[0].q == q)
+	else if (lane_admits_from(s, &s->lanes[0], q))
 		lane_kick(s, &s->lanes[0]);
 }
 
@@ -814,8 +828,6 @@ static inline void wq_kick(struct sim *s, const struct waitq *q)
  * queue during the run. */
 static inline void cut_consumers(struct sim *s, const struct waitq *q, bool front)
 {
-	if (q == &s->queue[Q_OFFLINE])
-		q = &s->queue[Q_NEW]; /* task-aware offline requests: admitted after the online ones */
 	if (!front && q->consumers == 1 && q != &s->queue[Q_TRANSFERRED])
 		return;
 	cut_consumers_of(s, q, front);

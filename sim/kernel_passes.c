@@ -268,7 +268,7 @@ void cut_consumers_of(struct sim *s, const struct waitq *q, bool front)
 {
 	for (int i = 0; i < s->n_lanes; i++) {
 		struct lane *in = &s->lanes[i];
-		if (in->q != q || !in->busy || in->step_k <= 1)
+		if (!lane_admits_from(s, in, q) || !in->busy || in->step_k <= 1)
 			continue;
 		bool matters = in->role == ROLE_DECODE ? transfers_matter(s, in)
 			       : front		       ? lane_has_slot(s, in) &&

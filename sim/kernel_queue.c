@@ -16,15 +16,20 @@ static double wall_now(void)
 }
 
 
-/* The KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): the safe fraction of the free
- * KV memory of the instances that draw from the grouped queue. */
-static uint64_t nmax_budget(const struct sim *s)
+/* The KV budget in tokens for Algorithm 1's N_max (Eq. 5/6): M_safe = the safe fraction of
+ * M_remain, the free KV memory of one instance that admits from queue Q (the freest: a batch
+ * runs on one instance), or, with scheduler.nmax_memory=sum, of all of them together. */
+static uint64_t nmax_budget(const struct sim *s, const struct waitq *q)
 {
 	int64_t free_blocks = 0;
 	for (int k = 0; k < s->n_pools; k++)
 		for (int i = 0; i < s->n_lanes; i++)
-			if (s->lanes[i].kv == &s->pools[k] && s->lanes[i].q == &s->queue[Q_NEW]) {
-				free_blocks += s->pools[k].free;
+			if (s->lanes[i].kv == &s->pools[k] && lane_admits_from(s, &s->lanes[i], q)) {
+				int64_t f = s->pools[k].free;
+				if (s->bsc->nmax_sum)
+					free_blocks += f;
+				else if (f > free_blocks)
+					free_blocks = f;
 				break;
 			}
 	return (uint64_t)(s->bsc->mem_safe_fraction * (double)(free_blocks * s->p.block_size));
@@ -34,9 +39,19 @@ void wq_adjust(struct sim *s, struct waitq *q)
 {
 	struct bsm_adjust_result res = {0, false};
 	double t0 = s->time_bucketing ? wall_now() : 0;
-	bucketserve_adjust(&q->bc, q->bsm, nmax_budget(s), &res);
+	uint64_t nmax = bucketserve_nmax(&q->bc, q->bsm, nmax_budget(s, q));
+	bsm_adjust(q->bsm, nmax, &res);
 	if (s->time_bucketing)
 		s->bucketing_wall_s += wall_now() - t0;
+	s->nmax_last = nmax;
+	if (nmax != UINT64_MAX) {
+		if (!s->nmax_calls || nmax < s->nmax_min)
+			s->nmax_min = nmax;
+		if (nmax > s->nmax_max)
+			s->nmax_max = nmax;
+		s->nmax_calls++;
+		s->nmax_sum += (double)nmax;
+	}
 	if (res.splits || res.merged) {
 		s->splits += res.splits;
 		s->merges += res.merged;

@@ -392,6 +392,12 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 	sim_stats(s, &st);
 	json_add_int(m, "bucket_splits", st.splits);
 	json_add_int(m, "bucket_merges", st.merges);
+	if (x->have_bsc && x->bsc.bsm.grouping == BSM_GROUP_ADAPTIVE) {
+		json_add_int(m, "n_max_adjustments", (int64_t)st.nmax_calls);
+		json_add_num(m, "n_max_mean", st.nmax_calls ? st.nmax_sum / (double)st.nmax_calls : NAN);
+		json_add_num(m, "n_max_min", st.nmax_calls ? (double)st.nmax_min : NAN);
+		json_add_num(m, "n_max_max", st.nmax_calls ? (double)st.nmax_max : NAN);
+	}
 	json_add_num(m, "batch_waste_ratio_mean", waste_acc_mean(st.batch_waste));
 	json_add_num(m, "batch_waste_ratio_weighted", waste_acc_weighted(st.batch_waste));
 	/* Eq. 3 and Eq. 4 over the trace's prompt lengths, for the grouping's boundaries at the

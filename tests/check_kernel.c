@@ -859,6 +859,57 @@ START_TEST(disaggregated_preemption_recomputes)
 }
 END_TEST
 
+START_TEST(disaggregated_offline_preemption_wakes_prefill)
+{
+	/* Task-aware, two offline requests at t = 0 (100 prompt, 100 output tokens), one prefill
+	 * and one decode instance of 3 blocks of 128 tokens each; prefill 10 ms, decode step 20 ms,
+	 * transfer 1000 + tokens ns.  Both prompts are scheduled in the prefill instance's first
+	 * step and run as two passes of one prompt, [0, 10 ms] and [10, 20 ms]; the step ends at
+	 * 20 ms, both transfers end at 20,001,100 and both requests decode together from there.
+	 * Decode step j starts at 20,001,100 + (j - 1) x 20 ms and writes position 99 + j; at
+	 * j = 29 (580,001,100) each needs its second block, 4 of 3: request 1, the last admitted,
+	 * is preempted and goes back to the offline queue.  The idle prefill instance takes it at
+	 * once: the third prompt pass starts at 580,001,100.  (It was never woken: it admits
+	 * offline requests, but the wake-up looked only for lanes whose own queue is the offline
+	 * queue, and the run ended with 1 of 2 requests finished.) */
+	struct req_spec req[2] = {{0}};
+	for (int i = 0; i < 2; i++) {
+		req[i].prompt_tokens = 100;
+		req[i].output_tokens = 100;
+		req[i].prefix_group = -1;
+		req[i].task = TASK_OFFLINE;
+	}
+	struct sim_params p = fixture_params();
+	p.disaggregated = true;
+	p.prefill_instances = 1;
+	p.decode_instances = 1;
+	p.task_aware = true;
+	p.num_kv_blocks = 3;
+	struct fixed_cost f = {10000000, 0, 20000000, 0, 0};
+	struct sim_costs c = costs_of(&f);
+	struct passlog log = {0};
+	struct sim_hooks h = {&log, NULL, log_pass, NULL, NULL};
+	struct sim s;
+	sim_init(&s, &p, req, 2, NULL, NULL, &c, &h);
+	while (sim_step(&s))
+		ck_assert(sim_check_invariants(&s));
+	ck_assert_uint_eq(s.finished, 2); /* before sim_finish(), which stops at a BUG */
+	sim_finish(&s);
+	ck_assert_int_eq(s.m.preemptions, 1);
+	ck_assert_int_eq(s.r[1].preemptions, 1);
+	int64_t prompt_starts[4];
+	int np = 0;
+	for (int i = 0; i < log.n && i < 64; i++)
+		if (log.p[i].phase == PHASE_PROMPT && np < 4)
+			prompt_starts[np++] = log.p[i].start_ns;
+	ck_assert_int_eq(np, 3);
+	ck_assert_int_eq(prompt_starts[0], 0);
+	ck_assert_int_eq(prompt_starts[1], 10000000);
+	ck_assert_int_eq(prompt_starts[2], 580001100);
+	sim_release(&s);
+}
+END_TEST
+
 static void record_done(void *ctx, const struct sim *s, int32_t id)
 {
 	((int64_t *)ctx)[id] = s->now;
@@ -1082,6 +1133,46 @@ START_TEST(sjf_aging_order)
 				      "w %g: request %d should start before %d", w[k], want[k][j],
 				      want[k][j + 1]);
 		sim_release(&s);
+	}
+}
+END_TEST
+
+START_TEST(nmax_per_instance)
+{
+	/* Two prefill instances of 100 blocks of 128 tokens, one 100-token request at t = 0:
+	 * after its arrival AdjustBuckets budgets M_safe = 0.9 x 100 x 128 = 11,520 tokens (one
+	 * instance's free KV, Eq. 5), and Eq. 6 over a queue that fits goes on with requests of
+	 * the mean queued length: N_max = floor(11,520 / 100) = 115.  With
+	 * scheduler.nmax_memory=sum both instances count: 23,040 tokens, N_max 230. */
+	struct req_spec req[1] = {{0}};
+	req[0].prompt_tokens = 100;
+	req[0].output_tokens = 3;
+	req[0].prefix_group = -1;
+	for (int sum = 0; sum < 2; sum++) {
+		struct sim_params p = fixture_params();
+		p.disaggregated = true;
+		p.prefill_instances = 2;
+		p.decode_instances = 1;
+		p.num_kv_blocks = 100;
+		p.grouping = grouping_policy("adaptive");
+		p.grouped = true;
+		struct bucketserve_cfg bc = bs_config("adaptive", "fcfs", "prompt", 4096);
+		bc.nmax_sum = sum;
+		struct fixed_cost f = {1000, 1, 100, 1, 0};
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, 1, NULL, &bc, &c, NULL);
+		ck_assert_uint_eq(sim_last_nmax(&s), UINT64_MAX); /* no adjustment yet */
+		ck_assert(sim_step(&s)); /* the arrival */
+		ck_assert_uint_eq(sim_last_nmax(&s), sum ? 230 : 115);
+		run_all(&s);
+		struct sim_stats st;
+		sim_stats(&s, &st);
+		ck_assert_uint_eq(st.nmax_calls, 1);
+		ck_assert_uint_eq(st.nmax_min, sum ? 230 : 115);
+		ck_assert_uint_eq(st.nmax_max, sum ? 230 : 115);
+		sim_release(&s);
+		bucketserve_cfg_release(&bc);
 	}
 }
 END_TEST
@@ -1913,12 +2004,14 @@ int main(void)
 	tcase_add_test(tc, monitor_counts_steps_where_they_start);
 	tcase_add_test(tc, disaggregated_charges_every_transfer);
 	tcase_add_test(tc, disaggregated_preemption_recomputes);
+	tcase_add_test(tc, disaggregated_offline_preemption_wakes_prefill);
 	tcase_add_test(tc, disaggregated_transfer_joins_next_step);
 	tcase_add_test(tc, memory_safe_never_exceeds_budget);
 	tcase_add_test(tc, memory_safe_refuses_what_never_fits);
 	tcase_add_test(tc, sjf_ljf_order);
 	tcase_add_test(tc, unified_conserves);
 	tcase_add_test(tc, task_aware_online_first);
+	tcase_add_test(tc, nmax_per_instance);
 	tcase_add_test(tc, sjf_aging_order);
 	tcase_add_test(tc, pipeline_loops_hand_worked);
 	tcase_add_test(tc, pipeline_loops_conserve);

@@ -133,7 +133,7 @@ static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const 
 			    size_t nb, size_t splits, size_t merged)
 {
 	report_boundaries_row(((struct sinks *)ctx)->f[OUT_BND], sim_now(s), offline, b, nb, splits,
-			      merged);
+			      merged, sim_last_nmax(s));
 }
 
 /* How run_csv writes the rows (the reference modes also summarise through the references). */
