@@ -11,12 +11,14 @@
 #include <string.h>
 
 #include "models/cost.h"
+#include "policies/bucket_advise.h"
 #include "policies/bucket_int.h"
 #include "policies/bucketing.h"
 #include "sim/commands.h"
 #include "sim/run_int.h"
 
-enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE, OPT_FROM_LOG };
+enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE, OPT_FROM_LOG,
+       OPT_ADVISE, OPT_MAX_BUCKETS, OPT_TRACE, OPT_HOLDOUT };
 enum fmt { FMT_LOG, FMT_JSON, FMT_CSV };
 
 struct lookup {
@@ -39,6 +41,16 @@ static const struct cli_opt opts[] = {
 	 "read the bucket lists a real server logged at start-up (its 'bucket config', "
 	 "'Generated N ... buckets' and '[Warmup]' lines) and print where this configuration's "
 	 "generated lists differ from them", "Server log"},
+	{"advise", OPT_ADVISE, 0, NULL,
+	 "advise the buckets to warm for a workload: a bucket file (VLLM_BUCKETING_FROM_FILE "
+	 "syntax) of least expected padding cost, and a report against the generated strategies",
+	 "Advisor"},
+	{"max-buckets", OPT_MAX_BUCKETS, 1, "K", "--advise: at most K buckets per phase (default 64)",
+	 "Advisor"},
+	{"trace", OPT_TRACE, 1, "FILE", "--advise: the workload's trace (default: as run: the "
+	 "bundled Alpaca trace unless workload.* generates one)", "Advisor"},
+	{"holdout", OPT_HOLDOUT, 1, "F", "--advise: fit on the first 1-F of the requests, evaluate "
+	 "on the last F (0 < F < 1)", "Advisor"},
 	CLI_HELP_OPT,
 	{0},
 };
@@ -380,7 +392,9 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	const char *output = "-";
 	struct lookup *lk = xcalloc((size_t)argc + 1, sizeof *lk);
 	size_t nlk = 0;
-	const char *from_log = NULL;
+	const char *from_log = NULL, *trace = NULL;
+	bool adv = false;
+	struct advise_opts ao = {64, 0};
 	struct bucket_log lg;
 	memset(&lg, 0, sizeof lg);
 	int c, rc = 0;
@@ -423,6 +437,33 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		case OPT_FROM_LOG:
 			from_log = st.optarg;
 			break;
+		case OPT_ADVISE:
+			adv = true;
+			break;
+		case OPT_TRACE:
+			trace = st.optarg;
+			break;
+		case OPT_MAX_BUCKETS: {
+			int64_t v;
+			char why[128];
+			if (parse_i64(st.optarg, 1, 100000, &v, why, sizeof why)) {
+				rc = cli_usage(self, "--max-buckets '%s': %s", st.optarg, why);
+				goto out;
+			}
+			ao.max_buckets = (size_t)v;
+			break;
+		}
+		case OPT_HOLDOUT: {
+			char *end;
+			double v = strtod(st.optarg, &end);
+			if (*end || end == st.optarg || !(v > 0 && v < 1)) {
+				rc = cli_usage(self, "--holdout '%s': expected a fraction between 0 and 1 "
+					       "(exclusive)", st.optarg);
+				goto out;
+			}
+			ao.holdout = v;
+			break;
+		}
 		default:
 			BUG("unhandled option %d", c);
 		}
@@ -433,7 +474,17 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	/* The configuration checked as run and validate check it (run_setup: the same rules,
 	 * every value resolved as it runs), the workload aside: it plays no part here. */
-	if (run_setup(&x, NULL, false, &err) || run_check_unread(&x, &err)) {
+	if ((trace || ao.holdout > 0 || ao.max_buckets != 64) && !adv) {
+		rc = cli_usage(self, "--trace, --max-buckets and --holdout go with --advise");
+		goto out;
+	}
+	if (adv && (nlk || from_log || fmt != FMT_LOG)) {
+		rc = cli_usage(self, "--advise prints its bucket file and report: not with --lookup, "
+			       "--from-log or --format");
+		goto out;
+	}
+	if (run_setup(&x, adv ? run_default_trace(&x.cc.cfg, trace) : NULL, adv, &err) ||
+	    run_check_unread(&x, &err)) {
 		config_locate(&x.cc.cfg, &err);
 		rc = cli_fail(&err);
 		goto out;
@@ -478,7 +529,12 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (from_log)
+	if (adv) {
+		if (buckets_advise(&x, &ao, out, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+	} else if (from_log)
 		out_from_log(out, fmt, from_log, &lg, b, p);
 	else if (fmt == FMT_LOG)
 		out_log(out, b, p, compiles, lk, nlk);
