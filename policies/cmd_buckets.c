@@ -554,7 +554,7 @@ out:
 
 const struct cli_cmd cmd_buckets = {
 	"buckets", "bucketsim buckets [-c CONFIG.json] [--set KEY=VALUE] [--env NAME=VALUE] "
-	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG]",
+	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG] [--advise [--max-buckets K] [--trace FILE] [--holdout F]]",
 	"print the warm-up bucket lists (and look-ups) of a configuration",
 	"Generates the bucket lists vLLM on Gaudi warms up for this configuration, exactly as the\n"
 	"server does (bucketing.version docs: the July 2025 code the documentation logs; current:\n"
@@ -570,10 +570,15 @@ const struct cli_cmd cmd_buckets = {
 	"read warning as for run, errors with --strict), the workload aside.\n"
 	"--from-log reads the bucket lists a real server logged at start-up and prints, phase by\n"
 	"phase, where this configuration's lists differ from them (bucketing.strategy=log with\n"
-	"bucketing.log=FILE runs the logged lists themselves).",
+	"bucketing.log=FILE runs the logged lists themselves).\n"
+	"--advise runs the workload with bucketing ideal, collects every pass's real shape and prints\n"
+	"a bucket file (VLLM_BUCKETING_FROM_FILE syntax; at most --max-buckets per phase) of least\n"
+	"expected padding cost under the cost model, with a report (as '#' comments) re-simulating\n"
+	"it against exponential, linear and padding-aware.",
 	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
 	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
 	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n"
+	"  bucketsim buckets --advise --max-buckets 16 --trace my_trace.csv -o advised.txt\n"
 	"  bucketsim buckets --from-log server.log --set bucketing.version=docs --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n",
 	opts, run,
 };

@@ -385,4 +385,41 @@ expect_stderr log_strategy_bad_msg "^bucketsim: error: $E2E_TMP/bad.log:2: "
 expect_exit 3 log-strategy-unset B --set bucketing.strategy=log
 expect_stderr log_strategy_unset_msg "bucketing.log"
 expect_exit 2 from-log-csv B --from-log $L --format csv
+# The advisor: its stdout is a bucket file the file strategy loads into the report's lists,
+# and at each baseline's bucket counts it never costs more than the baseline on the workload
+# it was fitted to.
+expect_exit 0 advise B --advise --max-buckets 16
+cp "$E2E_TMP/stdout" "$E2E_TMP/advised.txt"
+expect_exit 0 advise-load B --set bucketing.strategy=file --set bucketing.file="$E2E_TMP/advised.txt" --format json
+python3 - "$E2E_TMP/advised.txt" "$E2E_TMP/stdout" <<'P' && ok advise_file_loads || fail advise_file_loads "lists differ"
+import ast, json, sys
+rep = {l.split(":")[0][2:]: ast.literal_eval(l.split(": ", 1)[1]) for l in open(sys.argv[1])
+       if l.startswith("# prompt buckets: ") or l.startswith("# decode buckets: ")}
+d = json.load(open(sys.argv[2]))
+for ph in ("prompt", "decode"):
+    assert [tuple(b) for b in d[ph]] == rep[ph + " buckets"], ph
+    assert 1 <= len(d[ph]) <= 16
+P
+python3 - "$E2E_TMP/advised.txt" <<'P' && ok advise_never_worse || fail advise_never_worse "$(grep '^# [a-z@_]* ' "$E2E_TMP/advised.txt")"
+import sys
+rows = {}
+for l in open(sys.argv[1]):
+    f = l[2:].split()
+    if l.startswith("# ") and len(f) == 15 and f[1].isdigit():
+        rows[f[0]] = f
+assert {"advised", "exponential", "linear", "padding_aware", "advised@exponential"} <= set(rows)
+for base in ("exponential", "linear", "padding_aware"):
+    a, b = rows["advised@" + base], rows[base]
+    for col in (3, 4):   # expected padding cost, prompt and decode, seconds
+        assert float(a[col]) <= float(b[col]), (base, col)
+    for col in (1, 2):   # buckets per phase: at most the baseline's
+        assert int(a[col]) <= int(b[col]), (base, col)
+P
+expect_exit 0 advise-holdout B --advise --max-buckets 8 --holdout 0.3
+grep -q '^# bucketsim buckets --advise: 3500 requests fitted (.*), 1500 evaluated (the held-out rest); at most 8 buckets per phase$' "$E2E_TMP/stdout" \
+	&& grep -q 'held_prompt_s held_decode_s' "$E2E_TMP/stdout" && ok advise_holdout || fail advise_holdout "$(grep '^# bucketsim' "$E2E_TMP/stdout")"
+expect_exit 2 advise-k0 B --advise --max-buckets 0
+expect_exit 2 advise-holdout-1 B --advise --holdout 1
+expect_exit 2 advise-no-advise B --max-buckets 8
+expect_exit 2 advise-format B --advise --format json
 e2e_done
