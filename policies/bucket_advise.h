@@ -78,6 +78,7 @@ struct run_ctx;
 struct advise_opts {
 	size_t max_buckets;   /* per phase */
 	double holdout;       /* 0, or the fraction of the requests (the last) evaluated only */
+	double max_warmup_s;  /* 0, or a warm-up budget, seconds: replaces max_buckets */
 };
 int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, struct bs_err *err);
 

@@ -248,6 +248,35 @@ static void print_row(FILE *f, const struct row *r, bool holdout)
 		r->m.tput);
 }
 
+/* The lists the file strategy warms for SET (through the file TMP) and their warm-up compile
+ * time by the cost model, seconds. */
+static int warm_lists(struct run_ctx *x, const struct adv_set *set, const char *tmp,
+		      struct cost_ctx *cc, double *warm_s, struct bs_err *err)
+{
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
+	write_file(f, set);
+	if (fclose(f))
+		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
+	struct bucket_params bp = x->bp;
+	bp.strategy = bucket_strategy_find("file");
+	snprintf(bp.file, sizeof bp.file, "%s", tmp);
+	struct bucketer *b = NULL;
+	if (bucketer_new(&bp, &b, err))
+		return -1;
+	int64_t ns = 0;
+	for (int ph = 0; ph < 2; ph++) {
+		const struct bshape *l;
+		size_t k = bucketer_warmup_list(b, (enum phase)ph, &l);
+		for (size_t i = 0; i < k; i++)
+			ns += cc->c.compile(cc->c.ctx, ph, l[i].v, false);
+	}
+	bucketer_free(b);
+	*warm_s = (double)ns / 1e9;
+	return 0;
+}
+
 /* Evaluates the product SET: its file through strategy file, its costs and a re-simulation. */
 static int evaluate(struct run_ctx *x, const struct adv_set *set, const char *tmp,
 		    struct adv_shape **fit, const size_t *nfit, struct adv_shape **ev,
@@ -310,8 +339,41 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 	}
 	close(fd);
 
-	/* The advice. */
-	size_t ks[2] = {o->max_buckets, o->max_buckets};
+	/* The advice.  A warm-up budget: the largest K whose advice warms up within it, found by
+	 * bisection over 1..1024 (more buckets per phase warm up longer, nearly always). */
+	size_t kmax = o->max_buckets;
+	double wsec = 0;
+	if (o->max_warmup_s > 0) {
+		size_t lo = 0, hi = 1024;
+		while (lo < hi) {
+			size_t mid = (lo + hi + 1) / 2, km[2] = {mid, mid};
+			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
+			advise(cf.a, cf.n, km, NULL, &c, t);
+			double w;
+			int e = warm_lists(x, t, tmp, &cc, &w, err);
+			adv_set_free(&t[0]), adv_set_free(&t[1]);
+			if (e)
+				goto out;
+			if (w <= o->max_warmup_s)
+				lo = mid, wsec = w;
+			else
+				hi = mid - 1;
+		}
+		if (!lo) {
+			size_t k1[2] = {1, 1};
+			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
+			advise(cf.a, cf.n, k1, NULL, &c, t);
+			double w = 0;
+			int e = warm_lists(x, t, tmp, &cc, &w, err);
+			adv_set_free(&t[0]), adv_set_free(&t[1]);
+			if (!e)
+				bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL, "--max-warmup-s %g: one bucket "
+					"per phase already takes %.1f s to warm up", o->max_warmup_s, w);
+			goto out;
+		}
+		kmax = lo;
+	}
+	size_t ks[2] = {kmax, kmax};
 	advise(cf.a, cf.n, ks, NULL, &c, adv);
 	struct row *r = &rows[nrows++];
 	snprintf(r->name, sizeof r->name, "advised");
@@ -320,7 +382,11 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 	write_file(out, adv);
 	fprintf(out, "# bucketsim buckets --advise: %zu requests fitted (%zu prompt, %zu decode "
 		"distinct shapes), %zu evaluated%s; at most %zu buckets per phase\n", nfit, cf.n[0],
-		cf.n[1], n_ev, o->holdout > 0 ? " (the held-out rest)" : " (the same)", o->max_buckets);
+		cf.n[1], n_ev, o->holdout > 0 ? " (the held-out rest)" : " (the same)", kmax);
+	if (o->max_warmup_s > 0)
+		fprintf(out, "# --max-warmup-s %g: %zu buckets per phase, the most whose advice warms "
+			"up within it (%.1f s by the cost model's compile time)\n", o->max_warmup_s,
+			kmax, wsec);
 	fprintf(out, "# loads as VLLM_BUCKETING_FROM_FILE=FILE (or bucketing.strategy=file "
 		"bucketing.file=FILE): prompt %zu buckets, decode %zu\n", lists[0].n, lists[1].n);
 	for (int ph = 0; ph < 2; ph++) {

@@ -18,7 +18,7 @@
 #include "sim/run_int.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE, OPT_FROM_LOG,
-       OPT_ADVISE, OPT_MAX_BUCKETS, OPT_TRACE, OPT_HOLDOUT };
+       OPT_ADVISE, OPT_MAX_BUCKETS, OPT_TRACE, OPT_HOLDOUT, OPT_MAX_WARMUP };
 enum fmt { FMT_LOG, FMT_JSON, FMT_CSV };
 
 struct lookup {
@@ -46,6 +46,9 @@ static const struct cli_opt opts[] = {
 	 "syntax) of least expected padding cost, and a report against the generated strategies",
 	 "Advisor"},
 	{"max-buckets", OPT_MAX_BUCKETS, 1, "K", "--advise: at most K buckets per phase (default 64)",
+	 "Advisor"},
+	{"max-warmup-s", OPT_MAX_WARMUP, 1, "T", "--advise: instead of --max-buckets, the most "
+	 "buckets per phase whose warm-up takes at most T seconds (the cost model's compile time)",
 	 "Advisor"},
 	{"trace", OPT_TRACE, 1, "FILE", "--advise: the workload's trace (default: as run: the "
 	 "bundled Alpaca trace unless workload.* generates one)", "Advisor"},
@@ -394,7 +397,8 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	size_t nlk = 0;
 	const char *from_log = NULL, *trace = NULL;
 	bool adv = false;
-	struct advise_opts ao = {64, 0};
+	struct advise_opts ao = {64, 0, 0};
+	bool kset = false;
 	struct bucket_log lg;
 	memset(&lg, 0, sizeof lg);
 	int c, rc = 0;
@@ -451,6 +455,18 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 				goto out;
 			}
 			ao.max_buckets = (size_t)v;
+			kset = true;
+			break;
+		}
+		case OPT_MAX_WARMUP: {
+			char *end;
+			double v = strtod(st.optarg, &end);
+			if (*end || end == st.optarg || !(v > 0 && v < 1e9)) {
+				rc = cli_usage(self, "--max-warmup-s '%s': expected seconds above 0",
+					       st.optarg);
+				goto out;
+			}
+			ao.max_warmup_s = v;
 			break;
 		}
 		case OPT_HOLDOUT: {
@@ -474,8 +490,13 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	/* The configuration checked as run and validate check it (run_setup: the same rules,
 	 * every value resolved as it runs), the workload aside: it plays no part here. */
-	if ((trace || ao.holdout > 0 || ao.max_buckets != 64) && !adv) {
-		rc = cli_usage(self, "--trace, --max-buckets and --holdout go with --advise");
+	if ((trace || ao.holdout > 0 || kset || ao.max_warmup_s > 0) && !adv) {
+		rc = cli_usage(self, "--trace, --max-buckets, --max-warmup-s and --holdout go with "
+			       "--advise");
+		goto out;
+	}
+	if (kset && ao.max_warmup_s > 0) {
+		rc = cli_usage(self, "--max-buckets and --max-warmup-s: give one budget");
 		goto out;
 	}
 	if (adv && (nlk || from_log || fmt != FMT_LOG)) {
@@ -554,7 +575,7 @@ out:
 
 const struct cli_cmd cmd_buckets = {
 	"buckets", "bucketsim buckets [-c CONFIG.json] [--set KEY=VALUE] [--env NAME=VALUE] "
-	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG] [--advise [--max-buckets K] [--trace FILE] [--holdout F]]",
+	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG] [--advise [--max-buckets K|--max-warmup-s T] [--trace FILE] [--holdout F]]",
 	"print the warm-up bucket lists (and look-ups) of a configuration",
 	"Generates the bucket lists vLLM on Gaudi warms up for this configuration, exactly as the\n"
 	"server does (bucketing.version docs: the July 2025 code the documentation logs; current:\n"

@@ -418,6 +418,18 @@ P
 expect_exit 0 advise-holdout B --advise --max-buckets 8 --holdout 0.3
 grep -q '^# bucketsim buckets --advise: 3500 requests fitted (.*), 1500 evaluated (the held-out rest); at most 8 buckets per phase$' "$E2E_TMP/stdout" \
 	&& grep -q 'held_prompt_s held_decode_s' "$E2E_TMP/stdout" && ok advise_holdout || fail advise_holdout "$(grep '^# bucketsim' "$E2E_TMP/stdout")"
+expect_exit 0 advise-warmup B --advise --max-warmup-s 60
+python3 - "$E2E_TMP/stdout" <<'P' && ok advise_warmup_budget || fail advise_warmup_budget "$(grep -e '^# --max' -e '^# advised ' "$E2E_TMP/stdout")"
+import re, sys
+t = open(sys.argv[1]).read()
+k, w = re.search(r"^# --max-warmup-s 60: (\d+) buckets per phase, the most whose advice warms up within it \(([0-9.]+) s", t, re.M).groups()
+row = [l[2:].split() for l in t.splitlines() if l.startswith("# advised ")][0]
+assert float(w) <= 60 and float(row[7]) <= 60.05 and abs(float(row[7]) - float(w)) < 0.1, (w, row)
+assert int(row[1]) <= int(k) and int(row[2]) <= int(k)
+P
+expect_exit 2 advise-two-budgets B --advise --max-buckets 8 --max-warmup-s 60
+expect_exit 3 advise-warmup-tiny B --advise --max-warmup-s 0.001
+expect_stderr advise_warmup_tiny_msg "^bucketsim: error: --max-warmup-s 0.001: one bucket per phase already takes [0-9.]+ s to warm up$"
 expect_exit 2 advise-k0 B --advise --max-buckets 0
 expect_exit 2 advise-holdout-1 B --advise --holdout 1
 expect_exit 2 advise-no-advise B --max-buckets 8
