@@ -176,9 +176,9 @@ int64_t adv_dp_dim(int ph, const struct adv_shape *sh, size_t n, struct adv_set 
 			acc = 0;
 			for (size_t o = 0; o < no; o++)
 				acc += P[(v + 1) * no + o];
-			if (v == m - 1 || acc * (ADV_MAX_CAND - 1) >= wt * next) {
+			if (v == m - 1 || (wt > 0 && acc * (ADV_MAX_CAND - 1) >= wt * next)) {
 				cand[nca++] = v;
-				while (acc * (ADV_MAX_CAND - 1) >= wt * next)
+				while (wt > 0 && acc * (ADV_MAX_CAND - 1) >= wt * next)
 					next++;
 			}
 		}

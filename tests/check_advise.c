@@ -223,6 +223,31 @@ START_TEST(product_search)
 }
 END_TEST
 
+/* More distinct values than the programme's candidates (400): the list stays within the budget
+ * and costs what the product costs, no more than an even spread (here a compile is cheaper
+ * than padding the longest queries, so the list stops below them). */
+START_TEST(many_values)
+{
+	static struct adv_shape sh[600];
+	for (int i = 0; i < 600; i++)
+		sh[i] = (struct adv_shape){{1, 2 + i, 0}, 1 + (i % 7)};
+	struct adv_set s = {0}, even = {0};
+	ivec_push(&s.val[0], 1);
+	ivec_push(&s.val[1], 601);
+	ivec_push(&s.val[2], 0);
+	int64_t dp = adv_dp_dim(PH, sh, 600, &s, 1, 5, &cost);
+	ck_assert_uint_le(s.val[1].n, 5);
+	ck_assert_int_eq(dp, adv_cost_product(PH, sh, 600, &s, &cost));
+	ivec_push(&even.val[0], 1);
+	ivec_push(&even.val[2], 0);
+	for (int v = 121; v <= 601; v += 120)
+		ivec_push(&even.val[1], v);
+	ck_assert_int_le(dp, adv_cost_product(PH, sh, 600, &even, &cost));
+	adv_set_free(&s);
+	adv_set_free(&even);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("advise");
@@ -232,6 +257,7 @@ int main(void)
 	tcase_add_test(tc, uncovered_charged_compile);
 	tcase_add_test(tc, list_lookup_is_ceiling);
 	tcase_add_test(tc, product_search);
+	tcase_add_test(tc, many_values);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
