@@ -85,7 +85,7 @@ static int64_t brute_dim(const struct adv_shape *sh, size_t n, const struct adv_
  * choice in 1..12, for every K. */
 START_TEST(dp_exact_one_dim)
 {
-	for (int trial = 0; trial < 40; trial++) {
+	for (int trial = 0; trial < 25; trial++) {
 		struct adv_shape sh[16];
 		int maxv[3] = {1, 10, 0};
 		size_t n = shapes(sh, 1 + (size_t)rnd(14), maxv);
@@ -252,6 +252,7 @@ int main(void)
 {
 	Suite *s = suite_create("advise");
 	TCase *tc = tcase_create("dp");
+	tcase_set_timeout(tc, 120);   /* brute force under the sanitizers on a loaded machine */
 	tcase_add_test(tc, dp_exact_one_dim);
 	tcase_add_test(tc, dp_exact_given_others);
 	tcase_add_test(tc, uncovered_charged_compile);
