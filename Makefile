@@ -21,7 +21,7 @@
 #   SANITIZE=...   extra -fsanitize= list (used by the build-san pass)
 #   SAN_CC=clang   compiler of the sanitizer and fuzzing builds (gcc has no float-cast-overflow)
 #   FUZZ_TIME=60   seconds per harness for make fuzz; FUZZ_RUNS=N runs N inputs instead
-#   FUZZ=name      make fuzz runs only this harness (trace_csv trace_jsonl config bucket_file calib collect)
+#   FUZZ=name      make fuzz runs only this harness (one of tests/fuzz/fuzz_NAME.c: trace_csv, collect, ...)
 #   FUZZ_FLAGS=... more libFuzzer options for make fuzz (e.g. -close_fd_mask=2 silences the
 #                  harness's own stderr, such as the config warnings; sanitizer reports remain)
 #   BUILD=dir      build directory (default build)
@@ -37,7 +37,8 @@ SAN_LIST := address,undefined,float-cast-overflow
 FUZZ_TIME ?= 60
 FUZZ_RUNS ?=
 FUZZ_FLAGS ?=
-FUZZ_NAMES := trace_csv trace_jsonl config bucket_file calib collect
+# Every harness tests/fuzz/fuzz_NAME.c, by its file: adding one is adding the file.
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ     ?= $(FUZZ_NAMES)
 
 ifeq ($(V),1)

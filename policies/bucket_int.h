@@ -88,6 +88,25 @@ int bucket_file_parse_text(const char *text, const char *name, struct blist *pro
 int bucket_file_parse(const char *path, struct blist *prompt, struct blist *decode,
 		      struct bs_err *err);
 
+/* The bucket lists of a vllm-gaudi start-up log (bucket_log.c; grammar and the upstream function
+ * printing each line there).  LIST is what the server warmed per phase (enum phase): the
+ * Generated list, plus the spec-decode list for decode, or, when the phase has no Generated
+ * line, the distinct shapes of its [Warmup] lines; sorted and unique. */
+struct bucket_log {
+	struct blist list[3];
+	struct blist gen[3], spec;      /* the Generated lists as logged */
+	struct blist warm[3];           /* distinct [Warmup] shapes, in log order */
+	long gen_line[3], spec_line;    /* line of each Generated list, 0 = none */
+	long cfg_line[2];               /* line of the prompt / decode config line, 0 = none */
+	char cfg[2][512];               /* its message, from "Prompt bucket config" on */
+};
+/* Parses TEXT (NAME in errors "NAME:LINE: ...", exit 3).  LG is zeroed first and must be
+ * released with bucket_log_free() whatever the result. */
+int bucket_log_parse_text(const char *text, const char *name, struct bucket_log *lg,
+			  struct bs_err *err);
+int bucket_log_parse(const char *path, struct bucket_log *lg, struct bs_err *err);
+void bucket_log_free(struct bucket_log *lg);
+
 /* Output of generation: the warm-up lists and the server's config log lines. */
 struct bgen {
 	struct blist prompt, decode, unified;

@@ -12,6 +12,8 @@ const struct cfg_def bucketing_cfg_defs[] = {
 	 "extension the documentation logs (reproduces its logs)"},
 	{"bucketing.file", CFG_STRING, NULL, 0, 0, NULL, CFG_UNIT_FILE,
 	 "bucket file for strategy file (VLLM_BUCKETING_FROM_FILE syntax)"},
+	{"bucketing.log", CFG_STRING, NULL, 0, 0, NULL, CFG_UNIT_FILE,
+	 "a vllm-gaudi server's log for strategy log: the bucket lists it logged at start-up"},
 	{"bucketing.skip_warmup", CFG_BOOL, "false", 0, 0, NULL, "",
 	 "compile nothing at start; every shape compiles on first use (VLLM_SKIP_WARMUP)"},
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},

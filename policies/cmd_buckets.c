@@ -11,12 +11,14 @@
 #include <string.h>
 
 #include "models/cost.h"
+#include "policies/bucket_advise.h"
 #include "policies/bucket_int.h"
 #include "policies/bucketing.h"
 #include "sim/commands.h"
 #include "sim/run_int.h"
 
-enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE };
+enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE, OPT_FROM_LOG,
+       OPT_ADVISE, OPT_MAX_BUCKETS, OPT_TRACE, OPT_HOLDOUT, OPT_MAX_WARMUP };
 enum fmt { FMT_LOG, FMT_JSON, FMT_CSV };
 
 struct lookup {
@@ -35,6 +37,23 @@ static const struct cli_opt opts[] = {
 	 "map a runtime shape to its bucket: prompt:BS,QUERY,CTX_BLOCKS, decode:BS,1,NUM_BLOCKS or "
 	 "unified:QUERY,SHARED,UNIQUE,CAUSAL (BS, QUERY, NUM_BLOCKS at least 1); repeatable, run "
 	 "in order", "Look-ups"},
+	{"from-log", OPT_FROM_LOG, 1, "FILE",
+	 "read the bucket lists a real server logged at start-up (its 'bucket config', "
+	 "'Generated N ... buckets' and '[Warmup]' lines) and print where this configuration's "
+	 "generated lists differ from them", "Server log"},
+	{"advise", OPT_ADVISE, 0, NULL,
+	 "advise the buckets to warm for a workload: a bucket file (VLLM_BUCKETING_FROM_FILE "
+	 "syntax) of least expected padding cost, and a report against the generated strategies",
+	 "Advisor"},
+	{"max-buckets", OPT_MAX_BUCKETS, 1, "K", "--advise: at most K buckets per phase (default 64)",
+	 "Advisor"},
+	{"max-warmup-s", OPT_MAX_WARMUP, 1, "T", "--advise: instead of --max-buckets, the most "
+	 "buckets per phase whose warm-up takes at most T seconds (the cost model's compile time)",
+	 "Advisor"},
+	{"trace", OPT_TRACE, 1, "FILE", "--advise: the workload's trace (default: as run: the "
+	 "bundled Alpaca trace unless workload.* generates one)", "Advisor"},
+	{"holdout", OPT_HOLDOUT, 1, "F", "--advise: fit on the first 1-F of the requests, evaluate "
+	 "on the last F (0 < F < 1)", "Advisor"},
 	CLI_HELP_OPT,
 	{0},
 };
@@ -253,6 +272,119 @@ static void out_csv(FILE *out, const struct bucketer *b, const struct bucket_par
 	}
 }
 
+/* Buckets of A missing from B (both sorted and unique) into OUT. */
+static void list_minus(const struct bshape *a, size_t na, const struct bshape *b, size_t nb,
+		       struct blist *out)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < na; i++) {
+		while (j < nb && bshape_cmp(&b[j], &a[i]) < 0)
+			j++;
+		if (j == nb || bshape_cmp(&b[j], &a[i]))
+			blist_push(out, a[i].v[0], a[i].v[1], a[i].v[2], a[i].v[3]);
+	}
+}
+
+/* --from-log: the logged lists beside this configuration's, phase by phase. */
+static void out_from_log(FILE *out, enum fmt fmt, const char *path, const struct bucket_log *lg,
+			 const struct bucketer *b, const struct bucket_params *p)
+{
+	size_t nph;
+	const enum phase *phs = phases_of(p, &nph);
+	bool uni_log = lg->list[PHASE_UNIFIED].n > 0;
+	cJSON *root = fmt == FMT_JSON ? cJSON_CreateObject() : NULL;
+	if (root) {
+		cJSON_AddStringToObject(root, "log", path);
+		cJSON_AddStringToObject(root, "version", bucket_version_name(p->version));
+		cJSON_AddStringToObject(root, "strategy", p->strategy->info.name);
+	} else {
+		fprintf(out, "# log %s against bucketsim's %s strategy, version %s\n", path,
+			p->strategy->info.name, bucket_version_name(p->version));
+	}
+	for (int ph = 0; ph < 3; ph++) {
+		if ((ph == PHASE_UNIFIED) != uni_log)
+			continue;
+		const struct blist *ll = &lg->list[ph];
+		const struct bshape *gl = NULL;
+		size_t gn = 0;
+		bool has = false;
+		for (size_t i = 0; i < nph; i++)
+			has |= phs[i] == (enum phase)ph;
+		if (has && p->enabled)
+			gn = bucketer_warmup_list(b, (enum phase)ph, &gl);
+		struct blist only_log = {0}, only_sim = {0};
+		list_minus(ll->a, ll->n, gl, gn, &only_log);
+		list_minus(gl, gn, ll->a, ll->n, &only_sim);
+		int nd = bucket_phase_ndim((enum phase)ph);
+		const char *src = lg->gen_line[ph] ? "Generated" : "warm-up";
+		long line = lg->gen_line[ph] ? lg->gen_line[ph] : 0;
+		const char *cl = ph < 2 ? bucketer_config_line(b, (enum phase)ph) : "";
+		bool cfg_same = ph < 2 && lg->cfg_line[ph] && !strcmp(cl, lg->cfg[ph]);
+		if (root) {
+			cJSON *o = cJSON_AddObjectToObject(root, bucket_phase_name((enum phase)ph));
+			cJSON_AddNumberToObject(o, "log_buckets", (double)ll->n);
+			cJSON_AddStringToObject(o, "log_source", ll->n ? src : "none");
+			cJSON_AddNumberToObject(o, "log_line", (double)line);
+			cJSON_AddNumberToObject(o, "log_warmup_shapes", (double)lg->warm[ph].n);
+			cJSON_AddNumberToObject(o, "bucketsim_buckets", (double)gn);
+			if (ph < 2) {
+				if (lg->cfg_line[ph])
+					cJSON_AddStringToObject(o, "log_config", lg->cfg[ph]);
+				else
+					cJSON_AddNullToObject(o, "log_config");
+				cJSON_AddStringToObject(o, "bucketsim_config", cl);
+			}
+			const struct blist *ls[2] = {&only_log, &only_sim};
+			const char *nm[2] = {"only_in_log", "only_in_bucketsim"};
+			for (int k = 0; k < 2; k++) {
+				cJSON *a = cJSON_AddArrayToObject(o, nm[k]);
+				for (size_t i = 0; i < ls[k]->n; i++)
+					cJSON_AddItemToArray(a, shape_json(&ls[k]->a[i], nd));
+			}
+		} else {
+			const char *pn = bucket_phase_name((enum phase)ph);
+			if (!ll->n)
+				fprintf(out, "# %s: the log lists no bucket\n", pn);
+			else if (line)
+				fprintf(out, "# %s: %zu buckets in the log (Generated line %ld; %zu "
+					"distinct [Warmup] shapes), %zu generated by bucketsim", pn, ll->n,
+					line, lg->warm[ph].n, gn);
+			else
+				fprintf(out, "# %s: %zu buckets in the log (the distinct [Warmup] shapes; "
+					"no Generated line), %zu generated by bucketsim", pn, ll->n, gn);
+			if (ll->n)
+				fputs(!only_log.n && !only_sim.n ? ": identical\n" : ": they differ\n",
+				      out);
+			if (ph < 2 && (lg->cfg_line[ph] || *cl)) {
+				if (lg->cfg_line[ph])
+					fprintf(out, "#   config in the log (line %ld): %s\n",
+						lg->cfg_line[ph], lg->cfg[ph]);
+				else
+					fprintf(out, "#   config in the log: none\n");
+				fprintf(out, "#   config of bucketsim%s: %s\n", cfg_same ? " (the same)" : "",
+					*cl ? cl : "none");
+			}
+			const struct blist *ls[2] = {&only_log, &only_sim};
+			const char *nm[2] = {"only in the log", "only in bucketsim"};
+			for (int k = 0; k < 2; k++)
+				if (ls[k]->n) {
+					fprintf(out, "#   %zu %s: ", ls[k]->n, nm[k]);
+					blist_print_py(ls[k], nd, out);
+					fputc('\n', out);
+				}
+		}
+		blist_free(&only_log);
+		blist_free(&only_sim);
+	}
+	if (root) {
+		char *js = cJSON_Print(root);
+		fputs(js, out);
+		fputc('\n', out);
+		free(js);
+		cJSON_Delete(root);
+	}
+}
+
 static int run(const struct cli_cmd *self, int argc, char **argv)
 {
 	struct run_ctx x;
@@ -263,6 +395,12 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	const char *output = "-";
 	struct lookup *lk = xcalloc((size_t)argc + 1, sizeof *lk);
 	size_t nlk = 0;
+	const char *from_log = NULL, *trace = NULL;
+	bool adv = false;
+	struct advise_opts ao = {64, 0, 0};
+	bool kset = false;
+	struct bucket_log lg;
+	memset(&lg, 0, sizeof lg);
 	int c, rc = 0;
 	struct outset os;
 	outset_init(&os);
@@ -300,6 +438,48 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 				goto out;
 			nlk++;
 			break;
+		case OPT_FROM_LOG:
+			from_log = st.optarg;
+			break;
+		case OPT_ADVISE:
+			adv = true;
+			break;
+		case OPT_TRACE:
+			trace = st.optarg;
+			break;
+		case OPT_MAX_BUCKETS: {
+			int64_t v;
+			char why[128];
+			if (parse_i64(st.optarg, 1, 100000, &v, why, sizeof why)) {
+				rc = cli_usage(self, "--max-buckets '%s': %s", st.optarg, why);
+				goto out;
+			}
+			ao.max_buckets = (size_t)v;
+			kset = true;
+			break;
+		}
+		case OPT_MAX_WARMUP: {
+			char *end;
+			double v = strtod(st.optarg, &end);
+			if (*end || end == st.optarg || !(v > 0 && v < 1e9)) {
+				rc = cli_usage(self, "--max-warmup-s '%s': expected seconds above 0",
+					       st.optarg);
+				goto out;
+			}
+			ao.max_warmup_s = v;
+			break;
+		}
+		case OPT_HOLDOUT: {
+			char *end;
+			double v = strtod(st.optarg, &end);
+			if (*end || end == st.optarg || !(v > 0 && v < 1)) {
+				rc = cli_usage(self, "--holdout '%s': expected a fraction between 0 and 1 "
+					       "(exclusive)", st.optarg);
+				goto out;
+			}
+			ao.holdout = v;
+			break;
+		}
 		default:
 			BUG("unhandled option %d", c);
 		}
@@ -310,13 +490,40 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	/* The configuration checked as run and validate check it (run_setup: the same rules,
 	 * every value resolved as it runs), the workload aside: it plays no part here. */
-	if (run_setup(&x, NULL, false, &err) || run_check_unread(&x, &err)) {
+	if ((trace || ao.holdout > 0 || kset || ao.max_warmup_s > 0) && !adv) {
+		rc = cli_usage(self, "--trace, --max-buckets, --max-warmup-s and --holdout go with "
+			       "--advise");
+		goto out;
+	}
+	if (kset && ao.max_warmup_s > 0) {
+		rc = cli_usage(self, "--max-buckets and --max-warmup-s: give one budget");
+		goto out;
+	}
+	if (adv && (nlk || from_log || fmt != FMT_LOG)) {
+		rc = cli_usage(self, "--advise prints its bucket file and report: not with --lookup, "
+			       "--from-log or --format");
+		goto out;
+	}
+	if (run_setup(&x, adv ? run_default_trace(&x.cc.cfg, trace) : NULL, adv, &err) ||
+	    run_check_unread(&x, &err)) {
 		config_locate(&x.cc.cfg, &err);
 		rc = cli_fail(&err);
 		goto out;
 	}
 	if (x.cc.print_config) {
 		config_print(&x.cc.cfg, stdout);
+		goto out;
+	}
+	if (from_log && nlk) {
+		rc = cli_usage(self, "--from-log and --lookup: give one or the other");
+		goto out;
+	}
+	if (from_log && fmt == FMT_CSV) {
+		rc = cli_usage(self, "--from-log prints log or json, not csv");
+		goto out;
+	}
+	if (from_log && bucket_log_parse(from_log, &lg, &err)) {
+		rc = cli_fail(&err);
 		goto out;
 	}
 	const struct bucket_params *p = &x.bp;
@@ -343,7 +550,14 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (fmt == FMT_LOG)
+	if (adv) {
+		if (buckets_advise(&x, &ao, out, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+	} else if (from_log)
+		out_from_log(out, fmt, from_log, &lg, b, p);
+	else if (fmt == FMT_LOG)
 		out_log(out, b, p, compiles, lk, nlk);
 	else if (fmt == FMT_JSON)
 		out_json(out, b, p, &x.sp, compiles, lk, nlk);
@@ -354,13 +568,14 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 out:
 	outset_abort(&os);
 	run_teardown(&x);
+	bucket_log_free(&lg);
 	free(lk);
 	return rc;
 }
 
 const struct cli_cmd cmd_buckets = {
 	"buckets", "bucketsim buckets [-c CONFIG.json] [--set KEY=VALUE] [--env NAME=VALUE] "
-	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]...",
+	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG] [--advise [--max-buckets K|--max-warmup-s T] [--trace FILE] [--holdout F]]",
 	"print the warm-up bucket lists (and look-ups) of a configuration",
 	"Generates the bucket lists vLLM on Gaudi warms up for this configuration, exactly as the\n"
 	"server does (bucketing.version docs: the July 2025 code the documentation logs; current:\n"
@@ -373,9 +588,18 @@ const struct cli_cmd cmd_buckets = {
 	"vLLM-Gaudi environment variables (--env) win over the equivalent keys a preset set; a key\n"
 	"and its variable both given different values are an error.  The configuration is checked\n"
 	"as run and validate check it (the same rules, errors and warnings, keys set but never\n"
-	"read warning as for run, errors with --strict), the workload aside.",
+	"read warning as for run, errors with --strict), the workload aside.\n"
+	"--from-log reads the bucket lists a real server logged at start-up and prints, phase by\n"
+	"phase, where this configuration's lists differ from them (bucketing.strategy=log with\n"
+	"bucketing.log=FILE runs the logged lists themselves).\n"
+	"--advise runs the workload with bucketing ideal, collects every pass's real shape and prints\n"
+	"a bucket file (VLLM_BUCKETING_FROM_FILE syntax; at most --max-buckets per phase) of least\n"
+	"expected padding cost under the cost model, with a report (as '#' comments) re-simulating\n"
+	"it against exponential, linear and padding-aware.",
 	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
 	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
-	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n",
+	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n"
+	"  bucketsim buckets --advise --max-buckets 16 --trace my_trace.csv -o advised.txt\n"
+	"  bucketsim buckets --from-log server.log --set bucketing.version=docs --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n",
 	opts, run,
 };

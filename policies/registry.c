@@ -80,6 +80,7 @@ const struct policy_family loop_family = {"loop", "cluster.engine_loop",
 	X(bucket_strategy, bucket_padding_aware)        \
 	X(bucket_strategy, bucket_unified)              \
 	X(bucket_strategy, bucket_file)                 \
+	X(bucket_strategy, bucket_log)                  \
 	X(bucket_strategy, bucket_none)                 \
 	X(bucket_strategy, bucket_pow2)                 \
 	X(bucket_strategy, bucket_ideal)                \

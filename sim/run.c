@@ -217,6 +217,11 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 			   "(VLLM_ENABLE_BUCKETING=false)"))
 			return -1;
 	}
+	/* The server's log: read by strategy log (policies/bucket_log.c) with bucketing on. */
+	if (user_set(c, "bucketing.log") && (strcmp(bp->strategy->info.name, "log") || !bp->enabled) &&
+	    unread(c, "bucketing.log", false, err, "only bucketing strategy log reads it, and the "
+		   "strategy is '%s'%s", bp->strategy->info.name, bp->enabled ? "" : " with bucketing off"))
+		return -1;
 	return run_check_unread_workload(c, w, p, err);
 }
 

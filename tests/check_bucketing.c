@@ -1703,8 +1703,286 @@ static void check_lookups(struct bucketer *b, const struct bucket_params *p, enu
 }
 
 /* The generic properties of one strategy, version and configuration. */
+/* ---------------- server logs (strategy log, buckets --from-log) ---------------- */
+
+/* The documentation's start-up log (vllm-gaudi docs/features/bucketing_mechanism.md, copied
+ * verbatim; the extension ad558281 printed it), preceded by a line that is not the
+ * bucketing's. */
+static const char *seed_log =
+	"INFO 07-07 19:27:30 [api_server.py:1] vLLM API server version 0.9.2\n"
+	"INFO 07-07 19:27:37 [exponential.py:36] Prompt bucket config (min, step, max_warmup, lim"
+	"it) bs:[1, 1, 1, 1], seq:[128, 128, 1024, 11]\n"
+	"INFO 07-07 19:27:37 [common.py:85] Generated 36 prompt buckets [bs, query, num_blocks]: "
+	"[(1, 128, 0), (1, 128, 1), (1, 128, 2), (1, 128, 3), (1, 128, 4), (1, 128, 5), (1, 128, "
+	"6), (1, 128, 7), (1, 256, 0), (1, 256, 1), (1, 256, 2), (1, 256, 3), (1, 256, 4), (1, 25"
+	"6, 5), (1, 256, 6), (1, 384, 0), (1, 384, 1), (1, 384, 2), (1, 384, 3), (1, 384, 4), (1,"
+	" 384, 5), (1, 512, 0), (1, 512, 1), (1, 512, 2), (1, 512, 3), (1, 512, 4), (1, 640, 0), "
+	"(1, 640, 1), (1, 640, 2), (1, 640, 3), (1, 768, 0), (1, 768, 1), (1, 768, 2), (1, 896, 0"
+	"), (1, 896, 1), (1, 1024, 0)]\n"
+	"INFO 07-07 19:27:37 [common.py:85] Generated 42 decode buckets [bs, query, num_blocks]: "
+	"[(1, 1, 128), (1, 1, 256), (1, 1, 384), (1, 1, 512), (1, 1, 640), (1, 1, 768), (1, 1, 89"
+	"6), (1, 1, 1024), (1, 1, 1408), (1, 1, 1792), (1, 1, 2432), (1, 1, 3328), (1, 1, 4352), "
+	"(1, 1, 5888), (2, 1, 128), (2, 1, 256), (2, 1, 384), (2, 1, 512), (2, 1, 640), (2, 1, 76"
+	"8), (2, 1, 896), (2, 1, 1024), (2, 1, 1408), (2, 1, 1792), (2, 1, 2432), (2, 1, 3328), ("
+	"2, 1, 4352), (2, 1, 5888), (4, 1, 128), (4, 1, 256), (4, 1, 384), (4, 1, 512), (4, 1, 64"
+	"0), (4, 1, 768), (4, 1, 896), (4, 1, 1024), (4, 1, 1408), (4, 1, 1792), (4, 1, 2432), (4"
+	", 1, 3328), (4, 1, 4352), (4, 1, 5888)]\n";
+
+/* A log with none of the bucketing's lines but a [Warmup] line of every bucket, as the July 2025
+ * runner (vllm-gaudi 650ce373, log_warmup: num_ctx_blocks) printed them, in warm-up order. */
+static const char *sample_log =
+	"INFO 07-14 10:00:00 [hpu_model_runner.py:2013] [Warmup][Prompt][1/3] batch_size:1 "
+	"query_len:1024 num_ctx_blocks:0 free_mem:60.1 GiB\n"
+	"INFO 07-14 10:00:01 [hpu_model_runner.py:2013] [Warmup][Prompt][2/3] batch_size:1 "
+	"query_len:256 num_ctx_blocks:4 free_mem:60.1 GiB\n"
+	"INFO 07-14 10:00:02 [hpu_model_runner.py:2013] [Warmup][Prompt][3/3] batch_size:1 "
+	"query_len:128 num_ctx_blocks:0 free_mem:60.1 GiB\n"
+	"INFO 07-14 10:00:03 [hpu_model_runner.py:2013] [Warmup][Decode][1/2] batch_size:4 "
+	"query_len:1 num_ctx_blocks:64 free_mem:60.0 GiB\n"
+	"INFO 07-14 10:00:04 [hpu_model_runner.py:2013] [Warmup][Decode][2/2] batch_size:1 "
+	"query_len:1 num_ctx_blocks:8 free_mem:60.0 GiB\n";
+
+static void log_ok(const char *text, struct bucket_log *lg)
+{
+	struct bs_err e = {0};
+	ck_assert_msg(!bucket_log_parse_text(text, "s.log", lg, &e), "%s:%ld: %s", e.file, e.line,
+		      e.msg);
+}
+
+/* The documentation's lines give exactly the 36 prompt and 42 decode buckets they list. */
+START_TEST(log_seed)
+{
+	struct bucket_log lg;
+	log_ok(seed_log, &lg);
+	/* prompt: the triangle ctx 0 .. 8 - q/128 for q = 128 .. 1024 step 128: 8 + 7 + ... + 1 */
+	struct blist *pr = &lg.list[PHASE_PROMPT], *de = &lg.list[PHASE_DECODE];
+	ck_assert_uint_eq(pr->n, 36);
+	size_t k = 0;
+	for (int q = 128; q <= 1024; q += 128)
+		for (int c = 0; c <= 8 - q / 128; c++, k++) {
+			ck_assert_int_eq(pr->a[k].v[0], 1);
+			ck_assert_int_eq(pr->a[k].v[1], q);
+			ck_assert_int_eq(pr->a[k].v[2], c);
+		}
+	/* decode: bs {1, 2, 4} x the 14 block values */
+	static const int blocks[14] = {128, 256, 384, 512, 640, 768, 896, 1024, 1408, 1792, 2432,
+				       3328, 4352, 5888};
+	ck_assert_uint_eq(de->n, 42);
+	k = 0;
+	for (int bs = 1; bs <= 4; bs *= 2)
+		for (int i = 0; i < 14; i++, k++) {
+			ck_assert_int_eq(de->a[k].v[0], bs);
+			ck_assert_int_eq(de->a[k].v[1], 1);
+			ck_assert_int_eq(de->a[k].v[2], blocks[i]);
+		}
+	ck_assert_uint_eq(lg.list[PHASE_UNIFIED].n, 0);
+	ck_assert_int_eq(lg.cfg_line[PHASE_PROMPT], 2);
+	ck_assert_int_eq(lg.cfg_line[PHASE_DECODE], 0);
+	ck_assert_str_eq(lg.cfg[PHASE_PROMPT], "Prompt bucket config (min, step, max_warmup, limit) "
+			 "bs:[1, 1, 1, 1], seq:[128, 128, 1024, 11]");
+	ck_assert_int_eq(lg.gen_line[PHASE_PROMPT], 3);
+	ck_assert_int_eq(lg.gen_line[PHASE_DECODE], 4);
+	bucket_log_free(&lg);
+
+	/* strategy log runs exactly these lists, as version docs generates them for the seed */
+	char path[] = "/tmp/bs_blogXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, seed_log, strlen(seed_log)), (int)strlen(seed_log));
+	close(fd);
+	/* the reference: version docs's own lists for the seed */
+	base("docs", "1024", "4", "5781");
+	struct bucket_params pd;
+	struct bucketer *ref = make(&pd);
+	struct blist want[2] = {{0}, {0}};
+	for (int ph = 0; ph < 2; ph++) {
+		const struct bshape *r;
+		size_t n = bucketer_list(ref, (enum phase)ph, &r);
+		for (size_t i = 0; i < n; i++)
+			blist_push(&want[ph], r[i].v[0], r[i].v[1], r[i].v[2], 0);
+	}
+	done(ref);
+	for (int v = 0; v < 2; v++) {
+		base(v ? "current" : "docs", "1024", "4", "5781");
+		cset("bucketing.strategy", "log");
+		cset("bucketing.log", path);
+		struct bucket_params p;
+		struct bucketer *b = make(&p);
+		for (int ph = 0; ph < 2; ph++) {
+			const struct bshape *l;
+			size_t n = bucketer_list(b, (enum phase)ph, &l);
+			ck_assert_uint_eq(n, want[ph].n);
+			ck_assert_uint_eq(n, ph ? 42 : 36);
+			for (size_t i = 0; i < n; i++)
+				ck_assert_int_eq(bshape_cmp(&l[i], &want[ph].a[i]), 0);
+		}
+		ck_assert_str_eq(bucketer_config_line(b, PHASE_PROMPT), "Prompt bucket config (min, "
+				 "step, max_warmup, limit) bs:[1, 1, 1, 1], seq:[128, 128, 1024, 11]");
+		ck_assert_str_eq(bucketer_config_line(b, PHASE_DECODE), "");
+		done(b);
+	}
+	blist_free(&want[0]);
+	blist_free(&want[1]);
+	unlink(path);
+}
+END_TEST
+
+/* Logs of the other versions, constructed from the upstream functions that print them. */
+START_TEST(log_versions)
+{
+	struct bucket_log lg;
+	/* head (091bbadd): exponential.py's config lines, common.py's Generated lines and a spec
+	 * decode list, hpu_model_runner.py's [Warmup] lines; every line printed twice, by two
+	 * tensor-parallel workers */
+	static const char *head =
+		"(EngineCore_DP0 pid=805) INFO 08-21 12:00:00 [exponential.py:80] Prompt bucket "
+		"config (min, step, max_warmup, limit) bs:[1, 2, 1, 1], query:[128, 128, 2048, 11], "
+		"blocks:[0, 1, 7, 4]\n"
+		"(EngineCore_DP0 pid=805) INFO 08-21 12:00:00 [common.py:253] Generated 4 prompt "
+		"buckets [bs, query, num_blocks]: [(1, 128, 0), (1, 128, 7), (1, 1024, 0), (1, 896, 1)]\n"
+		"(EngineCore_DP0 pid=805) INFO 08-21 12:00:00 [exponential.py:136] Decode bucket "
+		"config (min, step, max_warmup, limit) bs:[1, 2, 4, 3], block:[1, 4, 32, 6]\n"
+		"(EngineCore_DP0 pid=805) INFO 08-21 12:00:00 [common.py:253] Generated 3 decode "
+		"buckets [bs, query, num_blocks]: [(1, 1, 1), (2, 1, 16), (4, 1, 32)]\n"
+		"(EngineCore_DP0 pid=805) INFO 08-21 12:00:00 [common.py:369] Generated 2 spec decode "
+		"buckets [bs, query, num_blocks]: [(2, 1, 2), (8, 1, 64)]\n"
+		"(EngineCore_DP0 pid=805) INFO 08-21 12:00:00 [exponential.py:80] Prompt bucket "
+		"config (min, step, max_warmup, limit) bs:[1, 2, 1, 1], query:[128, 128, 2048, 11], "
+		"blocks:[0, 1, 7, 4]\n"
+		"(EngineCore_DP0 pid=806) INFO 08-21 12:00:00 [common.py:253] Generated 4 prompt "
+		"buckets [bs, query, num_blocks]: [(1, 128, 0), (1, 128, 7), (1, 1024, 0), (1, 896, 1)]\n"
+		"[Warmup][Prompt][1/4] batch_size:1 query_len:1024 num_blocks:0 free_mem:11.16 GiB\n"
+		"[Warmup][Decode][1/5] batch_size:8 query_len:1 num_blocks:64 free_mem:11.16 GiB\n"
+		"INFO 08-21 12:00:09 [hpu_worker.py:1] Generated text is not a bucket line\n";
+	log_ok(head, &lg);
+	ck_assert_uint_eq(lg.list[PHASE_PROMPT].n, 4);
+	static const int pr[4][3] = {{1, 128, 0}, {1, 128, 7}, {1, 896, 1}, {1, 1024, 0}};
+	for (int i = 0; i < 4; i++)
+		for (int d = 0; d < 3; d++)
+			ck_assert_int_eq(lg.list[PHASE_PROMPT].a[i].v[d], pr[i][d]);
+	static const int de[5][3] = {{1, 1, 1}, {2, 1, 2}, {2, 1, 16}, {4, 1, 32}, {8, 1, 64}};
+	ck_assert_uint_eq(lg.list[PHASE_DECODE].n, 5);
+	for (int i = 0; i < 5; i++)
+		for (int d = 0; d < 3; d++)
+			ck_assert_int_eq(lg.list[PHASE_DECODE].a[i].v[d], de[i][d]);
+	ck_assert_str_eq(lg.cfg[PHASE_DECODE], "Decode bucket config (min, step, max_warmup, "
+			 "limit) bs:[1, 2, 4, 3], block:[1, 4, 32, 6]");
+	ck_assert_int_eq(lg.cfg_line[PHASE_PROMPT], 1);
+	bucket_log_free(&lg);
+
+	/* linear and padding-aware config lines (linear.py, padding_aware.py): 3 and 5 values;
+	 * the merged-prefill override prints tuples */
+	log_ok("Prompt bucket config (min, step, max_warmup) bs:(1, 1, 1), query:(128, 512, 2048), "
+	       "blocks:[0, 4, 496]\n"
+	       "Decode bucket config (min, step, max_warmup, pad_max, pad_percent) bs:[1, 2, 64, "
+	       "16, 25], blocks:[128, 128, 2048, 512, 25]\n"
+	       "Generated 1 prompt buckets [bs, query, num_blocks]: [(1, 128, 0)]\n"
+	       "Generated 1 decode buckets [bs, query, num_blocks]: [(1, 1, 128)]\n", &lg);
+	ck_assert_int_eq(lg.cfg_line[PHASE_PROMPT], 1);
+	ck_assert_int_eq(lg.cfg_line[PHASE_DECODE], 2);
+	bucket_log_free(&lg);
+
+	/* the July 2025 runner's warm-up lines alone: their distinct shapes, sorted */
+	log_ok(sample_log, &lg);
+	ck_assert_uint_eq(lg.list[PHASE_PROMPT].n, 3);
+	ck_assert_int_eq(lg.list[PHASE_PROMPT].a[0].v[1], 128);
+	ck_assert_int_eq(lg.list[PHASE_PROMPT].a[1].v[1], 256);
+	ck_assert_int_eq(lg.list[PHASE_PROMPT].a[1].v[2], 4);
+	ck_assert_int_eq(lg.list[PHASE_PROMPT].a[2].v[1], 1024);
+	ck_assert_uint_eq(lg.list[PHASE_DECODE].n, 2);
+	ck_assert_int_eq(lg.list[PHASE_DECODE].a[0].v[0], 1);
+	ck_assert_int_eq(lg.list[PHASE_DECODE].a[0].v[2], 8);
+	ck_assert_int_eq(lg.list[PHASE_DECODE].a[1].v[2], 64);
+	ck_assert_int_eq(lg.gen_line[PHASE_PROMPT], 0);
+	bucket_log_free(&lg);
+
+	/* unified attention (vllm-gaudi 6e656699..59922d98): 4-tuples and the Unified CFG warm-up */
+	log_ok("INFO 09-23 12:32:43 [common.py:100] Generated 3 unified buckets [query, "
+	       "shared_blocks, unique_blocks]: [(8, 0, 8, 0), (2048, 256, 2890, 1), (2048, 256, "
+	       "5781, 1)]\n"
+	       "(EngineCore_DP0 pid=805) INFO 09-23 12:32:50 [hpu_model_runner.py:3320] "
+	       "[Warmup][Unified CFG][2/3] query_len:2048 shared_blocks:256 unique_blocks:2890 "
+	       "(causal) free_mem:11.16 GiB\n"
+	       "[Warmup][Unified CFG][3/3] query_len:8 shared_blocks:0 unique_blocks:8 (non causal) "
+	       "free_mem:11.16 GiB\n", &lg);
+	ck_assert_uint_eq(lg.list[PHASE_UNIFIED].n, 3);
+	ck_assert_int_eq(lg.list[PHASE_UNIFIED].a[2].v[2], 5781);
+	ck_assert_int_eq(lg.list[PHASE_UNIFIED].a[2].v[3], 1);
+	ck_assert_uint_eq(lg.warm[PHASE_UNIFIED].n, 2);
+	ck_assert_uint_eq(lg.list[PHASE_PROMPT].n + lg.list[PHASE_DECODE].n, 0);
+	bucket_log_free(&lg);
+}
+END_TEST
+
+/* Malformed lines: FILE:LINE, exit 3. */
+START_TEST(log_errors)
+{
+	static const struct {
+		const char *text;
+		long line;
+		const char *msg;
+	} cases[] = {
+		{"x\nGenerated 2 prompt buckets [bs, query, num_blocks]: [(1, 128, 0)]\n", 2,
+		 "'Generated 2 prompt buckets' lists 1 buckets"},
+		{"Generated 1 prompt buckets [bs, query, num_blocks]: [(1, 128)]\n", 1,
+		 "expected ', ' at column 61, got ')]'"},
+		{"Generated 1 prompt buckets [bs, query]: [(1, 128)]\n", 1,
+		 "expected '[bs, query, num_blocks]: ' at column 28, got '[bs, query]: [(1'"},
+		{"Generated 1 decode buckets [bs, query, num_blocks]: [(4, 2, 8)]\n", 1,
+		 "decode bucket (4, 2, 8): a decode bucket's query is 1"},
+		{"Generated 1 prompt buckets [bs, query, num_blocks]: [(0, 128, 0)]\n", 1,
+		 "prompt bucket (0, 128, 0): batch size 0 (the minimum is 1)"},
+		{"Generated 1 prompt buckets [bs, query, num_blocks]: [(1, 128, 0)] trailing\n", 1,
+		 "expected the end of the line at column 66, got ' trailing'"},
+		{"Generated 1 prompt buckets [bs, query, num_blocks]: [(1, 128, 2147483648)]\n", 1,
+		 "expected an integer 0 to 2147483647 at column 63, got '2147483648)]'"},
+		{"Generated 1 prompt buckets [bs, query, num_blocks]: [(1, 128, 0)]\n"
+		 "Generated 1 prompt buckets [bs, query, num_blocks]: [(1, 256, 0)]\n", 2,
+		 "a second prompt bucket list, different from line 1's (the log of one server "
+		 "start-up is expected)"},
+		{"Prompt bucket config (min, step, max_warmup, limit) bs:[1, 1, 1], seq:[1, 1, 1, 1]\n",
+		 1, "prompt bucket config: 3 values for the 4 parameters named"},
+		{"Decode bucket config (min, step) bs:[1, 1], block:{1, 2}\n", 1,
+		 "expected '[' or '(' at column 51, got '{1, 2}'"},
+		{"Generated 1 prompt buckets [bs, query, num_blocks]: [(1, 128, 0)]\n"
+		 "[Warmup][Prompt][1/1] batch_size:1 query_len:256 num_blocks:0 free_mem:1 GiB\n", 2,
+		 "warm-up prompt bucket (1, 256, 0) is not in the Generated prompt list of line 1"},
+		{"[Warmup][Prompt][1/2] batch_size:1 query_len:256 num_blocks:0 free_mem:1 GiB\n"
+		 "[Warmup][Prompt][2/3] batch_size:1 query_len:128 num_blocks:0 free_mem:1 GiB\n", 2,
+		 "prompt warm-up count 3, earlier lines counted 2"},
+		{"[Warmup][Decode][3/2] batch_size:1 query_len:1 num_blocks:8 free_mem:1 GiB\n", 1,
+		 "warm-up index 3 outside 1..2"},
+		{"[Warmup][Decode][1/2] batch_size:1 query_len:1 blocks:8 free_mem:1 GiB\n", 1,
+		 "expected 'num_blocks:' at column 48, got 'blocks:8 free_me'"},
+		{"[Warmup][Unified CFG][1/2] query_len:8 shared_blocks:0 unique_blocks:8 causal "
+		 "free_mem:1 GiB\n", 1,
+		 "expected '(causal) ' or '(non causal) ' at column 72, got 'causal free_mem:'"},
+		{"Generated 1 unified buckets [query, shared_blocks, unique_blocks]: [(8, 0, 8, 0)]\n"
+		 "Generated 1 prompt buckets [bs, query, num_blocks]: [(1, 128, 0)]\n", 1,
+		 "unified buckets and prompt or decode buckets in one log (the log of one server "
+		 "start-up is expected)"},
+		{"INFO nothing here\nGenerated 0 prompt buckets. Please use default exponential "
+		 "bucketing\n", 0,
+		 "no bucket list found: expected the server's start-up lines 'Generated N prompt "
+		 "buckets [bs, query, num_blocks]: [...]' (and decode) or its "
+		 "'[Warmup][Prompt][i/n] ...' lines"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct bucket_log lg;
+		struct bs_err e = {0};
+		ck_assert_msg(bucket_log_parse_text(cases[i].text, "s.log", &lg, &e) == -1, "case %zu",
+			      i);
+		ck_assert_int_eq(e.code, BS_EXIT_INPUT);
+		ck_assert_str_eq(e.file, "s.log");
+		ck_assert_msg(e.line == cases[i].line, "case %zu: line %ld", i, e.line);
+		ck_assert_str_eq(e.msg, cases[i].msg);
+		bucket_log_free(&lg);
+	}
+}
+END_TEST
+
 static void check_strategy(const struct bucket_strategy *s, const char *version,
-			   const char *const *sets, const char *file)
+			   const char *const *sets, const char *file, const char *log)
 {
 	char what[160];
 	snprintf(what, sizeof what, "%s/%s/%s=%s", s->info.name, version, sets[0], sets[1]);
@@ -1712,6 +1990,7 @@ static void check_strategy(const struct bucket_strategy *s, const char *version,
 	cset("bucketing.version", version);
 	cset("bucketing.strategy", s->info.name);
 	cset("bucketing.file", file);
+	cset("bucketing.log", log);
 	for (size_t i = 0; sets[i]; i += 2)
 		cset(sets[i], sets[i + 1]);
 	struct bucket_params p;
@@ -1774,6 +2053,11 @@ START_TEST(every_strategy_properties)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, sample_file, strlen(sample_file)), (int)strlen(sample_file));
 	close(fd);
+	char lpath[] = "/tmp/bs_blogXXXXXX";
+	fd = mkstemp(lpath);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, sample_log, strlen(sample_log)), (int)strlen(sample_log));
+	close(fd);
 	/* the seed; a long context with contiguous PA; merged prefill; several prefills */
 	static const char *const configs[][13] = {
 		{"server.max_model_len", "1024", "server.max_num_seqs", "4",
@@ -1790,10 +2074,11 @@ START_TEST(every_strategy_properties)
 	const struct policy_family *f = bucketing_family();
 	for (size_t i = 0; f->members[i]; i++)
 		for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
-			check_strategy(member(f, i), "docs", configs[c], path);
-			check_strategy(member(f, i), "current", configs[c], path);
+			check_strategy(member(f, i), "docs", configs[c], path, lpath);
+			check_strategy(member(f, i), "current", configs[c], path, lpath);
 		}
 	unlink(path);
+	unlink(lpath);
 }
 END_TEST
 
@@ -1985,6 +2270,9 @@ int main(void)
 	tcase_add_test(tc, file_syntax);
 	tcase_add_test(tc, file_errors);
 	tcase_add_test(tc, file_strategy);
+	tcase_add_test(tc, log_seed);
+	tcase_add_test(tc, log_versions);
+	tcase_add_test(tc, log_errors);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("params");
 	tcase_add_test(tc, strategy_selection);

@@ -34,9 +34,19 @@ static const char bucket_file_text[] =
 	"(1, [128, 256, 512, 1024], [0, 2, 4, 8])\n"
 	"([1, 2, 4, 8], 1, [8, 16, 24, 32, 64])\n";
 
+/* A server log for bucketing.strategy=log: the same buckets as its start-up lines. */
+static char bucket_log_arg[64] = "bucketing.log=";
+static const char bucket_log_text[] =
+	"INFO [common.py:250] Generated 16 prompt buckets [bs, query, num_blocks]: [(1, 128, 0), "
+	"(1, 128, 2), (1, 128, 4), (1, 128, 8), (1, 256, 0), (1, 256, 2), (1, 256, 4), (1, 256, 8), "
+	"(1, 512, 0), (1, 512, 2), (1, 512, 4), (1, 512, 8), (1, 1024, 0), (1, 1024, 2), "
+	"(1, 1024, 4), (1, 1024, 8)]\n"
+	"INFO [common.py:250] Generated 5 decode buckets [bs, query, num_blocks]: [(1, 1, 8), "
+	"(2, 1, 16), (4, 1, 24), (8, 1, 32), (8, 1, 64)]\n";
+
 /* A small random workload on a server small enough to queue and preempt. */
 static const char *const base_keys[] = {
-	bucket_file_arg,
+	bucket_file_arg, bucket_log_arg,
 	"workload.lengths=uniform", "workload.prompt_max=600", "workload.output_max=200",
 	"workload.num_requests=40", "workload.arrival=poisson", "server.max_num_seqs=8",
 	"server.num_kv_blocks=24", "server.max_model_len=1024",
@@ -603,6 +613,11 @@ int main(void)
 	if (fd < 0 || write(fd, bucket_file_text, sizeof bucket_file_text - 1) < 0 || close(fd))
 		return 1;
 	strncat(bucket_file_arg, path, sizeof bucket_file_arg - strlen(bucket_file_arg) - 1);
+	char lpath[] = "/tmp/bucketsim-difflog-XXXXXX";
+	fd = mkstemp(lpath);
+	if (fd < 0 || write(fd, bucket_log_text, sizeof bucket_log_text - 1) < 0 || close(fd))
+		return 1;
+	strncat(bucket_log_arg, lpath, sizeof bucket_log_arg - strlen(bucket_log_arg) - 1);
 	Suite *s = suite_create("differential");
 	TCase *tc = tcase_create("fast_vs_reference");
 	tcase_set_timeout(tc, 600);
@@ -617,5 +632,6 @@ int main(void)
 	suite_add_tcase(s, tl);
 	int rc = check_run(s);
 	unlink(path);
+	unlink(lpath);
 	return rc;
 }

@@ -4,7 +4,8 @@
 # fails on a crash, a sanitizer report (in the build-san pass) or a missing input.
 . "$(dirname "$0")/e2e_lib.sh"
 BUILD=${BUILD:-build}
-for n in trace_csv trace_jsonl config bucket_file calib collect; do
+for f in tests/fuzz/fuzz_*.c; do
+	n=${f#tests/fuzz/fuzz_}; n=${n%.c}
 	want=$(find "tests/fuzz/corpus/$n" "tests/fuzz/crashes/$n" -type f ! -name '.*' | wc -l)
 	expect_exit 0 "replay-$n" "$BUILD/tests/fuzz/replay_$n" "tests/fuzz/corpus/$n" "tests/fuzz/crashes/$n"
 	grep -qx "replay: $want inputs" "$E2E_TMP/stdout" && [ "$want" -gt 0 ] && ok "replay-$n-count" \

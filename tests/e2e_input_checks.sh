@@ -230,6 +230,10 @@ expect_stderr file-env-strategy-why "the strategy is 'unified' \(chosen by the V
 unread file-off bucketing.file --set bucketing.strategy=file --set bucketing.file="$T/b.txt" --env VLLM_ENABLE_BUCKETING=false
 read_ file-used --set bucketing.strategy=file --set bucketing.file="$T/b.txt"
 read_ file-same-env --set bucketing.strategy=file --set bucketing.file="$T/b.txt" --env VLLM_BUCKETING_FROM_FILE="$T/b.txt"
+unread log-strategy bucketing.log --set bucketing.log=tests/logs/seed_docs.log
+expect_stderr log-strategy-why "only bucketing strategy log reads it, and the strategy is 'exponential'"
+unread log-off bucketing.log --set bucketing.strategy=log --set bucketing.log=tests/logs/seed_docs.log --env VLLM_ENABLE_BUCKETING=false
+read_ log-used --set bucketing.strategy=log --set bucketing.log=tests/logs/seed_docs.log --set server.max_model_len=1024
 # the generated lengths' keys by the length source; the outputs of workload.output_trace
 unread mean-uniform workload.prompt_mean --set workload.lengths=uniform --set workload.prompt_mean=80
 expect_stderr mean-uniform-why "only lognormal and constant lengths read it, and the lengths are uniform"

@@ -1,0 +1,454 @@
+/*
+ * bucket_advise_run: `bucketsim buckets --advise`, the advisor end to end: the workload's real
+ * shapes (a run with bucketing ideal), the advised bucket file, and the report against the
+ * generated strategies, each set re-simulated.
+ *
+ * Every simulation goes through advise_simulate(), the one place that turns the resolved server
+ * configuration (run_setup: model, hardware, parallelism, scheduler, the engine's execution
+ * settings) and a bucket set into a run, so anything the configuration adds reaches the
+ * advisor's shape collection and its evaluations alike.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policies/bucket_advise.h"
+
+/* ---- shape collection ---- */
+
+struct collect {
+	struct adv_shape *a[2];
+	size_t n[2], cap[2];
+};
+
+static void on_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
+{
+	(void)s;
+	struct collect *c = ctx;
+	if (p->phase != PHASE_PROMPT && p->phase != PHASE_DECODE)
+		return;
+	int ph = p->phase;
+	if (c->n[ph] == c->cap[ph]) {
+		c->cap[ph] = c->cap[ph] ? 2 * c->cap[ph] : 1024;
+		c->a[ph] = xrealloc(c->a[ph], c->cap[ph] * sizeof *c->a[ph]);
+	}
+	struct adv_shape *sh = &c->a[ph][c->n[ph]++];
+	sh->v[0] = p->real[0];
+	/* A prompt bucket's query of 1 would read as a decode bucket in the file format (second
+	 * member 1): a one-token prefill chunk is counted at query 2. */
+	sh->v[1] = ph == PHASE_PROMPT && p->real[1] < 2 ? 2 : p->real[1];
+	sh->v[2] = p->real[2];
+	sh->w = 1;
+}
+
+static int cmp_shape(const void *a, const void *b)
+{
+	const struct adv_shape *x = a, *y = b;
+	for (int d = 0; d < 3; d++)
+		if (x->v[d] != y->v[d])
+			return x->v[d] < y->v[d] ? -1 : 1;
+	return 0;
+}
+
+/* Distinct shapes with their pass counts, sorted. */
+static void distinct(struct adv_shape *a, size_t *n)
+{
+	if (!*n)
+		return;
+	qsort(a, *n, sizeof *a, cmp_shape);
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if (k && !cmp_shape(&a[k - 1], &a[i]))
+			a[k - 1].w += a[i].w;
+		else
+			a[k++] = a[i];
+	}
+	*n = k;
+}
+
+/* ---- one simulation ---- */
+
+struct sim_out {
+	double ttft_p50, ttft_p99, tpot_p50, tpot_p99, tput, waste, warmup_s, runtime_s;
+	int64_t compiles_warmup, compiles_runtime;
+};
+
+static double jnum(const cJSON *m, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+/* Runs requests REQ[0..N) of X's configuration with strategy ST (FILE for strategy file):
+ * collects the real shapes into COL when not NULL, the metrics into OUT when not NULL; the
+ * bucket lists into LISTS when not NULL. */
+static int advise_simulate(struct run_ctx *x, const struct req_spec *req, size_t n,
+			   const char *st, const char *file, struct collect *col,
+			   struct sim_out *out, struct blist *lists, struct bs_err *err)
+{
+	struct bucket_params bp = x->bp;
+	bp.strategy = bucket_strategy_find(st);
+	if (file)
+		snprintf(bp.file, sizeof bp.file, "%s", file);
+	bp.warnings[0] = 0;
+	struct bucketer *b = NULL;
+	if (bucketer_new(&bp, &b, err))
+		return -1;
+	struct sim_params sp = x->sp;
+	sp.ideal = bp.strategy->ideal;
+	struct sim_costs costs;
+	sim_costs_from_model(&costs, x->cm);
+	struct sim_hooks hooks = {col, NULL, col ? on_pass : NULL, NULL, NULL};
+	struct sim *s = sim_new(&sp, req, n, b, x->have_bsc ? &x->bsc : NULL, &costs, &hooks);
+	sim_warmup(s);
+	sim_run(s);
+	sim_finish(s);
+	if (out) {
+		const struct metrics *mm = sim_metrics(s);
+		out->compiles_warmup = mm->compiles_warmup;
+		out->compiles_runtime = mm->compiles_runtime;
+		struct bucketer *keep = x->b;
+		x->b = b;
+		cJSON *m = run_metrics_json(x, s);
+		x->b = keep;
+		out->ttft_p50 = jnum(m, "median_ttft_ms");
+		out->ttft_p99 = jnum(m, "p99_ttft_ms");
+		out->tpot_p50 = jnum(m, "median_tpot_ms");
+		out->tpot_p99 = jnum(m, "p99_tpot_ms");
+		out->tput = jnum(m, "output_throughput");
+		out->waste = jnum(m, "padding_waste_ratio");
+		out->warmup_s = jnum(m, "warmup_s");
+		out->runtime_s = jnum(m, "runtime_compile_s");
+		cJSON_Delete(m);
+	}
+	if (lists)
+		for (int ph = 0; ph < 2; ph++) {
+			const struct bshape *l;
+			size_t k = bucketer_warmup_list(b, (enum phase)ph, &l);
+			for (size_t i = 0; i < k; i++)
+				blist_push(&lists[ph], l[i].v[0], l[i].v[1], l[i].v[2], 0);
+		}
+	sim_free(s);
+	bucketer_free(b);
+	return 0;
+}
+
+/* ---- costs ---- */
+
+struct cost_ctx {
+	struct sim_costs c;
+	bool gather;
+};
+
+/* The pass time the engine charges (sim/kernel_graph.c, shape_cost: prefill; decode through
+ * the gathering kernel without contiguous PA), without the eager-mode extra. */
+static int64_t pass_ns(void *ctx, int ph, const int32_t v[3])
+{
+	struct cost_ctx *k = ctx;
+	if (ph == PHASE_PROMPT)
+		return k->c.prefill(k->c.ctx, v[0], v[1], v[2]);
+	if (k->gather)
+		return k->c.decode_gather(k->c.ctx, v[0], v[2]);
+	return k->c.decode(k->c.ctx, v[0], v[2]);
+}
+
+static int64_t compile_ns(void *ctx, int ph, const int32_t v[3])
+{
+	struct cost_ctx *k = ctx;
+	int32_t v4[4] = {v[0], v[1], v[2], 0};
+	return k->c.compile(k->c.ctx, ph, v4, true);
+}
+
+/* ---- the file ---- */
+
+static void print_vals(FILE *f, const struct ivec *r)
+{
+	if (r->n == 1) {
+		fprintf(f, "%lld", (long long)r->v[0]);
+		return;
+	}
+	fputc('[', f);
+	for (size_t i = 0; i < r->n; i++)
+		fprintf(f, i ? ", %lld" : "%lld", (long long)r->v[i]);
+	fputc(']', f);
+}
+
+static void write_file(FILE *f, const struct adv_set *set)
+{
+	for (int ph = 0; ph < 2; ph++) {
+		fputc('(', f);
+		print_vals(f, &set[ph].val[0]);
+		fputs(", ", f);
+		if (ph == PHASE_DECODE)
+			fputc('1', f);
+		else
+			print_vals(f, &set[ph].val[1]);
+		fputs(", ", f);
+		print_vals(f, &set[ph].val[2]);
+		fputs(")\n", f);
+	}
+}
+
+/* The advised product for budget K per phase (KS[ph] when KS), from INIT (may be NULL). */
+static void advise(struct adv_shape **sh, const size_t *n, const size_t *ks,
+		   const struct blist *init, const struct adv_cost *c, struct adv_set *out)
+{
+	for (int ph = 0; ph < 2; ph++) {
+		struct adv_set is = {0}, *ip = NULL;
+		if (init) {
+			/* the baseline's projections, keeping only values a shape maps to */
+			struct adv_set full;
+			adv_set_of_list(&init[ph], &full);
+			for (int d = 0; d < 3; d++) {
+				for (size_t i = 0; i < full.val[d].n; i++) {
+					int64_t v = full.val[d].v[i], below = i ? full.val[d].v[i - 1] : INT64_MIN;
+					bool used = false;
+					for (size_t j = 0; j < n[ph] && !used; j++)
+						used = sh[ph][j].v[d] <= v && sh[ph][j].v[d] > below;
+					if (used)
+						ivec_push(&is.val[d], v);
+				}
+				if (!is.val[d].n && full.val[d].n)
+					ivec_push(&is.val[d], full.val[d].v[full.val[d].n - 1]);
+			}
+			adv_set_free(&full);
+			ip = &is;
+		}
+		if (n[ph])
+			adv_optimise(ph, sh[ph], n[ph], ks[ph], ip, c, &out[ph]);
+		else { /* no pass of this phase: one bucket keeps the file loadable */
+			memset(&out[ph], 0, sizeof out[ph]);
+			ivec_push(&out[ph].val[0], 1);
+			ivec_push(&out[ph].val[1], ph == PHASE_DECODE ? 1 : 128);
+			ivec_push(&out[ph].val[2], ph == PHASE_DECODE ? 1 : 0);
+		}
+		adv_set_free(&is);
+	}
+}
+
+struct row {
+	char name[48];
+	size_t buckets[2];
+	int64_t cost[2];       /* expected padding cost on the fitted shapes, ns */
+	int64_t cost_eval[2];  /* on the evaluation shapes (holdout) */
+	struct sim_out m;
+};
+
+static void print_row(FILE *f, const struct row *r, bool holdout)
+{
+	fprintf(f, "# %-22s %7zu %7zu %12.3f %12.3f", r->name, r->buckets[0], r->buckets[1],
+		(double)r->cost[0] / 1e9, (double)r->cost[1] / 1e9);
+	if (holdout)
+		fprintf(f, " %12.3f %12.3f", (double)r->cost_eval[0] / 1e9,
+			(double)r->cost_eval[1] / 1e9);
+	fprintf(f, " %6.4f %6lld %8.1f %6lld %7.1f %8.2f %8.2f %7.2f %7.2f %8.1f\n", r->m.waste,
+		(long long)r->m.compiles_warmup, r->m.warmup_s, (long long)r->m.compiles_runtime,
+		r->m.runtime_s, r->m.ttft_p50, r->m.ttft_p99, r->m.tpot_p50, r->m.tpot_p99,
+		r->m.tput);
+}
+
+/* The lists the file strategy warms for SET (through the file TMP) and their warm-up compile
+ * time by the cost model, seconds. */
+static int warm_lists(struct run_ctx *x, const struct adv_set *set, const char *tmp,
+		      struct cost_ctx *cc, double *warm_s, struct bs_err *err)
+{
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
+	write_file(f, set);
+	if (fclose(f))
+		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
+	struct bucket_params bp = x->bp;
+	bp.strategy = bucket_strategy_find("file");
+	snprintf(bp.file, sizeof bp.file, "%s", tmp);
+	struct bucketer *b = NULL;
+	if (bucketer_new(&bp, &b, err))
+		return -1;
+	int64_t ns = 0;
+	for (int ph = 0; ph < 2; ph++) {
+		const struct bshape *l;
+		size_t k = bucketer_warmup_list(b, (enum phase)ph, &l);
+		for (size_t i = 0; i < k; i++)
+			ns += cc->c.compile(cc->c.ctx, ph, l[i].v, false);
+	}
+	bucketer_free(b);
+	*warm_s = (double)ns / 1e9;
+	return 0;
+}
+
+/* Evaluates the product SET: its file through strategy file, its costs and a re-simulation. */
+static int evaluate(struct run_ctx *x, const struct adv_set *set, const char *tmp,
+		    struct adv_shape **fit, const size_t *nfit, struct adv_shape **ev,
+		    const size_t *nev, const struct req_spec *req, size_t n, const struct adv_cost *c,
+		    struct row *r, struct blist *lists, struct bs_err *err)
+{
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
+	write_file(f, set);
+	if (fclose(f))
+		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
+	if (advise_simulate(x, req, n, "file", tmp, NULL, &r->m, lists, err))
+		return -1;
+	for (int ph = 0; ph < 2; ph++) {
+		r->buckets[ph] = lists[ph].n;
+		r->cost[ph] = adv_cost_list(ph, fit[ph], nfit[ph], &lists[ph], c);
+		r->cost_eval[ph] = adv_cost_list(ph, ev[ph], nev[ph], &lists[ph], c);
+	}
+	return 0;
+}
+
+int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, struct bs_err *err)
+{
+	size_t n = x->w.n, nfit = n;
+	if (o->holdout > 0) {
+		nfit = (size_t)((double)n * (1.0 - o->holdout));
+		if (nfit < 1 || nfit >= n)
+			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL, "--holdout %g leaves %zu of "
+				       "the %zu requests to fit and %zu to evaluate: both need at least "
+				       "one", o->holdout, nfit, n, n - nfit);
+	}
+	const struct req_spec *req_ev = o->holdout > 0 ? x->w.req + nfit : x->w.req;
+	size_t n_ev = o->holdout > 0 ? n - nfit : n;
+	struct collect cf = {{NULL, NULL}, {0, 0}, {0, 0}}, ce = cf;
+	int rc = -1;
+	char tmp[] = "/tmp/bucketsim-advise-XXXXXX";
+	int fd = -1;
+	struct row rows[8];
+	size_t nrows = 0;
+	struct adv_set adv[2] = {{{{0}}}, {{{0}}}};
+	struct blist lists[2] = {{0}, {0}};
+	memset(rows, 0, sizeof rows);
+	if (advise_simulate(x, x->w.req, nfit, "ideal", NULL, &cf, NULL, NULL, err))
+		goto out;
+	if (o->holdout > 0 && advise_simulate(x, req_ev, n_ev, "ideal", NULL, &ce, NULL, NULL, err))
+		goto out;
+	for (int ph = 0; ph < 2; ph++) {
+		distinct(cf.a[ph], &cf.n[ph]);
+		distinct(ce.a[ph], &ce.n[ph]);
+	}
+	struct collect *cv = o->holdout > 0 ? &ce : &cf;
+	struct cost_ctx cc;
+	sim_costs_from_model(&cc.c, x->cm);
+	cc.gather = !x->sp.contiguous_pa && cc.c.decode_gather;
+	struct adv_cost c = {&cc, pass_ns, compile_ns};
+	if ((fd = mkstemp(tmp)) < 0) {
+		bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot create a temporary file");
+		goto out;
+	}
+	close(fd);
+
+	/* The advice.  A warm-up budget: the largest K whose advice warms up within it, found by
+	 * bisection over 1..1024 (more buckets per phase warm up longer, nearly always). */
+	size_t kmax = o->max_buckets;
+	double wsec = 0;
+	if (o->max_warmup_s > 0) {
+		size_t lo = 0, hi = 1024;
+		while (lo < hi) {
+			size_t mid = (lo + hi + 1) / 2, km[2] = {mid, mid};
+			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
+			advise(cf.a, cf.n, km, NULL, &c, t);
+			double w;
+			int e = warm_lists(x, t, tmp, &cc, &w, err);
+			adv_set_free(&t[0]), adv_set_free(&t[1]);
+			if (e)
+				goto out;
+			if (w <= o->max_warmup_s)
+				lo = mid, wsec = w;
+			else
+				hi = mid - 1;
+		}
+		if (!lo) {
+			size_t k1[2] = {1, 1};
+			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
+			advise(cf.a, cf.n, k1, NULL, &c, t);
+			double w = 0;
+			int e = warm_lists(x, t, tmp, &cc, &w, err);
+			adv_set_free(&t[0]), adv_set_free(&t[1]);
+			if (!e)
+				bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL, "--max-warmup-s %g: one bucket "
+					"per phase already takes %.1f s to warm up", o->max_warmup_s, w);
+			goto out;
+		}
+		kmax = lo;
+	}
+	size_t ks[2] = {kmax, kmax};
+	advise(cf.a, cf.n, ks, NULL, &c, adv);
+	struct row *r = &rows[nrows++];
+	snprintf(r->name, sizeof r->name, "advised");
+	if (evaluate(x, adv, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r, lists, err))
+		goto out;
+	write_file(out, adv);
+	fprintf(out, "# bucketsim buckets --advise: %zu requests fitted (%zu prompt, %zu decode "
+		"distinct shapes), %zu evaluated%s; at most %zu buckets per phase\n", nfit, cf.n[0],
+		cf.n[1], n_ev, o->holdout > 0 ? " (the held-out rest)" : " (the same)", kmax);
+	if (o->max_warmup_s > 0)
+		fprintf(out, "# --max-warmup-s %g: %zu buckets per phase, the most whose advice warms "
+			"up within it (%.1f s by the cost model's compile time)\n", o->max_warmup_s,
+			kmax, wsec);
+	fprintf(out, "# loads as VLLM_BUCKETING_FROM_FILE=FILE (or bucketing.strategy=file "
+		"bucketing.file=FILE): prompt %zu buckets, decode %zu\n", lists[0].n, lists[1].n);
+	for (int ph = 0; ph < 2; ph++) {
+		fprintf(out, "# %s buckets: ", bucket_phase_name((enum phase)ph));
+		blist_print_py(&lists[ph], 3, out);
+		fputc('\n', out);
+		blist_free(&lists[ph]);
+	}
+
+	/* The baselines, each with the advice at its own bucket counts. */
+	static const char *const base[] = {"exponential", "linear", "padding_aware"};
+	for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+		const struct bucket_strategy *st = bucket_strategy_find(base[i]);
+		if (!bucket_strategy_gen(st, x->bp.version))
+			continue;
+		struct blist bl[2] = {{0}, {0}};
+		r = &rows[nrows++];
+		snprintf(r->name, sizeof r->name, "%s", base[i]);
+		if (advise_simulate(x, req_ev, n_ev, base[i], NULL, NULL, &r->m, bl, err)) {
+			blist_free(&bl[0]), blist_free(&bl[1]);
+			goto out;
+		}
+		for (int ph = 0; ph < 2; ph++) {
+			r->buckets[ph] = bl[ph].n;
+			r->cost[ph] = adv_cost_list(ph, cf.a[ph], cf.n[ph], &bl[ph], &c);
+			r->cost_eval[ph] = adv_cost_list(ph, cv->a[ph], cv->n[ph], &bl[ph], &c);
+		}
+		struct adv_set a2[2] = {{{{0}}}, {{{0}}}};
+		size_t k2[2] = {bl[0].n, bl[1].n};
+		advise(cf.a, cf.n, k2, bl, &c, a2);
+		r = &rows[nrows++];
+		snprintf(r->name, sizeof r->name, "advised@%s", base[i]);
+		int e = evaluate(x, a2, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r, lists, err);
+		for (int ph = 0; ph < 2; ph++) {
+			adv_set_free(&a2[ph]);
+			blist_free(&bl[ph]);
+			blist_free(&lists[ph]);
+		}
+		if (e)
+			goto out;
+	}
+	bool ho = o->holdout > 0;
+	fprintf(out, "# expected padding cost: seconds spent on padding (cost model time at the "
+		"bucket minus at the real shape, over every pass) plus run-time compiles of uncovered "
+		"shapes%s\n", ho ? "; fit = first part, held-out = the rest" : "");
+	fprintf(out, "# %-22s %7s %7s %12s %12s", "set", "prompt", "decode", ho ? "fit_prompt_s" :
+		"cost_prompt_s", ho ? "fit_decode_s" : "cost_decode_s");
+	if (ho)
+		fprintf(out, " %12s %12s", "held_prompt_s", "held_decode_s");
+	fprintf(out, " %6s %6s %8s %6s %7s %8s %8s %7s %7s %8s\n", "waste", "warmup", "warmup_s",
+		"rt_cmp", "rt_s", "ttft_p50", "ttft_p99", "tpot_50", "tpot_99", "tok/s");
+	for (size_t i = 0; i < nrows; i++)
+		print_row(out, &rows[i], ho);
+	rc = 0;
+out:
+	if (fd >= 0)
+		unlink(tmp);
+	for (int ph = 0; ph < 2; ph++) {
+		free(cf.a[ph]);
+		free(ce.a[ph]);
+		adv_set_free(&adv[ph]);
+		blist_free(&lists[ph]);
+	}
+	return rc;
+}
