@@ -108,6 +108,10 @@ void eval_setup(struct eval_ctx *e, const struct hw_spec *hw, const struct model
 double eval_prefill(const struct eval_ctx *e, double bs, double query, double ctx_blocks,
 		    struct pass_cost *pc);
 double eval_decode(const struct eval_ctx *e, double bs, double num_blocks, struct pass_cost *pc);
+/* A pass of T tokens without attention, KV traffic and LM head: the linear layers and the
+ * tensor-parallel all-reduces, plus the fixed per-pass cost (the operators Vidur's MLP and
+ * all-reduce profiles measure; models/README.md, "GPU profiles"). */
+double eval_linear(const struct eval_ctx *e, double T, struct pass_cost *pc);
 double eval_unified(const struct eval_ctx *e, double query, double shared, double unique,
 		    bool causal, double logits, struct pass_cost *pc);
 /* The static-batch generate() of the published rows: prefill of bs x in, then out - 1 decode
