@@ -448,6 +448,8 @@ cJSON *metrics_to_json(struct metrics *m)
 	json_add_int(o, "fallback_buckets", m->fallback_buckets);
 	json_add_num(o, "warmup_s", (double)m->warmup_ns / 1e9);
 	json_add_num(o, "runtime_compile_s", (double)m->runtime_compile_ns / 1e9);
+	json_add_int(o, "cuda_graph_captures", m->captures);
+	json_add_num(o, "capture_s", (double)m->capture_ns / 1e9);
 	json_add_int(o, "preemptions", m->preemptions);
 	json_add_int(o, "prefill_passes", m->passes[0]);
 	json_add_int(o, "decode_passes", m->passes[1]);

@@ -54,6 +54,7 @@ struct metrics {
 	/* Graphs. */
 	int64_t compiles_warmup, compiles_runtime, fallback_buckets;
 	int64_t warmup_ns, runtime_compile_ns;
+	int64_t captures, capture_ns;           /* CUDA graphs captured at start-up (cuda_graphs) */
 
 	/* KV cache. */
 	int64_t preemptions;

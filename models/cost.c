@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "models/cost_int.h"
+#include "policies/mode.h"
 
 struct shape_key {
 	int32_t v[4];
@@ -26,6 +27,7 @@ struct shape_cache {
 };
 
 enum { CACHE_CAP0 = 1024 };  /* slots of a table at its first shape */
+enum { NCACHE = 5 };
 
 struct cost_model {
 	struct eval_ctx e;       /* the pass functions' context (t_pass 0 when host_separate) */
@@ -35,7 +37,8 @@ struct cost_model {
 	double compile_mult;     /* fp8_factor or 1 */
 	double kv_link_bw;       /* bytes/s */
 	int32_t max_num_seqs;
-	struct shape_cache cache[4];  /* prefill, decode, unified, decode through the gather */
+	struct shape_cache cache[NCACHE]; /* prefill, decode, unified, decode through the gather,
+				       * GPU forward */
 	struct pp_split pps;     /* layers per pipeline stage (cluster.pp; models/stage.c) */
 };
 
@@ -202,9 +205,12 @@ int cost_model_new(const struct config *cfg, struct cost_model **out, struct bs_
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "PT_HPU_LAZY_MODE",
 			       "expected 0 (torch.compile) or 1 (lazy), got '%s'", lazy_mode);
 	}
-	/* The version as bucket_params_resolve() reads it (policies/bucketing.c). */
-	bool lazy = lazy_mode ? !strcmp(lazy_mode, "1")
-			      : !strcmp(config_str(cfg, "bucketing.version"), "docs");
+	/* The execution mode's (policies/mode.h), resolved by sim/resolve.c before the cost model
+	 * is made; unresolved (a command without a simulation), as auto resolves it on Gaudi. */
+	const struct exec_mode *em = exec_mode(config_str(cfg, "server.execution_mode"));
+	bool lazy = em ? em->lazy
+		       : exec_mode_auto(false, config_bool(cfg, "server.enforce_eager"), lazy_mode,
+					!strcmp(config_str(cfg, "bucketing.version"), "docs"))->lazy;
 	/* INC reads it as "true" or "1" (is_runtime_scale_patching); a value that is not a
 	 * boolean is refused rather than read as off. */
 	bool rsp_on = !lazy;
@@ -235,7 +241,7 @@ void cost_model_free(struct cost_model *cm)
 {
 	if (!cm)
 		return;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < NCACHE; i++) {
 		free(cm->cache[i].keys);
 		free(cm->cache[i].vals);
 	}
@@ -285,7 +291,7 @@ int64_t cost_host_ns(const struct cost_model *cm, const struct host_work *w)
 void cost_model_set_host_separate(struct cost_model *cm, bool on)
 {
 	cm->e.p.v[PP_T_PASS] = on ? 0 : cm->t_pass;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < NCACHE; i++)
 		cache_clear(&cm->cache[i]);
 }
 
@@ -318,6 +324,77 @@ int64_t cost_unified_ns(struct cost_model *cm, int32_t query, int32_t shared_blo
 	int64_t v = to_ns(eval_unified(&cm->e, q, k.v[1], k.v[2], causal, logits, NULL));
 	cache_put(&cm->cache[2], &k, v);
 	return v;
+}
+
+int64_t cost_forward_ns(struct cost_model *cm, int32_t tokens, int32_t ctx_blocks,
+			int32_t dec_blocks, int32_t pre_tokens)
+{
+	struct shape_key k = {{nonneg(tokens), nonneg(ctx_blocks), nonneg(dec_blocks),
+			       nonneg(pre_tokens)}};
+	const int64_t *hit = cache_get(&cm->cache[4], &k);
+	if (hit)
+		return *hit;
+	/* Logits: one per decode token and one per prefill (compute_logits at logits_indices),
+	 * the decode tokens counted with the padding, at most server.max_num_seqs. */
+	double pre = k.v[3], q = k.v[0];
+	double logits = fmin(q - pre + (pre > 0), cm->max_num_seqs);
+	int64_t v = to_ns(eval_forward(&cm->e, q, k.v[1], k.v[2], pre, logits, NULL));
+	cache_put(&cm->cache[4], &k, v);
+	return v;
+}
+
+int64_t cost_launch_ns(const struct cost_model *cm, int kind)
+{
+	switch (kind) {
+	case 0:
+		return 0; /* a FULL graph: one replay */
+	case 1:
+		return to_ns(cm->e.m.layers * cm->h.cuda_piecewise_layer_s);
+	case 2:
+		return to_ns(cm->e.m.layers * cm->h.cuda_eager_layer_s);
+	default:
+		BUG("cost_launch_ns: kind %d", kind);
+	}
+}
+
+int64_t cost_capture_ns(const struct cost_model *cm, int32_t captures)
+{
+	return captures > 0 ? to_ns(captures * cm->h.cuda_capture_s) : 0;
+}
+
+int cost_hardware_kind(const char *name, bool *gpu, bool *calibrated, struct bs_err *err)
+{
+	struct hw_spec hw;
+	struct perf_params p;
+	struct compile_params c;
+	if (profile_load_hw(name ? name : "", &hw, &p, &c, err))
+		return -1;
+	*gpu = hw.gpu;
+	*calibrated = hw.calibrated;
+	return 0;
+}
+
+/*
+ * KV blocks as vLLM's GPU worker sizes them (Worker.determine_available_memory,
+ * vllm/v1/worker/gpu_worker.py, and get_num_blocks, vllm/v1/core/kv_cache_utils.py):
+ *   requested = total memory x gpu_memory_utilization;
+ *   available = requested - non_kv_cache_memory (weights / pp + the profiled activation peak,
+ *               COST_ACTIVATION_RESERVE) - cudagraph_memory_estimate (CAPTURES x the memory of
+ *               one capture, models/data/host.json);
+ *   blocks    = floor(available / block bytes)  (the page size of every layer: no dummy block).
+ */
+int64_t cost_num_kv_blocks_gpu(const struct cost_model *cm, int32_t block_size, double mem_util,
+			       int32_t captures, int32_t pp)
+{
+	double avail = cm->e.hw.hbm_bytes * mem_util - cm->e.weight_bytes / pp -
+		       COST_ACTIVATION_RESERVE - captures * cm->h.cuda_capture_bytes;
+	double block_bytes = (double)block_size * cm->e.kv_bytes_token / pp;
+	return avail <= 0 ? 0 : (int64_t)floor(avail / block_bytes);
+}
+
+bool cost_model_gpu(const struct cost_model *cm)
+{
+	return cm->e.hw.gpu;
 }
 
 int64_t cost_compile_ns(struct cost_model *cm, int phase, const int32_t v[4], bool runtime)

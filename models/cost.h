@@ -31,6 +31,26 @@ int64_t cost_prefill_ns(struct cost_model *cm, int32_t bs, int32_t query, int32_
 int64_t cost_decode_ns(struct cost_model *cm, int32_t bs, int32_t num_blocks);
 int64_t cost_unified_ns(struct cost_model *cm, int32_t query, int32_t shared_blocks,
 			int32_t unique_blocks, bool causal);
+/* One GPU forward (execution mode cuda_graphs: vLLM V1, varlen attention, no per-sequence
+ * padding) of TOKENS tokens (the capture size it is padded to), PRE_TOKENS of them prefill
+ * tokens whose chunks read CTX_BLOCKS context blocks, the others decodes reading DEC_BLOCKS
+ * blocks: device time (models/README.md, "GPU forward"). */
+int64_t cost_forward_ns(struct cost_model *cm, int32_t tokens, int32_t ctx_blocks,
+			int32_t dec_blocks, int32_t pre_tokens);
+/* The host time of launching a GPU forward of KIND (0 a FULL graph, 1 a PIECEWISE graph, 2
+ * eager): layers x the per-layer launch of models/data/host.json's cuda_graphs (0 for FULL).
+ * The forward takes max(device, launch). */
+int64_t cost_launch_ns(const struct cost_model *cm, int kind);
+/* Start-up time of CAPTURES CUDA-graph captures (models/data/host.json's cuda_graphs). */
+int64_t cost_capture_ns(const struct cost_model *cm, int32_t captures);
+/* Whether hardware profile NAME is a GPU, and calibrated; an unknown profile is an input
+ * error. */
+int cost_hardware_kind(const char *name, bool *gpu, bool *calibrated, struct bs_err *err);
+bool cost_model_gpu(const struct cost_model *cm);
+/* KV blocks of BLOCK_SIZE tokens as vLLM's GPU worker sizes them (cost.c), an instance of PP
+ * stages with CAPTURES CUDA graphs. */
+int64_t cost_num_kv_blocks_gpu(const struct cost_model *cm, int32_t block_size, double mem_util,
+			       int32_t captures, int32_t pp);
 /* Compile time of one graph at a padded shape.  PHASE: 0 prompt, 1 decode, 2 unified; the
  * shape as in bucketing (v[0..3]).  RUNTIME adds the runtime-compile penalty. */
 int64_t cost_compile_ns(struct cost_model *cm, int phase, const int32_t v[4], bool runtime);

@@ -25,6 +25,8 @@ struct hw_spec {
 	char chip[32];       /* the chip it describes: its "name" member (gaudi2, gaudi3, ...) */
 	char desc[160];
 	bool calibrated;
+	bool gpu;            /* an NVIDIA GPU ("device": "gpu"; without the member, a chip whose
+			      * name does not start with "gaudi") */
 	double peak_bf16;    /* FLOP/s, dense matrix */
 	double peak_fp8;     /* FLOP/s, dense matrix */
 	double vector_bf16;  /* FLOP/s; 0 = not known (not used by the equations) */
@@ -112,6 +114,11 @@ double eval_decode(const struct eval_ctx *e, double bs, double num_blocks, struc
  * tensor-parallel all-reduces, plus the fixed per-pass cost (the operators Vidur's MLP and
  * all-reduce profiles measure; models/README.md, "GPU profiles"). */
 double eval_linear(const struct eval_ctx *e, double T, struct pass_cost *pc);
+/* A GPU forward (varlen attention, no per-sequence padding) of Q tokens: PRE of them prefill
+ * tokens reading CTX_BLOCKS context blocks, the others decodes reading DEC_BLOCKS blocks
+ * (models/README.md, "GPU forward"). */
+double eval_forward(const struct eval_ctx *e, double q, double ctx_blocks, double dec_blocks,
+		    double pre, double logits, struct pass_cost *pc);
 double eval_unified(const struct eval_ctx *e, double query, double shared, double unique,
 		    bool causal, double logits, struct pass_cost *pc);
 /* The static-batch generate() of the published rows: prefill of bs x in, then out - 1 decode
@@ -158,6 +165,11 @@ struct host_params {
 	int n_fit;              /* rows fitted */
 	double eager_layer_s;   /* extra host time per decoder layer of a pass without HPU graphs */
 	double gather_kv;       /* KV-read factor of the gather paged-attention path (>= 1) */
+	/* GPU forwards (execution mode cuda_graphs): host time per decoder layer of launching a
+	 * PIECEWISE forward (the attention between the pieces) and an eager one (every op); one
+	 * capture's time and memory at start-up. */
+	double cuda_piecewise_layer_s, cuda_eager_layer_s;
+	double cuda_capture_s, cuda_capture_bytes;
 };
 /* The rows of models/data/host.json (owned by the caller, free()). */
 size_t host_rows_load(struct host_row **out);

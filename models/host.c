@@ -111,6 +111,11 @@ int host_params_load(const char *chip, const char *profile, struct host_params *
 	*hp = fitted;
 	const cJSON *j = host_json();
 	hp->eager_layer_s = num(j, "eager_layer_us") * 1e-6;
+	const cJSON *cg = cJSON_GetObjectItemCaseSensitive(j, "cuda_graphs");
+	hp->cuda_piecewise_layer_s = num(cg, "piecewise_layer_us") * 1e-6;
+	hp->cuda_eager_layer_s = num(cg, "eager_layer_us") * 1e-6;
+	hp->cuda_capture_s = num(cg, "capture_s");
+	hp->cuda_capture_bytes = num(cg, "capture_mib") * 1048576.0;
 	const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "pa_gather_kv_factor");
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, chip);
 	if (!cJSON_IsNumber(v) || v->valuedouble < 1)

@@ -242,6 +242,15 @@ int profile_load_hw(const char *name, struct hw_spec *hw, struct perf_params *p,
 	if (cJSON_IsString(d))
 		snprintf(hw->desc, sizeof hw->desc, "%s", d->valuestring);
 	hw->calibrated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "calibrated"));
+	/* "device": "gpu" or "hpu"; a profile without it is a Gaudi when its chip is named so. */
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(j, "device");
+	if (cJSON_IsString(dev) && strcmp(dev->valuestring, "gpu") && strcmp(dev->valuestring, "hpu")) {
+		cJSON_Delete(owned);
+		return bs_errf(err, BS_EXIT_INPUT, name, 0, "device",
+			       "expected \"gpu\" or \"hpu\", got \"%s\"", dev->valuestring);
+	}
+	hw->gpu = cJSON_IsString(dev) ? !strcmp(dev->valuestring, "gpu")
+				      : strncmp(hw->chip, "gaudi", 5) != 0;
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "spec");
 	hw->peak_bf16 = num(s, "peak_bf16_tflops", name, false) * 1e12;
 	hw->peak_fp8 = num(s, "peak_fp8_tflops", name, false) * 1e12;

@@ -172,6 +172,19 @@ double eval_unified(const struct eval_ctx *e, double q, double shared, double un
 	return pass(e, q, logits, attn_flops(e, pairs), kv, pc);
 }
 
+double eval_forward(const struct eval_ctx *e, double q, double ctx_blocks, double dec_blocks,
+		    double pre, double logits, struct pass_cost *pc)
+{
+	double B = e->block_size;
+	/* causal: the prefill tokens among themselves; context: every prefill token against the
+	 * context blocks; decodes: each token against its own blocks.  Exact for one prefill
+	 * chunk in the forward; with several, the causal and context pairs are bounded from above
+	 * (every prefill token counted against every chunk's context). */
+	double pairs = pre * (pre + 1) / 2 + pre * ctx_blocks * B + dec_blocks * B;
+	double kv = ((ctx_blocks + dec_blocks) * B + q) * e->kv_bytes_token;
+	return pass(e, q, logits, attn_flops(e, pairs), kv, pc);
+}
+
 void eval_static_batch(const struct eval_ctx *e, double bs, double in, double out,
 		       struct static_batch *r)
 {

@@ -11,6 +11,7 @@
 #include "policies/bucketing.h"
 #include "policies/grouping.h"
 #include "policies/loop.h"
+#include "policies/mode.h"
 #include "policies/order.h"
 #include "policies/policy.h"
 
@@ -89,6 +90,19 @@ const struct policy_family bucketing_family = {
 	"bucketing", "bucketing.strategy", "shape-bucketing strategy: the warm-up bucket lists",
 	bucketings};
 
+#define MODES(X)                                        \
+	X(exec_mode, mode_hpu_graphs)                   \
+	X(exec_mode, mode_hpu_compile)                  \
+	X(exec_mode, mode_hpu_eager)                    \
+	X(exec_mode, mode_cuda_graphs)                  \
+	/* end of list */
+MODES(DECLARE)
+static const struct policy_info *const modes[] = {MODES(MEMBER) NULL};
+const struct policy_family mode_family = {
+	"mode", "server.execution_mode",
+	"execution mode: how the forward pass runs (graphs, compiles, padding, forwards per step, "
+	"KV sizing); auto follows the hardware and the version", modes};
+
 const struct order_policy *order_policy(const char *name)
 {
 	return (const struct order_policy *)policy_find(&order_family, name);
@@ -102,6 +116,11 @@ const struct grouping_policy *grouping_policy(const char *name)
 const struct batch_policy *batch_policy(const char *name)
 {
 	return (const struct batch_policy *)policy_find(&batching_family, name);
+}
+
+const struct exec_mode *exec_mode(const char *name)
+{
+	return name ? (const struct exec_mode *)policy_find(&mode_family, name) : NULL;
 }
 
 const struct loop_policy *loop_policy(const char *name)
@@ -118,6 +137,7 @@ const struct policy_family *const policy_families[] = {
 	&batching_family,
 	&loop_family,
 	&bucketing_family,
+	&mode_family,
 	NULL,
 };
 

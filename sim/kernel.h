@@ -62,6 +62,7 @@
 #include "policies/bucketing.h"
 #include "policies/bucketserve.h"
 #include "policies/order.h"
+#include "policies/mode.h"
 #include "sim/config.h"
 #include "workloads/workload.h"
 
@@ -101,7 +102,17 @@ struct sim_costs {
 	/* One swap graph of the online defragmenter moving BLOCKS padded blocks on an instance of
 	 * PP stages, BOTH with prefix caching (cost_kv_swap_ns); NULL = free. */
 	int64_t (*kv_swap)(void *ctx, int32_t blocks, bool both, int32_t pp);
+	/* One GPU forward (execution mode cuda_graphs) at padded shape V = (tokens, prefill
+	 * context blocks, decode blocks, prefill tokens): cost_forward_ns.  LAUNCH: the host
+	 * time of launching it as KIND (enum forward_kind: a FULL graph, a PIECEWISE graph, eager),
+	 * cost_launch_ns; the forward takes max(device, launch).  NULL launch: none. */
+	int64_t (*forward)(void *ctx, const int32_t v[4]);
+	int64_t (*launch)(void *ctx, int kind);
+	/* Start-up time of CAPTURES CUDA-graph captures (cost_capture_ns); NULL = none. */
+	int64_t (*capture)(void *ctx, int32_t captures);
 };
+/* How a GPU forward runs (execution mode cuda_graphs, kernel_graph.c). */
+enum forward_kind { FWD_FULL, FWD_PIECEWISE, FWD_EAGER };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
 
@@ -146,6 +157,14 @@ struct sim_params {
 					 * device), and new requests join one step later
 					 * (sim/README.md, "Engine step") */
 	bool enforce_eager;             /* server.enforce_eager: no pass uses HPU graphs */
+	/* The execution mode (server.execution_mode, policies/mode.h) and what it implies. */
+	const struct exec_mode *mode;
+	bool one_forward;               /* one forward per step of every scheduled token (the
+					 * unified path with the GPU forward's shape) */
+	int64_t capture_bound;          /* cuda_graphs: max_cudagraph_capture_size as bounded by
+					 * max_num_batched_tokens (_set_cudagraph_sizes) */
+	int32_t capture_max;            /* cuda_graphs: the largest capture size (0: none) */
+	int32_t captures;               /* cuda_graphs: graphs captured at start-up */
 	int64_t max_capture;            /* server.max_cudagraph_capture_size: prompt passes of
 					 * more tokens run eagerly (cost_prompt_uses_graphs) */
 	bool merged_prefill;            /* server.merged_prefill: a step's fresh prefills run as

@@ -294,7 +294,10 @@ static int64_t submit(struct sim *s, struct lane *in, int64_t t, bool preempted,
 		/* One pass of every token: (query, shared blocks, unique blocks, causal), as
 		 * create_unified_batch builds it (kernel_unified.c). */
 		int32_t real[4];
-		unified_shape(s, in, real, &in->ua_logits);
+		if (s->p.one_forward)
+			forward_shape(s, in, real, &in->ua_logits);
+		else
+			unified_shape(s, in, real, &in->ua_logits);
 		int64_t tokens = real[0];
 		for (size_t j = 0; j < in->n_items; j++) {
 			struct req *r = &s->r[in->items[j].id];

@@ -11,12 +11,17 @@
 
 /* ---- graphs: padded shapes, their cost and their compile state ---------------------------- */
 
-/* The extra host time of a pass run without its HPU graph (vllm-gaudi
+/* The extra host time of a pass run without its HPU graph in lazy mode (vllm-gaudi
  * HPUModelRunner._use_graphs: a prompt pass above max_cudagraph_capture_size tokens, or any pass
- * with enforce_eager), charged with host time on (sim/README.md, "Engine step"). */
+ * with enforce_eager: execution modes hpu_graphs and hpu_eager), charged with host time on
+ * (sim/README.md, "Engine step"). */
 static int64_t eager_ns(const struct sim *s, int phase, const int32_t v[4])
 {
 	if (!s->p.host_time || !s->costs.eager)
+		return 0;
+	/* torch.compile (hpu_compile): no pass uses an HPU graph, and none accumulates its ops
+	 * eagerly either (_execute_model_generic: use_graphs = False outside lazy mode). */
+	if (s->p.mode && !s->p.mode->hpu_graphs && !s->p.enforce_eager)
 		return 0;
 	bool graphs = phase == PHASE_PROMPT
 			      ? cost_prompt_uses_graphs(v[0], v[1], (int64_t)v[0] * v[2],
@@ -26,8 +31,24 @@ static int64_t eager_ns(const struct sim *s, int phase, const int32_t v[4])
 	return graphs ? 0 : s->costs.eager(s->costs.ctx);
 }
 
+/* A GPU forward (execution mode cuda_graphs) at padded shape V: a FULL graph for a
+ * decode-only forward within the capture sizes, a PIECEWISE one for a mixed forward within
+ * them, eager above the largest; it takes max(device, launch) (models/README.md, "GPU
+ * forward"). */
+static int64_t forward_cost(const struct sim *s, const int32_t v[4])
+{
+	int64_t dev = s->costs.forward(s->costs.ctx, v);
+	if (!s->p.host_time || !s->costs.launch)
+		return dev;
+	int kind = v[0] > s->p.capture_max ? FWD_EAGER : v[1] || v[3] ? FWD_PIECEWISE : FWD_FULL;
+	int64_t launch = s->costs.launch(s->costs.ctx, kind);
+	return launch > dev ? launch : dev;
+}
+
 static int64_t shape_cost(struct sim *s, int phase, const int32_t v[4])
 {
+	if (s->p.one_forward)
+		return forward_cost(s, v);
 	if (phase == PHASE_PROMPT)
 		return s->costs.prefill(s->costs.ctx, v[0], v[1], v[2]) + eager_ns(s, phase, v);
 	if (phase == PHASE_DECODE) {
@@ -97,6 +118,12 @@ static void warm_phase(struct sim *s, struct lane *in, enum phase ph)
 
 void sim_warmup(struct sim *s)
 {
+	if (s->p.mode && s->p.mode->captures) { /* CUDA graphs: captured at start-up */
+		s->m.captures = (int64_t)s->p.captures * s->n_instances;
+		if (s->costs.capture)
+			s->m.capture_ns = s->costs.capture(s->costs.ctx, s->p.captures) *
+					  s->n_instances;
+	}
 	if (!s->bucketer || s->p.skip_warmup)
 		return;
 	for (int g = 0; g < s->n_instances; g++) {
@@ -131,6 +158,14 @@ static __attribute__((noinline)) int32_t shape_graph_slow(struct sim *s, const s
 		 * flag of the bucket found (create_unified_batch: contains_prompts). */
 		if (phase == PHASE_UNIFIED)
 			out.v[3] = real[3];
+		/* cuda_graphs: the token count up to its capture size, none above the largest
+		 * (CudagraphDispatcher; policies/mode.c). */
+		if (s->p.one_forward) {
+			int64_t pad = cuda_graph_pad(real[0], s->p.capture_bound,
+						     s->p.max_num_batched_tokens);
+			if (pad && s->p.capture_max)
+				out.v[0] = (int32_t)pad;
+		}
 		if (created) {
 			/* The bucket list changed: cached look-ups may no longer be the server's. */
 			shapemap_clear(&s->lookup);
@@ -197,8 +232,8 @@ int32_t pad_shape_(struct sim *s, struct lane *in, int phase, const int32_t real
 	if (*c)
 		return gi;
 	*c = 1;
-	if (s->p.ideal)
-		return gi; /* the reference compiles nothing */
+	if (s->p.ideal || (s->p.mode && !s->p.mode->compiles))
+		return gi; /* the reference compiles nothing, nor a mode without compiles */
 	struct graph *g = &s->graphs[gi];
 	g->runtime = true;
 	g->compile_ns = s->costs.compile(s->costs.ctx, phase, g->v, true);

@@ -542,6 +542,9 @@ static inline int64_t client_next_arrival_ns(const struct sim *s)
 /* The unified shape (query tokens, shared blocks, unique blocks, causal) of IN's step and its
  * logits. */
 void unified_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *logits);
+/* The same as one GPU forward (execution mode cuda_graphs): (tokens, prefill context blocks,
+ * decode blocks, prefill tokens). */
+void forward_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *logits);
 
 /* kernel_engine.c */
 void engine_schedule(struct sim *s, struct lane *in);

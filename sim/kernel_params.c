@@ -68,6 +68,21 @@ static int64_t model_eager(void *ctx)
 	return cost_eager_extra_ns(ctx);
 }
 
+static int64_t model_forward(void *ctx, const int32_t v[4])
+{
+	return cost_forward_ns(ctx, v[0], v[1], v[2], v[3]);
+}
+
+static int64_t model_launch(void *ctx, int kind)
+{
+	return cost_launch_ns(ctx, kind);
+}
+
+static int64_t model_capture(void *ctx, int32_t captures)
+{
+	return cost_capture_ns(ctx, captures);
+}
+
 static int64_t model_kv_swap(void *ctx, int32_t blocks, bool both, int32_t pp)
 {
 	return cost_kv_swap_ns(ctx, blocks, both, pp);
@@ -88,6 +103,9 @@ void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)
 	c->decode_gather = model_decode_gather;
 	c->eager = model_eager;
 	c->kv_swap = model_kv_swap;
+	c->forward = model_forward;
+	c->launch = model_launch;
+	c->capture = model_capture;
 }
 
 /* ---- parameters -------------------------------------------------------------------------- */
@@ -157,7 +175,11 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->step_by_step = !config_bool(cfg, "sim.decode_jumps");
 	p->host_time = config_bool(cfg, "sim.host_time");
 	p->async_scheduling = config_bool(cfg, "server.async_scheduling");
-	p->enforce_eager = config_bool(cfg, "server.enforce_eager");
+	/* The execution mode, resolved (sim/resolve.c); hpu_eager is --enforce-eager. */
+	p->mode = exec_mode(config_str(cfg, "server.execution_mode"));
+	if (!p->mode)
+		BUG("server.execution_mode not resolved");
+	p->enforce_eager = config_bool(cfg, "server.enforce_eager") || p->mode->eager;
 	p->merged_prefill = bp->merged_prefill;
 	p->ideal = bp->strategy->ideal;
 	/* vllm-gaudi HPUModelRunner.__init__: max_cudagraph_capture_size defaults to
@@ -187,7 +209,37 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	if (!p->order || !p->grouping || !p->batching || !p->loop)
 		BUG("a policy choice not in the registry");
 	p->unified = p->batching->unified || bucket_params_unified(bp);
-	if (p->unified && bucket_params_prompt_decode(bp))
+	if (p->mode->one_forward && p->unified)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0,
+			       p->batching->unified ? "scheduler.batching" : "bucketing.strategy",
+			       "unified attention is vllm-gaudi's; execution mode %s runs vLLM V1's one "
+			       "forward per step (use scheduler.batching=continuous and a bucketing "
+			       "strategy other than unified)", p->mode->info.name);
+	if (p->mode->one_forward) {
+		/* vLLM V1 on GPUs (policies/mode_cuda_graphs.c): the unified path of the kernel, one
+		 * forward per step, with the GPU forward's shape; capture sizes as
+		 * _set_cudagraph_sizes (policies/mode.c). */
+		p->one_forward = true;
+		p->unified = true;
+		if (bp->contiguous_pa) {
+			const struct cfg_entry *e = config_find(cfg, "server.contiguous_pa");
+			bool by_env = config_env(cfg, "VLLM_CONTIGUOUS_PA") != NULL;
+			if (by_env || e->origin == CFG_ORIGIN_FILE || e->origin == CFG_ORIGIN_CMDLINE)
+				return bs_errf(err, BS_EXIT_INPUT, by_env ? NULL : cfg->file, 0,
+					       by_env ? "VLLM_CONTIGUOUS_PA" : "server.contiguous_pa",
+					       "contiguous paged attention is vllm-gaudi's; execution "
+					       "mode %s reads the KV cache through block tables",
+					       p->mode->info.name);
+		}
+		p->contiguous_pa = false;
+		p->capture_bound = cuda_graph_bound(p->max_num_seqs, p->max_num_batched_tokens,
+						    config_is_set(cfg, "server.max_cudagraph_capture_size")
+							    ? config_int(cfg, "server.max_cudagraph_capture_size")
+							    : 0);
+		p->captures = cuda_graph_captures(p->max_num_seqs, p->max_num_batched_tokens,
+						  p->capture_bound, p->enforce_eager,
+						  &p->capture_max);
+	} else if (p->unified && bucket_params_prompt_decode(bp))
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.batching",
 			       "unified batching runs unified buckets: set bucketing.strategy=unified "
 			       "(or none)");
@@ -225,7 +277,7 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	/* Unified attention reads its unique blocks as one contiguous slice of the KV cache
 	 * (create_unified_batch: unique_blocks = max block id + 1): contiguous PA is what runs,
 	 * and a setting that says otherwise cannot apply. */
-	if (p->unified) {
+	if (p->unified && !p->one_forward) {
 		const struct cfg_entry *e = config_find(cfg, "server.contiguous_pa");
 		if (e->origin != CFG_ORIGIN_DEFAULT && e->origin != CFG_ORIGIN_DERIVED &&
 		    !config_bool(cfg, "server.contiguous_pa"))
@@ -240,6 +292,10 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	}
 	if (defrag_params(cfg, p, err))
 		return -1;
+	if (p->disaggregated && p->one_forward)
+		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.mode",
+			       "execution mode %s is modelled for colocated instances only",
+			       p->mode->info.name);
 	if (p->disaggregated && p->unified)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "cluster.mode",
 			       "unified attention runs prefill and decode together: it cannot be "

@@ -111,7 +111,8 @@ void pass_queue(struct sim *s, struct lane *in, int phase, const int32_t real[4]
 				  run};
 	if (phase == PHASE_UNIFIED) { /* its logits, padded to max_num_seqs (kernel_unified.c) */
 		pp.rec.logits = in->ua_logits;
-		pp.rec.bucket_logits = s->p.max_num_seqs;
+		/* a GPU forward computes the logits it samples (no padding) */
+		pp.rec.bucket_logits = s->p.one_forward ? in->ua_logits : s->p.max_num_seqs;
 	}
 	pend_push(s, &pp);
 }

@@ -68,3 +68,30 @@ void unified_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *log
 	real[3] = in->n_items > 0;
 	*logits = nlog;
 }
+
+/* The shape of IN's step as one GPU forward (execution mode cuda_graphs, vLLM V1's
+ * GPUModelRunner: every scheduled token flattened, varlen attention without per-sequence
+ * padding): (tokens, context blocks its prefill chunks read, blocks its decodes hold, prefill
+ * tokens) and its logits (one per decode and per prefill chunk completing its prompt).  A
+ * decode's blocks are its own (in->dec_blocks): blocks of a cached prefix it shares are not
+ * counted. */
+void forward_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *logits)
+{
+	int64_t tokens = in->n_dec, ctx = 0, pre = 0;
+	int32_t nlog = in->n_dec;
+	for (size_t j = 0; j < in->n_items; j++) {
+		const struct req *r = &s->r[in->items[j].id];
+		int64_t done = prefill_item_context(s, in, j);
+		int32_t chunk = in->items[j].chunk;
+		ctx += blocks_for(s, done);
+		pre += chunk;
+		if (done + chunk >= r->target)
+			nlog++;
+	}
+	tokens += pre;
+	real[0] = (int32_t)tokens;
+	real[1] = (int32_t)ctx;
+	real[2] = (int32_t)in->dec_blocks;
+	real[3] = (int32_t)pre;
+	*logits = nlog;
+}

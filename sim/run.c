@@ -10,6 +10,7 @@
 
 #include "policies/presets.h"
 #include "policies/grouping.h"
+#include "policies/mode.h"
 #include "policies/order.h"
 #include "policies/policy.h"
 
@@ -40,7 +41,8 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 	if (load_workload && workload_build(&x->cc.cfg, trace, x->cc.seed, &x->w, err))
 		return -1;
 	x->have_w = load_workload;
-	if (bucketer_new(&x->bp, &x->b, err))
+	/* A mode that pads to CUDA-graph capture sizes runs no Gaudi buckets. */
+	if (x->sp.mode->padding == MODE_PAD_BUCKETS && bucketer_new(&x->bp, &x->b, err))
 		return -1;
 	if (x->sp.grouped) {
 		if (bucketserve_cfg_resolve(&x->cc.cfg, &x->bsc, err))
@@ -118,6 +120,8 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 	for (size_t f = 0; policy_families[f]; f++) {
 		const struct policy_family *fam = policy_families[f];
 		const char *chosen = config_str(c, fam->key);
+		if (!chosen)
+			continue; /* an auto key not resolved (no simulation) */
 		for (size_t m = 0; fam->members[m]; m++) {
 			const struct policy_info *pi = fam->members[m];
 			if (!strcmp(pi->name, chosen))
@@ -157,9 +161,10 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 		/* The host-time model (sim/kernel_host.c, sim/kernel_graph.c eager_ns). */
 		{"server.async_scheduling", !p->host_time,
 		 "only the host-time model reads it, and sim.host_time is false"},
-		{"server.max_cudagraph_capture_size", !p->host_time || p->enforce_eager,
-		 "only the host time of passes run without their graph reads it (sim.host_time "
-		 "true, server.enforce_eager false)"},
+		{"server.max_cudagraph_capture_size",
+		 !p->one_forward && (!p->host_time || p->enforce_eager || !p->mode->hpu_graphs),
+		 "on Gaudi only the host time of passes run without their HPU graph reads it "
+		 "(execution mode hpu_graphs, sim.host_time true, server.enforce_eager false)"},
 		/* The link of KV transfers and of the activations between pipeline stages. */
 		{"hardware.kv_link_gb_s", !p->disaggregated && p->pp == 1,
 		 "only KV transfers between disaggregated instances and the activations between "

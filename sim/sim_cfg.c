@@ -15,8 +15,14 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "longest prompt + output a request may have; auto = the model's context length"},
 	{"server.max_num_prefill_seqs", CFG_INT, "1", 1, 1 << 20, NULL, "requests",
 	 "most prefills in one forward pass (the Gaudi runner's default is 1)"},
+	{"server.execution_mode", CFG_CHOICE, NULL, 0, 0, NULL, "",   /* registry.c */
+	 "how the forward pass runs (policies/README.md, \"Execution modes\"); auto = "
+	 "cuda_graphs on a GPU; on Gaudi hpu_eager with server.enforce_eager, else as "
+	 "PT_HPU_LAZY_MODE (--env) says, else the version's (current: hpu_compile, docs: "
+	 "hpu_graphs)"},
 	{"server.block_size", CFG_INT, "128", 1, 1 << 16, NULL, "tokens",
-	 "tokens per KV-cache block (128 on Gaudi)"},
+	 "tokens per KV-cache block (128 on Gaudi); left at its default, the execution mode's "
+	 "(16 with cuda_graphs, as vLLM on GPUs)"},
 	{"server.num_kv_blocks", CFG_INT, NULL, 1, 1ll << 40, NULL, "blocks",
 	 "KV-cache blocks; auto = vllm-gaudi's sizing (models/README.md): (HBM - weights - "
 	 "activations) x server.gpu_memory_utilization x (1 - VLLM_GRAPH_RESERVED_MEM) / block bytes"},

@@ -167,7 +167,7 @@ static int mm1_attainment(void *ctx, double rate, double *a, struct bs_err *err)
 	p.slo_tpot_ms = 1e12;
 	p.slo_e2e_ms = m->slo_ms;
 	struct sim_costs c = {NULL, c_prefill, c_decode, c_unified, c_compile, c_transfer,
-			      NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+			      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 	struct sim *s = sim_new(&p, req, m->n, NULL, NULL, &c, NULL);
 	sim_run(s);
 	sim_finish(s);

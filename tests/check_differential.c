@@ -3,7 +3,7 @@
  * (sim.decode_jumps = false).  For every registered policy of every family (policies/
  * registry.c, walked here, so a new policy is covered without a test edit), on every topology
  * (colocated with 1 and 3 instances, disaggregated, pipeline-parallel with each registered
- * engine loop, unified batching), at a low load, near saturation and in overload, with several
+ * engine loop, unified batching; every execution mode, policies/mode.h, is a family too), at a low load, near saturation and in overload, with several
  * seeds on small random traces, requests.csv, batches.csv, monitor.csv and boundaries.csv
  * must be byte-identical; and again without the per-pass and monitor outputs (as large runs
  * are made: the kernel's fast path then ends more steps without the event queue),
@@ -80,6 +80,14 @@ static const char *const topologies[][5] = {
 	{"server.prefix_caching=false", "server.contiguous_pa=true", "server.defrag=false", NULL},
 	{"cluster.pp=2", "loop", "server.prefix_caching=false", "server.contiguous_pa=true", NULL},
 	{"cluster.instances=2", "server.contiguous_pa=true", "server.defrag_threshold=1", NULL},
+	/* enough blocks of 16 tokens (execution mode cuda_graphs) for max_model_len, on one and
+	 * three instances, on a GPU, pipelined with each loop, and with few capture sizes (eager
+	 * forwards above 16 tokens) */
+	{"server.num_kv_blocks=192", NULL},
+	{"cluster.instances=3", "server.num_kv_blocks=192", NULL},
+	{"hardware=a100", "server.num_kv_blocks=192", NULL},
+	{"cluster.pp=2", "loop", "server.num_kv_blocks=192", NULL},
+	{"server.num_kv_blocks=192", "server.max_cudagraph_capture_size=16", NULL},
 };
 
 /* requests per second: low, near saturation, overload (8 sequences of up to 800 tokens) */

@@ -67,7 +67,7 @@ static int64_t fc_compile(void *c, int phase, const int32_t v[4], bool runtime)
 static struct sim_costs costs_of(struct fixed_cost *f)
 {
 	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer,
-			      NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+			      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 	return c;
 }
 

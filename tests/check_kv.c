@@ -76,7 +76,7 @@ static int64_t fc_swap(void *c, int32_t blocks, bool both, int32_t pp)
 static struct sim_costs costs_of(struct fixed_cost *f)
 {
 	struct sim_costs c = {f, fc_prefill, fc_decode, fc_unified, fc_compile, fc_transfer,
-			      NULL, NULL, NULL, NULL, NULL, NULL, fc_swap};
+			      NULL, NULL, NULL, NULL, NULL, NULL, fc_swap, NULL, NULL, NULL};
 	return c;
 }
 

@@ -186,7 +186,7 @@ static int64_t sc_activation(void *c, int64_t tokens)
 static struct sim_costs stage_costs(struct stage_cost *f)
 {
 	struct sim_costs c = {f, sc_prefill, sc_decode, sc_unified, sc_compile, sc_transfer,
-			      sc_stage, sc_overhead, sc_activation, NULL, NULL, NULL, NULL};
+			      sc_stage, sc_overhead, sc_activation, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 	return c;
 }
 
@@ -362,7 +362,7 @@ START_TEST(saturated_rate)
 		for (int l = 0; l < 3; l++) {
 			struct stage_cost f = {{1000, 1000, 1000, 1000}, {1000, 1000, 1000, 1000}};
 			struct sim_costs c = {&f, sc_prefill, sc_decode, sc_unified, sc_compile,
-					      sc_transfer, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+					      sc_transfer, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 			/* sc_whole adds 50: make the even split exactly D per stage */
 			f.prompt[0] = f.decode[0] = 1000 * pp - 50 - 1000 * (4 - 1);
 			struct sim_params p = base_params(pp, loops[l], true);
