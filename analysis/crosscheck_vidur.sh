@@ -52,21 +52,20 @@ PY
 fi
 
 # The configurations.  Both: Llama-2-70B or CodeLlama-34B at TP 2 on the a100 profile (A100
-# SXM4 80 GB), bf16, 16-token blocks, Vidur's KV-cache size (its MemoryPlanner: 90 % of 80 GiB
-# less the weights, in whole 4096-token requests: 3328 blocks for Llama-2-70B, 27904 for
-# CodeLlama-34B), at most 128 running requests, no prefix caching, no host time (Vidur skips
-# its CPU overheads by default), no padding and no compile (bucketing.strategy=ideal).
-COMMON=(--set hardware=a100 --set hardware.tp=2 --set server.block_size=16
-	--set server.max_num_seqs=128 --set server.max_model_len=4096
-	--set server.prefix_caching=false --set sim.host_time=false
-	--set bucketing.strategy=ideal --seed 1)
-# Sarathi-like: one forward per step over every scheduled token, a 512-token budget shared by
-# decodes and prefill chunks.  vLLM-like (Vidur's vLLM scheduler, vLLM V0): whole prompts
-# (up to 4096 tokens per prefill pass, no chunking), prefill passes before decode passes.
-SARATHI=(--set scheduler.batching=unified --set server.max_num_batched_tokens=512)
-VLLM=(--set scheduler.batching=continuous --set server.chunked_prefill=false
-	--set server.max_num_batched_tokens=4096 --set server.max_num_prefill_seqs=128
-	--set server.merged_prefill=true)
+# SXM4 80 GB) in execution mode cuda_graphs (vLLM V1 on NVIDIA: one forward per step over every
+# scheduled token, padded to a CUDA-graph capture size), bf16, 16-token blocks, Vidur's
+# KV-cache size (its MemoryPlanner: 90 % of 80 GiB less the weights, in whole 4096-token
+# requests: 3328 blocks for Llama-2-70B, 27904 for CodeLlama-34B), at most 128 running
+# requests, no prefix caching, no host time (Vidur skips its CPU overheads by default).
+COMMON=(--set hardware=a100 --set hardware.tp=2 --set server.execution_mode=cuda_graphs
+	--set server.block_size=16 --set server.max_num_seqs=128 --set server.max_model_len=4096
+	--set server.prefix_caching=false --set sim.host_time=false --seed 1)
+# Sarathi-like: a 512-token budget per step shared by decodes and prefill chunks.  vLLM-like:
+# whole prompts (no chunking) within 4096 tokens per step.  Vidur's vLLM scheduler is vLLM
+# V0's (a step runs either prefills or decodes, prefills first); cuda_graphs is V1's (both in
+# one forward): models/README.md says what that changes.
+SARATHI=(--set server.max_num_batched_tokens=512)
+VLLM=(--set server.chunked_prefill=false --set server.max_num_batched_tokens=4096)
 
 summ_bucketsim() {
 	python3 -c '
