@@ -352,6 +352,8 @@ int64_t cost_launch_ns(const struct cost_model *cm, int kind)
 		return to_ns(cm->e.m.layers * cm->h.cuda_piecewise_layer_s);
 	case 2:
 		return to_ns(cm->e.m.layers * cm->h.cuda_eager_layer_s);
+	case 3:
+		return to_ns(cm->h.hpu_launch_s);
 	default:
 		BUG("cost_launch_ns: kind %d", kind);
 	}
@@ -455,13 +457,11 @@ double cost_kv_bytes_per_token(const struct cost_model *cm)
 	return cm->e.kv_bytes_token;
 }
 
-int64_t cost_kv_swap_ns(const struct cost_model *cm, int32_t blocks, bool both, int32_t pp)
+int64_t cost_kv_swap_ns(const struct cost_model *cm, int32_t blocks, int32_t pp)
 {
 	if (blocks <= 0)
 		return 0;
 	double bytes = 2.0 * blocks * cm->e.block_size * cm->e.kv_bytes_token / (pp > 0 ? pp : 1);
-	if (both)
-		bytes *= 2;
 	return to_ns(bytes / (cm->e.hw.hbm_bw * cm->e.p.v[PP_ETA_KV]));
 }
 

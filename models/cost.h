@@ -38,8 +38,9 @@ int64_t cost_unified_ns(struct cost_model *cm, int32_t query, int32_t shared_blo
 int64_t cost_forward_ns(struct cost_model *cm, int32_t tokens, int32_t ctx_blocks,
 			int32_t dec_blocks, int32_t pre_tokens);
 /* The host time of launching a GPU forward of KIND (0 a FULL graph, 1 a PIECEWISE graph, 2
- * eager): layers x the per-layer launch of models/data/host.json's cuda_graphs (0 for FULL).
- * The forward takes max(device, launch). */
+ * eager): layers x the per-layer launch of models/data/host.json's cuda_graphs (0 for FULL);
+ * the forward takes max(device, launch).  KIND 3: launching one Gaudi forward's HPU graph in
+ * lazy mode (hpu_graph_launch_us), added to the pass as the eager extra is. */
 int64_t cost_launch_ns(const struct cost_model *cm, int kind);
 /* Start-up time of CAPTURES CUDA-graph captures (models/data/host.json's cuda_graphs). */
 int64_t cost_capture_ns(const struct cost_model *cm, int32_t captures);
@@ -77,11 +78,11 @@ int cost_stage_layers(const struct cost_model *cm, int stage);
 double cost_kv_bytes_per_token(const struct cost_model *cm);
 /* One swap graph of vllm-gaudi's online defragmenter (CacheSwapUtils.forward) moving BLOCKS
  * padded blocks on each card of a PP-stage instance: every block's K and V of the stage's
- * layers (1/PP of the cache) is read and written once, and a second time with prefix caching
- * (BOTH: the free blocks may hold cached data and are swapped back), at the HBM bandwidth
- * with the profile's KV-read efficiency: 2 x BLOCKS x block_size x kv bytes per token /
- * PP x (2 if BOTH) / (hbm_bw x eta_kv).  0 for no block. */
-int64_t cost_kv_swap_ns(const struct cost_model *cm, int32_t blocks, bool both, int32_t pp);
+ * layers (1/PP of the cache) is read and written once, at the HBM bandwidth with the profile's
+ * KV-read efficiency: 2 x BLOCKS x block_size x kv bytes per token / PP / (hbm_bw x eta_kv).
+ * (Upstream swaps the free blocks back too when prefix caching is on, but contiguous PA, which
+ * the defragmenter serves, turns prefix caching off.)  0 for no block. */
+int64_t cost_kv_swap_ns(const struct cost_model *cm, int32_t blocks, int32_t pp);
 /* The decode pass of cost_decode_ns through the non-contiguous paged-attention path: the KV
  * blocks are gathered by index instead of read as one slice cache[:n] (VLLMKVCache.
  * fetch_from_cache in vllm-gaudi), and the gathered KV bytes cost pa_gather_kv_factor times as

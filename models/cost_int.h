@@ -164,6 +164,7 @@ struct host_params {
 	double step_se, req_se; /* standard errors; NAN with no more rows than parameters */
 	int n_fit;              /* rows fitted */
 	double eager_layer_s;   /* extra host time per decoder layer of a pass without HPU graphs */
+	double hpu_launch_s;    /* host time of launching one forward's HPU graph (lazy mode) */
 	double gather_kv;       /* KV-read factor of the gather paged-attention path (>= 1) */
 	/* GPU forwards (execution mode cuda_graphs): host time per decoder layer of launching a
 	 * PIECEWISE forward (the attention between the pieces) and an eager one (every op); one

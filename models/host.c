@@ -111,6 +111,7 @@ int host_params_load(const char *chip, const char *profile, struct host_params *
 	*hp = fitted;
 	const cJSON *j = host_json();
 	hp->eager_layer_s = num(j, "eager_layer_us") * 1e-6;
+	hp->hpu_launch_s = num(j, "hpu_graph_launch_us") * 1e-6;
 	const cJSON *cg = cJSON_GetObjectItemCaseSensitive(j, "cuda_graphs");
 	hp->cuda_piecewise_layer_s = num(cg, "piecewise_layer_us") * 1e-6;
 	hp->cuda_eager_layer_s = num(cg, "eager_layer_us") * 1e-6;

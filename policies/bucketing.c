@@ -408,6 +408,19 @@ int bucket_params_resolve(const struct config *cfg, struct bucket_params *p, str
 		return -1;
 	if (r)
 		p->contiguous_pa = b;
+	/* vllm-gaudi HpuPlatform.check_and_update_config (platform.py): "Using Contiguous PA,
+	 * disabling prefix caching" (enable_prefix_caching = False whenever VLLM_CONTIGUOUS_PA).
+	 * Unified attention's own contiguous reading is not that setting. */
+	if (p->contiguous_pa && p->prefix_caching && !bucket_params_unified(p)) {
+		const struct cfg_entry *e = config_find(cfg, "server.prefix_caching");
+		if (e->origin == CFG_ORIGIN_FILE || e->origin == CFG_ORIGIN_CMDLINE)
+			return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "server.prefix_caching",
+				       "true, but contiguous PA (%s) turns prefix caching off: "
+				       "vllm-gaudi's platform check_and_update_config disables it "
+				       "whenever VLLM_CONTIGUOUS_PA is on",
+				       r ? "VLLM_CONTIGUOUS_PA" : "server.contiguous_pa");
+		p->prefix_caching = false;
+	}
 	if ((r = env_bool(cfg, "VLLM_MERGED_PREFILL", &b, err)) < 0)
 		return -1;
 	if (r)

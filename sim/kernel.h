@@ -100,8 +100,8 @@ struct sim_costs {
 	 * none.  Charged when sim_params.host_time. */
 	int64_t (*eager)(void *ctx);
 	/* One swap graph of the online defragmenter moving BLOCKS padded blocks on an instance of
-	 * PP stages, BOTH with prefix caching (cost_kv_swap_ns); NULL = free. */
-	int64_t (*kv_swap)(void *ctx, int32_t blocks, bool both, int32_t pp);
+	 * PP stages (cost_kv_swap_ns); NULL = free. */
+	int64_t (*kv_swap)(void *ctx, int32_t blocks, int32_t pp);
 	/* One GPU forward (execution mode cuda_graphs) at padded shape V = (tokens, prefill
 	 * context blocks, decode blocks, prefill tokens): cost_forward_ns.  LAUNCH: the host
 	 * time of launching it as KIND (enum forward_kind: a FULL graph, a PIECEWISE graph, eager),
@@ -112,7 +112,7 @@ struct sim_costs {
 	int64_t (*capture)(void *ctx, int32_t captures);
 };
 /* How a GPU forward runs (execution mode cuda_graphs, kernel_graph.c). */
-enum forward_kind { FWD_FULL, FWD_PIECEWISE, FWD_EAGER };
+enum forward_kind { FWD_FULL, FWD_PIECEWISE, FWD_EAGER, FWD_HPU_GRAPH };
 /* Adapter to models/cost.h. */
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm);
 

@@ -424,8 +424,7 @@ int64_t kv_defrag_(struct sim *s, struct lane *in)
 			pad = swap_pads[i];
 			break;
 		}
-	int64_t ns = s->costs.kv_swap ? s->costs.kv_swap(s->costs.ctx, pad, s->p.prefix_caching,
-							   in->owner->stages)
+	int64_t ns = s->costs.kv_swap ? s->costs.kv_swap(s->costs.ctx, pad, in->owner->stages)
 				      : 0;
 	in->step_swaps = n;
 	s->m.defrag_steps++;

@@ -28,7 +28,11 @@ static int64_t eager_ns(const struct sim *s, int phase, const int32_t v[4])
 							s->p.block_size, s->p.max_capture,
 							s->p.enforce_eager)
 			      : !s->p.enforce_eager;
-	return graphs ? 0 : s->costs.eager(s->costs.ctx);
+	if (!graphs)
+		return s->costs.eager(s->costs.ctx);
+	/* a pass replaying its HPU graph: the graph launch (hpu_graphs) */
+	return s->p.mode && s->p.mode->hpu_graphs && s->costs.launch
+		       ? s->costs.launch(s->costs.ctx, FWD_HPU_GRAPH) : 0;
 }
 
 /* A GPU forward (execution mode cuda_graphs) at padded shape V: a FULL graph for a

@@ -83,9 +83,9 @@ static int64_t model_capture(void *ctx, int32_t captures)
 	return cost_capture_ns(ctx, captures);
 }
 
-static int64_t model_kv_swap(void *ctx, int32_t blocks, bool both, int32_t pp)
+static int64_t model_kv_swap(void *ctx, int32_t blocks, int32_t pp)
 {
-	return cost_kv_swap_ns(ctx, blocks, both, pp);
+	return cost_kv_swap_ns(ctx, blocks, pp);
 }
 
 void sim_costs_from_model(struct sim_costs *c, struct cost_model *cm)

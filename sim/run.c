@@ -23,6 +23,13 @@ void run_report_contiguous_pa(struct run_ctx *x)
 {
 	config_set_derived(&x->cc.cfg, "server.contiguous_pa", x->sp.contiguous_pa ? "true" : "false");
 	config_set_derived(&x->cc.cfg, "server.defrag", x->sp.defrag ? "true" : "false");
+	/* contiguous PA turns prefix caching off (bucket_params_resolve): over the default */
+	if (!x->sp.prefix_caching && config_bool(&x->cc.cfg, "server.prefix_caching")) {
+		struct bs_err err = {0};
+		if (config_set(&x->cc.cfg, "server.prefix_caching", "false", CFG_ORIGIN_DERIVED, NULL,
+			       0, &err))
+			BUG("server.prefix_caching: %s", err.msg);
+	}
 }
 
 /* Everything up to a built workload and bucketer. */
@@ -165,6 +172,13 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 		 !p->one_forward && (!p->host_time || p->enforce_eager || !p->mode->hpu_graphs),
 		 "on Gaudi only the host time of passes run without their HPU graph reads it "
 		 "(execution mode hpu_graphs, sim.host_time true, server.enforce_eager false)"},
+		/* Execution mode cuda_graphs: one forward per step, padded to capture sizes. */
+		{"bucketing.strategy", p->mode->padding != MODE_PAD_BUCKETS,
+		 "the execution mode pads to CUDA-graph capture sizes, not Gaudi buckets"},
+		{"server.max_num_prefill_seqs", p->one_forward,
+		 "the execution mode runs one forward of every scheduled token per step"},
+		{"server.merged_prefill", p->one_forward,
+		 "the execution mode runs one forward of every scheduled token per step"},
 		/* The link of KV transfers and of the activations between pipeline stages. */
 		{"hardware.kv_link_gb_s", !p->disaggregated && p->pp == 1,
 		 "only KV transfers between disaggregated instances and the activations between "

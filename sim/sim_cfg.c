@@ -25,11 +25,14 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "(16 with cuda_graphs, as vLLM on GPUs)"},
 	{"server.num_kv_blocks", CFG_INT, NULL, 1, 1ll << 40, NULL, "blocks",
 	 "KV-cache blocks; auto = vllm-gaudi's sizing (models/README.md): (HBM - weights - "
-	 "activations) x server.gpu_memory_utilization x (1 - VLLM_GRAPH_RESERVED_MEM) / block bytes"},
+	 "activations) x server.gpu_memory_utilization x (1 - VLLM_GRAPH_RESERVED_MEM) / block bytes; "
+	 "with cuda_graphs vLLM's GPU worker's: (HBM x server.gpu_memory_utilization - weights - "
+	 "activations - CUDA-graph memory) / block bytes"},
 	{"server.gpu_memory_utilization", CFG_DOUBLE, "0.9", 0.01, 1.0, NULL, "fraction",
 	 "fraction of the device memory free after weights and activations that vLLM may use"},
 	{"server.prefix_caching", CFG_BOOL, "true", 0, 0, NULL, "",
-	 "automatic prefix caching (on by default in vLLM V1)"},
+	 "automatic prefix caching (on by default in vLLM V1); contiguous PA turns it off, as "
+	 "vllm-gaudi's platform does (setting both true is an error)"},
 	{"server.contiguous_pa", CFG_BOOL, NULL, 0, 0, NULL, "",
 	 "contiguous paged attention; auto = false in bucketing.version current (only "
 	 "VLLM_CONTIGUOUS_PA turns it on), not server.prefix_caching in docs (env "
@@ -53,11 +56,15 @@ const struct cfg_def sim_cfg_defs[] = {
 	 "request arriving during a step joins one step later (sim/README.md, \"Engine step\"); "
 	 "read when sim.host_time is on"},
 	{"server.enforce_eager", CFG_BOOL, "false", 0, 0, NULL, "",
-	 "run every pass without HPU graphs (vLLM --enforce-eager): each pass pays the eager "
-	 "launch time (with sim.host_time) and no memory is reserved for graphs"},
+	 "run every pass without graphs (vLLM --enforce-eager): on Gaudi execution mode "
+	 "hpu_eager, each pass paying the eager launch time (with sim.host_time), no memory "
+	 "reserved for graphs; with cuda_graphs no capture size (every forward eager)"},
 	{"server.max_cudagraph_capture_size", CFG_INT, NULL, 1, 1 << 24, NULL, "tokens",
-	 "prompt passes of more tokens (bs x query + context blocks x block_size) run without "
-	 "their HPU graph (vllm-gaudi _use_graphs); auto = server.max_num_batched_tokens"},
+	 "Gaudi (hpu_graphs): prompt passes of more tokens (bs x query + context blocks x "
+	 "block_size) run without their HPU graph (vllm-gaudi _use_graphs), auto = "
+	 "server.max_num_batched_tokens; cuda_graphs: the bound of the CUDA-graph capture sizes "
+	 "(vLLM _set_cudagraph_sizes), auto = min(2 x server.max_num_seqs, 512), capped by "
+	 "server.max_num_batched_tokens"},
 	{"sim.host_time", CFG_BOOL, "true", 0, 0, NULL, "",
 	 "charge the host time of each engine step (scheduling, input preparation, sampling, "
 	 "output processing: models/README.md, \"Host time\") and model async scheduling; "

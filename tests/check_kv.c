@@ -68,9 +68,9 @@ static int64_t fc_transfer(void *c, int64_t tokens)
 }
 
 /* SWAP_BLOCK_NS per padded block, twice with prefix caching, over the stages. */
-static int64_t fc_swap(void *c, int32_t blocks, bool both, int32_t pp)
+static int64_t fc_swap(void *c, int32_t blocks, int32_t pp)
 {
-	return ((const struct fixed_cost *)c)->swap_block_ns * blocks * (both ? 2 : 1) / pp;
+	return ((const struct fixed_cost *)c)->swap_block_ns * blocks / pp;
 }
 
 static struct sim_costs costs_of(struct fixed_cost *f)
@@ -462,11 +462,10 @@ START_TEST(swap_cost_formula)
 	 * per token; a block of 128 tokens read and written once; gaudi2.json: hbm_tb_s 2.46,
 	 * eta_kv 0.745395. */
 	double bw = 2.46e12 * 0.745395;
-	ck_assert_int_eq(cost_kv_swap_ns(cm, 8, false, 1), llround(2.0 * 8 * 128 * 131072 / bw * 1e9));
-	ck_assert_int_eq(cost_kv_swap_ns(cm, 512, true, 1),
-			 llround(2.0 * 2 * 512 * 128 * 131072 / bw * 1e9));
-	ck_assert_int_eq(cost_kv_swap_ns(cm, 64, false, 4), llround(2.0 * 64 * 128 * 131072 / 4 / bw * 1e9));
-	ck_assert_int_eq(cost_kv_swap_ns(cm, 0, false, 1), 0);
+	ck_assert_int_eq(cost_kv_swap_ns(cm, 8, 1), llround(2.0 * 8 * 128 * 131072 / bw * 1e9));
+	ck_assert_int_eq(cost_kv_swap_ns(cm, 512, 1), llround(2.0 * 512 * 128 * 131072 / bw * 1e9));
+	ck_assert_int_eq(cost_kv_swap_ns(cm, 64, 4), llround(2.0 * 64 * 128 * 131072 / 4 / bw * 1e9));
+	ck_assert_int_eq(cost_kv_swap_ns(cm, 0, 1), 0);
 	cost_model_free(cm);
 }
 END_TEST

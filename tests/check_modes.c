@@ -155,8 +155,8 @@ END_TEST
 /* ---- one mixed step in each mode ------------------------------------------------------- */
 
 /* Costs: prefill 1000 + 10 x query; decode 500 + blocks; a GPU forward 2000 + 10 x tokens +
- * decode blocks; launch FULL 0, PIECEWISE 3000, eager 9000; eager extra 700; host 100 + 10 per
- * request; no compile time. */
+ * decode blocks; launch FULL 0, PIECEWISE 3000, eager 9000, an HPU graph 400; eager extra 700;
+ * host 100 + 10 per request; no compile time. */
 static int64_t mc_prefill(void *c, int32_t bs, int32_t q, int32_t ctx)
 {
 	(void)c, (void)bs, (void)ctx;
@@ -195,7 +195,7 @@ static int64_t mc_forward(void *c, const int32_t v[4])
 static int64_t mc_launch(void *c, int kind)
 {
 	(void)c;
-	return kind == FWD_FULL ? 0 : kind == FWD_PIECEWISE ? 3000 : 9000;
+	return kind == FWD_FULL ? 0 : kind == FWD_PIECEWISE ? 3000 : kind == FWD_EAGER ? 9000 : 400;
 }
 
 /* Request A (8 prompt tokens, 3 output tokens) at 0 and B (20 prompt tokens, 2 output tokens)
@@ -244,16 +244,19 @@ START_TEST(mixed_step_each_mode)
 	 * of 8 tokens (padded to 8): 2000 + 80 = 2080 against a PIECEWISE launch of 3000: 3000,
 	 * + 110. */
 
-	/* hpu_graphs: B's prefill 1000 + 200 = 1200, above the capture size: + 700 eager = 1900;
-	 * A's decode 500 + 1 block = 501; host 100 + 2 x 10 = 120: the step is 2401 + 120. */
+	/* hpu_graphs: step 1's prefill replays its graph: 1080 + 400 launch, + 110: 1590.  B's
+	 * prefill 1000 + 200 = 1200, above the capture size: + 700 eager = 1900 (no graph, no
+	 * launch); A's decode 500 + 1 block = 501 + 400 launch = 901; host 100 + 2 x 10 = 120:
+	 * the step is 2801 + 120. */
 	memset(&log, 0, sizeof log);
 	int64_t t = mixed_step(&mode_hpu_graphs, &log, &i);
-	ck_assert_int_eq(t, 1190);
+	ck_assert_int_eq(log.p[0].end_ns - log.p[0].start_ns, 1480);
+	ck_assert_int_eq(t, 1590);
 	ck_assert_int_eq(log.p[1].end_ns - log.p[1].start_ns, 1900);
 	ck_assert_int_eq(log.p[2].start_ns, log.p[1].end_ns);
-	ck_assert_int_eq(log.p[2].end_ns - log.p[2].start_ns, 501);
-	ck_assert_int_eq(log.p[3].start_ns, 1190 + 2401 + 120); /* step 3 */
-	/* hpu_compile: no HPU graph, no eager extra: 1200 and 501. */
+	ck_assert_int_eq(log.p[2].end_ns - log.p[2].start_ns, 901);
+	ck_assert_int_eq(log.p[3].start_ns, 1590 + 2801 + 120); /* step 3 */
+	/* hpu_compile: no HPU graph (no launch), no eager extra: 1080, then 1200 and 501. */
 	memset(&log, 0, sizeof log);
 	t = mixed_step(&mode_hpu_compile, &log, &i);
 	ck_assert_int_eq(t, 1190);

@@ -249,7 +249,10 @@ unread async-no-host server.async_scheduling --set sim.host_time=false --set ser
 read_ async-host --set server.async_scheduling=false
 unread capture-eager server.max_cudagraph_capture_size --set server.enforce_eager=true --set server.max_cudagraph_capture_size=64
 unread capture-no-host server.max_cudagraph_capture_size --set sim.host_time=false --set server.max_cudagraph_capture_size=64
-read_ capture-used --set server.max_cudagraph_capture_size=64
+# read by the lazy mode's _use_graphs (hpu_graphs) and by cuda_graphs' capture sizes; not by
+# torch.compile (hpu_compile, the default), which uses no HPU graph
+read_ capture-used --env PT_HPU_LAZY_MODE=1 --set server.max_cudagraph_capture_size=64
+unread capture-compile server.max_cudagraph_capture_size --set server.max_cudagraph_capture_size=64
 unread link-colocated hardware.kv_link_gb_s --set hardware.kv_link_gb_s=10
 read_ link-disaggregated --preset distserve --set hardware.kv_link_gb_s=10
 read_ link-pipeline --set cluster.pp=2 --set hardware.kv_link_gb_s=10

@@ -43,6 +43,13 @@ expect_exit 0 a100-uncalibrated "$BUCKETSIM" run --set "hardware=$T/a100u.json" 
 n=$(grep -c 'warning: hardware .*a100u.json: its profile is not calibrated' "$T/stderr")
 is a100-uncalibrated-one-warning "$n" 1
 
+# Gaudi bucketing keys are not read by cuda_graphs: a warning, an error under --strict
+expect_exit 0 a100-bucketing-unread "$BUCKETSIM" run --set hardware=a100 --set bucketing.strategy=linear \
+	"${SMALL[@]}" -o "$T/au"
+expect_stderr a100-bucketing-unread-msg "field 'bucketing.strategy': set but never read: the execution mode pads to CUDA-graph capture sizes"
+expect_exit 3 a100-bucketing-strict "$BUCKETSIM" run --strict --set hardware=a100 \
+	--set bucketing.strategy=linear "${SMALL[@]}" -o "$T/x7"
+
 # a Gaudi mode on GPU hardware: one warning saying so
 expect_exit 0 a100-gaudi-mode "$BUCKETSIM" run --set hardware=a100 \
 	--set server.execution_mode=hpu_graphs "${SMALL[@]}" -o "$T/ag"
@@ -83,6 +90,23 @@ expect_exit 3 mode-gpu-contiguous "$BUCKETSIM" run --set hardware=a100 --set ser
 	"${SMALL[@]}" -o "$T/x4"
 expect_stderr mode-gpu-contiguous-msg 'server.contiguous_pa.*block tables'
 for d in x1 x2 x3 x4; do
+	if [ -e "$T/$d" ]; then fail "no-output-$d" "output written on error"; else ok "no-output-$d"; fi
+done
+
+# contiguous PA turns prefix caching off, as vllm-gaudi's platform does (check_and_update_config)
+expect_exit 0 cpa-no-prefix-caching "$BUCKETSIM" run --set server.contiguous_pa=true "${SMALL[@]}" -o "$T/cp"
+is cpa-prefix-caching-off "$(c cp server.prefix_caching)" false
+expect_exit 0 cpa-env-no-prefix-caching "$BUCKETSIM" run --env VLLM_CONTIGUOUS_PA=true "${SMALL[@]}" -o "$T/ce"
+is cpa-env-prefix-caching-off "$(c ce server.prefix_caching)" false
+expect_exit 0 no-cpa-prefix-caching "$BUCKETSIM" run "${SMALL[@]}" -o "$T/nc"
+is no-cpa-prefix-caching-on "$(c nc server.prefix_caching)" true
+expect_exit 3 cpa-and-prefix-caching "$BUCKETSIM" run --set server.contiguous_pa=true \
+	--set server.prefix_caching=true "${SMALL[@]}" -o "$T/x5"
+expect_stderr cpa-and-prefix-caching-msg "field 'server.prefix_caching': true, but contiguous PA \(server.contiguous_pa\) turns prefix caching off: vllm-gaudi's platform"
+expect_exit 3 cpa-env-and-prefix-caching "$BUCKETSIM" run --env VLLM_CONTIGUOUS_PA=1 \
+	--set server.prefix_caching=true "${SMALL[@]}" -o "$T/x6"
+expect_stderr cpa-env-and-prefix-caching-msg 'contiguous PA \(VLLM_CONTIGUOUS_PA\)'
+for d in x5 x6; do
 	if [ -e "$T/$d" ]; then fail "no-output-$d" "output written on error"; else ok "no-output-$d"; fi
 done
 
