@@ -95,8 +95,15 @@ static double predict_row(const struct calib_row *r, const struct hw_spec *hw,
 {
 	struct eval_ctx e;
 	/* The fp8 rows are Intel Neural Compressor maxabs_quant runs, which quantise the KV cache
-	 * and the attention matmuls as well as the linear layers. */
-	eval_setup(&e, hw, m, p, r->tp, r->fp8, r->fp8, 128);
+	 * and the attention matmuls as well as the linear layers.  The decode rows are GPU
+	 * operator measurements with 16-token blocks (the block size of the profile they come
+	 * from, models/data/PROVENANCE.md): the context is read in whole blocks of 16. */
+	int block = r->kind == CALIB_DECODE ? CALIB_DECODE_BLOCK : 128;
+	eval_setup(&e, hw, m, p, r->tp, r->fp8, r->fp8, block);
+	if (r->kind == CALIB_DECODE)
+		return eval_decode(&e, r->bs, r->bs * ceil(r->in / block), NULL) * 1e3;
+	if (r->kind == CALIB_LINEAR)
+		return eval_linear(&e, r->bs * r->in, NULL) * 1e3;
 	if (r->kind == CALIB_PREFILL)
 		return eval_prefill(&e, r->bs, r->in, 0, NULL) * 1e3;  /* ms */
 	if (r->kind == CALIB_LATENCY)
@@ -137,6 +144,10 @@ static const char *family_of(const struct calib_row *r, bool other_sw)
 		return other_sw ? "prefill latency other sw, tp>1" : "prefill latency, tp>1";
 	if (r->kind == CALIB_LATENCY)
 		return r->tp > 1 ? "low-latency table, tp>1" : "low-latency table, tp=1";
+	if (r->kind == CALIB_DECODE)
+		return r->tp > 1 ? "decode latency, tp>1" : "decode latency, tp=1";
+	if (r->kind == CALIB_LINEAR)
+		return r->tp > 1 ? "pass without attention, tp>1" : "pass without attention, tp=1";
 	if (r->short_prompt)
 		return r->tp > 1 ? "short-prompt decode (CI), tp>1" : "short-prompt decode (CI), tp=1";
 	if (other_sw)
@@ -531,7 +542,10 @@ int calib_fit(const struct calib_row *rows, size_t n, const struct calib_opts *o
 		 * decode-dominated small-context data: fitted whatever their version, except
 		 * runs without reuse_cache (another KV-cache path). */
 		bool anchor = thr && r->short_prompt && !r->no_reuse_cache;
-		if (r->doubtful) {
+		if (r->held_out) {
+			ev->use = USE_CHECK;
+			snprintf(ev->why, sizeof ev->why, "held out");
+		} else if (r->doubtful) {
 			ev->use = USE_CHECK;
 			snprintf(ev->why, sizeof ev->why, "flagged doubtful by the source");
 		} else if (lat) {

@@ -55,6 +55,8 @@ const struct calib_metric calib_metrics[] = {
 	{"throughput_generated_tokens", "tokens/s", CALIB_THROUGHPUT},
 	{"prefill_forward_latency", "ms", CALIB_PREFILL},
 	{"latency_low_latency_table", "ms", CALIB_LATENCY},
+	{"decode_forward_latency", "ms", CALIB_DECODE},
+	{"linear_forward_latency", "ms", CALIB_LINEAR},
 	{NULL, NULL, CALIB_OTHER},
 };
 
@@ -287,6 +289,7 @@ static void on_record(int c, void *data)
 	w->doubtful = strstr(notes, "caution") || strstr(notes, "approximate") ||
 		      strstr(notes, "doubt");
 	w->no_reuse_cache = strstr(notes, "reuse_cache=false") != NULL;
+	w->held_out = strstr(notes, "held out") != NULL;
 	/* Range first: casting a double beyond int is undefined.  0 = not a card count. */
 	double cards = num_or_nan(f[2]);
 	w->tp = cards >= 1 && cards <= CALIB_MAX_CARDS ? (int)cards : 0;
@@ -300,7 +303,8 @@ static void on_record(int c, void *data)
 	}
 	/* The shape fields of the fitted static-batch and prefill rows: a malformed one is an
 	 * input error. */
-	if (w->kind == CALIB_THROUGHPUT || w->kind == CALIB_PREFILL) {
+	if (w->kind == CALIB_THROUGHPUT || w->kind == CALIB_PREFILL || w->kind == CALIB_DECODE ||
+	    w->kind == CALIB_LINEAR) {
 		const int need[] = {2, 6, 7, 8, 10};
 		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
 			int k = need[i];

@@ -16,6 +16,11 @@ enum calib_kind {
 	CALIB_THROUGHPUT,       /* throughput_generated_tokens: a static batch's rate */
 	CALIB_PREFILL,          /* prefill_forward_latency: one prefill pass */
 	CALIB_LATENCY,          /* latency_low_latency_table: checked only */
+	CALIB_DECODE,           /* decode_forward_latency: one decode pass of batch_size
+				 * sequences, each with input_len tokens of context */
+	CALIB_LINEAR,           /* linear_forward_latency: a pass of batch_size x input_len
+				 * tokens without attention and LM head (linear layers, norms,
+				 * activation, all-reduces) */
 };
 /* The fitted metrics, by kind (CALIB_THROUGHPUT..): name and unit; NULL-terminated. */
 struct calib_metric {
@@ -42,8 +47,13 @@ struct calib_row {
 	bool short_prompt;      /* input "short default prompt": run_generation.py's default
 				 * prompt, taken as CALIB_SHORT_PROMPT_TOKENS tokens */
 	bool no_reuse_cache;    /* run with reuse_cache=False (a different KV-cache path) */
+	bool held_out;          /* "held out" in the notes: kept out of the fit to check it */
 	char source[400];
 };
+
+/* Tokens per KV block of the decode_forward_latency rows (vLLM's GPU default, and the block
+ * size of the Vidur attention profile they are composed from). */
+#define CALIB_DECODE_BLOCK 16
 
 /* Tokens of run_generation.py's default prompt ("DeepSpeed is a machine learning framework"). */
 #define CALIB_SHORT_PROMPT_TOKENS 8

@@ -16,7 +16,7 @@ enum { OPT_DATA = CLI_OPT_FIRST_FREE, OPT_HARDWARE, OPT_SOFTWARE, OPT_NO_PREFILL
 static const struct cli_opt opts[] = {
 	{"data", OPT_DATA, 1, "FILE.csv", "measurements (columns as models/data/gaudi_measurements.csv)",
 	 NULL},
-	{"hardware", OPT_HARDWARE, 1, "NAME", "hardware profile to fit (gaudi2, gaudi3)", NULL},
+	{"hardware", OPT_HARDWARE, 1, "NAME", "hardware profile to fit (gaudi2, gaudi3, a100, h100)", NULL},
 	{"software", OPT_SOFTWARE, 1, "VERSION", "fit only throughput rows of this software version "
 	 "(e.g. 1.20, one the hardware's rows have); other versions are reported as checks", NULL},
 	{"no-prefill-rows", OPT_NO_PREFILL, 0, NULL, "do not fit the per-pass prefill latency rows",
@@ -217,14 +217,17 @@ const struct cli_cmd cmd_calibrate = {
 	"efficiencies, the per-pass overhead, the all-reduce latency and overlap, and the compile\n"
 	"constants) with GSL's nonlinear least squares on the relative error of the published\n"
 	"static-batch throughput rows of that chip, its per-pass prefill latencies (another\n"
-	"version's with a fitted version scale) and its CI short-prompt rows.  Rows the source flags as\n"
-	"doubtful, and rows of other software versions when --software is given, are kept out of\n"
+	"version's with a fitted version scale), its CI short-prompt rows, and GPU operator rows\n"
+	"(decode passes, passes without attention).  Rows the source flags as doubtful, rows marked\n"
+	"'held out', and rows of other software versions when --software is given, are kept out of\n"
 	"the fit and reported as checks.  Prints the fit report (per row, per family, parameters\n"
 	"with standard errors, warm-up cases) and writes the profile atomically: nothing is written\n"
 	"on error.  Exit codes: 0 ok, 1 I/O, 2 usage, 3 invalid data.",
 	"  bucketsim calibrate --data models/data/gaudi_measurements.csv --hardware gaudi2 "
 	"--software 1.20 -o models/data/gaudi2.json\n"
 	"  bucketsim calibrate --data models/data/gaudi_measurements.csv --hardware gaudi3 "
-	"--software 1.20 -o /tmp/gaudi3.json -q\n",
+	"--software 1.20 -o /tmp/gaudi3.json -q\n"
+	"  bucketsim calibrate --data models/data/gpu_measurements.csv --hardware a100 "
+	"-o models/data/a100.json\n",
 	opts, run,
 };

@@ -110,6 +110,10 @@ void eval_setup(struct eval_ctx *e, const struct hw_spec *hw, const struct model
 double eval_prefill(const struct eval_ctx *e, double bs, double query, double ctx_blocks,
 		    struct pass_cost *pc);
 double eval_decode(const struct eval_ctx *e, double bs, double num_blocks, struct pass_cost *pc);
+/* A pass of T tokens without attention, KV traffic and LM head: the linear layers and the
+ * tensor-parallel all-reduces, plus the fixed per-pass cost (the operators Vidur's MLP and
+ * all-reduce profiles measure; models/README.md, "GPU profiles"). */
+double eval_linear(const struct eval_ctx *e, double T, struct pass_cost *pc);
 /* A GPU forward (varlen attention, no per-sequence padding) of Q tokens: PRE of them prefill
  * tokens reading CTX_BLOCKS context blocks, the others decodes reading DEC_BLOCKS blocks
  * (models/README.md, "GPU forward"). */

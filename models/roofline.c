@@ -156,6 +156,11 @@ double eval_decode(const struct eval_ctx *e, double bs, double num_blocks, struc
 	return eval_decode_gather(e, bs, num_blocks, 1.0, pc);
 }
 
+double eval_linear(const struct eval_ctx *e, double T, struct pass_cost *pc)
+{
+	return pass(e, T, 0, 0, 0, pc);
+}
+
 double eval_unified(const struct eval_ctx *e, double q, double shared, double unique,
 		    bool causal, double logits, struct pass_cost *pc)
 {

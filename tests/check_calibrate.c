@@ -1,7 +1,8 @@
 /*
  * check_calibrate: the measurements reader and the fit (models/calib.c): malformed CSV errors
  * name file, record and field; a fit on synthetic rows generated from known parameters
- * recovers them; the shipped profiles reproduce their committed fit report.
+ * recovers them; the shipped profiles reproduce their committed fit report (Gaudi from
+ * models/data/gaudi_measurements.csv, A100 and H100 from models/data/gpu_measurements.csv).
  * Run from the repository root (make check does).
  */
 #include <check.h>
@@ -362,6 +363,134 @@ START_TEST(committed_gaudi3)
 }
 END_TEST
 
+/* The GPU operator rows: decode_forward_latency and linear_forward_latency are read as their
+ * kinds, "held out" in the notes marks a row the fit never uses. */
+START_TEST(gpu_row_kinds)
+{
+	size_t n;
+	struct calib_row *rows = read_ok(
+		"v,A100-SXM4-80GB,2,llama-2-70b,bf16,x,1024,0,8,decode_forward_latency,50,ms,a\n"
+		"v,A100-SXM4-80GB,1,llama-2-7b,bf16,x,1,0,1,linear_forward_latency,9,ms,b; held out\n"
+		"v,H100-SXM5-80GB,2,codellama-34b,bf16,x,512,0,1,prefill_forward_latency,60,ms,c\n", &n);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(rows[0].kind, CALIB_DECODE);
+	ck_assert_str_eq(rows[0].hw, "a100");
+	ck_assert_int_eq(rows[0].tp, 2);
+	ck_assert(!rows[0].held_out);
+	ck_assert_int_eq(rows[1].kind, CALIB_LINEAR);
+	ck_assert(rows[1].held_out);
+	ck_assert_str_eq(rows[2].hw, "h100");
+	ck_assert_str_eq(rows[2].model, "codellama-34b");
+	free(rows);
+	/* A decode row needs a batch and a context, as the other pass rows do. */
+	expect_error("v,A100,2,llama-2-70b,bf16,x,1024,0,0,decode_forward_latency,50,ms,\n", 2,
+		     "batch_size", "a batch of no sequence");
+}
+END_TEST
+
+/* A linear_forward_latency row is one pass without attention and LM head, worked by hand:
+ * Llama-2-7B (32 layers, hidden 4096, MHA, gated FFN 11008) at one token on one A100 streams
+ * 32 x (4 x 4096^2 + 3 x 4096 x 11008) bf16 weights; the compute term is far below that, so
+ * the pass takes weights / (bandwidth x eta_weights) + t_pass. */
+START_TEST(linear_pass_hand)
+{
+	struct hw_spec hw;
+	struct perf_params p;
+	struct compile_params c;
+	struct model_arch m;
+	struct bs_err err = {0};
+	ck_assert_int_eq(profile_load_hw("a100", &hw, &p, &c, &err), 0);
+	ck_assert_int_eq(profile_load_model("llama-2-7b", &m, &err), 0);
+	struct eval_ctx e;
+	eval_setup(&e, &hw, &m, &p, 1, false, false, 16);
+	double bytes = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) * 2;
+	double want = bytes / (2.039e12 * p.v[PP_ETA_WEIGHTS]) + p.v[PP_T_PASS];
+	ck_assert_double_eq_tol(eval_linear(&e, 1, NULL), want, 1e-12);
+	/* The compute term really is the smaller one here. */
+	double flops = 2.0 * bytes / 2;
+	double eff = p.v[PP_ETA_COMPUTE] / (1 + p.v[PP_N_HALF]);
+	ck_assert(flops / (312e12 * eff) < bytes / (2.039e12 * p.v[PP_ETA_WEIGHTS]));
+	/* Attention and the LM head are what a decode pass adds to it. */
+	ck_assert(eval_decode(&e, 1, 64, NULL) > eval_linear(&e, 1, NULL));
+}
+END_TEST
+
+/* The shipped GPU profiles reproduce from models/data/gpu_measurements.csv; the held-out rows
+ * are checks, never fitted, and the fit's error on them stays within what models/README.md
+ * reports ("GPU profiles"). */
+static void reproduce_gpu(const char *hw, double max_held_mape)
+{
+	struct calib_row *rows = NULL;
+	size_t n = 0;
+	struct bs_err err = {0};
+	ck_assert_msg(calib_read_csv("models/data/gpu_measurements.csv", &rows, &n, &err) == 0,
+		      "%s", err.msg);
+	struct calib_opts o = {.hw = hw, .use_prefill_rows = true};
+	calib_default_start(&o.start);
+	struct calib_result res;
+	ck_assert_int_eq(calib_fit(rows, n, &o, &res, &err), 0);
+	cJSON *j = profile_hw_json(hw);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "calibrated")));
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+	for (int i = 0; i < PP_COUNT; i++) {
+		double want = cJSON_GetObjectItemCaseSensitive(params, perf_param_names[i])->valuedouble;
+		double got = res.p.v[i] * perf_param_json_scale[i];
+		ck_assert_msg(fabs(got - want) <= 1e-3 * fabs(want), "%s: %g vs %g", perf_param_names[i],
+			      got, want);
+	}
+	size_t held = 0, mine = 0, checked = 0;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].hw, hw)) {
+			mine++;
+			held += rows[i].held_out;
+		}
+	for (size_t k = 0; k < res.nev; k++)
+		if (rows[res.ev[k].row].held_out) {
+			ck_assert_int_eq(res.ev[k].use, USE_CHECK);
+			checked++;
+			sum += fabs(res.ev[k].err);
+		}
+	ck_assert_uint_gt(held, 0);
+	ck_assert_uint_eq(checked, held);
+	ck_assert_int_eq(res.n_fit, (int)(mine - held));
+	ck_assert_msg(sum / held <= max_held_mape, "held-out MAPE %g", sum / held);
+	cJSON_Delete(j);
+	calib_result_release(&res);
+	free(rows);
+}
+
+START_TEST(committed_a100)
+{
+	reproduce_gpu("a100", 0.10);
+}
+END_TEST
+
+START_TEST(committed_h100)
+{
+	reproduce_gpu("h100", 0.10);
+}
+END_TEST
+
+/* a100-40gb is the a100 fit on the 40 GB card's memory: the same parameters, its own spec. */
+START_TEST(a100_40gb_transfer)
+{
+	struct hw_spec h80, h40;
+	struct perf_params p80, p40;
+	struct compile_params c;
+	struct bs_err err = {0};
+	ck_assert_int_eq(profile_load_hw("a100", &h80, &p80, &c, &err), 0);
+	ck_assert_int_eq(profile_load_hw("a100-40gb", &h40, &p40, &c, &err), 0);
+	for (int i = 0; i < PP_COUNT; i++)
+		ck_assert_double_eq(p40.v[i], p80.v[i]);
+	ck_assert_str_eq(h40.chip, "a100");
+	ck_assert(h40.calibrated);
+	ck_assert_double_eq_tol(h40.hbm_bw, 1.555e12, 1);
+	ck_assert_double_eq_tol(h40.hbm_bytes, 39.59 * 1073741824.0, 1);
+	ck_assert_double_eq(h40.peak_bf16, h80.peak_bf16);
+}
+END_TEST
+
 START_TEST(too_few_rows)
 {
 	struct calib_row rows[64];
@@ -488,6 +617,11 @@ int main(void)
 	tcase_add_test(tc, version_scale_recovery);
 	tcase_add_test(tc, committed_gaudi2);
 	tcase_add_test(tc, committed_gaudi3);
+	tcase_add_test(tc, gpu_row_kinds);
+	tcase_add_test(tc, linear_pass_hand);
+	tcase_add_test(tc, committed_a100);
+	tcase_add_test(tc, committed_h100);
+	tcase_add_test(tc, a100_40gb_transfer);
 	tcase_add_test(tc, version_stats);
 	tcase_add_test(tc, too_few_rows);
 	tcase_add_test(tc, software_in_data);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of the execution modes (server.execution_mode, policies/README.md
 # "Execution modes"): hardware=a100 runs cuda_graphs by default (no Gaudi compiles, captures
-# reported apart, block 16, the GPU KV sizing, one forward per step) with one warning for its
-# uncalibrated profile; Gaudi's auto mode follows PT_HPU_LAZY_MODE and the version; the
+# reported apart, block 16, the GPU KV sizing, one forward per step), with one warning for an
+# uncalibrated GPU profile (a100 itself is calibrated); Gaudi's auto mode follows PT_HPU_LAZY_MODE and the version; the
 # conflicts are errors naming the setting.
 . "$(dirname "$0")/e2e_lib.sh"
 T=$E2E_TMP
@@ -35,8 +35,13 @@ bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	  if (t <= 512 && p != (t <= 4 ? (t == 3 ? 4 : t) : t <= 248 ? int((t + 7) / 8) * 8 : int((t + 15) / 16) * 16)) n++
 	  if (t > 512 && p != t) n++ } END { print n + 0 }' "$T/a/batches.csv")
 is a100-padding "$bad" 0
-n=$(grep -c 'warning: hardware a100: its profile is not calibrated' "$T/stderr")
-is a100-one-warning "$n" 1
+# a100 is calibrated (models/README.md, "GPU profiles"): no warning in its own mode
+is a100-no-warning "$(grep -c 'warning: hardware a100' "$T/stderr")" 0
+# an uncalibrated GPU profile: one warning saying so
+sed 's/"calibrated":[[:space:]]*true/"calibrated": false/' "$(dirname "$0")/../models/data/a100.json" > "$T/a100u.json"
+expect_exit 0 a100-uncalibrated "$BUCKETSIM" run --set "hardware=$T/a100u.json" "${SMALL[@]}"
+n=$(grep -c 'warning: hardware .*a100u.json: its profile is not calibrated' "$T/stderr")
+is a100-uncalibrated-one-warning "$n" 1
 
 # Gaudi bucketing keys are not read by cuda_graphs: a warning, an error under --strict
 expect_exit 0 a100-bucketing-unread "$BUCKETSIM" run --set hardware=a100 --set bucketing.strategy=linear \
@@ -49,7 +54,7 @@ expect_exit 3 a100-bucketing-strict "$BUCKETSIM" run --strict --set hardware=a10
 expect_exit 0 a100-gaudi-mode "$BUCKETSIM" run --set hardware=a100 \
 	--set server.execution_mode=hpu_graphs "${SMALL[@]}" -o "$T/ag"
 is a100-gaudi-one-warning "$(grep -c 'warning: hardware a100' "$T/stderr")" 1
-expect_stderr a100-gaudi-warning 'not calibrated.*and it runs Gaudi semantics'
+expect_stderr a100-gaudi-warning 'warning: hardware a100: it runs Gaudi semantics'
 is a100-gaudi-block "$(c ag server.block_size)" 128
 
 # Gaudi: auto follows the version and PT_HPU_LAZY_MODE; no warning, no capture
