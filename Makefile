@@ -137,7 +137,7 @@ fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%)
 
 # Debian packages this project needs; installed only when missing.
 DEB_PKGS := libgsl-dev libcjson-dev libcsv-dev check libsubunit-dev pkg-config gcc make \
-            parallel gnuplot-nox clang libclang-rt-14-dev bc strace
+            parallel gnuplot-nox clang libclang-rt-14-dev bc strace jq
 # Only for check-cluster.
 CLUSTER_PKGS := slurm-wlm munge
 deps:

@@ -5,7 +5,9 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double num(const cJSON *o, const char *k)
 {
@@ -31,11 +33,18 @@ void report_human(FILE *f, const cJSON *summary)
 		num(meta, "seed"));
 	/* The bucketing that ran (meta.bucketing: the environment may choose the strategy). */
 	const cJSON *bk = cJSON_GetObjectItemCaseSensitive(meta, "bucketing");
-	fprintf(f, "  %s on %s (tp %.0f), bucketing %s/%s%s, max_num_seqs %.0f, "
-		   "max_num_batched_tokens %.0f, max_model_len %.0f, %.0f KV blocks\n",
-		str(cfg, "model"), str(cfg, "hardware"), num(cfg, "hardware.tp"),
-		str(bk, "strategy"), str(bk, "version"),
-		cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(bk, "enabled")) ? " (off)" : "",
+	/* The execution mode that ran (config's server.execution_mode is the resolved one); a
+	 * GPU mode pads to capture sizes, so the Gaudi bucketing is not named. */
+	const char *mode = str(cfg, "server.execution_mode");
+	bool gpu = !strcmp(mode, "cuda_graphs");
+	fprintf(f, "  %s on %s (tp %.0f), %s", str(cfg, "model"), str(cfg, "hardware"),
+		num(cfg, "hardware.tp"), mode);
+	if (!gpu)
+		fprintf(f, ", bucketing %s/%s%s", str(bk, "strategy"), str(bk, "version"),
+			cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(bk, "enabled")) ? " (off)"
+											: "");
+	fprintf(f, ", max_num_seqs %.0f, max_num_batched_tokens %.0f, max_model_len %.0f, "
+		   "%.0f KV blocks\n",
 		num(cfg, "server.max_num_seqs"), num(cfg, "server.max_num_batched_tokens"),
 		num(cfg, "server.max_model_len"), num(cfg, "server.num_kv_blocks"));
 	fprintf(f, "requests    %.0f completed in %.3f s simulated (%.0f input, %.0f output tokens)\n",
@@ -70,10 +79,15 @@ void report_human(FILE *f, const cJSON *summary)
 		fprintf(f, "; %.2f%% of decode KV blocks read are padding",
 			100 * num(m, "kv_block_padding_ratio"));
 	fputc('\n', f);
-	fprintf(f, "graphs      %.0f compiled at warm-up (%.1f s), %.0f at run time (%.3f s), "
-		   "%.0f fallback buckets\n",
-		num(m, "compiles_warmup"), num(m, "warmup_s"), num(m, "compiles_runtime"),
-		num(m, "runtime_compile_s"), num(m, "fallback_buckets"));
+	if (gpu)
+		fprintf(f, "graphs      %.0f CUDA graphs captured at start-up (%.1f s), none "
+			   "compiled at run time\n",
+			num(m, "cuda_graph_captures"), num(m, "capture_s"));
+	else
+		fprintf(f, "graphs      %.0f compiled at warm-up (%.1f s), %.0f at run time (%.3f s), "
+			   "%.0f fallback buckets\n",
+			num(m, "compiles_warmup"), num(m, "warmup_s"), num(m, "compiles_runtime"),
+			num(m, "runtime_compile_s"), num(m, "fallback_buckets"));
 	if (num(m, "unified_passes") > 0)
 		fprintf(f, "engine      %.0f unified passes", num(m, "unified_passes"));
 	else

@@ -128,7 +128,7 @@ static bool in_list(const char *const *list, const char *name)
 }
 
 static const char *const hw_top_keys[] = {
-	"kind", "name", "description", "calibrated", "spec", "params", "fit", NULL};
+	"kind", "name", "description", "calibrated", "device", "spec", "params", "fit", NULL};
 static const char *const spec_extra_keys[] = {"vector_bf16_tflops", "sources", NULL};
 /* The integer members of a model profile (an entry of models/data/models.json) and their
  * ranges: what the equations can take without overflowing. */

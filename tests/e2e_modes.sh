@@ -117,4 +117,12 @@ for mode in hpu_graphs hpu_compile hpu_eager cuda_graphs; do
 done
 "$BUCKETSIM" list keys >"$T/lk" 2>&1
 if grep -q 'server.execution_mode' "$T/lk"; then ok list-keys-mode; else fail list-keys-mode "not listed"; fi
+# The readable summary names the mode that ran; under cuda_graphs it reports the captures and
+# names no Gaudi bucketing (nothing pads to a bucket), on Gaudi the bucketing and compiles.
+"$BUCKETSIM" run --set hardware=a100 "${SMALL[@]}" > "$T/human-gpu.txt" 2>/dev/null
+grep -q '^  llama-3.1-8b on a100 (tp 1), cuda_graphs, max_num_seqs 256,' "$T/human-gpu.txt" && ok human-gpu-mode || fail human-gpu-mode "$(sed -n 2p "$T/human-gpu.txt")"
+grep -q '^graphs      86 CUDA graphs captured at start-up (4.9 s), none compiled at run time$' "$T/human-gpu.txt" && ok human-gpu-captures || fail human-gpu-captures "$(grep '^graphs' "$T/human-gpu.txt")"
+"$BUCKETSIM" run "${SMALL[@]}" > "$T/human-hpu.txt" 2>/dev/null
+grep -q '^  llama-3.1-8b on gaudi2 (tp 1), hpu_compile, bucketing exponential/current, max_num_seqs' "$T/human-hpu.txt" && ok human-hpu-mode || fail human-hpu-mode "$(sed -n 2p "$T/human-hpu.txt")"
+grep -q '^graphs      [0-9]* compiled at warm-up' "$T/human-hpu.txt" && ok human-hpu-compiles || fail human-hpu-compiles "$(grep '^graphs' "$T/human-hpu.txt")"
 e2e_done
