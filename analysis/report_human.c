@@ -116,8 +116,10 @@ void report_human(FILE *f, const cJSON *summary)
 	else if (cJSON_GetObjectItemCaseSensitive(m, "n_max_adjustments") &&
 		 num(m, "n_max_adjustments") > 0)
 		fprintf(f, "buckets     adaptive grouping never split: N_max %.0f to %.0f (mean %.1f) "
-			   "over %.0f adjustments, no bucket held more\n", num(m, "n_max_min"),
-			num(m, "n_max_max"), num(m, "n_max_mean"), num(m, "n_max_adjustments"));
+			   "over %.0f adjustment%s, no bucket held more\n", num(m, "n_max_min"),
+			num(m, "n_max_max"), num(m, "n_max_mean"), num(m, "n_max_adjustments"),
+			num(m, "n_max_adjustments") == 1 ? "" : "s");
 	else if (cJSON_GetObjectItemCaseSensitive(m, "n_max_adjustments"))
-		fputs("buckets     adaptive grouping never split: AdjustBuckets never ran\n", f);
+		fputs("buckets     adaptive grouping never split: no batch was formed under a "
+		      "bounded N_max\n", f);
 }

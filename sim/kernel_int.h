@@ -304,6 +304,7 @@ struct sim {
 	/* BucketServe. */
 	uint64_t splits, merges;
 	uint64_t nmax_last, nmax_calls, nmax_min, nmax_max; /* N_max of AdjustBuckets (sim_stats) */
+	bool nmax_pending; /* nmax_last not yet counted: no request has left the queue since */
 	double nmax_sum;
 	struct waste_acc batch_waste;   /* Eq. 2 over admitted batches */
 	uint32_t *batch_lens;

@@ -44,14 +44,7 @@ void wq_adjust(struct sim *s, struct waitq *q)
 	if (s->time_bucketing)
 		s->bucketing_wall_s += wall_now() - t0;
 	s->nmax_last = nmax;
-	if (nmax != UINT64_MAX) {
-		if (!s->nmax_calls || nmax < s->nmax_min)
-			s->nmax_min = nmax;
-		if (nmax > s->nmax_max)
-			s->nmax_max = nmax;
-		s->nmax_calls++;
-		s->nmax_sum += (double)nmax;
-	}
+	s->nmax_pending = nmax != UINT64_MAX;
 	if (res.splits || res.merged) {
 		s->splits += res.splits;
 		s->merges += res.merged;
@@ -91,9 +84,30 @@ int64_t wq_pick_bucketed(struct sim *s, struct waitq *q)
 	return k;
 }
 
+/* N_max's statistics (sim_stats) count the adjustments a batch was formed under: the last
+ * AdjustBuckets before a request leaves the queue, once.  An adjustment no request left the
+ * queue after is not counted: how many of those there are depends on how the engine steps
+ * (scheduler.adjust=batch adjusts at every step, and a decode run stands for many steps), so
+ * counting them would make the statistics differ between the fast path and the step-by-step
+ * reference. */
+static void nmax_record(struct sim *s)
+{
+	if (!s->nmax_pending)
+		return;
+	s->nmax_pending = false;
+	uint64_t nmax = s->nmax_last;
+	if (!s->nmax_calls || nmax < s->nmax_min)
+		s->nmax_min = nmax;
+	if (nmax > s->nmax_max)
+		s->nmax_max = nmax;
+	s->nmax_calls++;
+	s->nmax_sum += (double)nmax;
+}
+
 /* wq_remove() (kernel_int.h) from a bucketed queue. */
 void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id)
 {
+	nmax_record(s);
 	double t0 = s->time_bucketing ? wall_now() : 0;
 	bsm_remove(q->bsm, (uint32_t)id);
 	if (s->time_bucketing)

@@ -481,6 +481,17 @@ START_TEST(pinned_configurations)
 		"scheduler.batching=continuous", NULL,
 	};
 	ck_assert(fast_equals_reference(adjust_per_batch, 369, "adaptive grouping, adjust=batch"));
+	/* Static batches on three pipelined stages with AdjustBuckets before each batch: the
+	 * queue waits while each batch runs, the reference adjusts at every step of the run and
+	 * the fast path once, so N_max statistics over every call differed (446 against 82);
+	 * they count the adjustments a batch was formed under. */
+	static const char *const nmax_per_batch[] = {
+		"workload.lengths=uniform", "workload.num_requests=40", "workload.arrival=offline",
+		"server.max_num_seqs=8", "cluster.pp=3", "scheduler.order=ljf",
+		"scheduler.grouping=adaptive", "scheduler.adjust=batch", "scheduler.batching=static",
+		NULL,
+	};
+	ck_assert(fast_equals_reference(nmax_per_batch, 780, "N_max statistics, adjust=batch"));
 	/* Host time without async scheduling: a step lasts host + device, and a run cut short
 	 * must give back the device time of its steps, not their whole length (utilisation). */
 	static const char *const host_then_device[] = {
