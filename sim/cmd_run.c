@@ -380,11 +380,12 @@ const struct cli_cmd cmd_run = {
 	"Replays the requests of a trace (or a generated workload) through one simulated vLLM V1\n"
 	"server on Gaudi: continuous batching within the token budget, chunked prefill, a paged\n"
 	"KV cache with preemption, every forward pass padded to its bucket and charged by the\n"
-	"cost model, graph compiles at warm-up and on shape misses.  Prints a readable summary;\n"
-	"with -o writes summary.json, requests.csv, batches.csv and buckets.csv, plus\n"
-	"monitor.csv when monitor.interval_s > 0 and boundaries.csv with adaptive grouping\n"
-	"(every file and column: analysis/README.md), atomically: after an error no file is\n"
-	"left behind.",
+	"cost model, graph compiles at warm-up and on shape misses (on an NVIDIA profile,\n"
+	"hardware=a100 or h100, vLLM's CUDA-graph semantics instead: server.execution_mode).\n"
+	"Prints a readable summary; with -o writes summary.json, requests.csv, batches.csv and\n"
+	"buckets.csv, plus monitor.csv when monitor.interval_s > 0 and boundaries.csv with\n"
+	"adaptive grouping (every file and column: analysis/README.md), atomically: after an\n"
+	"error no file is left behind.",
 	"  bucketsim run --trace alpaca -o out/alpaca\n"
 	"  bucketsim run --trace azure-conv --set bucketing.strategy=linear --seed 7 -o out/lin\n"
 	"  bucketsim run -c exp.json --trace my.csv --env VLLM_BUCKETING_STRATEGY=pad --json\n",

@@ -119,11 +119,11 @@ expect_exit 3 cap-search-fails "$B" "${c3[@]}" --rate 0.5 --rate-max 0.5 -o "$T/
 # aside, 2 files and the marker in).
 for n in 1 2 3 4 5 6; do
 	rm -rf "$T/cs"; cp -r "$T/cs-old" "$T/cs"
-	{ strace -f -qq -o /dev/null -e trace=rename -e inject=rename:signal=TERM:when=$n \
+	{ ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace=rename -e inject=rename:signal=TERM:when=$n \
 		"$B" "${c3[@]}" --target 0.5 -o "$T/cs" >/dev/null; rc=$?; } 2>/dev/null
 	[ $rc -eq 143 ] && diff -r "$T/cs" "$T/cs-new" >/dev/null && ok "cap-commit-sigterm-$n" || fail "cap-commit-sigterm-$n" "rc $rc, $(ls -A "$T/cs" | tr '\n' ' ')"
 	rm -rf "$T/cs"; cp -r "$T/cs-old" "$T/cs"
-	strace -f -qq -o /dev/null -e trace=rename -e inject=rename:error=EIO:when=$n \
+	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace=rename -e inject=rename:error=EIO:when=$n \
 		"$B" "${c3[@]}" --target 0.5 -o "$T/cs" >/dev/null 2>&1; rc=$?
 	[ $rc -eq 1 ] && diff -r "$T/cs" "$T/cs-old" >/dev/null && ok "cap-commit-error-$n" || fail "cap-commit-error-$n" "rc $rc, $(ls -A "$T/cs" | tr '\n' ' ')"
 done

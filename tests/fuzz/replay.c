@@ -80,7 +80,8 @@ int main(int argc, char **argv)
 			names[n++] = xasprintf("%s/%s", argv[i], e->d_name);
 		}
 		closedir(d);
-		qsort(names, n, sizeof *names, cmp_str);
+		if (n) /* qsort's array may not be NULL, even when empty (an empty crashes folder) */
+			qsort(names, n, sizeof *names, cmp_str);
 		int rc = 0;
 		for (size_t k = 0; k < n; k++) {
 			if (!rc && stat(names[k], &st) == 0 && S_ISREG(st.st_mode)) {
