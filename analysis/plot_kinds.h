@@ -1,5 +1,5 @@
 /*
- * plot_kinds: the figures of `bucketsim plot` (cmd_plot.c parses the options and picks one),
+ * plot_kinds: the figures of `bucketsim plot` (sim/cmd_plot.c parses the options and picks one),
  * each writing FIG's OUT.dat and OUT.gp (plot_fig.h); 0, or -1 with ERR.
  */
 #ifndef BS_PLOT_KINDS_H
