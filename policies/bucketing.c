@@ -113,25 +113,23 @@ static bool knob_used(const struct bucket_params *p, const char *name)
 							: p->strategy->env_current, name);
 }
 
+/* Notes --env NAME as not read (bs_unread_note), under the name a sweep axis gives it. */
+static void note_env(const char *name)
+{
+	char *n = xasprintf("env.%s", name);
+	bs_unread_note(n);
+	free(n);
+}
+
 /* The message about --env NAME, which is not in env_var_defs[], into BUF. */
 static void unknown_env_msg(const char *name, char *buf, size_t size)
 {
-	const char *near = NULL;
-	size_t best = 4;   /* suggest names at most 3 edits away */
-	size_t ln = strlen(name);
-	for (const struct env_var_def *d = env_var_defs; d->name; d++) {
-		size_t ld = strlen(d->name);
-		if ((ln > ld ? ln - ld : ld - ln) >= best)
-			continue;   /* the distance is at least the difference in length */
-		size_t e = str_edit_distance(name, d->name, best - 1);
-		if (e < best) {
-			best = e;
-			near = d->name;
-		}
-	}
-	char hint[128] = "";
-	if (near)
-		snprintf(hint, sizeof hint, "; did you mean %s?", near);
+	struct str_near near;
+	str_near_init(&near, name);
+	for (const struct env_var_def *d = env_var_defs; d->name; d++)
+		str_near_try(&near, d->name);
+	char hint[128];
+	str_near_hint(&near, hint, sizeof hint);
 	snprintf(buf, size, "--env %s is not a variable bucketsim reads%s", name, hint);
 }
 
@@ -150,6 +148,7 @@ static int unknown_env(struct bucket_params *p, const struct config *cfg,
 {
 	char msg[256];
 	unknown_env_msg(env->name, msg, sizeof msg);
+	note_env(env->name);
 	if (config_bool(cfg, "sim.strict"))
 		return env_error(cfg, env, err, msg);
 	warn(p, "%s", msg);
@@ -163,6 +162,7 @@ int env_var_check_names(const struct config *cfg, struct bs_err *err)
 			continue;
 		char msg[256];
 		unknown_env_msg(cfg->env[i].name, msg, sizeof msg);
+		note_env(cfg->env[i].name);
 		if (config_bool(cfg, "sim.strict"))
 			return env_error(cfg, &cfg->env[i], err, msg);
 		bs_warn("%s", msg);
@@ -181,6 +181,7 @@ static int ignored_env(struct bucket_params *p, const struct config *cfg, const 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	note_env(name);
 	if (!config_bool(cfg, "sim.strict")) {
 		warn(p, "%s", msg);
 		return 0;

@@ -400,7 +400,8 @@ static int run_points(const char *self, const char *dir, const struct point *pts
 				fputc('\n', stderr);
 		} else {
 			fprintf(stderr, "sweep: %zu/%zu %s %s in %.2f s\n", done, todo, pts[i].label,
-				rc ? "failed" : "done", now_s() - t0[i]);
+				rc ? stop_requested ? "stopped" : "failed" : "done",
+				now_s() - t0[i]);
 		}
 	}
 	sigaction(SIGINT, &old_int, NULL);
@@ -856,12 +857,36 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		}
 	}
 	pts = sweep_make_points(&s, &np);
-	for (size_t i = 0; i < np; i++)
+	/* An axis over a key or --env variable that no point reads (each point's check reports
+	 * it set but never read) would run points that differ only in their config_hash: refused,
+	 * naming the axis.  (One that some points read is their warning's, as for run.) */
+	bool *unread_ax = xmalloc((s.nax ? s.nax : 1) * sizeof *unread_ax);
+	for (size_t k = 0; k < s.nax; k++)
+		unread_ax[k] = np > 0;
+	for (size_t i = 0; i < np; i++) {
+		bs_unread_reset();
 		if (sweep_point_prepare(&s, basefile, &pts[i], i, np, &err)) {
 			sweep_locate_error(&s, basefile, &pts[i], &err);
+			free(unread_ax);
 			rc = cli_fail(&err);
 			goto cleanup;
 		}
+		for (size_t k = 0; k < s.nax; k++)
+			unread_ax[k] &= bs_unread_noted(s.ax[k].key);
+	}
+	bs_unread_reset();
+	for (size_t k = 0; k < s.nax; k++)
+		if (unread_ax[k]) {
+			bs_errf(&err, s.ax[k].file ? BS_EXIT_INPUT : BS_EXIT_USAGE, s.ax[k].file,
+				s.ax[k].line, s.ax[k].key, "an axis over %s that no point reads "
+				"(the warning above says why): its %zu values would give identical "
+				"points", !strncmp(s.ax[k].key, "env.", 4) ? "a variable" : "a key",
+				s.ax[k].n);
+			free(unread_ax);
+			rc = cli_fail(&err);
+			goto cleanup;
+		}
+	free(unread_ax);
 	/* What --emit writes holds no control character (the paths of the directory's files all
 	 * begin with DIR). */
 	if (how && (emit_word_check("the program's path", exe, &err) ||

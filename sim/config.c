@@ -167,14 +167,28 @@ int config_choice_index(const char *choices, const char *v)
 	return -1;
 }
 
+/* KEY is not a config key: the error, with the nearest key as a hint (as an unknown --env
+ * variable's warning has: str_near). */
+static int unknown_key(const struct config *c, int code, const char *file, long line,
+		       const char *key, struct bs_err *err)
+{
+	struct str_near near;
+	str_near_init(&near, key);
+	for (size_t i = 0; i < c->n; i++)
+		str_near_try(&near, c->e[i].def->key);
+	char hint[160];
+	str_near_hint(&near, hint, sizeof hint);
+	return bs_errf(err, code, file, line, key,
+		       "unknown config key (see 'bucketsim list keys')%s", hint);
+}
+
 int config_set(struct config *c, const char *key, const char *value, enum cfg_origin origin,
 	       const char *file, long line, struct bs_err *err)
 {
 	int code = file ? BS_EXIT_INPUT : BS_EXIT_USAGE;
 	struct cfg_entry *e = find_mut(c, key);
 	if (!e)
-		return bs_errf(err, code, file, line, key,
-			       "unknown config key (see 'bucketsim list keys')");
+		return unknown_key(c, code, file, line, key, err);
 	/* (a key set back to auto keeps its origin, so a lower one still cannot set it) */
 	if ((e->text || e->origin != CFG_ORIGIN_DEFAULT) && origin < e->origin)
 		return 0;
@@ -499,8 +513,7 @@ static int load_obj(struct config *c, const cJSON *obj, const char *prefix, cons
 		} else if (cJSON_IsNull(it)) {
 			rc = 0; /* null = leave at default/auto */
 			if (!find_mut(c, key))
-				rc = bs_errf(err, BS_EXIT_INPUT, path, line, key,
-					     "unknown config key (see 'bucketsim list keys')");
+				rc = unknown_key(c, BS_EXIT_INPUT, path, line, key, err);
 		} else {
 			char *t = leaf_text(it);
 			if (!t)

@@ -89,6 +89,13 @@ static int unread(const struct config *c, const char *key, bool env, struct bs_e
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
 	const char *what = env ? "given" : "set";
+	if (env) {
+		char *n = xasprintf("env.%s", key);
+		bs_unread_note(n);
+		free(n);
+	} else {
+		bs_unread_note(key);
+	}
 	if (config_bool(c, "sim.strict"))
 		return bs_errf(err, BS_EXIT_INPUT, c->file, 0, key, "%s but never read: %s (--strict)",
 			       what, why);

@@ -75,7 +75,7 @@ static int axis_add(struct spec *s, const char *key, char **vals, size_t n, cons
 				       "axis given twice");
 		}
 	s->ax = xrealloc(s->ax, (s->nax + 1) * sizeof *s->ax);
-	s->ax[s->nax++] = (struct axis){xstrdup(key), vals, n};
+	s->ax[s->nax++] = (struct axis){xstrdup(key), vals, n, src, line};
 	return 0;
 }
 

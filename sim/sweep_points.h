@@ -24,6 +24,8 @@ struct axis {
 	char *key;
 	char **vals;
 	size_t n;
+	const char *file;   /* the sweep file that gave it, or NULL (--axis) */
+	long line;          /* its line there */
 };
 
 struct spec {

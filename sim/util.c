@@ -105,6 +105,59 @@ void bs_warn(const char *fmt, ...)
 		said[nsaid++] = xstrdup(msg);
 }
 
+/* At most this many distinct unread settings are remembered per check (a configuration sets far
+ * fewer keys). */
+#define UNREAD_MAX 64
+static char *unread_names[UNREAD_MAX];
+static size_t n_unread;
+
+void bs_unread_note(const char *name)
+{
+	if (bs_unread_noted(name) || n_unread == UNREAD_MAX)
+		return;
+	unread_names[n_unread++] = xstrdup(name);
+}
+
+bool bs_unread_noted(const char *name)
+{
+	for (size_t i = 0; i < n_unread; i++)
+		if (!strcmp(unread_names[i], name))
+			return true;
+	return false;
+}
+
+void bs_unread_reset(void)
+{
+	for (size_t i = 0; i < n_unread; i++)
+		free(unread_names[i]);
+	n_unread = 0;
+}
+
+void str_near_init(struct str_near *n, const char *name)
+{
+	*n = (struct str_near){name, NULL, STR_NEAR_MAX + 1};
+}
+
+void str_near_try(struct str_near *n, const char *candidate)
+{
+	size_t ln = strlen(n->name), lc = strlen(candidate);
+	if ((ln > lc ? ln - lc : lc - ln) >= n->dist)
+		return; /* the distance is at least the difference in length */
+	size_t e = str_edit_distance(n->name, candidate, n->dist - 1);
+	if (e < n->dist) {
+		n->dist = e;
+		n->best = candidate;
+	}
+}
+
+void str_near_hint(const struct str_near *n, char *buf, size_t size)
+{
+	if (n->best)
+		snprintf(buf, size, "; did you mean %s?", n->best);
+	else if (size)
+		buf[0] = 0;
+}
+
 void bs_err_clear(struct bs_err *err)
 {
 	memset(err, 0, sizeof *err);

@@ -250,6 +250,26 @@ size_t json_nul_escape(const char *t, size_t n);
  * when either is over 64 bytes). */
 size_t str_edit_distance(const char *a, const char *b, size_t max);
 
+/* The nearest known name to a mistyped one, for "did you mean" hints (unknown --env variables,
+ * unknown config keys): str_near_init(), str_near_try() for every known name, then best is the
+ * first nearest at most STR_NEAR_MAX edits away, or NULL. */
+#define STR_NEAR_MAX 3
+struct str_near {
+	const char *name, *best;
+	size_t dist;
+};
+void str_near_init(struct str_near *n, const char *name);
+void str_near_try(struct str_near *n, const char *candidate);
+/* "; did you mean BEST?" into BUF, or "" when no name was near. */
+void str_near_hint(const struct str_near *n, char *buf, size_t size);
+
+/* Settings reported set but never read (a key, or an --env variable's NAME), noted as they
+ * are reported whether the report is a warning or an error, so that a sweep can tell an axis
+ * that nothing reads.  bs_unread_reset() forgets them. */
+void bs_unread_note(const char *name);
+bool bs_unread_noted(const char *name);
+void bs_unread_reset(void);
+
 /* The output sets (sim/outset.h) go with the errors they report. */
 #include "sim/outset.h"
 

@@ -248,6 +248,9 @@ for sig in INT TERM; do
 	[ $rc = $want ] && [ "$(echo "$dt < 3" | bc -l)" = 1 ] && [ "$(pgrep -f "$T/sig$sig/points" | wc -l)" = 0 ] \
 		&& [ -z "$(ls -A "$T/sig$sig/points")" ] && ok "sweep-sig$sig-stops-points" \
 		|| { fail "sweep-sig$sig-stops-points" "rc $rc (want $want), ${dt}s, $(ls -A "$T/sig$sig/points")"; pkill -f "$T/sig$sig/points"; }
+	# the interrupted points are reported stopped, not failed
+	[ "$(grep -c '^sweep: [12]/2 point 000[12] (workload.rate=[12]0 seed=1) stopped in' "$T/sig.err")" = 2 ] \
+		&& ! grep -q failed "$T/sig.err" && ok "sweep-sig$sig-says-stopped" || fail "sweep-sig$sig-says-stopped" "$(cat "$T/sig.err")"
 done
 "$B" sweep --set workload.num_requests=10 --axis workload.rate=1,2 -o "$T/noerr" >/dev/null 2>&1
 [ -f "$T/noerr/points/0001/summary.json" ] && [ ! -e "$T/noerr/points/0001.err" ] && ok sweep-no-empty-err || fail sweep-no-empty-err "$(ls "$T/noerr/points")"
@@ -494,4 +497,22 @@ if [ -x "$ldso" ]; then
 	expect_exit 0 sweep-ldso-emit "$ldso" "$B" sweep --set workload.num_requests=10 -o "$T/ldso2" --emit parallel
 	[ "$(cut -d' ' -f1 "$T/stdout")" = "$(realpath "$B")" ] && ok sweep-ldso-emit-exe || fail sweep-ldso-emit-exe "$(cat "$T/stdout")"
 fi
+# An axis over a key or --env variable that no point reads runs identical points: refused
+# before anything is made, naming the axis (exit 2 from --axis, 3 from a sweep file, with its
+# line); an axis that some points read stays (a warning for the others).
+expect_exit 2 sweep-axis-unread-env "$B" sweep --set workload.num_requests=10 --axis env.VLLM_NOT_A_KNOB=1,2 -o "$T/ua1"
+expect_stderr sweep-axis-unread-env-msg "error: field 'env.VLLM_NOT_A_KNOB': an axis over a variable that no point reads \(the warning above says why\): its 2 values would give identical points"
+[ ! -e "$T/ua1" ] && ok sweep-axis-unread-nothing || fail sweep-axis-unread-nothing "$(ls "$T/ua1")"
+expect_exit 2 sweep-axis-unread-key "$B" sweep --set workload.num_requests=10 --axis cluster.prefill_instances=1,2 -o "$T/ua2"
+expect_stderr sweep-axis-unread-key-msg "field 'cluster.prefill_instances': an axis over a key that no point reads"
+printf '{\n  "workload": {"num_requests": 10},\n  "axes": {\n    "scheduler.l_max": [100, 200]\n  }\n}\n' > "$T/ua.json"
+expect_exit 3 sweep-axis-unread-file "$B" sweep -f "$T/ua.json" -o "$T/ua3"
+expect_stderr sweep-axis-unread-file-msg "ua.json:4: field 'scheduler.l_max': an axis over a key that no point reads"
+# read at some points (cluster.mode=disaggregated), not at others: runs
+expect_exit 0 sweep-axis-read-somewhere "$B" sweep --set workload.num_requests=10 --axis cluster.mode=colocated,disaggregated --axis cluster.prefill_instances=1,2 --metrics completed -o "$T/ua4"
+[ "$(wc -l < "$T/ua4/sweep.csv")" = 5 ] && ok sweep-axis-read-somewhere-rows || fail sweep-axis-read-somewhere-rows "$(cat "$T/ua4/sweep.csv")"
+# a mistyped key gets the nearest key, as a mistyped --env variable does
+expect_exit 2 sweep-axis-typo "$B" sweep --axis server.max_num_seq=2,4
+expect_stderr sweep-axis-typo-msg "field 'server.max_num_seq': point 0001 \(server.max_num_seq=2 seed=1\): unknown config key \(see 'bucketsim list keys'\); did you mean server.max_num_seqs\?"
+
 e2e_done
