@@ -68,6 +68,7 @@ struct probe_ctx {
 	const char *system;   /* preset name, config path, or NULL */
 	const char *trace;
 	uint64_t seed;
+	int64_t num_requests; /* > 0: workload.num_requests for the probe (the request-count check) */
 };
 
 /* A --system naming a file (a '/' in it or a .json ending, as hardware and model files are
@@ -160,6 +161,12 @@ static int build(const struct probe_ctx *p, double rate, struct run_ctx *x, cons
 	if (!rc)
 		rc = config_set(&x->cc.cfg, "workload.arrival", "poisson", CFG_ORIGIN_CMDLINE, NULL,
 				0, err);
+	if (!rc && p->num_requests > 0) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%lld", (long long)p->num_requests);
+		rc = config_set(&x->cc.cfg, "workload.num_requests", buf, CFG_ORIGIN_CMDLINE, NULL,
+				0, err);
+	}
 	if (!rc && rate > 0) {
 		char buf[64];
 		snprintf(buf, sizeof buf, "%.17g", rate);
@@ -191,6 +198,71 @@ static int attainment(void *ctx, double rate, double *a, struct bs_err *err)
 	}
 	run_teardown(&x);
 	return rc;
+}
+
+/* Low load, for the attainment ceiling: the capacity found divided by this (the same requests
+ * and seed arriving this many times slower). */
+#define LOW_LOAD_DIVISOR 16
+/* The request-count check's tolerance: the capacity with twice the requests must stay within
+ * [lo (1 - MOVE_TOL), hi (1 + MOVE_TOL)] of the bracket found. */
+#define MOVE_TOL 0.05
+
+/* The checks of one search's result R (seed P->seed, N requests), recorded in O's "checks" and
+ * warned about on stderr (sim/README.md, "capacity"):
+ *  - the low-load ceiling: the attainment at R->lo / LOW_LOAD_DIVISOR; when the requests
+ *    failing there are a third or more of the failures the target allows (ceiling - target
+ *    <= 2/3 (1 - target): target 0.8 warns at a ceiling of 0.933 and below, 0.9 at 0.967),
+ *    the capacity measures requests that fail unloaded more than the load;
+ *  - the request count: with 2N requests, a probe at lo (1 - MOVE_TOL) and one at
+ *    hi (1 + MOVE_TOL); the capacity moves (by more than MOVE_TOL) when the first then misses
+ *    the target or the second meets it.  Two probes, where a second search would take a
+ *    dozen. */
+static int check_result(const struct cap_opts *co, const struct probe_ctx *p0,
+			const struct cap_result *r, int64_t n, cJSON *o, const char *name,
+			struct bs_err *err)
+{
+	struct probe_ctx p = *p0;
+	double low = r->lo / LOW_LOAD_DIVISOR, ceiling, a_lo = NAN, a_hi = NAN;
+	if (attainment(&p, low, &ceiling, err))
+		return -1;
+	/* workload.num_requests' largest value (workloads/workload_cfg.c) */
+	bool doubled = n <= 50000000;
+	p.num_requests = 2 * n;
+	double r_lo = r->lo * (1 - MOVE_TOL), r_hi = r->hi * (1 + MOVE_TOL);
+	if (doubled && (attainment(&p, r_lo, &a_lo, err) || attainment(&p, r_hi, &a_hi, err)))
+		return -1;
+	cJSON *c = cJSON_AddObjectToObject(o, "checks");
+	json_add_num(c, "low_load_rate_req_s", low);
+	json_add_num(c, "low_load_attainment", ceiling);
+	bool near = ceiling - co->target <= 2 * (1 - co->target) / 3 + 1e-12;
+	cJSON_AddBoolToObject(c, "ceiling_near_target", near);
+	json_add_int(c, "requests", n);
+	bool moves = doubled && (a_lo < co->target || a_hi >= co->target);
+	if (doubled) {
+		json_add_int(c, "doubled_requests", 2 * n);
+		json_add_num(c, "doubled_lo_rate_req_s", r_lo);
+		json_add_num(c, "doubled_lo_attainment", a_lo);
+		json_add_num(c, "doubled_hi_rate_req_s", r_hi);
+		json_add_num(c, "doubled_hi_attainment", a_hi);
+		cJSON_AddBoolToObject(c, "moves_with_requests", moves);
+	} else {
+		bs_warn("system %s: %lld requests: not checked at twice as many (more than "
+			"workload.num_requests allows)", name, (long long)n);
+	}
+	if (near)
+		bs_warn("system %s: SLO attainment at low load (%.4g requests/s, 1/%d of the "
+			"capacity) is already %.4g: a third or more of the failures --target %g allows happen "
+			"unloaded, so "
+			"the capacity measures those requests more than the load (loosen the SLO or "
+			"lower --target)", name, low, LOW_LOAD_DIVISOR, ceiling,
+			co->target);
+	if (moves)
+		bs_warn("system %s: the capacity moves by more than %g%% when the request count "
+			"doubles: with %lld requests, attainment %.4g at %.4g requests/s and %.4g at "
+			"%.4g (target %g); give the search more requests (workload.num_requests)",
+			name, MOVE_TOL * 100, (long long)(2 * n), a_lo, r_lo, a_hi, r_hi,
+			co->target);
+	return 0;
 }
 
 static double parse_num(const struct cli_cmd *self, const char *name, const char *s, double min,
@@ -231,6 +303,7 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	struct cli_state st = {0};
 	int c, rc = 0;
 	cJSON *root = NULL, **cfgs = NULL;
+	int64_t *cards = NULL, *nreq = NULL;
 	char *csv = NULL;
 	struct outset os;
 	outset_init(&os);
@@ -310,14 +383,18 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	 * first rate builds it, with run's check of the keys set but never read (once per
 	 * system, not per probe), and recorded (the rate is the search's). */
 	cfgs = xcalloc(nsys, sizeof *cfgs);
+	cards = xcalloc(nsys, sizeof *cards);
+	nreq = xcalloc(nsys, sizeof *nreq);
 	for (size_t i = 0; i < nsys; i++) {
-		struct probe_ctx p = {so, nso, sys[i], trace, probe.seed};
+		struct probe_ctx p = {so, nso, sys[i], trace, probe.seed, 0};
 		struct run_ctx x;
 		const char *t;
 		int r = build(&p, co.rate0, &x, &t, true, &err);
 		if (!r)
 			r = run_check_unread(&x, &err);
 		if (!r) {
+			cards[i] = cluster_cards(&x.cc.cfg);
+			nreq[i] = (int64_t)x.w.n;
 			cfgs[i] = config_to_json(&x.cc.cfg);
 			cJSON_ReplaceItemInObjectCaseSensitive(cfgs[i], "workload.rate",
 							       cJSON_CreateNull());
@@ -336,6 +413,21 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	}
+	/* Capacities on different numbers of cards are not comparable (README, "How to compare
+	 * systems fairly"). */
+	for (size_t i = 1; i < nsys; i++)
+		if (cards[i] != cards[0]) {
+			char list[512];
+			size_t n = 0;
+			for (size_t k = 0; k < nsys && n < sizeof list; k++)
+				n += (size_t)snprintf(list + n, sizeof list - n, "%s%s %lld",
+						      k ? ", " : "", system_name(sys[k]),
+						      (long long)cards[k]);
+			bs_warn("the systems run on different numbers of cards (%s): their capacities "
+				"are not comparable; give them equal cards with --set cluster.cards=N",
+				list);
+			break;
+		}
 	/* The output directory is made ready before the search (an -o that cannot be written
 	 * fails now, not after it); its two files are one set, as run -o's. */
 	if (out && outset_init_dir(&os, out, capacity_outputs, &err)) {
@@ -355,9 +447,10 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	for (size_t i = 0; i < nsys; i++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "system", system_name(sys[i]));
+		json_add_int(o, "cards", cards[i]);
 		cJSON *per = cJSON_CreateArray();
 		for (int64_t k = 0; k < seeds; k++) {
-			struct probe_ctx p = {so, nso, sys[i], trace, probe.seed + (uint64_t)k};
+			struct probe_ctx p = {so, nso, sys[i], trace, probe.seed + (uint64_t)k, 0};
 			struct cap_result res;
 			if (capacity_search(&co, attainment, &p, &res, &err)) {
 				cap_result_release(&res);
@@ -373,6 +466,20 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 				goto done;
 			}
 			caps[k] = res.rate;
+			if (k == 0 && check_result(&co, &p, &res, nreq[i], o, system_name(sys[i]),
+						   &err)) {
+				cap_result_release(&res);
+				char *m = xasprintf("system %s, checking its capacity: %s",
+						    system_name(sys[i]), err.msg);
+				snprintf(err.msg, sizeof err.msg, "%s", m);
+				free(m);
+				cJSON_Delete(o);
+				cJSON_Delete(per);
+				fclose(cf);
+				free(caps);
+				rc = cli_fail(&err);
+				goto done;
+			}
 			cJSON *q = cJSON_CreateObject();
 			json_add_int(q, "seed", (int64_t)p.seed);
 			json_add_num(q, "capacity_req_s", res.rate);
@@ -425,9 +532,10 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	} else {
 		printf("capacity: highest Poisson rate with SLO attainment >= %g (bracket to %g)\n",
 		       co.target, co.rel_tol);
-		printf("%-22s %14s  %s\n", "system", "capacity req/s",
+		printf("%-22s %5s %14s  %s\n", "system", "cards", "capacity req/s",
 		       seeds > 1 ? "95% interval of the mean, req/s" : "bracket, req/s");
 		const cJSON *o;
+		size_t row = 0;
 		cJSON_ArrayForEach(o, arr) {
 			const cJSON *per = cJSON_GetObjectItemCaseSensitive(o, "seeds");
 			const cJSON *f0 = cJSON_GetArrayItem(per, 0);
@@ -435,8 +543,9 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 					      : cJSON_GetObjectItem(f0, "bracket_lo_req_s")->valuedouble;
 			double hi = seeds > 1 ? cJSON_GetObjectItem(o, "ci95_hi_req_s")->valuedouble
 					      : cJSON_GetObjectItem(f0, "bracket_hi_req_s")->valuedouble;
-			printf("%-22s %14.4g  [%.4g, %.4g]\n",
+			printf("%-22s %5d %14.4g  [%.4g, %.4g]\n",
 			       cJSON_GetObjectItem(o, "system")->valuestring,
+			       (int)cards[row++],
 			       cJSON_GetObjectItem(o, "capacity_req_s")->valuedouble, lo, hi);
 		}
 	}
@@ -446,6 +555,8 @@ done:
 	for (size_t i = 0; cfgs && i < nsys; i++)
 		cJSON_Delete(cfgs[i]);
 	free(cfgs);
+	free(cards);
+	free(nreq);
 	cJSON_Delete(root);
 	free(csv);
 	free(so);
@@ -471,9 +582,16 @@ const struct cli_cmd cmd_capacity = {
 	"process: workload.rate set anywhere, an arrival other than poisson, or a closed-loop\n"
 	"client (workload.concurrency) is an error.  Each system's configuration is checked before\n"
 	"the first probe, with one warning per key set but never read (errors with --strict), as\n"
-	"run reports them.",
-	"  bucketsim capacity --trace alpaca --set workload.num_requests=500 \\\n"
-	"      --system vllm --system distserve --system bucketserve --target 0.8\n"
+	"run reports them.  The table and capacity.json give each system's cards; systems on\n"
+	"different numbers of cards are a warning (--set cluster.cards=N fixes the total).\n"
+	"After the first seed's search, three more probes check it (warnings, and \"checks\" in\n"
+	"capacity.json): the attainment at 1/16 of the capacity (low load; a warning when the\n"
+	"requests failing there are a third or more of those the target allows), and, with twice\n"
+	"the requests, at 5% below and above the bracket (a warning when the capacity moves by\n"
+	"more than 5%: give it more requests).  See sim/README.md.",
+	"  bucketsim capacity --trace alpaca --set workload.num_requests=20000 \\\n"
+	"      --set cluster.cards=2 --system vllm --system distserve --system bucketserve \\\n"
+	"      --target 0.8\n"
 	"  bucketsim capacity -c exp.json --set slo.e2e_ms=2000 --seeds 5 -o out/cap\n",
 	opts, capacity,
 };

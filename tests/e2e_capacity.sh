@@ -127,4 +127,83 @@ for n in 1 2 3 4 5 6; do
 		"$B" "${c3[@]}" --target 0.5 -o "$T/cs" >/dev/null 2>&1; rc=$?
 	[ $rc -eq 1 ] && diff -r "$T/cs" "$T/cs-old" >/dev/null && ok "cap-commit-error-$n" || fail "cap-commit-error-$n" "rc $rc, $(ls -A "$T/cs" | tr '\n' ' ')"
 done
+# --- Comparisons that cannot mislead ---
+# The first example of `help capacity` and the README's Commands-table example compare the
+# systems on equal cards with enough requests: run as printed (with --json), each system's
+# `cards` is the same and neither check warns.
+ex=$("$B" help capacity | sed -n '/^Examples:/,/^$/p' | sed -n '2,/[^\\]$/p' | sed 's/\\$//' | tr -s ' \n' ' ')
+read -r -a EX <<< "${ex#*bucketsim }"
+expect_exit 0 cap-help-example "$B" "${EX[@]}" --json
+python3 - "$T/stdout" "${EX[*]}" <<'PY' && ok cap-help-example-fair || fail cap-help-example-fair "$ex: $(head -c 300 "$T/stdout")"
+import json, sys
+d = json.load(open(sys.argv[1]))["systems"]
+assert len(d) == 3 and "cluster.cards=2" in sys.argv[2], sys.argv[2]
+assert [s["cards"] for s in d] == [2, 2, 2], [s["cards"] for s in d]
+assert all(not s["checks"]["moves_with_requests"] and not s["checks"]["ceiling_near_target"] for s in d)
+PY
+! grep -q warning "$T/stderr" && ok cap-help-example-no-warning || fail cap-help-example-no-warning "$(cat "$T/stderr")"
+rex=$(grep '^| `capacity` |' README.md | sed 's/.*| `\(bucketsim capacity [^`]*\)` |$/\1/')
+read -r -a EX <<< "${rex#bucketsim }"
+expect_exit 0 cap-readme-example "$B" "${EX[@]}" --json
+python3 - "$T/stdout" <<'PY' && ok cap-readme-example-fair || fail cap-readme-example-fair "$rex: $(head -c 300 "$T/stdout")"
+import json, sys
+d = json.load(open(sys.argv[1]))["systems"]
+assert len(d) == 2 and len({s["cards"] for s in d}) == 1, [s["cards"] for s in d]
+PY
+! grep -q warning "$T/stderr" && ok cap-readme-example-no-warning || fail cap-readme-example-no-warning "$(cat "$T/stderr")"
+
+# Systems on different cards (vllm 1, distserve 2 by default): cards in the table and the
+# JSON, and a warning naming each.
+expect_exit 0 cap-cards "$B" capacity "${W[@]}" --system vllm --system distserve --target 0.8 -o "$T/cc"
+expect_stderr cap-cards-warn "warning: the systems run on different numbers of cards \(vllm 1, distserve 2\): their capacities are not comparable; give them equal cards with --set cluster.cards=N"
+[ "$(awk 'NR == 2 {print $2} NR > 2 {print $1, $2}' "$T/stdout" | tr '\n' ' ')" = "cards vllm 1 distserve 2 " ] && ok cap-cards-table || fail cap-cards-table "$(cat "$T/stdout")"
+[ "$(jq_ "$T/cc/capacity.json" "[s['cards'] for s in d['systems']]")" = "[1, 2]" ] && ok cap-cards-json || fail cap-cards-json "$(head -c 300 "$T/cc/capacity.json")"
+expect_exit 0 cap-cards-equal "$B" capacity "${W[@]}" --set cluster.cards=2 --system vllm --system distserve --target 0.8
+! grep -q 'different numbers of cards' "$T/stderr" && ok cap-cards-equal-quiet || fail cap-cards-equal-quiet "$(cat "$T/stderr")"
+
+# The request-count check: 300 requests arrive in a burst the server absorbs, so with 600 the
+# capacity falls by more than 5 %: a warning; its two probes are `run`s with 600 requests at
+# lo x 0.95 and hi x 1.05 (the same seed).
+expect_exit 0 cap-moves "$B" capacity "${W[@]}" --system vllm --target 0.8 --json
+expect_stderr cap-moves-warn "warning: system vllm: the capacity moves by more than 5% when the request count doubles: with 600 requests, attainment"
+cp "$T/stdout" "$T/moves.json"
+lo=$(jq_ "$T/moves.json" "repr(d['systems'][0]['seeds'][0]['bracket_lo_req_s'])")
+hi=$(jq_ "$T/moves.json" "repr(d['systems'][0]['seeds'][0]['bracket_hi_req_s'])")
+python3 - "$T/moves.json" <<'PY' && ok cap-moves-json || fail cap-moves-json "$(head -c 600 "$T/moves.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))["systems"][0]
+c, b = s["checks"], s["seeds"][0]
+assert c["requests"] == 300 and c["doubled_requests"] == 600
+assert c["doubled_lo_rate_req_s"] == b["bracket_lo_req_s"] * 0.95
+assert c["doubled_hi_rate_req_s"] == b["bracket_hi_req_s"] * 1.05
+assert c["moves_with_requests"] and (c["doubled_lo_attainment"] < 0.8 or c["doubled_hi_attainment"] >= 0.8)
+PY
+for end in lo hi; do
+	r=$(jq_ "$T/moves.json" "repr(d['systems'][0]['checks']['doubled_${end}_rate_req_s'])")
+	want=$(jq_ "$T/moves.json" "repr(d['systems'][0]['checks']['doubled_${end}_attainment'])")
+	"$B" run --trace alpaca --set workload.num_requests=600 --preset vllm --set workload.arrival=poisson --set "workload.rate=$r" --json > "$T/run.json"
+	[ "$(jq_ "$T/run.json" "repr(d['metrics']['slo_attainment'])")" = "$want" ] && ok "cap-moves-probe-$end" || fail "cap-moves-probe-$end" "run $(jq_ "$T/run.json" "d['metrics']['slo_attainment']") at $r, checks $want"
+done
+
+# The low-load ceiling: with a fifth of LongBench prompts, 9.6 % of the requests miss the
+# default 1 s TTFT objective even at a sixteenth of the capacity, more than a third of the 20 %
+# that --target 0.8 allows: a warning; the probe is a `run` at lo / 16.
+M=(--set workload.mix=alpaca:0.8,longbench:0.2 --set workload.num_requests=1000)
+expect_exit 0 cap-ceiling "$B" capacity "${M[@]}" --system vllm --target 0.8 --json
+expect_stderr cap-ceiling-warn "warning: system vllm: SLO attainment at low load \([0-9.]+ requests/s, 1/16 of the capacity\) is already 0.904: a third or more of the failures --target 0.8 allows happen unloaded"
+cp "$T/stdout" "$T/ceil.json"
+python3 - "$T/ceil.json" <<'PY' && ok cap-ceiling-json || fail cap-ceiling-json "$(head -c 600 "$T/ceil.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))["systems"][0]
+c = s["checks"]
+assert c["low_load_rate_req_s"] == s["seeds"][0]["bracket_lo_req_s"] / 16
+assert c["low_load_attainment"] == 0.904 and c["ceiling_near_target"]
+PY
+r=$(jq_ "$T/ceil.json" "repr(d['systems'][0]['checks']['low_load_rate_req_s'])")
+"$B" run "${M[@]}" --preset vllm --set workload.arrival=poisson --set "workload.rate=$r" --json > "$T/run.json"
+[ "$(jq_ "$T/run.json" "d['metrics']['slo_attainment']")" = 0.904 ] && ok cap-ceiling-probe || fail cap-ceiling-probe "$(jq_ "$T/run.json" "d['metrics']['slo_attainment']")"
+# the same mix at --target 0.7: 0.904 - 0.7 > 2/3 x 0.3, no warning
+expect_exit 0 cap-ceiling-low-target "$B" capacity "${M[@]}" --system vllm --target 0.7
+! grep -q 'at low load' "$T/stderr" && ok cap-ceiling-low-target-quiet || fail cap-ceiling-low-target-quiet "$(cat "$T/stderr")"
+
 e2e_done
