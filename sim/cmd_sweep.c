@@ -52,6 +52,8 @@ enum {
 	OPT_EMIT,
 	OPT_COLLECT,
 	OPT_NO_BATCHES,
+	OPT_SBATCH,
+	OPT_TASK_SECONDS,
 };
 
 static const struct cli_opt opts[] = {
@@ -71,6 +73,13 @@ static const struct cli_opt opts[] = {
 	{"emit", OPT_EMIT, 1, "parallel|slurm",
 	 "do not run: print one `bucketsim run` command per unfinished point (parallel), or "
 	 "write DIR/sweep.sbatch, a job array (slurm); needs -o", "Run"},
+	{"sbatch", OPT_SBATCH, 1 | CLI_REPEAT, "OPT",
+	 "with --emit slurm: an sbatch option for the job array's script (#SBATCH OPT), e.g. "
+	 "--sbatch --time=01:00:00 --sbatch --account=A; repeatable; not --array or --output "
+	 "(the script's own)", "Run"},
+	{"task-seconds", OPT_TASK_SECONDS, 1, "S",
+	 "with --emit slurm: the estimated run time of an array task, which sets how many points "
+	 "it runs (default 600; see sim/README.md)", "Run"},
 	{"collect", OPT_COLLECT, 1, "DIR",
 	 "do not run: merge the points found in DIR into DIR/sweep.csv; no other option than "
 	 "--metrics", "Run"},
@@ -436,7 +445,12 @@ static void write_command(FILE *f, const char *exe, const char *dir, const struc
 	shell_word(f, o);
 	fputs(" 2>", f);
 	shell_word(f, e);
-	fputc('\n', f);
+	/* the standard error file is kept only when the run wrote to it, as -j keeps it */
+	fputs("; s=$?; [ -s ", f);
+	shell_word(f, e);
+	fputs(" ] || rm -f ", f);
+	shell_word(f, e);
+	fputs("; (exit $s)\n", f);
 	free(o);
 	free(e);
 }
@@ -449,17 +463,52 @@ static void write_command(FILE *f, const char *exe, const char *dir, const struc
 /* The most array tasks an emitted Slurm script asks for. */
 #define SWEEP_ARRAY_MAX 1000
 
+/* The time estimate that sizes the array's tasks: a point's run takes about EST_START_S plus
+ * EST_REQUEST_S per request (tests/README.md, "Benchmarks", on the 2-core development machine,
+ * 2026-11-23: a whole 10,000-request run 22.9 ms, the 1,000,000-row run 1.13 million requests
+ * per wall second; rounded up to 20 ms and 1 us: a rough, conservative figure for Alpaca-like
+ * requests on one core).  Each task runs as many consecutive points as fit in --task-seconds
+ * by the largest estimate of the points (at least one, and at most SWEEP_ARRAY_MAX tasks). */
+#define EST_START_S 0.02
+#define EST_REQUEST_S 1e-6
+#define EST_TASK_S 600.0   /* the default of --task-seconds */
+/* A point whose requests could not be counted is estimated at workload.num_requests' count
+ * without a trace. */
+#define EST_UNKNOWN_REQUESTS 1000
+
+static double point_estimate_s(const struct point *p)
+{
+	return EST_START_S + EST_REQUEST_S * (double)(p->nreq > 0 ? p->nreq : EST_UNKNOWN_REQUESTS);
+}
+
+/* Whether sbatch option OPT is one the emitted script sets itself (its array and log). */
+static bool sbatch_owned(const char *opt)
+{
+	static const char *const own[] = {"--array", "-a", "--output", "-o", NULL};
+	for (size_t i = 0; own[i]; i++) {
+		size_t n = strlen(own[i]);
+		if (!strncmp(opt, own[i], n) &&
+		    (!opt[n] || opt[n] == '=' || opt[n] == ' ' || (own[i][1] != '-' && opt[n])))
+			return true;
+	}
+	return false;
+}
+
 static int emit(const char *how, const char *exe, const char *dir, const struct point *pts,
-		size_t np, struct bs_err *err)
+		size_t np, const char *const *sbatch, size_t nsbatch, double task_s,
+		struct bs_err *err)
 {
 	/* The unfinished points' commands, one per line (a rerun emits what is left). */
 	char *all = NULL;
 	size_t alen = 0, nrun = 0;
+	double est = 0;
 	FILE *f = open_memstream(&all, &alen);
 	for (size_t i = 0; i < np; i++)
 		if (!point_done(dir, &pts[i])) {
 			write_command(f, exe, dir, &pts[i]);
 			nrun++;
+			if (point_estimate_s(&pts[i]) > est)
+				est = point_estimate_s(&pts[i]);
 		}
 	fclose(f);
 	char *p = xasprintf("%s/commands.txt", dir);
@@ -472,10 +521,16 @@ static int emit(const char *how, const char *exe, const char *dir, const struct 
 				"writes the CSV\n", dir);
 	} else if (!rc) {
 		/* At most SWEEP_ARRAY_MAX array tasks (Slurm's default MaxArraySize is 1001), each
-		 * running PER consecutive lines, going on after a failed one. */
-		size_t tasks = nrun < SWEEP_ARRAY_MAX ? nrun : SWEEP_ARRAY_MAX;
-		size_t per = (nrun + tasks - 1) / tasks;
-		tasks = (nrun + per - 1) / per;
+		 * running PER consecutive lines, going on after a failed one: as many as the time
+		 * estimate fits in TASK_S. */
+		size_t per = (nrun + SWEEP_ARRAY_MAX - 1) / SWEEP_ARRAY_MAX;
+		double fit = floor(task_s / est);
+		if (fit > (double)per)
+			per = fit < (double)nrun ? (size_t)fit : nrun;
+		size_t tasks = (nrun + per - 1) / per;
+		bool named = false;
+		for (size_t i = 0; i < nsbatch; i++)
+			named |= !strncmp(sbatch[i], "--job-name", 10) || !strncmp(sbatch[i], "-J", 2);
 		char *s = NULL;
 		size_t slen = 0;
 		f = open_memstream(&s, &slen);
@@ -483,14 +538,20 @@ static int emit(const char *how, const char *exe, const char *dir, const struct 
 			   "# bucketsim sweep: %zu unfinished points, %zu per array task; merge with\n"
 			   "#   bucketsim sweep --collect ", nrun, per);
 		shell_word(f, dir);
-		fprintf(f, "\n#SBATCH --job-name=bucketsim-sweep\n#SBATCH --array=1-%zu\n"
-			   "#SBATCH --output=%s/points/slurm-%%a.out\n"
-			   "per=%zu\n"
+		fprintf(f, "\n# estimated at most %.3g s a point (%g s + %g s a request), %.3g s a "
+			   "task\n", est, EST_START_S, EST_REQUEST_S, est * (double)per);
+		if (!named)
+			fputs("#SBATCH --job-name=bucketsim-sweep\n", f);
+		fprintf(f, "#SBATCH --array=1-%zu\n"
+			   "#SBATCH --output=%s/points/slurm-%%A_%%a.out\n", tasks, dir);
+		for (size_t i = 0; i < nsbatch; i++)
+			fprintf(f, "#SBATCH %s\n", sbatch[i]);
+		fprintf(f, "per=%zu\n"
 			   "first=$(( (SLURM_ARRAY_TASK_ID - 1) * per + 1 ))\n"
 			   "status=0\n"
 			   "i=$first\n"
 			   "while [ \"$i\" -lt $(( first + per )) ]; do\n"
-			   "\tline=$(sed -n \"${i}p\" ", tasks, dir, per);
+			   "\tline=$(sed -n \"${i}p\" ", per);
 		char *c = xasprintf("%s/commands.txt", dir);
 		shell_word(f, c);
 		free(c);
@@ -557,6 +618,10 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	bool created = false, wrote_base = false;
 	const char *other = NULL; /* the first option other than --collect and --metrics */
 	s.so = xmalloc((size_t)(argc + 4) * sizeof *s.so);
+	const char **sbatch = xmalloc((size_t)(argc + 1) * sizeof *sbatch);
+	size_t nsbatch = 0;
+	double task_s = EST_TASK_S;
+	bool task_s_given = false;
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
 		if (c == -2 || c == -3) {
 			rc = c == -2 ? BS_EXIT_USAGE : 0;
@@ -655,6 +720,32 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		case OPT_COLLECT:
 			coll = st.optarg;
 			break;
+		case OPT_SBATCH:
+			/* written as one "#SBATCH OPT" line of the script: an option, on one line */
+			if (st.optarg[0] != '-') {
+				rc = cli_usage(self, "--sbatch takes an sbatch option beginning with '-' "
+						     "(--sbatch --time=01:00:00), got '%s'", st.optarg);
+				goto done;
+			}
+			if (sbatch_owned(st.optarg)) {
+				rc = cli_usage(self, "--sbatch %s: the script sets the job array and its "
+						     "log (DIR/points/slurm-%%A_%%a.out) itself",
+					       st.optarg);
+				goto done;
+			}
+			if (emit_word_check("--sbatch", st.optarg, &err)) {
+				rc = cli_fail(&err);
+				goto done;
+			}
+			sbatch[nsbatch++] = st.optarg;
+			break;
+		case OPT_TASK_SECONDS:
+			if (parse_f64(st.optarg, 1e-6, 1e9, &task_s, why, sizeof why)) {
+				rc = cli_usage(self, "--task-seconds: %s", why);
+				goto done;
+			}
+			task_s_given = true;
+			break;
 		default:
 			rc = cli_usage(self, "unexpected option");
 			goto done;
@@ -677,6 +768,11 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_usage(self, "--emit needs -o DIR (where the commands write)");
 		goto done;
 	}
+	if ((nsbatch || task_s_given) && (!how || strcmp(how, "slurm"))) {
+		rc = cli_usage(self, "--%s is for --emit slurm", nsbatch ? "sbatch" : "task-seconds");
+		goto done;
+	}
+	s.count_requests = how && !strcmp(how, "slurm");
 	/* The program the points run: resolved now, before anything could change directory. */
 	if (!(exe = self_path())) {
 		bs_errf(&err, BS_EXIT_RUNTIME, NULL, 0, NULL, "cannot find the program's own file "
@@ -929,7 +1025,8 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	}
 	created = false; /* the sweep is valid: its directory stays */
 	if (how) {
-		rc = emit(how, exe, dir, pts, np, &err) ? cli_fail(&err) : 0;
+		rc = emit(how, exe, dir, pts, np, sbatch, nsbatch, task_s, &err) ? cli_fail(&err)
+									      : 0;
 		goto done;
 	}
 	int run_rc = run_points(exe, dir, pts, np, jobs);
@@ -976,6 +1073,7 @@ done:
 	free(dir);
 	free(tmpdir);
 	free(exe);
+	free(sbatch);
 	sweep_spec_release(&s);
 	cli_config_release(&probe);
 	return rc;

@@ -728,6 +728,20 @@ int sweep_point_prepare(const struct spec *s, const char *basefile, struct point
 		rc = run_check_unread(&x, err);
 	if (!rc)
 		config_files(&x.cc.cfg, point_files, p);
+	/* Its requests, for --emit slurm's time estimate: the key, or the workload built once
+	 * (an error is left to the run, which reports it; the count is then unknown, 0). */
+	if (!rc && s->count_requests) {
+		if (config_is_set(&x.cc.cfg, "workload.num_requests")) {
+			p->nreq = config_int(&x.cc.cfg, "workload.num_requests");
+		} else {
+			struct workload w;
+			memset(&w, 0, sizeof w);
+			struct bs_err e2 = {0};
+			if (!workload_build(&x.cc.cfg, eff, p->seed, &w, &e2))
+				p->nreq = (int64_t)w.n;
+			workload_release(&w);
+		}
+	}
 	char *tabs = eff ? sweep_abs_path(eff) : xstrdup("");
 	if (*tabs) {
 		argv_push(p, "--trace");

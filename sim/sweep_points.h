@@ -41,6 +41,8 @@ struct spec {
 	char *metrics;          /* --metrics, or NULL */
 	bool file_trace, file_seed, file_seeds; /* the sweep file gave "trace", "seed", "seeds" */
 	const char *file;       /* the sweep file (-f), or NULL */
+	bool count_requests;    /* sweep_point_prepare counts each point's requests (point.nreq):
+				 * workload.num_requests, or when automatic the workload built */
 	char *file_text;        /* its text, for the lines of its members */
 	size_t file_len;
 };
@@ -58,6 +60,7 @@ struct point {
 	char **inputs;         /* the files its configuration reads (config_files), absolute */
 	size_t ninputs;
 	long listed;           /* the index of its listed point in the sweep file, or -1 */
+	int64_t nreq;          /* its requests (spec.count_requests), or 0 when not counted */
 };
 
 /* An absolute path for a file argument (unchanged when it names no file). */

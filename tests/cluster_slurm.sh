@@ -70,9 +70,10 @@ sinfo -h -o %T | grep -q idle && ok node-idle || fail node-idle "$(sinfo 2>&1 | 
 
 A=(--trace alpaca --set workload.num_requests=200 --axis preset=vllm,distserve --axis workload.rate=4,16 --seed 3)
 expect_exit 0 sweep-local "$B" sweep "${A[@]}" -j 2 -o "$T/local"
-expect_exit 0 sweep-emit-slurm "$B" sweep "${A[@]}" -o "$T/slurm" --emit slurm
+# two points a task (0.0202 s estimated a point, 0.05 s a task), an sbatch option passed through
+expect_exit 0 sweep-emit-slurm "$B" sweep "${A[@]}" -o "$T/slurm" --emit slurm --task-seconds 0.05 --sbatch --time=10
 [ "$(cat "$T/stdout")" = "$T/slurm/sweep.sbatch" ] && ok emit-path || fail emit-path "$(cat "$T/stdout")"
-grep -q '^#SBATCH --array=1-4$' "$T/slurm/sweep.sbatch" && ok emit-array || fail emit-array "$(grep array "$T/slurm/sweep.sbatch")"
+grep -q '^#SBATCH --array=1-2$' "$T/slurm/sweep.sbatch" && grep -q '^per=2$' "$T/slurm/sweep.sbatch" && ok emit-array || fail emit-array "$(grep -E 'array|^per' "$T/slurm/sweep.sbatch")"
 job=$(sbatch --parsable "$T/slurm/sweep.sbatch")
 [ -n "$job" ] && ok sbatch || fail sbatch "no job id"
 for _ in $(seq 600); do
@@ -82,6 +83,12 @@ done
 [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && ok array-finished || fail array-finished "$(squeue)"
 n=$(ls "$T"/slurm/points/*/summary.json 2>/dev/null | wc -l)
 [ "$n" -eq 4 ] && ok array-points || fail array-points "$n of 4 summaries; $(cat "$T"/slurm/points/slurm-*.out 2>/dev/null | head -5)"
+# one log per task, named by the job's id and the task's (slurm-%A_%a.out); the job's time
+# limit is the one given (10 minutes)
+[ "$(cd "$T/slurm/points" && ls slurm-*.out | tr '\n' ' ')" = "slurm-${job}_1.out slurm-${job}_2.out " ] && ok array-logs || fail array-logs "$(ls "$T/slurm/points")"
+[ -z "$(find "$T/slurm/points" -name '*.err' -empty)" ] && ok array-no-empty-err || fail array-no-empty-err "$(ls "$T/slurm/points")"
+tl=$(scontrol show job "$job" 2>/dev/null | grep -o 'TimeLimit=[^ ]*' | head -1)
+[ -z "$tl" ] || [ "$tl" = TimeLimit=00:10:00 ] && ok array-time-limit || fail array-time-limit "$tl"
 expect_exit 0 collect "$B" sweep --collect "$T/slurm"
 cmp -s "$T/local/sweep.csv" "$T/slurm/sweep.csv" && ok slurm-equals-local || fail slurm-equals-local "$(diff "$T/local/sweep.csv" "$T/slurm/sweep.csv" | head -5)"
 [ "$(wc -l < "$T/slurm/sweep.csv")" -eq 5 ] && ok slurm-rows || fail slurm-rows "$(wc -l < "$T/slurm/sweep.csv")"

@@ -172,6 +172,8 @@ expect_exit 2 sweep-emit-needs-o "$B" sweep "${A[@]}" --emit parallel
 if command -v parallel >/dev/null; then
 	parallel --will-cite -j 2 --joblog "$T/joblog" < "$T/cmds" && ok parallel-ran || fail parallel-ran "exit $?"
 	[ "$(tail -n +2 "$T/joblog" | awk '$7 == 0' | wc -l)" -eq 8 ] && ok parallel-joblog || fail parallel-joblog "$(cat "$T/joblog")"
+	# the emitted commands keep a point's NNNN.err only when the run wrote to it, as -j does
+	[ "$(ls "$T/p/points" | tr '\n' ' ')" = "0001 0002 0003 0004 0005 0006 0007 0008 " ] && ok parallel-no-empty-err || fail parallel-no-empty-err "$(ls "$T/p/points" | tr '\n' ' ')"
 	expect_exit 0 collect "$B" sweep --collect "$T/p"
 	cmp -s "$T/s/sweep.csv" "$T/p/sweep.csv" && ok parallel-equals-j || fail parallel-equals-j "$(diff "$T/s/sweep.csv" "$T/p/sweep.csv" | head -3)"
 	# A rerun of --emit prints only the unfinished points.
@@ -213,8 +215,9 @@ touch "$T/rel/alpaca"
 ( cd "$T/rel" && "$AB" sweep --set workload.mix=alpaca:1 --set workload.num_requests=10 --axis workload.rate=1 -o N ) >/dev/null 2>&1
 grep -q "$T/rel/alpaca" "$T/rel/N/sweep.json" && fail sweep-bundled-name "alpaca taken as $T/rel/alpaca" || ok sweep-bundled-name
 # Slurm: at most 1000 array tasks (the default MaxArraySize is 1001), each running its share
-# of consecutive points: 2002 points give 668 tasks of 3; the last task runs the last point
-"$B" sweep --set workload.num_requests=5 --axis workload.rate=$(seq -s, 1 1001) --seeds 2 -o "$T/big" --emit slurm >/dev/null 2>&1
+# of consecutive points: 2002 points give 668 tasks of 3 (with a task time that the estimate
+# of one point already exceeds); the last task runs the last point
+"$B" sweep --set workload.num_requests=5 --axis workload.rate=$(seq -s, 1 1001) --seeds 2 -o "$T/big" --emit slurm --task-seconds 0.001 >/dev/null 2>&1
 grep -q '^#SBATCH --array=1-668$' "$T/big/sweep.sbatch" && grep -q '^per=3$' "$T/big/sweep.sbatch" && [ "$(wc -l < "$T/big/commands.txt")" = 2002 ] \
 	&& ok slurm-chunks || fail slurm-chunks "$(grep -E 'array|^per' "$T/big/sweep.sbatch")"
 SLURM_ARRAY_TASK_ID=668 sh "$T/big/sweep.sbatch" && [ -f "$T/big/points/2002/summary.json" ] && [ ! -e "$T/big/points/2001/summary.json" ] \
@@ -222,9 +225,40 @@ SLURM_ARRAY_TASK_ID=668 sh "$T/big/sweep.sbatch" && [ -f "$T/big/points/2002/sum
 SLURM_ARRAY_TASK_ID=1 sh "$T/big/sweep.sbatch" && [ -f "$T/big/points/0003/summary.json" ] && [ ! -e "$T/big/points/0004/summary.json" ] \
 	&& ok slurm-first-task || fail slurm-first-task "$(ls "$T/big/points" | head -4)"
 # a rerun emits only what is left
-"$B" sweep --set workload.num_requests=5 --axis workload.rate=$(seq -s, 1 1001) --seeds 2 -o "$T/big" --emit slurm >/dev/null 2>&1
+"$B" sweep --set workload.num_requests=5 --axis workload.rate=$(seq -s, 1 1001) --seeds 2 -o "$T/big" --emit slurm --task-seconds 0.001 >/dev/null 2>&1
 [ "$(wc -l < "$T/big/commands.txt")" = 1998 ] && grep -q '^# bucketsim sweep: 1998 unfinished points' "$T/big/sweep.sbatch" \
 	&& ok slurm-rerun-left || fail slurm-rerun-left "$(wc -l < "$T/big/commands.txt")"
+# Points per array task by the time estimate (sim/README.md: 0.02 s + 1 us a request, and
+# --task-seconds, default 600): 10 points of 100000 requests are 0.12 s each, 5000 to a task
+# of 600 s: one task runs them all; within 0.5 s, floor(0.5 / 0.12) = 4 a task, 3 tasks.
+NL=$'\n'
+SL=(--set workload.num_requests=100000 --axis workload.rate=$(seq -s, 1 10))
+"$B" sweep "${SL[@]}" -o "$T/est1" --emit slurm >/dev/null 2>&1
+[ "$(grep -E '^(#SBATCH --array|per)=?' "$T/est1/sweep.sbatch" | tr '\n' ' ')" = "#SBATCH --array=1-1 per=10 " ] \
+	&& ok slurm-estimate-one-task || fail slurm-estimate-one-task "$(head -12 "$T/est1/sweep.sbatch")"
+"$B" sweep "${SL[@]}" -o "$T/est2" --emit slurm --task-seconds 0.5 >/dev/null 2>&1
+[ "$(grep -E '^(#SBATCH --array|per)=?' "$T/est2/sweep.sbatch" | tr '\n' ' ')" = "#SBATCH --array=1-3 per=4 " ] \
+	&& grep -qx '# estimated at most 0.12 s a point (0.02 s + 1e-06 s a request), 0.48 s a task' "$T/est2/sweep.sbatch" \
+	&& ok slurm-estimate-tasks || fail slurm-estimate-tasks "$(head -12 "$T/est2/sweep.sbatch")"
+# an automatic request count is the workload's: alpaca's 5000 rows, 0.025 s a point, 4 in 0.11 s
+"$B" sweep --trace alpaca --axis workload.rate=$(seq -s, 1 10) -o "$T/est3" --emit slurm --task-seconds 0.11 >/dev/null 2>&1
+grep -q '^per=4$' "$T/est3/sweep.sbatch" && ok slurm-estimate-trace-rows || fail slurm-estimate-trace-rows "$(head -12 "$T/est3/sweep.sbatch")"
+# sbatch options pass through, after the script's own; its log names carry the job id (%A)
+"$B" sweep "${SL[@]}" -o "$T/sb" --emit slurm --sbatch --time=01:00:00 --sbatch '--account=my proj' --sbatch '-J mine' >/dev/null 2>&1
+[ "$(grep '^#SBATCH' "$T/sb/sweep.sbatch" | tr '\n' '|')" = "#SBATCH --array=1-1|#SBATCH --output=$T/sb/points/slurm-%A_%a.out|#SBATCH --time=01:00:00|#SBATCH --account=my proj|#SBATCH -J mine|" ] \
+	&& ok slurm-sbatch-options || fail slurm-sbatch-options "$(grep '^#SBATCH' "$T/sb/sweep.sbatch")"
+grep -qx "#SBATCH --output=$T/est1/points/slurm-%A_%a.out" "$T/est1/sweep.sbatch" && grep -qx '#SBATCH --job-name=bucketsim-sweep' "$T/est1/sweep.sbatch" \
+	&& ok slurm-log-job-id || fail slurm-log-job-id "$(grep '^#SBATCH' "$T/est1/sweep.sbatch")"
+expect_exit 2 slurm-sbatch-needs-slurm "$B" sweep "${SL[@]}" -o "$T/sb2" --emit parallel --sbatch --time=1
+expect_stderr slurm-sbatch-needs-slurm-msg "error: --sbatch is for --emit slurm"
+expect_exit 2 slurm-sbatch-array "$B" sweep "${SL[@]}" -o "$T/sb3" --emit slurm --sbatch --array=1-5
+expect_stderr slurm-sbatch-array-msg "error: --sbatch --array=1-5: the script sets the job array and its log"
+expect_exit 2 slurm-sbatch-output "$B" sweep "${SL[@]}" -o "$T/sb3" --emit slurm --sbatch "-o x.log"
+expect_exit 2 slurm-sbatch-not-option "$B" sweep "${SL[@]}" -o "$T/sb3" --emit slurm --sbatch time=1
+expect_stderr slurm-sbatch-not-option-msg "error: --sbatch takes an sbatch option beginning with '-'"
+expect_exit 2 slurm-sbatch-newline "$B" sweep "${SL[@]}" -o "$T/sb3" --emit slurm --sbatch "--time=1${NL}touch $T/PWNED2"
+expect_stderr slurm-sbatch-newline-msg "field '--emit': --sbatch '--time=1\\\\x0atouch .*' holds a control character \(\\\\x0a\)"
+[ ! -e "$T/sb3" ] && [ ! -e "$T/PWNED2" ] && ok slurm-sbatch-nothing || fail slurm-sbatch-nothing "$(ls "$T/sb3" 2>&1)"
 # --no-batches as for run: what it sets, in its place among the options
 "$B" sweep --set output.batches=true --no-batches --set workload.num_requests=10 --axis workload.rate=1 -o "$T/nb" >/dev/null 2>&1 \
 	&& [ -f "$T/nb/points/0001/summary.json" ] && [ ! -e "$T/nb/points/0001/batches.csv" ] && ok sweep-no-batches || fail sweep-no-batches "$(ls "$T/nb/points/0001" 2>&1)"
@@ -360,8 +394,12 @@ expect_stderr run-env-file-nl-msg "envval.json:1: field 'VLLM_X': a control char
 
 # CSV cells a spreadsheet reads as a formula (=, +, -, @, tab, CR first) get a leading ';
 # numbers (-3, +1e5) stay numbers.  After ../shared/reproducers/csv_formula_injection.sh.
-expect_exit 0 sweep-formula "$B" sweep --axis 'env.FOO=["=HYPERLINK(\"http://x.invalid/\",1)","@SUM(1)","-3","+1e5","-x","a=b"]' \
-	--set workload.num_requests=5 --metrics completed
+# (listed points of a sweep file: an axis over a variable that nothing reads is refused)
+cat > "$T/formula.json" <<'JSON'
+{"workload": {"num_requests": 5}, "points": [{"env.FOO": "=HYPERLINK(\"http://x.invalid/\",1)"},
+ {"env.FOO": "@SUM(1)"}, {"env.FOO": "-3"}, {"env.FOO": "+1e5"}, {"env.FOO": "-x"}, {"env.FOO": "a=b"}]}
+JSON
+expect_exit 0 sweep-formula "$B" sweep -f "$T/formula.json" --metrics completed
 [ "$(cut -d, -f1 "$T/stdout" | tr '\n' ' ')" = "env.FOO \"'=HYPERLINK(\"\"http://x.invalid/\"\" '@SUM(1) -3 +1e5 '-x a=b " ] \
 	&& ok sweep-formula-cells || fail sweep-formula-cells "$(cat "$T/stdout")"
 expect_exit 3 sweep-formula-trace "$B" sweep --axis 'trace==1+1,alpaca' --set workload.num_requests=5 --metrics completed
