@@ -94,4 +94,63 @@ rm -f "$T/in.csv" "$T/in.jsonl"
 # Nothing written on an error.
 [ ! -e "$T/o_late/requests.csv" ] && [ ! -e "$T/o_both/requests.csv" ] && ok no-output ||
 	fail no-output "an output file was written on an error"
+# --- vllm bench serve --save-result --save-detailed files as traces (workloads/trace_vllm.c) ---
+# A result as main_async() of vllm/benchmarks/serve.py writes it (json.dump of one object): four
+# requests, the second failed.  Hand-worked: the three others, prompts 10 30 40, outputs 5 7 9,
+# sent at 0, 0.5 and 2 s (start_times 1000.5, 1001, 1002.5 made relative to the earliest).
+python3 - "$T" <<'PY'
+import json, sys
+r = {"date": "20261128-120000", "endpoint_type": "vllm", "backend": "vllm", "label": None,
+     "model_id": "meta-llama/Llama-3.1-8B-Instruct", "tokenizer_id": "meta-llama/Llama-3.1-8B-Instruct",
+     "num_prompts": 4, "request_rate": 2.0, "burstiness": 1.0, "max_concurrency": None,
+     "duration": 3.1, "completed": 3, "failed": 1, "total_input_tokens": 80, "total_output_tokens": 21,
+     "request_throughput": 0.97, "request_goodput": None, "output_throughput": 6.8,
+     "total_token_throughput": 32.6, "input_lens": [10, 20, 30, 40], "output_lens": [5, 0, 7, 9],
+     "ttfts": [0.02, 0.0, 0.03, 0.02], "itls": [[0.01] * 4, [], [0.01] * 6, [0.01] * 8],
+     "latencies": [0.06, 0.0, 0.09, 0.1], "start_times": [1000.5, 1000.75, 1001.0, 1002.5],
+     "queue_times": [0.0] * 4, "generated_texts": ["a", "", "b", "c"],
+     "errors": ["", "Traceback: timeout", "", ""], "max_output_tokens_per_s": 9.0,
+     "max_concurrent_requests": 1, "rtfx": 0.0, "mean_ttft_ms": 23.3}
+t = sys.argv[1]
+json.dump(r, open(t + "/vb.json", "w"))
+def bad(name, **ch):
+    d = dict(r)
+    for k, v in ch.items():
+        if v is None:
+            d.pop(k)
+        else:
+            d[k] = v
+    json.dump(d, open(t + "/vb_" + name + ".json", "w"))
+bad("summary", input_lens=None, output_lens=None, start_times=None, errors=None, ttfts=None,
+    itls=None, latencies=None, generated_texts=None)
+bad("len", output_lens=[5, 0, 7])
+bad("str", input_lens=[10, 20, "x", 40])
+bad("zero", input_lens=[10, 20, 0, 40])
+bad("count", completed=4)
+bad("errtype", errors=["", 5, "", ""])
+bad("back", start_times=[1000.5, 1000.75, 1001.0, 1000.9])
+open(t + "/vb_two.json", "w").write(json.dumps(r) + "\n" + json.dumps(r) + "\n")
+PY
+expect_exit 0 vllm-result-run "$BUCKETSIM" run --trace "$T/vb.json" -o "$T/vb"
+[ "$(cut -d, -f2,6,7 "$T/vb/requests.csv" | tr '\n' ' ')" = "arrival_s,prompt_tokens,output_tokens 0.000000000,10,5 0.500000000,30,7 2.000000000,40,9 " ] \
+	&& ok vllm-result-rows || fail vllm-result-rows "$(cut -d, -f2,6,7 "$T/vb/requests.csv")"
+expect_stderr vllm-result-failed-warn "warning: $T/vb.json: 1 of the benchmark's 4 requests failed \(errors\): left out of the trace"
+for c in "summary|field 'input_lens': missing: a vllm bench serve result keeps its requests' lists only with --save-detailed" \
+	"len|field 'output_lens': 3 elements, but input_lens has 4" \
+	"str|field 'input_lens\[2\]': expected a number, got '\"x\"'" \
+	"zero|field 'input_lens\[2\]': expected a positive integer, got '0'" \
+	"count|field 'completed': 4 completed and 1 failed requests, but the lists hold 4" \
+	"errtype|field 'errors\[1\]': expected a string" \
+	"back|field 'start_times\[3\]': 1000.9 s is earlier than the previous record's 1001 s" \
+	"two|2: text after the vllm bench serve result \(a file of several, as --append-result writes, is not a trace"; do
+	n=${c%%|*}
+	expect_exit 3 "vllm-result-$n" "$BUCKETSIM" run --trace "$T/vb_$n.json" -o "$T/vb_$n"
+	expect_stderr "vllm-result-$n-msg" "^bucketsim: error: $T/vb_$n.json: ?${c#*|}"
+	[ ! -e "$T/vb_$n" ] && ok "vllm-result-$n-nothing" || fail "vllm-result-$n-nothing" "$(ls "$T/vb_$n")"
+done
+# timestamps that go backwards are sorted on request, as for any trace
+expect_exit 0 vllm-result-sorted "$BUCKETSIM" run --trace "$T/vb_back.json" --set workload.sort_arrivals=true -o "$T/vbs"
+[ "$(cut -d, -f2,6 "$T/vbs/requests.csv" | tr '\n' ' ')" = "arrival_s,prompt_tokens 0.000000000,10 0.400000000,40 0.500000000,30 " ] \
+	&& ok vllm-result-sorted-rows || fail vllm-result-sorted-rows "$(cat "$T/vbs/requests.csv")"
+
 e2e_done

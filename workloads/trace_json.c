@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The text of a JSON value for the validators; *OK false when its type does not fit C. */
-static char *json_text(const cJSON *v, enum col c, bool *ok)
+char *tl_json_text(const cJSON *v, enum col c, bool *ok)
 {
 	*ok = true;
 	if (cJSON_IsNull(v))
@@ -93,7 +92,7 @@ static int json_record(struct loader *L, const cJSON *obj, bool first)
 			continue;
 		}
 		bool ok;
-		char *s = json_text(it, c, &ok);
+		char *s = tl_json_text(it, c, &ok);
 		if (!ok) {
 			char sb[64];
 			tl_err(L, c, "expected %s, got '%s'",
@@ -157,6 +156,33 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* A vllm bench serve result from byte I of BUF: one object (record = line 1 and on), nothing
+ * after it; its members are trace_vllm_read's. */
+static int load_vllm(struct loader *L, const char *buf, size_t i, size_t len)
+{
+	L->record = 1;
+	if (json_nul_check(L, buf, len))
+		return -1;
+	L->record = 1;
+	const char *end = NULL;
+	cJSON *obj = cJSON_ParseWithLengthOpts(buf + i, len - i, &end, false);
+	if (!obj)
+		return json_syntax_error(L, buf, end);
+	const char *q = end;
+	while (q < buf + len && is_blank(*q))
+		q++;
+	if (q < buf + len) {
+		cJSON_Delete(obj);
+		advance_to(L, buf, q);
+		return tl_err(L, COL_IGNORE, "text after the vllm bench serve result (a file of "
+			      "several, as --append-result writes, is not a trace: give one result "
+			      "a file)");
+	}
+	int rc = trace_vllm_read(L, obj);
+	cJSON_Delete(obj);
+	return rc;
+}
+
 int trace_load_json(struct loader *L, const char *buf, size_t len)
 {
 	size_t i = utf8_bom_len(buf, len); /* a byte-order mark (cJSON skips it too) */
@@ -193,6 +219,15 @@ int trace_load_json(struct loader *L, const char *buf, size_t len)
 		}
 		cJSON_Delete(arr);
 		return 0;
+	}
+	/* A `vllm bench serve --save-result` file: one object, its requests in lists
+	 * (trace_vllm.c); recognised by its members. */
+	if (buf[i] == '{') {
+		cJSON *obj = cJSON_ParseWithLengthOpts(buf + i, len - i, NULL, false);
+		bool vllm = obj && trace_vllm_is_result(obj);
+		cJSON_Delete(obj);
+		if (vllm)
+			return load_vllm(L, buf, i, len);
 	}
 	/* JSON Lines: one object per line; blank lines are skipped; record = line number. */
 	L->record = 0;

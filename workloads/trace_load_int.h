@@ -112,7 +112,17 @@ ssize_t csv_src_read(struct loader *L, const struct csv_src *src, char *blk, siz
  * records from the first line start at or after byte SPLIT on a second thread; 0 or -1. */
 int load_csv(struct loader *L, const struct csv_src *src, size_t split, int *parts);
 
-/* Reads JSON Lines, or one JSON array of objects, from BUF (trace_json.c). */
+/* Reads JSON Lines, or one JSON array of objects, or a vllm bench serve result, from BUF
+ * (trace_json.c). */
 int trace_load_json(struct loader *L, const char *buf, size_t len);
+/* The text of a JSON value for the validators; *OK false when its type does not fit C
+ * (trace_json.c). */
+struct cJSON;
+char *tl_json_text(const struct cJSON *v, enum col c, bool *ok);
+/* Whether OBJ is a `vllm bench serve --save-result` file's object (trace_vllm.c). */
+bool trace_vllm_is_result(const struct cJSON *obj);
+/* The requests of OBJ, a `vllm bench serve --save-result --save-detailed` file's object
+ * (trace_vllm.c). */
+int trace_vllm_read(struct loader *L, const struct cJSON *obj);
 
 #endif
