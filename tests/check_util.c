@@ -622,6 +622,35 @@ START_TEST(edit_distance)
 }
 END_TEST
 
+/* The nearest name: the first of the smallest distance, at most STR_NEAR_MAX (3) edits. */
+START_TEST(near_name)
+{
+	const char *names[] = {"server.max_num_seqs", "server.max_num_batched_tokens",
+			       "server.max_model_len", NULL};
+	struct str_near n;
+	char hint[128];
+	str_near_init(&n, "server.max_num_seq");
+	for (size_t i = 0; names[i]; i++)
+		str_near_try(&n, names[i]);
+	ck_assert_str_eq(n.best, "server.max_num_seqs");
+	ck_assert_uint_eq(n.dist, 1);
+	str_near_hint(&n, hint, sizeof hint);
+	ck_assert_str_eq(hint, "; did you mean server.max_num_seqs?");
+	/* 4 edits away: no hint */
+	str_near_init(&n, "server.max_num");
+	for (size_t i = 0; names[i]; i++)
+		str_near_try(&n, names[i]);
+	ck_assert_ptr_null(n.best);
+	str_near_hint(&n, hint, sizeof hint);
+	ck_assert_str_eq(hint, "");
+	/* a tie keeps the first: "abd" is 1 from "abc" and from "abe" */
+	str_near_init(&n, "abd");
+	str_near_try(&n, "abc");
+	str_near_try(&n, "abe");
+	ck_assert_str_eq(n.best, "abc");
+}
+END_TEST
+
 /* PATH holding LEN bytes of TEXT. */
 static void put_file(const char *path, const char *text, size_t len)
 {
@@ -877,6 +906,7 @@ int main(void)
 	tcase_add_test(tc, oom_is_an_error_exit);
 	tcase_add_test(tc, fast_parse_equals_reference);
 	tcase_add_test(tc, edit_distance);
+	tcase_add_test(tc, near_name);
 	tcase_add_test(tc, fnv1a_vectors);
 	tcase_add_test(tc, read_limits);
 	tcase_add_test(tc, escape_controls);
