@@ -174,8 +174,16 @@ static void print_vals(FILE *f, const struct ivec *r)
 	fputc(']', f);
 }
 
-static void write_file(FILE *f, const struct adv_set *set)
+/* The bucket file of the product SET, or with PTS (not NULL), of those points, one per line. */
+static void write_file(FILE *f, const struct adv_set *set, const struct blist *pts)
 {
+	if (pts) {
+		for (int ph = 0; ph < 2; ph++)
+			for (size_t i = 0; i < pts[ph].n; i++)
+				fprintf(f, "(%lld, %lld, %lld)\n", (long long)pts[ph].a[i].v[0],
+					(long long)pts[ph].a[i].v[1], (long long)pts[ph].a[i].v[2]);
+		return;
+	}
 	for (int ph = 0; ph < 2; ph++) {
 		fputc('(', f);
 		print_vals(f, &set[ph].val[0]);
@@ -190,9 +198,11 @@ static void write_file(FILE *f, const struct adv_set *set)
 	}
 }
 
-/* The advised product for budget K per phase (KS[ph] when KS), from INIT (may be NULL). */
+/* The advised product for budget KS[ph] per phase, from INIT (may be NULL); with PTS (not
+ * NULL), also the free set of points the heuristic reaches from it. */
 static void advise(struct adv_shape **sh, const size_t *n, const size_t *ks,
-		   const struct blist *init, const struct adv_cost *c, struct adv_set *out)
+		   const struct blist *init, const struct adv_cost *c, struct adv_set *out,
+		   struct blist *pts)
 {
 	for (int ph = 0; ph < 2; ph++) {
 		struct adv_set is = {0}, *ip = NULL;
@@ -224,6 +234,15 @@ static void advise(struct adv_shape **sh, const size_t *n, const size_t *ks,
 			ivec_push(&out[ph].val[2], ph == PHASE_DECODE ? 1 : 0);
 		}
 		adv_set_free(&is);
+		if (pts) {
+			struct blist l = {0};
+			adv_set_list(ph, &out[ph], &l);
+			if (n[ph])
+				adv_free_set(ph, sh[ph], n[ph], ks[ph], &l, c, &pts[ph]);
+			else
+				adv_set_list(ph, &out[ph], &pts[ph]);
+			blist_free(&l);
+		}
 	}
 }
 
@@ -250,13 +269,13 @@ static void print_row(FILE *f, const struct row *r, bool holdout)
 
 /* The lists the file strategy warms for SET (through the file TMP) and their warm-up compile
  * time by the cost model, seconds. */
-static int warm_lists(struct run_ctx *x, const struct adv_set *set, const char *tmp,
-		      struct cost_ctx *cc, double *warm_s, struct bs_err *err)
+static int warm_lists(struct run_ctx *x, const struct adv_set *set, const struct blist *pts,
+		      const char *tmp, struct cost_ctx *cc, double *warm_s, struct bs_err *err)
 {
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
-	write_file(f, set);
+	write_file(f, set, pts);
 	if (fclose(f))
 		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
 	struct bucket_params bp = x->bp;
@@ -278,7 +297,8 @@ static int warm_lists(struct run_ctx *x, const struct adv_set *set, const char *
 }
 
 /* Evaluates the product SET: its file through strategy file, its costs and a re-simulation. */
-static int evaluate(struct run_ctx *x, const struct adv_set *set, const char *tmp,
+static int evaluate(struct run_ctx *x, const struct adv_set *set, const struct blist *pts,
+		    const char *tmp,
 		    struct adv_shape **fit, const size_t *nfit, struct adv_shape **ev,
 		    const size_t *nev, const struct req_spec *req, size_t n, const struct adv_cost *c,
 		    struct row *r, struct blist *lists, struct bs_err *err)
@@ -286,7 +306,7 @@ static int evaluate(struct run_ctx *x, const struct adv_set *set, const char *tm
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
-	write_file(f, set);
+	write_file(f, set, pts);
 	if (fclose(f))
 		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
 	if (advise_simulate(x, req, n, "file", tmp, NULL, &r->m, lists, err))
@@ -318,7 +338,7 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 	struct row rows[8];
 	size_t nrows = 0;
 	struct adv_set adv[2] = {{{{0}}}, {{{0}}}};
-	struct blist lists[2] = {{0}, {0}};
+	struct blist lists[2] = {{0}, {0}}, advp[2] = {{0}, {0}};
 	memset(rows, 0, sizeof rows);
 	if (advise_simulate(x, x->w.req, nfit, "ideal", NULL, &cf, NULL, NULL, err))
 		goto out;
@@ -348,10 +368,12 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		while (lo < hi) {
 			size_t mid = (lo + hi + 1) / 2, km[2] = {mid, mid};
 			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
-			advise(cf.a, cf.n, km, NULL, &c, t);
+			struct blist tp[2] = {{0}, {0}}, *tpp = o->free_set ? tp : NULL;
+			advise(cf.a, cf.n, km, NULL, &c, t, tpp);
 			double w;
-			int e = warm_lists(x, t, tmp, &cc, &w, err);
+			int e = warm_lists(x, t, tpp, tmp, &cc, &w, err);
 			adv_set_free(&t[0]), adv_set_free(&t[1]);
+			blist_free(&tp[0]), blist_free(&tp[1]);
 			if (e)
 				goto out;
 			if (w <= o->max_warmup_s)
@@ -362,10 +384,12 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		if (!lo) {
 			size_t k1[2] = {1, 1};
 			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
-			advise(cf.a, cf.n, k1, NULL, &c, t);
+			struct blist tp[2] = {{0}, {0}}, *tpp = o->free_set ? tp : NULL;
+			advise(cf.a, cf.n, k1, NULL, &c, t, tpp);
 			double w = 0;
-			int e = warm_lists(x, t, tmp, &cc, &w, err);
+			int e = warm_lists(x, t, tpp, tmp, &cc, &w, err);
 			adv_set_free(&t[0]), adv_set_free(&t[1]);
+			blist_free(&tp[0]), blist_free(&tp[1]);
 			if (!e)
 				bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL, "--max-warmup-s %g: one bucket "
 					"per phase already takes %.1f s to warm up", o->max_warmup_s, w);
@@ -374,19 +398,33 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		kmax = lo;
 	}
 	size_t ks[2] = {kmax, kmax};
-	advise(cf.a, cf.n, ks, NULL, &c, adv);
+	advise(cf.a, cf.n, ks, NULL, &c, adv, o->free_set ? advp : NULL);
 	struct row *r = &rows[nrows++];
 	snprintf(r->name, sizeof r->name, "advised");
-	if (evaluate(x, adv, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r, lists, err))
+	if (evaluate(x, adv, o->free_set ? advp : NULL, tmp, cf.a, cf.n, cv->a, cv->n, req_ev,
+		     n_ev, &c, r, lists, err))
 		goto out;
-	write_file(out, adv);
+	write_file(out, adv, o->free_set ? advp : NULL);
 	fprintf(out, "# bucketsim buckets --advise: %zu requests fitted (%zu prompt, %zu decode "
-		"distinct shapes), %zu evaluated%s; at most %zu buckets per phase\n", nfit, cf.n[0],
-		cf.n[1], n_ev, o->holdout > 0 ? " (the held-out rest)" : " (the same)", kmax);
+		"distinct shapes), %zu evaluated%s; at most %zu buckets per phase, %s\n", nfit,
+		cf.n[0], cf.n[1], n_ev, o->holdout > 0 ? " (the held-out rest)" : " (the same)", kmax,
+		o->free_set ? "a free set of points" : "a product of per-dimension lists");
 	if (o->max_warmup_s > 0)
 		fprintf(out, "# --max-warmup-s %g: %zu buckets per phase, the most whose advice warms "
 			"up within it (%.1f s by the cost model's compile time)\n", o->max_warmup_s,
 			kmax, wsec);
+	/* The lower bound on any set of at most kmax buckets per phase (bucket_advise.h), against
+	 * the advice's expected cost on the fitted shapes (after the file strategy's filters). */
+	fprintf(out, "# lower bound on the expected padding cost of any %zu buckets per phase "
+		"(fitted shapes):", kmax);
+	for (int ph = 0; ph < 2; ph++) {
+		int64_t lb = adv_lower_bound(ph, cf.a[ph], cf.n[ph], kmax, &c);
+		int64_t got = r->cost[ph];
+		fprintf(out, "%s %s %.3f s, advice %.3f s, gap %.3f s (%.1f %%)", ph ? ";" : "",
+			bucket_phase_name((enum phase)ph), (double)lb / 1e9, (double)got / 1e9,
+			(double)(got - lb) / 1e9, got > 0 ? 100.0 * (double)(got - lb) / (double)got : 0.0);
+	}
+	fputc('\n', out);
 	fprintf(out, "# loads as VLLM_BUCKETING_FROM_FILE=FILE (or bucketing.strategy=file "
 		"bucketing.file=FILE): prompt %zu buckets, decode %zu\n", lists[0].n, lists[1].n);
 	for (int ph = 0; ph < 2; ph++) {
@@ -415,13 +453,16 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 			r->cost_eval[ph] = adv_cost_list(ph, cv->a[ph], cv->n[ph], &bl[ph], &c);
 		}
 		struct adv_set a2[2] = {{{{0}}}, {{{0}}}};
+		struct blist p2[2] = {{0}, {0}}, *p2p = o->free_set ? p2 : NULL;
 		size_t k2[2] = {bl[0].n, bl[1].n};
-		advise(cf.a, cf.n, k2, bl, &c, a2);
+		advise(cf.a, cf.n, k2, bl, &c, a2, p2p);
 		r = &rows[nrows++];
 		snprintf(r->name, sizeof r->name, "advised@%s", base[i]);
-		int e = evaluate(x, a2, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r, lists, err);
+		int e = evaluate(x, a2, p2p, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r,
+				 lists, err);
 		for (int ph = 0; ph < 2; ph++) {
 			adv_set_free(&a2[ph]);
+			blist_free(&p2[ph]);
 			blist_free(&bl[ph]);
 			blist_free(&lists[ph]);
 		}
@@ -448,6 +489,7 @@ out:
 		free(cf.a[ph]);
 		free(ce.a[ph]);
 		adv_set_free(&adv[ph]);
+		blist_free(&advp[ph]);
 		blist_free(&lists[ph]);
 	}
 	return rc;

@@ -18,7 +18,8 @@
 #include "sim/run_int.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE, OPT_FROM_LOG,
-       OPT_ADVISE, OPT_MAX_BUCKETS, OPT_TRACE, OPT_HOLDOUT, OPT_MAX_WARMUP };
+       OPT_ADVISE, OPT_MAX_BUCKETS, OPT_TRACE, OPT_HOLDOUT, OPT_MAX_WARMUP,
+       OPT_FREE_SET };
 enum fmt { FMT_LOG, FMT_JSON, FMT_CSV };
 
 struct lookup {
@@ -54,6 +55,9 @@ static const struct cli_opt opts[] = {
 	 "bundled Alpaca trace unless workload.* generates one)", "Advisor"},
 	{"holdout", OPT_HOLDOUT, 1, "F", "--advise: fit on the first 1-F of the requests, evaluate "
 	 "on the last F (0 < F < 1)", "Advisor"},
+	{"free-set", OPT_FREE_SET, 0, NULL, "--advise: a free set of up to K buckets per phase (the "
+	 "file's exact buckets; a heuristic, its gap to a lower bound reported) instead of a product "
+	 "of per-dimension lists", "Advisor"},
 	CLI_HELP_OPT,
 	{0},
 };
@@ -397,7 +401,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	size_t nlk = 0;
 	const char *from_log = NULL, *trace = NULL;
 	bool adv = false;
-	struct advise_opts ao = {64, 0, 0};
+	struct advise_opts ao = {64, 0, 0, false};
 	bool kset = false;
 	struct bucket_log lg;
 	memset(&lg, 0, sizeof lg);
@@ -469,6 +473,9 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 			ao.max_warmup_s = v;
 			break;
 		}
+		case OPT_FREE_SET:
+			ao.free_set = true;
+			break;
 		case OPT_HOLDOUT: {
 			char *end;
 			double v = strtod(st.optarg, &end);
@@ -490,9 +497,9 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	/* The configuration checked as run and validate check it (run_setup: the same rules,
 	 * every value resolved as it runs), the workload aside: it plays no part here. */
-	if ((trace || ao.holdout > 0 || kset || ao.max_warmup_s > 0) && !adv) {
-		rc = cli_usage(self, "--trace, --max-buckets, --max-warmup-s and --holdout go with "
-			       "--advise");
+	if ((trace || ao.holdout > 0 || kset || ao.max_warmup_s > 0 || ao.free_set) && !adv) {
+		rc = cli_usage(self, "--trace, --max-buckets, --max-warmup-s, --holdout and --free-set "
+			       "go with --advise");
 		goto out;
 	}
 	if (kset && ao.max_warmup_s > 0) {
@@ -575,7 +582,7 @@ out:
 
 const struct cli_cmd cmd_buckets = {
 	"buckets", "bucketsim buckets [-c CONFIG.json] [--set KEY=VALUE] [--env NAME=VALUE] "
-	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG] [--advise [--max-buckets K|--max-warmup-s T] [--trace FILE] [--holdout F]]",
+	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG] [--advise [--max-buckets K|--max-warmup-s T] [--trace FILE] [--holdout F] [--free-set]]",
 	"print the warm-up bucket lists (and look-ups) of a configuration",
 	"Generates the bucket lists vLLM on Gaudi warms up for this configuration, exactly as the\n"
 	"server does (bucketing.version docs: the July 2025 code the documentation logs; current:\n"

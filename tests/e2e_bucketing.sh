@@ -415,8 +415,40 @@ for base in ("exponential", "linear", "padding_aware"):
     for col in (1, 2):   # buckets per phase: at most the baseline's
         assert int(a[col]) <= int(b[col]), (base, col)
 P
+# The free set of points: loads through the file strategy into the report's lists (one line a
+# bucket), costs no more than the product advice, and its lower bound is below its cost.
+expect_exit 0 advise-free B --advise --max-buckets 16 --free-set
+cp "$E2E_TMP/stdout" "$E2E_TMP/free.txt"
+expect_exit 0 advise-free-load B --set bucketing.strategy=file --set bucketing.file="$E2E_TMP/free.txt" --format json
+python3 - "$E2E_TMP/free.txt" "$E2E_TMP/stdout" "$E2E_TMP/advised.txt" <<'P' && ok advise_free_set || fail advise_free_set "$(grep -e '^# lower' -e '^# advised ' "$E2E_TMP/free.txt")"
+import ast, json, re, sys
+t = open(sys.argv[1]).read()
+rep = {l.split(":")[0][2:]: ast.literal_eval(l.split(": ", 1)[1]) for l in t.splitlines()
+       if l.startswith("# prompt buckets: ") or l.startswith("# decode buckets: ")}
+d = json.load(open(sys.argv[2]))
+body = [ast.literal_eval(l) for l in t.splitlines() if l and not l.startswith("#")]
+for ph in ("prompt", "decode"):
+    assert [tuple(b) for b in d[ph]] == rep[ph + " buckets"], ph
+    assert 1 <= len(d[ph]) <= 16
+assert all(isinstance(b, tuple) and all(isinstance(x, int) for x in b) for b in body)
+assert len(body) == len(d["prompt"]) + len(d["decode"])
+def rows(text):
+    return {l[2:].split()[0]: l[2:].split() for l in text.splitlines()
+            if l.startswith("# ") and len(l[2:].split()) == 15 and l[2:].split()[1].isdigit()}
+free, prod = rows(t), rows(open(sys.argv[3]).read())
+for name in ("advised", "advised@exponential", "advised@linear", "advised@padding_aware"):
+    for col in (3, 4):
+        assert float(free[name][col]) <= float(prod[name][col]), (name, col)
+b = re.search(r"^# lower bound on the expected padding cost of any 16 buckets per phase \(fitted shapes\): "
+              r"prompt ([0-9.]+) s, advice ([0-9.]+) s, gap ([0-9.]+) s \(([0-9.]+) %\); "
+              r"decode ([0-9.]+) s, advice ([0-9.]+) s, gap ([0-9.]+) s", t, re.M).groups()
+lb_p, ad_p, _, _, lb_d, ad_d, _ = map(float, b)
+assert lb_p <= ad_p and lb_d <= ad_d
+assert abs(ad_p - float(free["advised"][3])) < 1e-3 and abs(ad_d - float(free["advised"][4])) < 1e-3
+P
+expect_exit 2 advise-free-alone B --free-set
 expect_exit 0 advise-holdout B --advise --max-buckets 8 --holdout 0.3
-grep -q '^# bucketsim buckets --advise: 3500 requests fitted (.*), 1500 evaluated (the held-out rest); at most 8 buckets per phase$' "$E2E_TMP/stdout" \
+grep -q '^# bucketsim buckets --advise: 3500 requests fitted (.*), 1500 evaluated (the held-out rest); at most 8 buckets per phase, a product of per-dimension lists$' "$E2E_TMP/stdout" \
 	&& grep -q 'held_prompt_s held_decode_s' "$E2E_TMP/stdout" && ok advise_holdout || fail advise_holdout "$(grep '^# bucketsim' "$E2E_TMP/stdout")"
 expect_exit 0 advise-warmup B --advise --max-warmup-s 60
 python3 - "$E2E_TMP/stdout" <<'P' && ok advise_warmup_budget || fail advise_warmup_budget "$(grep -e '^# --max' -e '^# advised ' "$E2E_TMP/stdout")"
