@@ -198,6 +198,147 @@ static void write_file(FILE *f, const struct adv_set *set, const struct blist *p
 	}
 }
 
+/* ---- the equivalent VLLM_* settings of a product ---- */
+
+/* The linear range (MIN, STEP, MAX) containing every value of L with the fewest values
+ * (upstream linear.warmup_range: MIN doubling while below STEP, then the multiples of STEP up
+ * to MAX; with HEAD_ZERO a MIN of 0 is the point 0 and the multiples of STEP); ties go to the
+ * largest step.  Returns the number of values of the range. */
+static int64_t lin_cover(const struct ivec *l, bool head_zero, int64_t *mn, int64_t *st,
+			 int64_t *mx)
+{
+	int64_t lo = l->v[0], hi = l->v[l->n - 1], best = INT64_MAX;
+	*mn = lo, *st = hi > 0 ? hi : 1, *mx = hi;
+	if (hi == 0)
+		return 1;
+	bool zero = lo == 0 && head_zero;
+	for (int64_t s = hi; s >= 1; s--) {
+		int64_t bmin = zero ? s : lo, cnt = zero ? 1 : 0;
+		if (bmin < 1)
+			continue;
+		int64_t ramp = 0;
+		for (int64_t x = bmin; x < s && x <= hi; x *= 2)
+			ramp++;
+		int64_t first = bmin > s ? (bmin + s - 1) / s : 1;
+		cnt += ramp + (hi / s >= first ? hi / s - first + 1 : 0);
+		if (cnt >= best)
+			continue;
+		bool ok = true;
+		for (size_t i = 0; i < l->n && ok; i++) {
+			int64_t v = l->v[i];
+			if (v == 0 && zero)
+				continue;
+			bool in_ramp = false;
+			for (int64_t x = bmin; x < s && x <= hi && !in_ramp; x *= 2)
+				in_ramp = x == v;
+			ok = in_ramp || (v % s == 0 && v >= s && v >= bmin);
+		}
+		if (ok)
+			best = cnt, *st = s;
+	}
+	return best;
+}
+
+static bool is_bucket_knob(const char *n)
+{
+	return (!strncmp(n, "VLLM_PROMPT_", 12) || !strncmp(n, "VLLM_DECODE_", 12)) &&
+	       strstr(n, "_BUCKET_");
+}
+
+/* Prints the VLLM_* settings of the linear strategy whose ranges contain the advised product
+ * SET (both phases) and whether they warm exactly the buckets of the file (WARMED: the file
+ * strategy's lists).  Version current: linear.py read_bucket_settings and warmup_range (vllm-gaudi
+ * 091bbad); version docs: the legacy extension's linear ranges over (bs, seq), no context
+ * variable. */
+static int print_env(struct run_ctx *x, const struct adv_set *set, const struct blist *warmed,
+		     FILE *out, struct bs_err *err)
+{
+	bool cur = x->bp.version == BUCKET_VERSION_CURRENT;
+	static const char *const dims[2][3] = {{"PROMPT_BS", "PROMPT_QUERY", "PROMPT_CTX"},
+					       {"DECODE_BS", NULL, "DECODE_BLOCK"}};
+	char line[2048];
+	size_t o = (size_t)snprintf(line, sizeof line, "%s", cur ? "VLLM_BUCKETING_STRATEGY=lin" :
+				    "VLLM_EXPONENTIAL_BUCKETING=false");
+	struct config tmp;
+	config_init(&tmp);
+	for (size_t i = 0; i < x->bp.cfg->nenv; i++) {
+		const struct cfg_env *e = &x->bp.cfg->env[i];
+		if (is_bucket_knob(e->name) || !strcmp(e->name, "VLLM_BUCKETING_STRATEGY") ||
+		    !strcmp(e->name, "VLLM_EXPONENTIAL_BUCKETING") ||
+		    !strcmp(e->name, "VLLM_BUCKETING_FROM_FILE"))
+			continue;
+		char *a = xasprintf("%s=%s", e->name, e->value);
+		int r = config_set_env_arg(&tmp, a, CFG_ORIGIN_CMDLINE, err);
+		free(a);
+		if (r) {
+			config_release(&tmp);
+			return -1;
+		}
+	}
+	bool expressible = true;
+	for (int ph = 0; ph < 2; ph++)
+		for (int d = 0; d < 3; d++) {
+			if (!dims[ph][d])
+				continue;
+			const char *dim = dims[ph][d];
+			if (!cur && !strcmp(dim, "PROMPT_CTX")) {
+				/* no variable: the legacy linear prompt has context 0 only */
+				expressible = expressible && set[ph].val[2].n == 1 && set[ph].val[2].v[0] == 0;
+				continue;
+			}
+			if (!cur && !strcmp(dim, "PROMPT_QUERY"))
+				dim = "PROMPT_SEQ";
+			int64_t mn, st, mx;
+			lin_cover(&set[ph].val[d], cur, &mn, &st, &mx);
+			const char *p[3] = {"MIN", "STEP", "MAX"};
+			int64_t v[3] = {mn, st, mx};
+			for (int q = 0; q < 3; q++) {
+				char *a = xasprintf("VLLM_%s_BUCKET_%s=%lld", dim, p[q], (long long)v[q]);
+				if (o < sizeof line)
+					o += (size_t)snprintf(line + o, sizeof line - o, " %s", a);
+				int r = config_set_env_arg(&tmp, a, CFG_ORIGIN_CMDLINE, err);
+				free(a);
+				if (r) {
+					config_release(&tmp);
+					return -1;
+				}
+			}
+		}
+	/* The lists those settings warm, by the linear strategy itself (after its filters). */
+	struct bucket_params bp = x->bp;
+	bp.strategy = bucket_strategy_find("linear");
+	bp.cfg = &tmp;
+	bp.warnings[0] = 0;
+	struct bucketer *b = NULL;
+	size_t nb[2] = {0, 0};
+	bool same = expressible;
+	struct bs_err e2 = {0};
+	if (bucketer_new(&bp, &b, &e2)) {
+		same = false;
+		nb[0] = nb[1] = 0;
+	} else {
+		for (int ph = 0; ph < 2; ph++) {
+			const struct bshape *l;
+			nb[ph] = bucketer_warmup_list(b, (enum phase)ph, &l);
+			same = same && nb[ph] == warmed[ph].n;
+			for (size_t i = 0; same && i < nb[ph]; i++)
+				same = !memcmp(l[i].v, warmed[ph].a[i].v, 3 * sizeof l[i].v[0]);
+		}
+		bucketer_free(b);
+	}
+	config_release(&tmp);
+	fprintf(out, "# as VLLM_* settings (%s): %s\n", cur ? "version current, the linear strategy"
+		: "version docs, the legacy linear strategy", line);
+	if (same)
+		fprintf(out, "# these ranges warm exactly the file's buckets\n");
+	else
+		fprintf(out, "# not exact: the smallest linear ranges holding every advised value warm "
+			"%zu prompt and %zu decode buckets against the file's %zu and %zu%s; the file is "
+			"exact\n", nb[0], nb[1], warmed[0].n, warmed[1].n,
+			expressible ? "" : " (no variable sets the prompt context in version docs)");
+	return 0;
+}
+
 /* The advised product for budget KS[ph] per phase, from INIT (may be NULL); with PTS (not
  * NULL), also the free set of points the heuristic reaches from it. */
 static void advise(struct adv_shape **sh, const size_t *n, const size_t *ks,
@@ -431,8 +572,14 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		fprintf(out, "# %s buckets: ", bucket_phase_name((enum phase)ph));
 		blist_print_py(&lists[ph], 3, out);
 		fputc('\n', out);
-		blist_free(&lists[ph]);
 	}
+	if (o->free_set)
+		fprintf(out, "# a free set of points has no VLLM_* range equivalent: the file is the "
+			"setting\n");
+	else if (print_env(x, adv, lists, out, err))
+		goto out;
+	for (int ph = 0; ph < 2; ph++)
+		blist_free(&lists[ph]);
 
 	/* The baselines, each with the advice at its own bucket counts. */
 	static const char *const base[] = {"exponential", "linear", "padding_aware"};

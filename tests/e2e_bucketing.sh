@@ -415,6 +415,28 @@ for base in ("exponential", "linear", "padding_aware"):
     for col in (1, 2):   # buckets per phase: at most the baseline's
         assert int(a[col]) <= int(b[col]), (base, col)
 P
+# The equivalent VLLM_* settings: at one bucket per phase the linear ranges are the advice
+# itself; at 16 the printed settings, given to the linear strategy, warm the counts the report
+# states and every bucket of the file.
+expect_exit 0 advise-env-1 B --advise --max-buckets 1
+grep -q '^# these ranges warm exactly the file.s buckets$' "$E2E_TMP/stdout" && ok advise_env_exact || fail advise_env_exact "$(grep -A1 '^# as VLLM' "$E2E_TMP/stdout")"
+ENVS=$(sed -n 's/^# as VLLM_\* settings ([^)]*): //p' "$E2E_TMP/advised.txt")
+NOTE=$(grep '^# not exact: ' "$E2E_TMP/advised.txt" || true)
+ENVARGS=()
+for e in $ENVS; do ENVARGS+=(--env "$e"); done
+expect_exit 0 advise-env-16 B "${ENVARGS[@]}" --format json
+python3 - "$E2E_TMP/advised.txt" "$E2E_TMP/stdout" "$NOTE" <<'P' && ok advise_env_linear || fail advise_env_linear "$NOTE"
+import ast, json, re, sys
+t = open(sys.argv[1]).read()
+rep = {l.split(":")[0][2:]: ast.literal_eval(l.split(": ", 1)[1]) for l in t.splitlines()
+       if l.startswith("# prompt buckets: ") or l.startswith("# decode buckets: ")}
+d = json.load(open(sys.argv[2]))
+np_, nd, fp, fd = map(int, re.match(r"# not exact: the smallest linear ranges holding every advised value warm (\d+) prompt and (\d+) decode buckets against the file's (\d+) and (\d+)", sys.argv[3]).groups())
+assert (len(d["prompt"]), len(d["decode"])) == (np_, nd)
+assert (len(rep["prompt buckets"]), len(rep["decode buckets"])) == (fp, fd)
+for ph in ("prompt", "decode"):
+    assert set(rep[ph + " buckets"]) <= {tuple(b) for b in d[ph]}, ph
+P
 # The free set of points: loads through the file strategy into the report's lists (one line a
 # bucket), costs no more than the product advice, and its lower bound is below its cost.
 expect_exit 0 advise-free B --advise --max-buckets 16 --free-set
