@@ -115,6 +115,8 @@ struct advise_opts {
 	double holdout;       /* 0, or the fraction of the requests (the last) evaluated only */
 	double max_warmup_s;  /* 0, or a warm-up budget, seconds: replaces max_buckets */
 	bool free_set;        /* the advice as a free set of points, not a product */
+	const size_t *budgets;  /* --budgets: a CSV of every strategy at each count, instead */
+	size_t nbudgets;
 };
 int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, struct bs_err *err);
 
