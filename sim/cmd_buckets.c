@@ -60,7 +60,8 @@ static const struct cli_opt opts[] = {
 	 "of per-dimension lists", "Advisor"},
 	{"budgets", OPT_BUDGETS, 1, "K1,K2,...", "--advise: instead of a bucket file, a CSV of "
 	 "padding waste vs warmed buckets: at each budget K (buckets per phase) the advice and each "
-	 "generated strategy with its own knobs set to warm the most buckets within K, re-simulated "
+	 "generated strategy with its own count knobs at their least expected padding cost within K, "
+	 "re-simulated "
 	 "(plot with: plot waste FILE --series strategy)", "Advisor"},
 	CLI_HELP_OPT,
 	{0},
@@ -640,11 +641,15 @@ const struct cli_cmd cmd_buckets = {
 	"--advise runs the workload with bucketing ideal, collects every pass's real shape and prints\n"
 	"a bucket file (VLLM_BUCKETING_FROM_FILE syntax; at most --max-buckets per phase) of least\n"
 	"expected padding cost under the cost model, with a report (as '#' comments) re-simulating\n"
-	"it against exponential, linear and padding-aware.",
+	"it against exponential, linear and padding-aware, with a lower bound on any K buckets and,\n"
+	"for a product, the equivalent VLLM_* linear settings; --free-set advises a free set of points\n"
+	"instead; --budgets K1,K2,... writes a CSV of padding waste vs warmed buckets for the advice\n"
+	"and each strategy's own knobs at equal budgets.",
 	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
 	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
 	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n"
 	"  bucketsim buckets --advise --max-buckets 16 --trace my_trace.csv -o advised.txt\n"
+	"  bucketsim buckets --advise --budgets 16,64,256,1024 --trace alpaca -o waste.csv\n"
 	"  bucketsim buckets --from-log server.log --set bucketing.version=docs --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n",
 	opts, run,
 };
