@@ -33,11 +33,11 @@ done
 "$B" sweep "${T[@]}" --set workload.arrival=offline --axis preset=vllm,distserve \
 	--axis server.max_num_seqs=1,2,4,8,16,32,64,128 -o "$W/tput" 2> /dev/null
 "$B" plot throughput "$W/tput/sweep.csv" -o "$W/throughput"
-# Padding waste vs the number of warmed buckets (linear bucketing's steps).
-"$B" sweep "${T[@]}" --set bucketing.strategy=linear \
-	--axis env.VLLM_DECODE_BLOCK_BUCKET_STEP=32,128 \
-	--axis env.VLLM_PROMPT_SEQ_BUCKET_STEP=32,64,128,256,512 -o "$W/waste" 2> /dev/null
-"$B" plot waste "$W/waste/sweep.csv" --series env.VLLM_DECODE_BLOCK_BUCKET_STEP -o "$W/waste"
+# Padding waste vs warmed buckets at equal budgets per phase: the advisor, and exponential,
+# linear and padding-aware with their own count knobs (policies/README.md, "Bucket budgets
+# across strategies").
+"$B" buckets --advise "${T[@]}" --budgets 8,16,32,64,128,256,512,1024,2048 -o "$W/waste.csv"
+"$B" plot waste "$W/waste.csv" --series strategy --logx -o "$W/waste"
 # Warm-up compiles and time per bucketing strategy.
 "$B" sweep "${T[@]}" --axis bucketing.version=docs,current \
 	--axis bucketing.strategy=exponential,linear,none -o "$W/comp" 2> /dev/null

@@ -12,6 +12,8 @@
 #define ADV_MAX_CAND 400
 /* Passes of coordinate descent over the dimensions, per starting point. */
 #define ADV_PASSES 4
+/* Up to this many distinct shapes the lower bound tries every pair (below). */
+#define ADV_LB_PAIRWISE 2000
 
 void adv_set_free(struct adv_set *s)
 {
@@ -398,4 +400,219 @@ void adv_set_of_list(const struct blist *l, struct adv_set *out)
 			ivec_push(&out->val[d], l->a[i].v[d]);
 	for (int d = 0; d < 3; d++)
 		ivec_sort_unique(&out->val[d]);
+}
+
+/* ---- a free set of points ---- */
+
+static bool dominates(const int32_t b[3], const int32_t s[3])
+{
+	return b[0] >= s[0] && b[1] >= s[1] && b[2] >= s[2];
+}
+
+/* Lexicographic order of two points (the server's look-up order). */
+static int lex(const int32_t x[3], const int32_t y[3])
+{
+	for (int d = 0; d < 3; d++)
+		if (x[d] != y[d])
+			return x[d] < y[d] ? -1 : 1;
+	return 0;
+}
+
+int64_t adv_lower_bound(int ph, const struct adv_shape *sh, size_t n, size_t k,
+			const struct adv_cost *c)
+{
+	if (k >= n)
+		return 0;
+	int64_t *delta = xcalloc(n + 1, sizeof *delta);
+	/* The next observed value above each shape's, per dimension (the weak form). */
+	struct ivec obs[3] = {{0}, {0}, {0}};
+	for (int d = 0; d < 3; d++)
+		observed(sh, n, d, &obs[d]);
+	for (size_t i = 0; i < n; i++) {
+		int64_t ts = c->pass(c->ctx, ph, sh[i].v);
+		int64_t best = c->compile(c->ctx, ph, sh[i].v);
+		if (n <= ADV_LB_PAIRWISE) {
+			/* every join of the shape with another it does not dominate */
+			for (size_t j = 0; j < n; j++) {
+				if (dominates(sh[i].v, sh[j].v))
+					continue;
+				int32_t u[3];
+				for (int d = 0; d < 3; d++)
+					u[d] = sh[i].v[d] > sh[j].v[d] ? sh[i].v[d] : sh[j].v[d];
+				int64_t p = sh[i].w * (c->pass(c->ctx, ph, u) - ts);
+				if (p < best)
+					best = p;
+			}
+		} else {
+			for (int d = 0; d < 3; d++) {
+				size_t q = ceil_idx(&obs[d], (int64_t)sh[i].v[d] + 1);
+				if (q == obs[d].n)
+					continue;
+				int32_t u[3] = {sh[i].v[0], sh[i].v[1], sh[i].v[2]};
+				u[d] = (int32_t)obs[d].v[q];
+				int64_t p = sh[i].w * (c->pass(c->ctx, ph, u) - ts);
+				if (p < best)
+					best = p;
+			}
+		}
+		delta[i] = best < 0 ? 0 : best;
+	}
+	/* Every shape but the K of largest delta pays at least its delta. */
+	qsort(delta, n, sizeof *delta, cmp_i64);
+	int64_t lb = 0;
+	for (size_t i = 0; i < n - k; i++)
+		lb += delta[i];
+	free(delta);
+	for (int d = 0; d < 3; d++)
+		ivec_free(&obs[d]);
+	return lb;
+}
+
+/* The free set's state: the buckets, each shape's bucket (the lexicographically smallest that
+ * dominates it, or -1) and its cost. */
+struct fset {
+	int32_t (*b)[3];
+	size_t m;
+	long *asg;
+	int64_t *cost, *ts;
+	int64_t total;
+};
+
+static void fset_assign(int ph, const struct adv_shape *sh, size_t n, struct fset *f,
+			const struct adv_cost *c)
+{
+	f->total = 0;
+	for (size_t i = 0; i < n; i++) {
+		long a = -1;
+		for (size_t j = 0; j < f->m; j++)
+			if (dominates(f->b[j], sh[i].v) && (a < 0 || lex(f->b[j], f->b[a]) < 0))
+				a = (long)j;
+		f->asg[i] = a;
+		f->cost[i] = a < 0 ? c->compile(c->ctx, ph, sh[i].v)
+				   : sh[i].w * (c->pass(c->ctx, ph, f->b[a]) - f->ts[i]);
+		f->total += f->cost[i];
+	}
+}
+
+/* The change in cost if P joined the set as bucket J (replacing bucket J when J < m, whose
+ * shapes P dominates and which P does not follow lexicographically); applies it when APPLY. */
+static int64_t fset_put(int ph, const struct adv_shape *sh, size_t n, struct fset *f, size_t j,
+			const int32_t p[3], bool apply, const struct adv_cost *c)
+{
+	int64_t tp = c->pass(c->ctx, ph, p), delta = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool take = (long)j == f->asg[i] ||
+			    (dominates(p, sh[i].v) && (f->asg[i] < 0 || lex(p, f->b[f->asg[i]]) < 0));
+		if (!take)
+			continue;
+		int64_t nc = sh[i].w * (tp - f->ts[i]);
+		delta += nc - f->cost[i];
+		if (apply) {
+			f->asg[i] = (long)j;
+			f->cost[i] = nc;
+		}
+	}
+	if (apply) {
+		memcpy(f->b[j], p, sizeof f->b[j]);
+		if (j == f->m)
+			f->m++;
+		f->total += delta;
+	}
+	return delta;
+}
+
+/* The indices of the WANT shapes of highest positive cost, costliest first (ties: by index). */
+static size_t top_costs(const struct fset *f, size_t n, size_t *out, size_t want)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (f->cost[i] <= 0)
+			continue;
+		if (k == want) {
+			if (f->cost[i] <= f->cost[out[want - 1]])
+				continue;
+			k--;
+		}
+		size_t at = k++;
+		while (at > 0 && f->cost[out[at - 1]] < f->cost[i]) {
+			out[at] = out[at - 1];
+			at--;
+		}
+		out[at] = i;
+	}
+	return k;
+}
+
+int64_t adv_free_set(int ph, const struct adv_shape *sh, size_t n, size_t k,
+		     const struct blist *start, const struct adv_cost *c, struct blist *out)
+{
+	struct fset f = {0};
+	f.b = xcalloc(k + start->n + n + 1, sizeof *f.b);
+	f.asg = xcalloc(n + 1, sizeof *f.asg);
+	f.cost = xcalloc(n + 1, sizeof *f.cost);
+	f.ts = xcalloc(n + 1, sizeof *f.ts);
+	for (size_t i = 0; i < n; i++)
+		f.ts[i] = c->pass(c->ctx, ph, sh[i].v);
+	for (size_t j = 0; j < start->n && f.m < k; j++)
+		for (int d = 0; d < 3; d++)
+			f.b[f.m][d] = (int32_t)start->a[j].v[d], f.m += d == 2;
+	fset_assign(ph, sh, n, &f, c);
+	/* 1. Drop the buckets no shape runs in (nothing changes). */
+	size_t *used = xcalloc(f.m + 1, sizeof *used);
+	for (size_t i = 0; i < n; i++)
+		if (f.asg[i] >= 0)
+			used[f.asg[i]] = 1;
+	size_t m = 0;
+	for (size_t j = 0; j < f.m; j++)
+		if (used[j])
+			memcpy(f.b[m++], f.b[j], sizeof f.b[j]);
+	f.m = m;
+	free(used);
+	fset_assign(ph, sh, n, &f, c);
+	/* 2. Lower each bucket to the join of its shapes: they still run in it (no bucket before
+	 * it in the look-up order dominates them), others may move to it; kept when cheaper. */
+	for (size_t j = 0; j < f.m; j++) {
+		int32_t u[3] = {0, 0, 0};
+		bool any = false;
+		for (size_t i = 0; i < n; i++)
+			if (f.asg[i] == (long)j) {
+				for (int d = 0; d < 3; d++)
+					if (!any || sh[i].v[d] > u[d])
+						u[d] = sh[i].v[d];
+				any = true;
+			}
+		if (any && lex(u, f.b[j]) && fset_put(ph, sh, n, &f, j, u, false, c) < 0)
+			fset_put(ph, sh, n, &f, j, u, true, c);
+	}
+	/* 3. Fill the budget: add, as an exact bucket, the shape (among the costliest) whose
+	 * addition lowers the cost most, while one does. */
+	size_t want = n <= 256 ? n : 64;
+	size_t *top = xcalloc(want + 1, sizeof *top);
+	while (f.m < k) {
+		size_t nt = top_costs(&f, n, top, want);
+		int64_t best = 0;
+		size_t bi = 0;
+		for (size_t t = 0; t < nt; t++) {
+			int64_t dl = fset_put(ph, sh, n, &f, f.m, sh[top[t]].v, false, c);
+			if (dl < best)
+				best = dl, bi = top[t];
+		}
+		if (best >= 0)
+			break;
+		fset_put(ph, sh, n, &f, f.m, sh[bi].v, true, c);
+	}
+	free(top);
+	/* 4. A budget of a bucket per shape: every shape its own bucket costs nothing. */
+	if (n <= k && f.total > 0) {
+		for (size_t i = 0; i < n; i++)
+			memcpy(f.b[i], sh[i].v, sizeof f.b[i]);
+		f.m = n;
+		fset_assign(ph, sh, n, &f, c);
+	}
+	for (size_t j = 0; j < f.m; j++)
+		blist_push(out, f.b[j][0], f.b[j][1], f.b[j][2], 0);
+	blist_sort_unique(out);
+	int64_t total = f.total;
+	free(f.b), free(f.asg), free(f.cost), free(f.ts);
+	return total;
 }

@@ -73,12 +73,50 @@ void adv_set_list(int ph, const struct adv_set *s, struct blist *out);
 /* The per-dimension lists of a bucket list (its projections). */
 void adv_set_of_list(const struct blist *l, struct adv_set *out);
 
+/*
+ * A free set of points (the bucket file's exact buckets: any K tuples, not a product).
+ *
+ * adv_free_set() is a heuristic: from START (the product advice, at most K buckets) it drops
+ * the buckets no shape runs in, lowers each bucket to the join (per-dimension maximum) of the
+ * shapes that run in it when that is cheaper, then, while the budget allows, adds as an exact
+ * bucket the shape (among the 64 costliest) whose addition lowers the cost most.  Each step is
+ * applied only when it lowers the expected cost under the server's look-up, so the result never
+ * costs more than START.  Returns its cost; OUT receives the sorted points.
+ *
+ * adv_lower_bound() bounds the expected cost of ANY set of at most K buckets from below,
+ * assuming the pass time is non-decreasing in every dimension (as the cost model's is).
+ * Derivation.  Relax the look-up: let every shape run in whichever dominating bucket is
+ * cheapest for it; the server's look-up cannot cost less.  In the relaxed problem a bucket B
+ * can be replaced by the join of the shapes it serves (it still dominates them, time does not
+ * increase, and more shapes may be dominated), so some optimum has only joins of shapes.  A
+ * shape s that is not itself a bucket then either runs nowhere (its compile C(s)) or in a join
+ * containing s and a shape s' that s does not dominate, which dominates join(s, s'):
+ *
+ *     delta(s) = min( C(s),  min over s' not <= s of  w(s) * (t(join(s, s')) - t(s)) )
+ *
+ * is the least such a shape can cost.  At most K shapes are buckets themselves (cost 0), so
+ *
+ *     cost >= sum of delta(s) over all shapes minus the K largest delta(s).
+ *
+ * Above ADV_LB_PAIRWISE distinct shapes (bucket_advise.c) the inner minimum uses a weaker,
+ * still valid, bound: join(s, s') is at least s with one dimension d raised to the next value
+ * observed above s[d] in any shape.  With K at least the number of shapes the bound is 0 (every
+ * shape its own bucket), which the heuristic then reaches.
+ */
+int64_t adv_free_set(int ph, const struct adv_shape *sh, size_t n, size_t k,
+		     const struct blist *start, const struct adv_cost *c, struct blist *out);
+int64_t adv_lower_bound(int ph, const struct adv_shape *sh, size_t n, size_t k,
+			const struct adv_cost *c);
+
 /* `bucketsim buckets --advise` (bucket_advise_run.c): X set up with the workload loaded. */
 struct run_ctx;
 struct advise_opts {
 	size_t max_buckets;   /* per phase */
 	double holdout;       /* 0, or the fraction of the requests (the last) evaluated only */
 	double max_warmup_s;  /* 0, or a warm-up budget, seconds: replaces max_buckets */
+	bool free_set;        /* the advice as a free set of points, not a product */
+	const size_t *budgets;  /* --budgets: a CSV of every strategy at each count, instead */
+	size_t nbudgets;
 };
 int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, struct bs_err *err);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "policies/bucket_advise.h"
+#include "sim/csv_cell.h"
 
 /* ---- shape collection ---- */
 
@@ -84,13 +85,16 @@ static double jnum(const cJSON *m, const char *k)
  * collects the real shapes into COL when not NULL, the metrics into OUT when not NULL; the
  * bucket lists into LISTS when not NULL. */
 static int advise_simulate(struct run_ctx *x, const struct req_spec *req, size_t n,
-			   const char *st, const char *file, struct collect *col,
+			   const char *st, const char *file, const struct config *cfg,
+			   struct collect *col,
 			   struct sim_out *out, struct blist *lists, struct bs_err *err)
 {
 	struct bucket_params bp = x->bp;
 	bp.strategy = bucket_strategy_find(st);
 	if (file)
 		snprintf(bp.file, sizeof bp.file, "%s", file);
+	if (cfg)
+		bp.cfg = cfg;
 	bp.warnings[0] = 0;
 	struct bucketer *b = NULL;
 	if (bucketer_new(&bp, &b, err))
@@ -174,8 +178,16 @@ static void print_vals(FILE *f, const struct ivec *r)
 	fputc(']', f);
 }
 
-static void write_file(FILE *f, const struct adv_set *set)
+/* The bucket file of the product SET, or with PTS (not NULL), of those points, one per line. */
+static void write_file(FILE *f, const struct adv_set *set, const struct blist *pts)
 {
+	if (pts) {
+		for (int ph = 0; ph < 2; ph++)
+			for (size_t i = 0; i < pts[ph].n; i++)
+				fprintf(f, "(%lld, %lld, %lld)\n", (long long)pts[ph].a[i].v[0],
+					(long long)pts[ph].a[i].v[1], (long long)pts[ph].a[i].v[2]);
+		return;
+	}
 	for (int ph = 0; ph < 2; ph++) {
 		fputc('(', f);
 		print_vals(f, &set[ph].val[0]);
@@ -190,9 +202,152 @@ static void write_file(FILE *f, const struct adv_set *set)
 	}
 }
 
-/* The advised product for budget K per phase (KS[ph] when KS), from INIT (may be NULL). */
+/* ---- the equivalent VLLM_* settings of a product ---- */
+
+/* The linear range (MIN, STEP, MAX) containing every value of L with the fewest values
+ * (upstream linear.warmup_range: MIN doubling while below STEP, then the multiples of STEP up
+ * to MAX; with HEAD_ZERO a MIN of 0 is the point 0 and the multiples of STEP); ties go to the
+ * largest step.  Returns the number of values of the range. */
+static int64_t lin_cover(const struct ivec *l, bool head_zero, int64_t *mn, int64_t *st,
+			 int64_t *mx)
+{
+	int64_t lo = l->v[0], hi = l->v[l->n - 1], best = INT64_MAX;
+	*mn = lo, *st = hi > 0 ? hi : 1, *mx = hi;
+	if (hi == 0)
+		return 1;
+	bool zero = lo == 0 && head_zero;
+	for (int64_t s = hi; s >= 1; s--) {
+		int64_t bmin = zero ? s : lo, cnt = zero ? 1 : 0;
+		if (bmin < 1)
+			continue;
+		int64_t ramp = 0;
+		for (int64_t x = bmin; x < s && x <= hi; x *= 2)
+			ramp++;
+		int64_t first = bmin > s ? (bmin + s - 1) / s : 1;
+		cnt += ramp + (hi / s >= first ? hi / s - first + 1 : 0);
+		if (cnt >= best)
+			continue;
+		bool ok = true;
+		for (size_t i = 0; i < l->n && ok; i++) {
+			int64_t v = l->v[i];
+			if (v == 0 && zero)
+				continue;
+			bool in_ramp = false;
+			for (int64_t x = bmin; x < s && x <= hi && !in_ramp; x *= 2)
+				in_ramp = x == v;
+			ok = in_ramp || (v % s == 0 && v >= s && v >= bmin);
+		}
+		if (ok)
+			best = cnt, *st = s;
+	}
+	return best;
+}
+
+static bool is_bucket_knob(const char *n)
+{
+	return (!strncmp(n, "VLLM_PROMPT_", 12) || !strncmp(n, "VLLM_DECODE_", 12)) &&
+	       strstr(n, "_BUCKET_");
+}
+
+/* Prints the VLLM_* settings of the linear strategy whose ranges contain the advised product
+ * SET (both phases) and whether they warm exactly the buckets of the file (WARMED: the file
+ * strategy's lists).  Version current: linear.py read_bucket_settings and warmup_range (vllm-gaudi
+ * 091bbad); version docs: the legacy extension's linear ranges over (bs, seq), no context
+ * variable. */
+static int print_env(struct run_ctx *x, const struct adv_set *set, const struct blist *warmed,
+		     FILE *out, struct bs_err *err)
+{
+	bool cur = x->bp.version == BUCKET_VERSION_CURRENT;
+	static const char *const dims[2][3] = {{"PROMPT_BS", "PROMPT_QUERY", "PROMPT_CTX"},
+					       {"DECODE_BS", NULL, "DECODE_BLOCK"}};
+	char line[2048];
+	size_t o = (size_t)snprintf(line, sizeof line, "%s", cur ? "VLLM_BUCKETING_STRATEGY=lin" :
+				    "VLLM_EXPONENTIAL_BUCKETING=false");
+	struct config tmp;
+	config_init(&tmp);
+	for (size_t i = 0; i < x->bp.cfg->nenv; i++) {
+		const struct cfg_env *e = &x->bp.cfg->env[i];
+		if (is_bucket_knob(e->name) || !strcmp(e->name, "VLLM_BUCKETING_STRATEGY") ||
+		    !strcmp(e->name, "VLLM_EXPONENTIAL_BUCKETING") ||
+		    !strcmp(e->name, "VLLM_BUCKETING_FROM_FILE"))
+			continue;
+		char *a = xasprintf("%s=%s", e->name, e->value);
+		int r = config_set_env_arg(&tmp, a, CFG_ORIGIN_CMDLINE, err);
+		free(a);
+		if (r) {
+			config_release(&tmp);
+			return -1;
+		}
+	}
+	bool expressible = true;
+	for (int ph = 0; ph < 2; ph++)
+		for (int d = 0; d < 3; d++) {
+			if (!dims[ph][d])
+				continue;
+			const char *dim = dims[ph][d];
+			if (!cur && !strcmp(dim, "PROMPT_CTX")) {
+				/* no variable: the legacy linear prompt has context 0 only */
+				expressible = expressible && set[ph].val[2].n == 1 && set[ph].val[2].v[0] == 0;
+				continue;
+			}
+			if (!cur && !strcmp(dim, "PROMPT_QUERY"))
+				dim = "PROMPT_SEQ";
+			int64_t mn, st, mx;
+			lin_cover(&set[ph].val[d], cur, &mn, &st, &mx);
+			const char *p[3] = {"MIN", "STEP", "MAX"};
+			int64_t v[3] = {mn, st, mx};
+			for (int q = 0; q < 3; q++) {
+				char *a = xasprintf("VLLM_%s_BUCKET_%s=%lld", dim, p[q], (long long)v[q]);
+				if (o < sizeof line)
+					o += (size_t)snprintf(line + o, sizeof line - o, " %s", a);
+				int r = config_set_env_arg(&tmp, a, CFG_ORIGIN_CMDLINE, err);
+				free(a);
+				if (r) {
+					config_release(&tmp);
+					return -1;
+				}
+			}
+		}
+	/* The lists those settings warm, by the linear strategy itself (after its filters). */
+	struct bucket_params bp = x->bp;
+	bp.strategy = bucket_strategy_find("linear");
+	bp.cfg = &tmp;
+	bp.warnings[0] = 0;
+	struct bucketer *b = NULL;
+	size_t nb[2] = {0, 0};
+	bool same = expressible;
+	struct bs_err e2 = {0};
+	if (bucketer_new(&bp, &b, &e2)) {
+		same = false;
+		nb[0] = nb[1] = 0;
+	} else {
+		for (int ph = 0; ph < 2; ph++) {
+			const struct bshape *l;
+			nb[ph] = bucketer_warmup_list(b, (enum phase)ph, &l);
+			same = same && nb[ph] == warmed[ph].n;
+			for (size_t i = 0; same && i < nb[ph]; i++)
+				same = !memcmp(l[i].v, warmed[ph].a[i].v, 3 * sizeof l[i].v[0]);
+		}
+		bucketer_free(b);
+	}
+	config_release(&tmp);
+	fprintf(out, "# as VLLM_* settings (%s): %s\n", cur ? "version current, the linear strategy"
+		: "version docs, the legacy linear strategy", line);
+	if (same)
+		fprintf(out, "# these ranges warm exactly the file's buckets\n");
+	else
+		fprintf(out, "# not exact: the smallest linear ranges holding every advised value warm "
+			"%zu prompt and %zu decode buckets against the file's %zu and %zu%s; the file is "
+			"exact\n", nb[0], nb[1], warmed[0].n, warmed[1].n,
+			expressible ? "" : " (no variable sets the prompt context in version docs)");
+	return 0;
+}
+
+/* The advised product for budget KS[ph] per phase, from INIT (may be NULL); with PTS (not
+ * NULL), also the free set of points the heuristic reaches from it. */
 static void advise(struct adv_shape **sh, const size_t *n, const size_t *ks,
-		   const struct blist *init, const struct adv_cost *c, struct adv_set *out)
+		   const struct blist *init, const struct adv_cost *c, struct adv_set *out,
+		   struct blist *pts)
 {
 	for (int ph = 0; ph < 2; ph++) {
 		struct adv_set is = {0}, *ip = NULL;
@@ -224,6 +379,15 @@ static void advise(struct adv_shape **sh, const size_t *n, const size_t *ks,
 			ivec_push(&out[ph].val[2], ph == PHASE_DECODE ? 1 : 0);
 		}
 		adv_set_free(&is);
+		if (pts) {
+			struct blist l = {0};
+			adv_set_list(ph, &out[ph], &l);
+			if (n[ph])
+				adv_free_set(ph, sh[ph], n[ph], ks[ph], &l, c, &pts[ph]);
+			else
+				adv_set_list(ph, &out[ph], &pts[ph]);
+			blist_free(&l);
+		}
 	}
 }
 
@@ -250,13 +414,13 @@ static void print_row(FILE *f, const struct row *r, bool holdout)
 
 /* The lists the file strategy warms for SET (through the file TMP) and their warm-up compile
  * time by the cost model, seconds. */
-static int warm_lists(struct run_ctx *x, const struct adv_set *set, const char *tmp,
-		      struct cost_ctx *cc, double *warm_s, struct bs_err *err)
+static int warm_lists(struct run_ctx *x, const struct adv_set *set, const struct blist *pts,
+		      const char *tmp, struct cost_ctx *cc, double *warm_s, struct bs_err *err)
 {
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
-	write_file(f, set);
+	write_file(f, set, pts);
 	if (fclose(f))
 		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
 	struct bucket_params bp = x->bp;
@@ -278,7 +442,8 @@ static int warm_lists(struct run_ctx *x, const struct adv_set *set, const char *
 }
 
 /* Evaluates the product SET: its file through strategy file, its costs and a re-simulation. */
-static int evaluate(struct run_ctx *x, const struct adv_set *set, const char *tmp,
+static int evaluate(struct run_ctx *x, const struct adv_set *set, const struct blist *pts,
+		    const char *tmp,
 		    struct adv_shape **fit, const size_t *nfit, struct adv_shape **ev,
 		    const size_t *nev, const struct req_spec *req, size_t n, const struct adv_cost *c,
 		    struct row *r, struct blist *lists, struct bs_err *err)
@@ -286,15 +451,279 @@ static int evaluate(struct run_ctx *x, const struct adv_set *set, const char *tm
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
-	write_file(f, set);
+	write_file(f, set, pts);
 	if (fclose(f))
 		return bs_errf(err, BS_EXIT_RUNTIME, tmp, 0, NULL, "cannot write the bucket file");
-	if (advise_simulate(x, req, n, "file", tmp, NULL, &r->m, lists, err))
+	if (advise_simulate(x, req, n, "file", tmp, NULL, NULL, &r->m, lists, err))
 		return -1;
 	for (int ph = 0; ph < 2; ph++) {
 		r->buckets[ph] = lists[ph].n;
 		r->cost[ph] = adv_cost_list(ph, fit[ph], nfit[ph], &lists[ph], c);
 		r->cost_eval[ph] = adv_cost_list(ph, ev[ph], nev[ph], &lists[ph], c);
+	}
+	return 0;
+}
+
+/* ---- bucket budgets across strategies (--budgets) ---- */
+
+/* A configuration of the strategy's own count knobs: a copy of X's environment without any
+ * bucket knob, plus, per phase with N[ph] > 0, every knob of the version that sets the phase's
+ * resolution (policies' env lists: *_STEP for linear and padding-aware, *_LIMIT for the docs
+ * exponential): a step of ceil(M / N), M the dimension's largest value in the strategy's default
+ * lists, or a limit of N. */
+static int knob_config(struct run_ctx *x, const struct bucket_strategy *st, const size_t *nk,
+		       const int *fam, const int64_t (*minv)[3], const int64_t (*maxv)[3], struct config *tmp, char *knobs, size_t len,
+		       struct bs_err *err)
+{
+	config_init(tmp);
+	knobs[0] = 0;
+	size_t o = 0;
+	for (size_t i = 0; i < x->bp.cfg->nenv; i++) {
+		const struct cfg_env *e = &x->bp.cfg->env[i];
+		if (is_bucket_knob(e->name))
+			continue;
+		char *a = xasprintf("%s=%s", e->name, e->value);
+		int r = config_set_env_arg(tmp, a, CFG_ORIGIN_CMDLINE, err);
+		free(a);
+		if (r)
+			return -1;
+	}
+	const char *const *env = x->bp.version == BUCKET_VERSION_CURRENT ? st->env_current
+									  : st->env_docs;
+	bool has_query = false;
+	for (size_t i = 0; env && env[i]; i++)
+		has_query |= strstr(env[i], "_QUERY_") != NULL;
+	for (size_t i = 0; env && env[i]; i++) {
+		const char *n = env[i];
+		bool step = strlen(n) > 5 && !strcmp(n + strlen(n) - 5, "_STEP");
+		bool limit = strlen(n) > 6 && !strcmp(n + strlen(n) - 6, "_LIMIT");
+		if ((!step && !limit) || (has_query && strstr(n, "_SEQ_")))
+			continue;
+		int ph = !strncmp(n, "VLLM_DECODE_", 12) ? PHASE_DECODE : PHASE_PROMPT;
+		if (!nk[ph])
+			continue;
+		int d = strstr(n, "_BS_") ? 0 : strstr(n, "_QUERY_") || strstr(n, "_SEQ_") ? 1 : 2;
+		int64_t v = limit ? (int64_t)nk[ph]
+				  : (maxv[ph][d] + (int64_t)nk[ph] - 1) / (int64_t)nk[ph];
+		if (v < 1)
+			v = 1;
+		/* a step S: the range S, 2S, ... up to the first multiple at or above M (no
+		 * doubling ramp below S; a dimension whose lists start at 0 keeps its 0) */
+		int64_t vals[3] = {v, v, (maxv[ph][d] + v - 1) / v * v};
+		const char *const par[3] = {"STEP", "MIN", "MAX"};
+		size_t stem = strlen(n) - (limit ? 5 : 4);
+		for (int q = 0; q < (limit || !fam[ph] ? 1 : 3); q++) {
+			if (q == 1 && minv[ph][d] == 0)
+				continue;
+			char *a = limit ? xasprintf("%s=%lld", n, (long long)v)
+					: xasprintf("%.*s%s=%lld", (int)stem, n, par[q],
+						    (long long)vals[q]);
+			if (o < len)
+				o += (size_t)snprintf(knobs + o, len - o, "%s%s", o ? " " : "", a);
+			int r = config_set_env_arg(tmp, a, CFG_ORIGIN_CMDLINE, err);
+			free(a);
+			if (r)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The warm-up lists of strategy ST under configuration CFG (NULL: X's), into L (counts only
+ * when L is NULL); -1 when the strategy refuses the configuration. */
+static int strategy_counts(struct run_ctx *x, const struct bucket_strategy *st,
+			   const struct config *cfg, size_t *cnt, struct blist *l)
+{
+	struct bucket_params bp = x->bp;
+	bp.strategy = st;
+	if (cfg)
+		bp.cfg = cfg;
+	bp.warnings[0] = 0;
+	struct bucketer *b = NULL;
+	struct bs_err e = {0};
+	if (bucketer_new(&bp, &b, &e))
+		return -1;
+	for (int ph = 0; ph < 2; ph++) {
+		const struct bshape *a;
+		cnt[ph] = bucketer_warmup_list(b, (enum phase)ph, &a);
+		for (size_t i = 0; l && i < cnt[ph]; i++)
+			blist_push(&l[ph], a[i].v[0], a[i].v[1], a[i].v[2], 0);
+	}
+	bucketer_free(b);
+	return 0;
+}
+
+static void csv_num(FILE *f, double v, bool last)
+{
+	fprintf(f, "%.6g%c", v, last ? '\n' : ',');
+}
+
+static void budget_row(FILE *f, const char *st, size_t k, const char *version, const char *knobs,
+		       const struct row *r)
+{
+	csv_cell(f, st);
+	fprintf(f, ",%zu,", k);
+	csv_cell(f, version);
+	fputc(',', f);
+	csv_cell(f, knobs);
+	fprintf(f, ",%zu,%zu,%lld,", r->buckets[0], r->buckets[1],
+		(long long)r->m.compiles_warmup);
+	csv_num(f, r->m.warmup_s, false);
+	fprintf(f, "%lld,", (long long)r->m.compiles_runtime);
+	csv_num(f, r->m.runtime_s, false);
+	csv_num(f, r->m.waste, false);
+	csv_num(f, (double)r->cost[0] / 1e9, false);
+	csv_num(f, (double)r->cost[1] / 1e9, false);
+	csv_num(f, r->m.ttft_p50, false);
+	csv_num(f, r->m.tpot_p50, false);
+	csv_num(f, r->m.tput, true);
+}
+
+/* One setting of a strategy's count knobs for one phase: family FAM (0: the steps, 1: the
+ * steps with the minimum and maximum, bucket_advise_run.c knob_config), resolution N, and the
+ * phase's buckets and expected padding cost on the fitted shapes under it. */
+struct knob_cand {
+	int fam;
+	size_t n, cnt;
+	int64_t cost;
+};
+
+/* --budgets: per budget K (buckets per phase), the advice at K; per generated strategy and K,
+ * for each phase the setting of its own count knobs of least expected padding cost among those
+ * that warm at most K buckets; each re-simulated.  One CSV row each. */
+static int budget_curve(struct run_ctx *x, const struct advise_opts *o, struct collect *cf,
+			const struct adv_cost *c, const char *tmp, FILE *out, struct bs_err *err)
+{
+	static const char *const base[] = {"exponential", "linear", "padding_aware"};
+	const char *ver = x->bp.version == BUCKET_VERSION_CURRENT ? "current" : "docs";
+	size_t kmax = 0;
+	for (size_t bi = 0; bi < o->nbudgets; bi++)
+		if (o->budgets[bi] > kmax)
+			kmax = o->budgets[bi];
+	fputs("strategy,budget,bucketing.version,knobs,buckets_prompt,buckets_decode,"
+	      "compiles_warmup,warmup_s,compiles_runtime,runtime_compile_s,padding_waste_ratio,"
+	      "cost_prompt_s,cost_decode_s,median_ttft_ms,median_tpot_ms,output_throughput\n", out);
+	struct row r;
+	for (size_t bi = 0; bi < o->nbudgets; bi++) {
+		size_t k = o->budgets[bi];
+		memset(&r, 0, sizeof r);
+		struct adv_set adv[2] = {{{{0}}}, {{{0}}}};
+		struct blist l[2] = {{0}, {0}};
+		size_t ks[2] = {k, k};
+		advise(cf->a, cf->n, ks, NULL, c, adv, NULL);
+		int e = evaluate(x, adv, NULL, tmp, cf->a, cf->n, cf->a, cf->n, x->w.req, x->w.n, c,
+				 &r, l, err);
+		adv_set_free(&adv[0]), adv_set_free(&adv[1]);
+		blist_free(&l[0]), blist_free(&l[1]);
+		if (e)
+			return -1;
+		budget_row(out, "advised", k, ver, "", &r);
+	}
+	for (size_t si = 0; si < sizeof base / sizeof base[0]; si++) {
+		const struct bucket_strategy *st = bucket_strategy_find(base[si]);
+		if (!bucket_strategy_gen(st, x->bp.version))
+			continue;
+		/* the default lists: each dimension's least and largest values */
+		struct blist dl[2] = {{0}, {0}};
+		size_t dc[2];
+		int64_t maxv[2][3] = {{1, 1, 1}, {1, 1, 1}};
+		int64_t minv[2][3] = {{INT64_MAX, INT64_MAX, INT64_MAX},
+				      {INT64_MAX, INT64_MAX, INT64_MAX}};
+		if (strategy_counts(x, st, NULL, dc, dl))
+			continue;
+		for (int ph = 0; ph < 2; ph++) {
+			for (size_t i = 0; i < dl[ph].n; i++)
+				for (int d = 0; d < 3; d++) {
+					if (dl[ph].a[i].v[d] > maxv[ph][d])
+						maxv[ph][d] = dl[ph].a[i].v[d];
+					if (dl[ph].a[i].v[d] < minv[ph][d])
+						minv[ph][d] = dl[ph].a[i].v[d];
+				}
+			blist_free(&dl[ph]);
+		}
+		/* every setting per phase up to the largest budget: resolutions N of 1, 2, 4, ...
+		 * for steps, 1..64 for limits (the counts grow with N) */
+		bool lim = st == bucket_strategy_find("exponential"), any_knob = false;
+		struct knob_cand *cand[2] = {NULL, NULL};
+		size_t ncand[2] = {0, 0};
+		for (int fam = 0; fam < (lim ? 1 : 2); fam++) {
+			bool over[2] = {false, false};
+			for (size_t n = 1; n <= (lim ? 64 : 65536) && !(over[0] && over[1]);
+			     n = lim ? n + 1 : 2 * n)
+				for (int ph = 0; ph < 2; ph++) {
+					if (over[ph])
+						continue;
+					size_t nk[2] = {0, 0}, cnt[2];
+					int fm[2] = {fam, fam};
+					nk[ph] = n;
+					struct config tc;
+					char kb[1024];
+					struct blist cl[2] = {{0}, {0}};
+					if (knob_config(x, st, nk, fm, (const int64_t (*)[3])minv,
+							(const int64_t (*)[3])maxv, &tc, kb, sizeof kb,
+							err)) {
+						config_release(&tc);
+						free(cand[0]), free(cand[1]);
+						return -1;
+					}
+					any_knob |= kb[0] != 0;
+					if (!kb[0] || strategy_counts(x, st, &tc, cnt, cl) || cnt[ph] > kmax) {
+						over[ph] = true;
+					} else {
+						cand[ph] = xrealloc(cand[ph], (ncand[ph] + 1) * sizeof *cand[ph]);
+						cand[ph][ncand[ph]++] = (struct knob_cand){fam, n, cnt[ph],
+							adv_cost_list(ph, cf->a[ph], cf->n[ph], &cl[ph], c)};
+					}
+					blist_free(&cl[0]), blist_free(&cl[1]);
+					config_release(&tc);
+				}
+		}
+		for (size_t bi = 0; bi < o->nbudgets; bi++) {
+			size_t k = o->budgets[bi];
+			const struct knob_cand *best[2] = {NULL, NULL};
+			for (int ph = 0; ph < 2; ph++)
+				for (size_t i = 0; i < ncand[ph]; i++)
+					if (cand[ph][i].cnt <= k &&
+					    (!best[ph] || cand[ph][i].cost < best[ph]->cost))
+						best[ph] = &cand[ph][i];
+			char kb[1024];
+			struct config tc;
+			if (!any_knob) {
+				/* no count knob in this version: its own lists, once */
+				if (bi)
+					continue;
+				config_init(&tc);
+				snprintf(kb, sizeof kb, "none (no count knob in version %s)", ver);
+			} else {
+				if (!best[0] || !best[1])
+					continue;   /* cannot warm as few as K buckets in a phase */
+				size_t nk[2] = {best[0]->n, best[1]->n};
+				int fm[2] = {best[0]->fam, best[1]->fam};
+				if (knob_config(x, st, nk, fm, (const int64_t (*)[3])minv,
+						(const int64_t (*)[3])maxv, &tc, kb, sizeof kb, err)) {
+					config_release(&tc);
+					free(cand[0]), free(cand[1]);
+					return -1;
+				}
+			}
+			memset(&r, 0, sizeof r);
+			struct blist bl[2] = {{0}, {0}};
+			int e = advise_simulate(x, x->w.req, x->w.n, base[si], NULL,
+						any_knob ? &tc : NULL, NULL, &r.m, bl, err);
+			config_release(&tc);
+			if (e) {
+				blist_free(&bl[0]), blist_free(&bl[1]);
+				free(cand[0]), free(cand[1]);
+				return -1;
+			}
+			for (int ph = 0; ph < 2; ph++) {
+				r.buckets[ph] = bl[ph].n;
+				r.cost[ph] = adv_cost_list(ph, cf->a[ph], cf->n[ph], &bl[ph], c);
+				blist_free(&bl[ph]);
+			}
+			budget_row(out, base[si], any_knob ? k : 0, ver, kb, &r);
+		}
+		free(cand[0]), free(cand[1]);
 	}
 	return 0;
 }
@@ -318,11 +747,11 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 	struct row rows[8];
 	size_t nrows = 0;
 	struct adv_set adv[2] = {{{{0}}}, {{{0}}}};
-	struct blist lists[2] = {{0}, {0}};
+	struct blist lists[2] = {{0}, {0}}, advp[2] = {{0}, {0}};
 	memset(rows, 0, sizeof rows);
-	if (advise_simulate(x, x->w.req, nfit, "ideal", NULL, &cf, NULL, NULL, err))
+	if (advise_simulate(x, x->w.req, nfit, "ideal", NULL, NULL, &cf, NULL, NULL, err))
 		goto out;
-	if (o->holdout > 0 && advise_simulate(x, req_ev, n_ev, "ideal", NULL, &ce, NULL, NULL, err))
+	if (o->holdout > 0 && advise_simulate(x, req_ev, n_ev, "ideal", NULL, NULL, &ce, NULL, NULL, err))
 		goto out;
 	for (int ph = 0; ph < 2; ph++) {
 		distinct(cf.a[ph], &cf.n[ph]);
@@ -339,6 +768,10 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 	}
 	close(fd);
 
+	if (o->nbudgets) {
+		rc = budget_curve(x, o, &cf, &c, tmp, out, err);
+		goto out;
+	}
 	/* The advice.  A warm-up budget: the largest K whose advice warms up within it, found by
 	 * bisection over 1..1024 (more buckets per phase warm up longer, nearly always). */
 	size_t kmax = o->max_buckets;
@@ -348,10 +781,12 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		while (lo < hi) {
 			size_t mid = (lo + hi + 1) / 2, km[2] = {mid, mid};
 			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
-			advise(cf.a, cf.n, km, NULL, &c, t);
+			struct blist tp[2] = {{0}, {0}}, *tpp = o->free_set ? tp : NULL;
+			advise(cf.a, cf.n, km, NULL, &c, t, tpp);
 			double w;
-			int e = warm_lists(x, t, tmp, &cc, &w, err);
+			int e = warm_lists(x, t, tpp, tmp, &cc, &w, err);
 			adv_set_free(&t[0]), adv_set_free(&t[1]);
+			blist_free(&tp[0]), blist_free(&tp[1]);
 			if (e)
 				goto out;
 			if (w <= o->max_warmup_s)
@@ -362,10 +797,12 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		if (!lo) {
 			size_t k1[2] = {1, 1};
 			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
-			advise(cf.a, cf.n, k1, NULL, &c, t);
+			struct blist tp[2] = {{0}, {0}}, *tpp = o->free_set ? tp : NULL;
+			advise(cf.a, cf.n, k1, NULL, &c, t, tpp);
 			double w = 0;
-			int e = warm_lists(x, t, tmp, &cc, &w, err);
+			int e = warm_lists(x, t, tpp, tmp, &cc, &w, err);
 			adv_set_free(&t[0]), adv_set_free(&t[1]);
+			blist_free(&tp[0]), blist_free(&tp[1]);
 			if (!e)
 				bs_errf(err, BS_EXIT_INPUT, NULL, 0, NULL, "--max-warmup-s %g: one bucket "
 					"per phase already takes %.1f s to warm up", o->max_warmup_s, w);
@@ -374,27 +811,47 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		kmax = lo;
 	}
 	size_t ks[2] = {kmax, kmax};
-	advise(cf.a, cf.n, ks, NULL, &c, adv);
+	advise(cf.a, cf.n, ks, NULL, &c, adv, o->free_set ? advp : NULL);
 	struct row *r = &rows[nrows++];
 	snprintf(r->name, sizeof r->name, "advised");
-	if (evaluate(x, adv, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r, lists, err))
+	if (evaluate(x, adv, o->free_set ? advp : NULL, tmp, cf.a, cf.n, cv->a, cv->n, req_ev,
+		     n_ev, &c, r, lists, err))
 		goto out;
-	write_file(out, adv);
+	write_file(out, adv, o->free_set ? advp : NULL);
 	fprintf(out, "# bucketsim buckets --advise: %zu requests fitted (%zu prompt, %zu decode "
-		"distinct shapes), %zu evaluated%s; at most %zu buckets per phase\n", nfit, cf.n[0],
-		cf.n[1], n_ev, o->holdout > 0 ? " (the held-out rest)" : " (the same)", kmax);
+		"distinct shapes), %zu evaluated%s; at most %zu buckets per phase, %s\n", nfit,
+		cf.n[0], cf.n[1], n_ev, o->holdout > 0 ? " (the held-out rest)" : " (the same)", kmax,
+		o->free_set ? "a free set of points" : "a product of per-dimension lists");
 	if (o->max_warmup_s > 0)
 		fprintf(out, "# --max-warmup-s %g: %zu buckets per phase, the most whose advice warms "
 			"up within it (%.1f s by the cost model's compile time)\n", o->max_warmup_s,
 			kmax, wsec);
+	/* The lower bound on any set of at most kmax buckets per phase (bucket_advise.h), against
+	 * the advice's expected cost on the fitted shapes (after the file strategy's filters). */
+	fprintf(out, "# lower bound on the expected padding cost of any %zu buckets per phase "
+		"(fitted shapes):", kmax);
+	for (int ph = 0; ph < 2; ph++) {
+		int64_t lb = adv_lower_bound(ph, cf.a[ph], cf.n[ph], kmax, &c);
+		int64_t got = r->cost[ph];
+		fprintf(out, "%s %s %.3f s, advice %.3f s, gap %.3f s (%.1f %%)", ph ? ";" : "",
+			bucket_phase_name((enum phase)ph), (double)lb / 1e9, (double)got / 1e9,
+			(double)(got - lb) / 1e9, got > 0 ? 100.0 * (double)(got - lb) / (double)got : 0.0);
+	}
+	fputc('\n', out);
 	fprintf(out, "# loads as VLLM_BUCKETING_FROM_FILE=FILE (or bucketing.strategy=file "
 		"bucketing.file=FILE): prompt %zu buckets, decode %zu\n", lists[0].n, lists[1].n);
 	for (int ph = 0; ph < 2; ph++) {
 		fprintf(out, "# %s buckets: ", bucket_phase_name((enum phase)ph));
 		blist_print_py(&lists[ph], 3, out);
 		fputc('\n', out);
-		blist_free(&lists[ph]);
 	}
+	if (o->free_set)
+		fprintf(out, "# a free set of points has no VLLM_* range equivalent: the file is the "
+			"setting\n");
+	else if (print_env(x, adv, lists, out, err))
+		goto out;
+	for (int ph = 0; ph < 2; ph++)
+		blist_free(&lists[ph]);
 
 	/* The baselines, each with the advice at its own bucket counts. */
 	static const char *const base[] = {"exponential", "linear", "padding_aware"};
@@ -405,7 +862,7 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		struct blist bl[2] = {{0}, {0}};
 		r = &rows[nrows++];
 		snprintf(r->name, sizeof r->name, "%s", base[i]);
-		if (advise_simulate(x, req_ev, n_ev, base[i], NULL, NULL, &r->m, bl, err)) {
+		if (advise_simulate(x, req_ev, n_ev, base[i], NULL, NULL, NULL, &r->m, bl, err)) {
 			blist_free(&bl[0]), blist_free(&bl[1]);
 			goto out;
 		}
@@ -415,13 +872,16 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 			r->cost_eval[ph] = adv_cost_list(ph, cv->a[ph], cv->n[ph], &bl[ph], &c);
 		}
 		struct adv_set a2[2] = {{{{0}}}, {{{0}}}};
+		struct blist p2[2] = {{0}, {0}}, *p2p = o->free_set ? p2 : NULL;
 		size_t k2[2] = {bl[0].n, bl[1].n};
-		advise(cf.a, cf.n, k2, bl, &c, a2);
+		advise(cf.a, cf.n, k2, bl, &c, a2, p2p);
 		r = &rows[nrows++];
 		snprintf(r->name, sizeof r->name, "advised@%s", base[i]);
-		int e = evaluate(x, a2, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r, lists, err);
+		int e = evaluate(x, a2, p2p, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r,
+				 lists, err);
 		for (int ph = 0; ph < 2; ph++) {
 			adv_set_free(&a2[ph]);
+			blist_free(&p2[ph]);
 			blist_free(&bl[ph]);
 			blist_free(&lists[ph]);
 		}
@@ -448,6 +908,7 @@ out:
 		free(cf.a[ph]);
 		free(ce.a[ph]);
 		adv_set_free(&adv[ph]);
+		blist_free(&advp[ph]);
 		blist_free(&lists[ph]);
 	}
 	return rc;

@@ -18,7 +18,8 @@
 #include "sim/run_int.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_LOOKUP = CLI_OPT_FIRST_FREE, OPT_FROM_LOG,
-       OPT_ADVISE, OPT_MAX_BUCKETS, OPT_TRACE, OPT_HOLDOUT, OPT_MAX_WARMUP };
+       OPT_ADVISE, OPT_MAX_BUCKETS, OPT_TRACE, OPT_HOLDOUT, OPT_MAX_WARMUP,
+       OPT_FREE_SET, OPT_BUDGETS };
 enum fmt { FMT_LOG, FMT_JSON, FMT_CSV };
 
 struct lookup {
@@ -54,6 +55,14 @@ static const struct cli_opt opts[] = {
 	 "bundled Alpaca trace unless workload.* generates one)", "Advisor"},
 	{"holdout", OPT_HOLDOUT, 1, "F", "--advise: fit on the first 1-F of the requests, evaluate "
 	 "on the last F (0 < F < 1)", "Advisor"},
+	{"free-set", OPT_FREE_SET, 0, NULL, "--advise: a free set of up to K buckets per phase (the "
+	 "file's exact buckets; a heuristic, its gap to a lower bound reported) instead of a product "
+	 "of per-dimension lists", "Advisor"},
+	{"budgets", OPT_BUDGETS, 1, "K1,K2,...", "--advise: instead of a bucket file, a CSV of "
+	 "padding waste vs warmed buckets: at each budget K (buckets per phase) the advice and each "
+	 "generated strategy with its own count knobs at their least expected padding cost within K, "
+	 "re-simulated "
+	 "(plot with: plot waste FILE --series strategy)", "Advisor"},
 	CLI_HELP_OPT,
 	{0},
 };
@@ -397,7 +406,8 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	size_t nlk = 0;
 	const char *from_log = NULL, *trace = NULL;
 	bool adv = false;
-	struct advise_opts ao = {64, 0, 0};
+	struct advise_opts ao = {64, 0, 0, false, NULL, 0};
+	size_t *budgets = NULL;
 	bool kset = false;
 	struct bucket_log lg;
 	memset(&lg, 0, sizeof lg);
@@ -469,6 +479,35 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 			ao.max_warmup_s = v;
 			break;
 		}
+		case OPT_BUDGETS: {
+			free(budgets);
+			budgets = NULL;
+			ao.nbudgets = 0;
+			char *l = xstrdup(st.optarg), *save = NULL;
+			bool bad = !*l || l[strlen(l) - 1] == ',';
+			for (char *w = strtok_r(l, ",", &save); w && !bad; w = strtok_r(NULL, ",", &save)) {
+				int64_t v;
+				char why[128];
+				if (parse_i64(w, 1, 100000, &v, why, sizeof why)) {
+					rc = cli_usage(self, "--budgets '%s': '%s': %s", st.optarg, w, why);
+					free(l);
+					goto out;
+				}
+				budgets = xrealloc(budgets, (ao.nbudgets + 1) * sizeof *budgets);
+				budgets[ao.nbudgets++] = (size_t)v;
+			}
+			free(l);
+			if (bad || !ao.nbudgets) {
+				rc = cli_usage(self, "--budgets '%s': expected counts K1,K2,... above 0",
+					       st.optarg);
+				goto out;
+			}
+			ao.budgets = budgets;
+			break;
+		}
+		case OPT_FREE_SET:
+			ao.free_set = true;
+			break;
 		case OPT_HOLDOUT: {
 			char *end;
 			double v = strtod(st.optarg, &end);
@@ -490,9 +529,15 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	}
 	/* The configuration checked as run and validate check it (run_setup: the same rules,
 	 * every value resolved as it runs), the workload aside: it plays no part here. */
-	if ((trace || ao.holdout > 0 || kset || ao.max_warmup_s > 0) && !adv) {
-		rc = cli_usage(self, "--trace, --max-buckets, --max-warmup-s and --holdout go with "
-			       "--advise");
+	if ((trace || ao.holdout > 0 || kset || ao.max_warmup_s > 0 || ao.free_set ||
+	     ao.nbudgets) && !adv) {
+		rc = cli_usage(self, "--trace, --max-buckets, --max-warmup-s, --holdout, --free-set "
+			       "and --budgets go with --advise");
+		goto out;
+	}
+	if (ao.nbudgets && (kset || ao.max_warmup_s > 0 || ao.holdout > 0 || ao.free_set)) {
+		rc = cli_usage(self, "--budgets gives its own counts: not with --max-buckets, "
+			       "--max-warmup-s, --holdout or --free-set");
 		goto out;
 	}
 	if (kset && ao.max_warmup_s > 0) {
@@ -570,12 +615,13 @@ out:
 	run_teardown(&x);
 	bucket_log_free(&lg);
 	free(lk);
+	free(budgets);
 	return rc;
 }
 
 const struct cli_cmd cmd_buckets = {
 	"buckets", "bucketsim buckets [-c CONFIG.json] [--set KEY=VALUE] [--env NAME=VALUE] "
-	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG] [--advise [--max-buckets K|--max-warmup-s T] [--trace FILE] [--holdout F]]",
+	"[--format log|json|csv] [-o FILE] [--lookup PHASE:SHAPE]... [--from-log SERVER.LOG] [--advise [--max-buckets K|--max-warmup-s T] [--trace FILE] [--holdout F] [--free-set] [--budgets K1,K2,...]]",
 	"print the warm-up bucket lists (and look-ups) of a configuration",
 	"Generates the bucket lists vLLM on Gaudi warms up for this configuration, exactly as the\n"
 	"server does (bucketing.version docs: the July 2025 code the documentation logs; current:\n"
@@ -595,11 +641,15 @@ const struct cli_cmd cmd_buckets = {
 	"--advise runs the workload with bucketing ideal, collects every pass's real shape and prints\n"
 	"a bucket file (VLLM_BUCKETING_FROM_FILE syntax; at most --max-buckets per phase) of least\n"
 	"expected padding cost under the cost model, with a report (as '#' comments) re-simulating\n"
-	"it against exponential, linear and padding-aware.",
+	"it against exponential, linear and padding-aware, with a lower bound on any K buckets and,\n"
+	"for a product, the equivalent VLLM_* linear settings; --free-set advises a free set of points\n"
+	"instead; --budgets K1,K2,... writes a CSV of padding waste vs warmed buckets for the advice\n"
+	"and each strategy's own knobs at equal budgets.",
 	"  bucketsim buckets --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n"
 	"  bucketsim buckets --set bucketing.version=current --set server.max_model_len=1024 --format json --lookup prompt:1,1000,0 --lookup prompt:1,900,0\n"
 	"  bucketsim buckets --env VLLM_BUCKETING_FROM_FILE=buckets.txt --set bucketing.version=current --format csv -o buckets.csv\n"
 	"  bucketsim buckets --advise --max-buckets 16 --trace my_trace.csv -o advised.txt\n"
+	"  bucketsim buckets --advise --budgets 16,64,256,1024 --trace alpaca -o waste.csv\n"
 	"  bucketsim buckets --from-log server.log --set bucketing.version=docs --set server.max_model_len=1024 --set server.max_num_seqs=4 --set server.num_kv_blocks=5781\n",
 	opts, run,
 };

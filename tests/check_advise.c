@@ -248,6 +248,82 @@ START_TEST(many_values)
 }
 END_TEST
 
+/* The free set of points on small cases: within the budget, what the server's look-up costs,
+ * never above its starting product; and the lower bound never above the brute-force optimum
+ * over every set of at most K points of the grid (any point: bucket_advise.h's derivation says
+ * the optimum needs only joins of shapes, the brute force does not assume it). */
+START_TEST(free_set_bound)
+{
+	for (int trial = 0; trial < 25; trial++) {
+		struct adv_shape sh[12];
+		int maxv[3] = {3, 4, 1};
+		size_t n = shapes(sh, 3 + (size_t)rnd(9), maxv);
+		/* the grid: bs 1..3, query 1..4, ctx 0..1 */
+		int32_t grid[24][3];
+		int ng = 0;
+		for (int a = 1; a <= 3; a++)
+			for (int b = 1; b <= 4; b++)
+				for (int z = 0; z <= 1; z++)
+					grid[ng][0] = a, grid[ng][1] = b, grid[ng][2] = z, ng++;
+		for (size_t k = 1; k <= 3; k++) {
+			int64_t best = INT64_MAX;
+			int idx[3];
+			/* every set of exactly k distinct grid points (fewer is never better: adding a
+			 * point that dominates nothing changes nothing) */
+			for (idx[0] = 0; idx[0] < ng; idx[0]++)
+				for (idx[1] = k > 1 ? idx[0] + 1 : ng; idx[1] < (k > 1 ? ng : ng + 1); idx[1]++)
+					for (idx[2] = k > 2 ? idx[1] + 1 : ng; idx[2] < (k > 2 ? ng : ng + 1); idx[2]++) {
+						struct blist l = {0};
+						for (size_t q = 0; q < k; q++)
+							blist_push(&l, grid[idx[q]][0], grid[idx[q]][1],
+								   grid[idx[q]][2], 0);
+						blist_sort_unique(&l);
+						int64_t v = adv_cost_list(PH, sh, n, &l, &cost);
+						if (v < best)
+							best = v;
+						blist_free(&l);
+					}
+			int64_t lb = adv_lower_bound(PH, sh, n, k, &cost);
+			ck_assert_int_le(lb, best);
+			ck_assert_int_ge(lb, 0);
+			struct adv_set ps;
+			int64_t pc = adv_optimise(PH, sh, n, k, NULL, &cost, &ps);
+			struct blist start = {0}, out = {0};
+			adv_set_list(PH, &ps, &start);
+			int64_t fc = adv_free_set(PH, sh, n, k, &start, &cost, &out);
+			ck_assert_uint_le(out.n, k);
+			ck_assert_int_le(fc, pc);
+			ck_assert_int_eq(fc, adv_cost_list(PH, sh, n, &out, &cost));
+			ck_assert_int_ge(fc, best);
+			blist_free(&start), blist_free(&out);
+			adv_set_free(&ps);
+		}
+		/* a bucket per shape: the bound is 0 and the heuristic reaches it */
+		struct blist start = {0}, out = {0};
+		blist_push(&start, 3, 4, 1, 0);
+		ck_assert_int_eq(adv_lower_bound(PH, sh, n, n, &cost), 0);
+		ck_assert_int_eq(adv_free_set(PH, sh, n, n, &start, &cost, &out), 0);
+		ck_assert_uint_eq(out.n, n);
+		blist_free(&start), blist_free(&out);
+	}
+}
+END_TEST
+
+/* The bound by hand: shapes (1,2,0) x3 and (1,4,0) x1 and (2,2,0) x1, compile 1000, K = 1.
+ * t(1,q,0) = 10 + 3q + q^2/4 (17 at q = 2, 26 at q = 4), t(2,q,0) = twice that.
+ * delta(1,2,0) = 3 * min(t(1,4,0) - t(1,2,0), t(2,2,0) - t(1,2,0)) = 3 * min(9, 17) = 27;
+ * delta(1,4,0) = t(2,4,0) - t(1,4,0) = 52 - 26 = 26 (its join with (1,2,0) is itself);
+ * delta(2,2,0) = t(2,4,0) - t(2,2,0) = 52 - 34 = 18.  K = 1 exempts the largest (27): 26 + 18
+ * = 44; K = 2: 18. */
+START_TEST(lower_bound_by_hand)
+{
+	struct adv_shape sh[3] = {{{1, 2, 0}, 3}, {{1, 4, 0}, 1}, {{2, 2, 0}, 1}};
+	ck_assert_int_eq(adv_lower_bound(PH, sh, 3, 1, &cost), 44);
+	ck_assert_int_eq(adv_lower_bound(PH, sh, 3, 2, &cost), 18);
+	ck_assert_int_eq(adv_lower_bound(PH, sh, 3, 3, &cost), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("advise");
@@ -259,6 +335,8 @@ int main(void)
 	tcase_add_test(tc, list_lookup_is_ceiling);
 	tcase_add_test(tc, product_search);
 	tcase_add_test(tc, many_values);
+	tcase_add_test(tc, free_set_bound);
+	tcase_add_test(tc, lower_bound_by_hand);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

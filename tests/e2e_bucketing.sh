@@ -415,8 +415,132 @@ for base in ("exponential", "linear", "padding_aware"):
     for col in (1, 2):   # buckets per phase: at most the baseline's
         assert int(a[col]) <= int(b[col]), (base, col)
 P
+# The equivalent VLLM_* settings: at one bucket per phase the linear ranges are the advice
+# itself; at 16 the printed settings, given to the linear strategy, warm the counts the report
+# states and every bucket of the file.
+expect_exit 0 advise-env-1 B --advise --max-buckets 1
+grep -q '^# these ranges warm exactly the file.s buckets$' "$E2E_TMP/stdout" && ok advise_env_exact || fail advise_env_exact "$(grep -A1 '^# as VLLM' "$E2E_TMP/stdout")"
+ENVS=$(sed -n 's/^# as VLLM_\* settings ([^)]*): //p' "$E2E_TMP/advised.txt")
+NOTE=$(grep '^# not exact: ' "$E2E_TMP/advised.txt" || true)
+ENVARGS=()
+for e in $ENVS; do ENVARGS+=(--env "$e"); done
+expect_exit 0 advise-env-16 B "${ENVARGS[@]}" --format json
+python3 - "$E2E_TMP/advised.txt" "$E2E_TMP/stdout" "$NOTE" <<'P' && ok advise_env_linear || fail advise_env_linear "$NOTE"
+import ast, json, re, sys
+t = open(sys.argv[1]).read()
+rep = {l.split(":")[0][2:]: ast.literal_eval(l.split(": ", 1)[1]) for l in t.splitlines()
+       if l.startswith("# prompt buckets: ") or l.startswith("# decode buckets: ")}
+d = json.load(open(sys.argv[2]))
+np_, nd, fp, fd = map(int, re.match(r"# not exact: the smallest linear ranges holding every advised value warm (\d+) prompt and (\d+) decode buckets against the file's (\d+) and (\d+)", sys.argv[3]).groups())
+assert (len(d["prompt"]), len(d["decode"])) == (np_, nd)
+assert (len(rep["prompt buckets"]), len(rep["decode buckets"])) == (fp, fd)
+for ph in ("prompt", "decode"):
+    assert set(rep[ph + " buckets"]) <= {tuple(b) for b in d[ph]}, ph
+P
+# The free set of points: loads through the file strategy into the report's lists (one line a
+# bucket), costs no more than the product advice, and its lower bound is below its cost.
+expect_exit 0 advise-free B --advise --max-buckets 16 --free-set
+cp "$E2E_TMP/stdout" "$E2E_TMP/free.txt"
+expect_exit 0 advise-free-load B --set bucketing.strategy=file --set bucketing.file="$E2E_TMP/free.txt" --format json
+python3 - "$E2E_TMP/free.txt" "$E2E_TMP/stdout" "$E2E_TMP/advised.txt" <<'P' && ok advise_free_set || fail advise_free_set "$(grep -e '^# lower' -e '^# advised ' "$E2E_TMP/free.txt")"
+import ast, json, re, sys
+t = open(sys.argv[1]).read()
+rep = {l.split(":")[0][2:]: ast.literal_eval(l.split(": ", 1)[1]) for l in t.splitlines()
+       if l.startswith("# prompt buckets: ") or l.startswith("# decode buckets: ")}
+d = json.load(open(sys.argv[2]))
+body = [ast.literal_eval(l) for l in t.splitlines() if l and not l.startswith("#")]
+for ph in ("prompt", "decode"):
+    assert [tuple(b) for b in d[ph]] == rep[ph + " buckets"], ph
+    assert 1 <= len(d[ph]) <= 16
+assert all(isinstance(b, tuple) and all(isinstance(x, int) for x in b) for b in body)
+assert len(body) == len(d["prompt"]) + len(d["decode"])
+def rows(text):
+    return {l[2:].split()[0]: l[2:].split() for l in text.splitlines()
+            if l.startswith("# ") and len(l[2:].split()) == 15 and l[2:].split()[1].isdigit()}
+free, prod = rows(t), rows(open(sys.argv[3]).read())
+for name in ("advised", "advised@exponential", "advised@linear", "advised@padding_aware"):
+    for col in (3, 4):
+        assert float(free[name][col]) <= float(prod[name][col]), (name, col)
+b = re.search(r"^# lower bound on the expected padding cost of any 16 buckets per phase \(fitted shapes\): "
+              r"prompt ([0-9.]+) s, advice ([0-9.]+) s, gap ([0-9.]+) s \(([0-9.]+) %\); "
+              r"decode ([0-9.]+) s, advice ([0-9.]+) s, gap ([0-9.]+) s", t, re.M).groups()
+lb_p, ad_p, _, _, lb_d, ad_d, _ = map(float, b)
+assert lb_p <= ad_p and lb_d <= ad_d
+assert abs(ad_p - float(free["advised"][3])) < 1e-3 and abs(ad_d - float(free["advised"][4])) < 1e-3
+P
+expect_exit 2 advise-free-alone B --free-set
+# Bucket budgets across strategies (--budgets): each row within its budget per phase, the
+# knobs a row names warm its counts through the strategy itself, exponential in version current
+# (no count knob) one row at its own lists, and at every budget the advice costs no more than
+# any strategy on the workload it was fitted to, on three workloads.
+BW1=()
+BW2=(--seed 2 --set workload.lengths=lognormal --set workload.prompt_mean=700 --set workload.num_requests=600)
+BW3=(--seed 3 --set workload.lengths=random --set workload.random_input_len=1024 --set workload.num_requests=300 --set workload.arrival=poisson --set workload.rate=4)
+for w in 1 2 3; do
+	eval "WARGS=(\"\${BW$w[@]}\")"
+	expect_exit 0 advise-budgets-$w B --advise --budgets 16,64,256 "${WARGS[@]}"
+	cp "$E2E_TMP/stdout" "$E2E_TMP/curve$w.csv"
+	python3 - "$E2E_TMP/curve$w.csv" <<'P' && ok advise_budgets_$w || fail advise_budgets_$w "$(cut -d, -f1,2,5,6,12,13 "$E2E_TMP/curve$w.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert list(rows[0])[:7] == ["strategy", "budget", "bucketing.version", "knobs", "buckets_prompt",
+                             "buckets_decode", "compiles_warmup"]
+adv = {int(r["budget"]): r for r in rows if r["strategy"] == "advised"}
+assert sorted(adv) == [16, 64, 256]
+exp = [r for r in rows if r["strategy"] == "exponential"]
+assert len(exp) == 1 and exp[0]["budget"] == "0" and exp[0]["knobs"] == "none (no count knob in version current)"
+assert (exp[0]["buckets_prompt"], exp[0]["buckets_decode"]) == ("108", "111")
+for r in rows:
+    k = int(r["budget"])
+    if k:
+        assert int(r["buckets_prompt"]) <= k and int(r["buckets_decode"]) <= k, r
+        for col in ("cost_prompt_s", "cost_decode_s"):
+            assert float(adv[k][col]) <= float(r[col]), (r["strategy"], k, col)
+    assert int(r["compiles_warmup"]) == int(r["buckets_prompt"]) + int(r["buckets_decode"])
+assert {r["strategy"] for r in rows} == {"advised", "exponential", "linear", "padding_aware"}
+P
+done
+for w in 2 3; do
+	eval "WARGS=(\"\${BW$w[@]}\")"
+	expect_exit 0 advise-report-$w B --advise --max-buckets 16 "${WARGS[@]}"
+	python3 - "$E2E_TMP/stdout" <<'P' && ok advise_never_worse_$w || fail advise_never_worse_$w "$(grep '^# [a-z@_]* ' "$E2E_TMP/stdout")"
+import sys
+rows = {}
+for l in open(sys.argv[1]):
+    f = l[2:].split()
+    if l.startswith("# ") and len(f) == 15 and f[1].isdigit():
+        rows[f[0]] = f
+for base in ("exponential", "linear", "padding_aware"):
+    a, b = rows["advised@" + base], rows[base]
+    assert all(float(a[c]) <= float(b[c]) for c in (3, 4)), base
+    assert all(int(a[c]) <= int(b[c]) for c in (1, 2)), base
+P
+done
+KN=$(python3 -c 'import csv,sys; print([r for r in csv.DictReader(open(sys.argv[1])) if r["strategy"] == "linear" and r["budget"] == "64"][0]["knobs"])' "$E2E_TMP/curve1.csv")
+KARGS=()
+for e in $KN; do KARGS+=(--env "$e"); done
+expect_exit 0 advise-budgets-knobs B --set bucketing.strategy=linear "${KARGS[@]}" --format json
+python3 - "$E2E_TMP/curve1.csv" "$E2E_TMP/stdout" <<'P' && ok advise_budgets_knobs || fail advise_budgets_knobs "$KN"
+import csv, json, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["strategy"] == "linear" and r["budget"] == "64"][0]
+d = json.load(open(sys.argv[2]))
+assert (len(d["prompt"]), len(d["decode"])) == (int(r["buckets_prompt"]), int(r["buckets_decode"]))
+P
+expect_exit 0 advise-budgets-docs B --advise --budgets 32 --set bucketing.version=docs
+python3 - "$E2E_TMP/stdout" <<'P' && ok advise_budgets_docs || fail advise_budgets_docs "$(cut -d, -f1-6 "$E2E_TMP/stdout")"
+import csv, sys
+rows = {r["strategy"]: r for r in csv.DictReader(open(sys.argv[1]))}
+e = rows["exponential"]
+assert e["budget"] == "32" and "VLLM_DECODE_BLOCK_BUCKET_LIMIT=" in e["knobs"]
+assert int(e["buckets_prompt"]) <= 32 and int(e["buckets_decode"]) <= 32
+assert "padding_aware" not in rows   # no padding-aware strategy in version docs
+P
+expect_exit 2 advise-budgets-with-k B --advise --budgets 16 --max-buckets 8
+expect_exit 2 advise-budgets-zero B --advise --budgets 16,0
+expect_exit 2 advise-budgets-trailing B --advise --budgets 16,
+expect_exit 2 advise-budgets-alone B --budgets 16
 expect_exit 0 advise-holdout B --advise --max-buckets 8 --holdout 0.3
-grep -q '^# bucketsim buckets --advise: 3500 requests fitted (.*), 1500 evaluated (the held-out rest); at most 8 buckets per phase$' "$E2E_TMP/stdout" \
+grep -q '^# bucketsim buckets --advise: 3500 requests fitted (.*), 1500 evaluated (the held-out rest); at most 8 buckets per phase, a product of per-dimension lists$' "$E2E_TMP/stdout" \
 	&& grep -q 'held_prompt_s held_decode_s' "$E2E_TMP/stdout" && ok advise_holdout || fail advise_holdout "$(grep '^# bucketsim' "$E2E_TMP/stdout")"
 expect_exit 0 advise-warmup B --advise --max-warmup-s 60
 python3 - "$E2E_TMP/stdout" <<'P' && ok advise_warmup_budget || fail advise_warmup_budget "$(grep -e '^# --max' -e '^# advised ' "$E2E_TMP/stdout")"
