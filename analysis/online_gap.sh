@@ -27,7 +27,7 @@ done
 case "$TESTBED" in a100|gaudi2) ;; *) echo "online_gap: unknown testbed '$TESTBED'" >&2; exit 2 ;; esac
 study_args online_gap 11 gap-out gap-quick ${ARGS[@]+"${ARGS[@]}"}
 
-if [ $QUICK = 1 ]; then N=200; RATES="1 2 3 4 6 8"; else N=600; RATES="1 2 3 4 5 6 7 8 10 12"; fi
+if [ $QUICK = 1 ]; then N=300; RATES="1 2 3 4 6 8 10 12 16"; else N=1000; RATES="1 2 3 4 5 6 7 8 9 10 12 14 16"; fi
 case "$TESTBED" in
 gaudi2) HW=(--set hardware=gaudi2) ;;
 a100)
@@ -82,9 +82,9 @@ echo "'<' below 0.8 at the lowest rate."
 echo
 awk -F, -v vars="$VARIANTS" '
 	function cross(k, col,   i, f) {
-		if (att[k, 1] < 0.8) return "<" v[k, 1, col]
+		if (att[k, 1] < 0.8) return sprintf("<%.2f", v[k, 1, col])
 		for (i = 2; i <= n[k]; i++) if (att[k, i] < 0.8) break
-		if (i > n[k]) return ">" v[k, n[k], col]
+		if (i > n[k]) return sprintf(">%.2f", v[k, n[k], col])
 		f = (att[k, i - 1] - 0.8) / (att[k, i - 1] - att[k, i])
 		return sprintf("%.2f", v[k, i - 1, col] + f * (v[k, i, col] - v[k, i - 1, col])) }
 	function ratio(a, b) { return (a ~ /^[<>]/ || b ~ /^[<>]/ || b + 0 == 0) ? "n/a" : sprintf("%.2fx", a / b) }
