@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Reproduces the shapes of the BucketServe paper's experiments (Section V: Fig. 5a-f, Fig. 6b)
-# with bucketsim: Llama-2-13B on 4 Gaudi 2 cards, Alpaca, LongBench (truncated to the model's
+# with bucketsim: Llama-2-13B on 4 cards, Alpaca, LongBench (truncated to the model's
 # 4096-token context) and Mixed (alpaca:0.8,longbench:0.2).  Writes CSV tables and summary.md
-# into OUTDIR.  Uses only bash, awk and the bucketsim binary.  See the README, "Reproducing the BucketServe experiments".
+# into OUTDIR.  Uses only bash, awk, sed and the bucketsim binary.  See analysis/reproduce.md.
 #
-# usage: analysis/reproduce_bucketserve.sh [--quick] [-o OUTDIR] [BUCKETSIM]
-#   --quick     fewer points and requests (under a minute); same seeds
+# usage: analysis/reproduce_bucketserve.sh [--quick] [--testbed T] [-o OUTDIR] [BUCKETSIM]
+#   --quick     fewer points and requests (minutes); same seeds
+#   --testbed   gaudi2 (default) or gaudi3: Gaudi cards with vllm-gaudi's buckets and compiles;
+#               a100: the paper's testbed, A100 SXM4 40 GB (profile a100-40gb) with every pass
+#               run at its own shape (bucketing.strategy=none: a prefill batch is exactly
+#               N x S_max, Eq. 1) and no compile cost (a GPU runs a new shape without
+#               compiling); the profile with the compile terms set to 0 is written to OUTDIR
 #   -o OUTDIR   output directory (default: repro-out, or repro-quick with --quick)
 #   BUCKETSIM   the binary (default: build/bucketsim next to this script's parent)
 # Exit status: 0 when every run succeeded, 1 when a run failed, 2 on a usage error.
@@ -13,7 +18,22 @@ set -euo pipefail
 export LC_ALL=C
 
 . "$(dirname "$0")/study_lib.sh"
-study_args reproduce 12 repro-out repro-quick "$@"
+TESTBED=gaudi2
+ARGS=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--testbed) [ $# -ge 2 ] || { echo "reproduce: --testbed needs a100, gaudi2 or gaudi3" >&2; exit 2; }
+		   TESTBED=$2; shift ;;
+	--testbed=*) TESTBED=${1#--testbed=} ;;
+	*) ARGS+=("$1") ;;
+	esac
+	shift
+done
+case "$TESTBED" in
+a100|gaudi2|gaudi3) ;;
+*) echo "reproduce: unknown testbed '$TESTBED' (a100, gaudi2, gaudi3)" >&2; exit 2 ;;
+esac
+study_args reproduce 15 repro-out repro-quick ${ARGS[@]+"${ARGS[@]}"}
 
 # ---- configuration ------------------------------------------------------------------------
 SEED=1
@@ -24,7 +44,7 @@ if [ $QUICK = 1 ]; then
 	N_OFF=200; N_ON=300; N_OVH=2000
 	BATCHES="8 32 256"
 	RATES_ALPACA="20 60 120"
-	RATES_MIXED="4 12 24"
+	RATES_MIXED="2 4 6 8 12 16 24"
 	NBUCKETS="1 4 32"
 else
 	N_OFF=4000; N_ON=8000; N_OVH=100000
@@ -33,8 +53,24 @@ else
 	RATES_MIXED="2 4 6 8 10 12 14 16 18 20 24 28"
 	NBUCKETS="1 2 4 8 16 32"
 fi
+# The testbed: the hardware and how passes run on it.
+case "$TESTBED" in
+gaudi2|gaudi3) HW=(--set hardware=$TESTBED); HWDESC="$TESTBED (vllm-gaudi buckets, compiles)" ;;
+a100)
+	# The paper's A100 SXM4 40 GB, without Gaudi's buckets and compiles: the disaggregated
+	# systems cannot run under the GPU execution mode (cuda_graphs is modelled colocated
+	# only), so every system runs the Gaudi pass structure at its real shape, at no compile.
+	SRC=$(cd "$(dirname "$0")/.." && pwd)/models/data/a100-40gb.json
+	[ -r "$SRC" ] || { echo "reproduce: no profile $SRC" >&2; exit 2; }
+	sed -e 's/"compile_c0_s":[^,]*/"compile_c0_s": 0/' \
+	    -e 's/"compile_c1_ms_per_token":[^,]*/"compile_c1_ms_per_token": 0/' \
+	    -e 's/"runtime_penalty_s":[^,]*/"runtime_penalty_s": 0/' "$SRC" >"$OUT/a100-40gb-nocompile.json"
+	HW=(--set hardware="$OUT/a100-40gb-nocompile.json" --set server.execution_mode=hpu_compile
+	    --set bucketing.strategy=none)
+	HWDESC="A100 SXM4 40 GB (a100-40gb profile, passes at their own shape, no compile cost)" ;;
+esac
 # Every run: the same model, chip and card count; LongBench prompts cut to the context.
-COMMON=(--set model=llama-2-13b --set hardware=gaudi2 --set hardware.tp=1
+COMMON=(--set model=llama-2-13b "${HW[@]}" --set hardware.tp=1
 	--set workload.truncate=true --set slo.ttft_ms=$SLO_TTFT_MS --set slo.tpot_ms=$SLO_TPOT_MS
 	--seed $SEED)
 # 4 cards: colocated systems as 4 data-parallel instances, disaggregated ones as 2 prefill +
@@ -159,7 +195,7 @@ sum=$OUT/summary.md
 {
 echo "# BucketServe experiments in bucketsim"
 echo
-echo "Llama-2-13B (bf16) on 4 Gaudi 2 cards (tp = 1): colocated systems (vllm, uellm) as 4"
+echo "Llama-2-13B (bf16) on 4 cards of $HWDESC (tp = 1): colocated systems (vllm, uellm) as 4"
 echo "instances, disaggregated ones (distserve, bucketserve*) as 2 prefill + 2 decode instances."
 echo "Seed $SEED; offline runs $N_OFF requests (all at t = 0), online runs $N_ON Poisson requests;"
 echo "SLO: TTFT <= $SLO_TTFT_MS ms and TPOT <= $SLO_TPOT_MS ms. Mixed = $MIXED; LongBench prompts"

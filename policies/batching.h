@@ -55,6 +55,10 @@ struct batch_policy {
 	/* Fast-path hook: forms a batch only while the instance runs nothing, so nothing that
 	 * arrives can change the next step of a running instance. */
 	bool idle_only;
+	/* A step's new prompts run whole (no token budget: take() bounds the batch by memory)
+	 * and together as one prompt pass padded to N x S_max (sim/kernel_prefill.c), not in
+	 * vllm-gaudi's groups of server.max_num_prefill_seqs within the token budget. */
+	bool padded_pass;
 	/* Whether candidate C joins draft D (then D is updated); false closes the batch.  NULL:
 	 * every candidate that passed the kernel's checks joins. */
 	bool (*take)(struct batch_draft *d, struct batch_cand *c);

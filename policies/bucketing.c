@@ -573,7 +573,12 @@ struct bshape bucket_fallback_current(const struct bucket_params *p, int64_t bs,
 {
 	struct bshape s = {{0, 0, 0, 0}};
 	s.v[0] = clamp32(min64(bucket_fb(bs, 2), p->max_num_seqs));
-	s.v[1] = clamp32(min64(bucket_fb(q, 32), p->max_num_batched_tokens));
+	/* Never below the query: a pass longer than max_num_batched_tokens (which vLLM's
+	 * scheduler never forms; the whole-prompt batches of scheduler.batching=prefill_batch do)
+	 * runs at its own fallback size rather than at a bucket it would not fit. */
+	s.v[1] = clamp32(q > p->max_num_batched_tokens
+				 ? bucket_fb(q, 32)
+				 : min64(bucket_fb(q, 32), p->max_num_batched_tokens));
 	s.v[2] = clamp32(min64(bucket_fb(ctx, 32), max_ctx));
 	return s;
 }

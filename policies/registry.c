@@ -56,6 +56,7 @@ const struct policy_family grouping_family = {"grouping", "scheduler.grouping",
 	X(batch_policy, batching_continuous)            \
 	X(batch_policy, batching_static)                \
 	X(batch_policy, batching_memory_safe)           \
+	X(batch_policy, batching_prefill_batch)         \
 	X(batch_policy, batching_unified)               \
 	X(batch_policy, batching_token_budget)          \
 	/* end of list */

@@ -168,6 +168,8 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 		return budget; /* an empty queue */
 	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
 		wq_adjust(s, q);
+	if (ctl->padded_pass)
+		budget = INT32_MAX; /* whole prompts: the controller bounds the batch by memory */
 	int64_t k = wq_pick(s, q);
 	struct batch_draft d;
 	if (ctl->take) {

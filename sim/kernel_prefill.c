@@ -14,6 +14,11 @@
  *   blocks); with merged prefill (VLLM_MERGED_PREFILL) _bucketize_merged_prompt, one sequence
  *   of all chunks (1, prompt bucket of the summed tokens, summed context blocks rounded up to
  *   a multiple of 32).
+ *
+ * Under a batch controller whose batch is one padded pass (padded_pass: the BucketServe paper's
+ * prefill batch, policies/batching_prefill_batch.c) every fresh prompt of the step joins one
+ * group, whatever max_num_prefill_seqs and the token budget say; prompts with history still
+ * run apart, as above.
  */
 #include "sim/kernel_int.h"
 
@@ -46,6 +51,8 @@ static bool can_merge(struct sim *s, const struct lane *in, size_t i, size_t end
 		return false; /* history: it starts a group of its own */
 	if (prefill_item_context(s, in, i) > 0)
 		return false; /* the group has history: it takes nothing more */
+	if (s->p.batching->padded_pass)
+		return true; /* the controller's batch is one padded pass (policies/batching.h) */
 	if (!s->p.merged_prefill && end + 1 - i > (size_t)s->p.max_num_prefill_seqs)
 		return false; /* _bucketize_2d_prompt raises BucketingFailedException */
 	int32_t real[4], b[4];

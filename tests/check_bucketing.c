@@ -308,6 +308,14 @@ START_TEST(fallback_buckets_current)
 	ck_assert_int_eq(s.v[2], 7680);
 	s = bucket_fallback_current(&p, 300, 1, 10, 10779);   /* bs capped at max_num_seqs */
 	ck_assert_int_eq(s.v[0], 256);
+	/* A query past max_num_batched_tokens (a whole-prompt pass of prefill_batch) keeps its
+	 * own fallback size: clamped to 2048 it was padded below its real length (4062 real
+	 * tokens reported as 2048 padded, and charged as a 2048-token pass). */
+	s = bucket_fallback_current(&p, 1, 4062, 0, 10779);
+	ck_assert_int_eq(s.v[1], bucket_fb(4062, 32));
+	ck_assert_int_ge(s.v[1], 4062);
+	s = bucket_fallback_current(&p, 1, 2000, 0, 10779);   /* within the budget: as before */
+	ck_assert_int_eq(s.v[1], 2048);
 	/* legacy */
 	p.block_size = 128;
 	s = bucket_fallback_docs(&p, PHASE_PROMPT, 3, 1100, 3);

@@ -251,4 +251,40 @@ expect_stderr unified-disagg-msg "field 'cluster\.mode': unified attention runs 
 expect_exit 2 instances-zero "$B" run --set cluster.instances=0
 expect_stderr instances-zero-msg "field 'cluster\.instances': expected an integer in \[1, 1024\], got '0'"
 
+# --- the paper's prefill batch (scheduler.batching=prefill_batch), worked by hand ---
+# Five prompts at t = 0 in this order: r0 100, r1 900, r2 200, r3 300, r4 250 tokens; one
+# prefill instance of 100 blocks of 128 tokens with mem_safe_fraction 0.08: M_safe =
+# floor(0.08 x 12800) = 1024 tokens, and a batch fits while N x S_max <= 1024 (Eq. 1).  No
+# Gaudi buckets (bucketing.strategy=none), so a pass is the batch's own (N, S_max):
+#   one bucket, arrival order (distserve): {r0} (1 x 100; r1 would make 2 x 900),
+#     {r1} (1 x 900), {r2, r3, r4} (3 x 300: 750 real, 900 padded);
+#   buckets [0, 512) and [512, 4096] (fcfs picks the bucket of the oldest request):
+#     {r0, r2, r3} (3 x 300: 600 real, 900 padded; r4 would make 4 x 300 = 1200),
+#     {r1} (1 x 900: its bucket is then empty), {r4} (1 x 250).
+# With Gaudi's one-prompt passes (scheduler.batching=continuous) every pass holds one prompt.
+printf 'arrival_time_s,prompt_tokens,output_tokens\n0,100,2\n0,900,2\n0,200,2\n0,300,2\n0,250,2\n' > "$T/pb.csv"
+PB=(--trace "$T/pb.csv" --set workload.arrival=trace --set server.num_kv_blocks=100
+	--set server.max_model_len=2048 --set bucketing.strategy=none --set scheduler.mem_safe_fraction=0.08)
+passes() { awk -F, '$4 == "prompt" { printf "%s%sx%s:%s/%s", n++ ? " " : "", $5, $6, $11, $12 }' "$1/batches.csv"; }
+"$B" run --preset distserve "${PB[@]}" -o "$T/pb1" > /dev/null 2>&1
+got=$(passes "$T/pb1")
+[ "$got" = "1x100:100/100 1x900:900/900 3x300:750/900" ] && ok prefill-batch-arrival || fail prefill-batch-arrival "$got"
+"$B" run --preset distserve "${PB[@]}" --set scheduler.grouping=fixed --set scheduler.boundaries=0,512,max -o "$T/pb2" > /dev/null 2>&1
+got=$(passes "$T/pb2")
+[ "$got" = "3x300:600/900 1x900:900/900 1x250:250/250" ] && ok prefill-batch-buckets || fail prefill-batch-buckets "$got"
+"$B" run --preset distserve "${PB[@]:0:8}" --set scheduler.batching=continuous -o "$T/pb3" > /dev/null 2>&1
+got=$(passes "$T/pb3" | sed 's|/[0-9]*||g')
+[ "$got" = "1x100:100 1x900:900 1x200:200 1x300:300 1x250:250" ] && ok prefill-batch-gaudi-passes || fail prefill-batch-gaudi-passes "$got"
+# The presets differ at their defaults on Mixed wherever the batches differ: 300 requests at
+# t = 0 on 4 cards; the queue exceeds N_max, Algorithm 1 splits, and bucketserve's batches of
+# similar lengths pad less than distserve's arrival-order ones (the size and the throughput
+# are in policies/README.md).
+MX=(--set model=llama-2-13b --set workload.truncate=true --set workload.mix=alpaca:0.8,longbench:0.2
+	--set cluster.cards=4 --seed 1 --set workload.arrival=offline --set workload.num_requests=300)
+"$B" run --preset distserve "${MX[@]}" -o "$T/mxd" > /dev/null 2>&1
+"$B" run --preset bucketserve "${MX[@]}" -o "$T/mxb" > /dev/null 2>&1
+cmp -s "$T/mxd/batches.csv" "$T/mxb/batches.csv" && fail presets-differ-mixed "identical batches.csv" || ok presets-differ-mixed
+got="$(val "$T/mxd" bucket_splits) $(val "$T/mxb" bucket_splits) $(val "$T/mxd" padded_tokens) $(val "$T/mxb" padded_tokens) $(val "$T/mxd" real_tokens)"
+[ "$got" = "0 1 1495463 736873 286580" ] && ok presets-mixed-padding || fail presets-mixed-padding "$got"
+
 e2e_done

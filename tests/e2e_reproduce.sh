@@ -13,5 +13,11 @@ expect_exit 0 reproduce-again analysis/reproduce_bucketserve.sh --quick -o "$T/r
 for f in offline_batch.csv uellm_sensitivity.csv online_rate.csv; do
 	cmp -s "$T/r1/$f" "$T/r2/$f" && ok "reproduce-same-$f" || fail "reproduce-same-$f" "differs"
 done
+expect_exit 2 reproduce-bad-testbed analysis/reproduce_bucketserve.sh --quick --testbed h100 -o "$T/r4" "$BUCKETSIM"
+expect_stderr reproduce-bad-testbed-msg "unknown testbed 'h100' \\(a100, gaudi2, gaudi3\\)"
+expect_exit 2 reproduce-testbed-no-value analysis/reproduce_bucketserve.sh --testbed
+expect_exit 2 gap-bad-testbed analysis/online_gap.sh --quick --testbed gaudi3 -o "$T/g1" "$BUCKETSIM"
+grep -q 'gaudi2 (default) or gaudi3' "$(dirname "$0")/../analysis/reproduce_bucketserve.sh" && \
+	analysis/reproduce_bucketserve.sh --help | grep -q -- '--testbed' && ok reproduce-help-testbed || fail reproduce-help-testbed "no --testbed in --help"
 expect_exit 1 reproduce-failing-binary analysis/reproduce_bucketserve.sh --quick -o "$T/r3" /bin/false
 e2e_done
