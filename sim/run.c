@@ -134,7 +134,7 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 			if (!strcmp(pi->name, chosen))
 				continue;
 			for (const struct cfg_def *d = pi->keys; d && d->key; d++)
-				if (user_set(c, d->key) &&
+				if (d->type != CFG_READS && user_set(c, d->key) &&
 				    unread(c, d->key, false, err, "only %s '%s' reads it, and %s is "
 					   "'%s'", fam->name, pi->name, fam->key, chosen))
 					return -1;
