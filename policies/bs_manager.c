@@ -4,7 +4,7 @@
  *
  * Layout: a pool of buckets addressed by a stable bucket id (struct bsm_bucket), a sorted array
  * of bucket ids (the bucket index the caller sees), one record per request id (struct
- * bsm_slot) holding its sort keys, its bucket id and its positions in the bucket's two heaps,
+ * bsm_slot) holding its sort key, its bucket id and its position in the bucket's heap,
  * and two Fenwick trees over key lengths (count and sum of the queued keys) that give the
  * Algorithm 1 count |{S < m_b}| and the Eq. 6 threshold in O(log L_max).
  */
@@ -17,12 +17,12 @@
 #define NONE32 UINT32_MAX
 
 struct bsm_slot {
+	int64_t key;              /* the order's key (bsm_req.key) */
 	int64_t arrival_ns;
 	uint64_t seq;
 	uint32_t len, total;
 	uint32_t bucket;          /* bucket id, NONE32 when not queued */
-	uint32_t pos_ord, pos_age;
-	uint8_t priority;
+	uint32_t pos;             /* position in the bucket's heap */
 	bool used;                /* inserted at least once */
 };
 
@@ -35,12 +35,12 @@ struct bsm_bucket {
 	uint32_t lo, hi;
 	uint32_t index;           /* position in m->sorted */
 	bool live;
-	struct bsm_heap ord;      /* configured order */
-	struct bsm_heap age;      /* arrival order (unused when the order is FCFS) */
+	struct bsm_heap ord;      /* in the order (key, arrival, insertion) */
 };
 
-/* ---------- comparisons ---------- */
+/* ---------- comparison ---------- */
 
+/* <0 when A arrived before B (ties: inserted first). */
 static int cmp_age(const struct bsm_slot *a, const struct bsm_slot *b)
 {
 	if (a->arrival_ns != b->arrival_ns)
@@ -50,76 +50,55 @@ static int cmp_age(const struct bsm_slot *a, const struct bsm_slot *b)
 	return 0;
 }
 
-static int cmp_u32(uint32_t a, uint32_t b)
+/* <0 when A goes before B: smaller key, then older (never a tie: seq is unique). */
+static int cmp_ord(const struct bsm_slot *a, const struct bsm_slot *b)
 {
-	return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/* <0 when A goes before B in order O. */
-static int cmp_ord(enum bsm_order o, const struct bsm_slot *a, const struct bsm_slot *b)
-{
-	int c = 0;
-	switch (o) {
-	case BSM_FCFS: break;
-	case BSM_SJF: c = cmp_u32(a->len, b->len); break;
-	case BSM_LJF: c = cmp_u32(b->len, a->len); break;
-	case BSM_SJF_TOTAL: c = cmp_u32(a->total, b->total); break;
-	case BSM_LJF_TOTAL: c = cmp_u32(b->total, a->total); break;
-	case BSM_PRIORITY: c = cmp_u32(a->priority, b->priority); break;
-	}
-	return c ? c : cmp_age(a, b);
-}
-
-static bool two_heaps(const struct bsm *m)
-{
-	return m->p.order != BSM_FCFS;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return cmp_age(a, b);
 }
 
 /* ---------- heaps keyed by request id, positions kept in the slot ---------- */
 
-static bool heap_less(const struct bsm *m, bool age, uint32_t a, uint32_t b)
+static bool heap_less(const struct bsm *m, uint32_t a, uint32_t b)
 {
-	const struct bsm_slot *sa = &m->slot[a], *sb = &m->slot[b];
-	return (age ? cmp_age(sa, sb) : cmp_ord(m->p.order, sa, sb)) < 0;
+	return cmp_ord(&m->slot[a], &m->slot[b]) < 0;
 }
 
-static void heap_set(struct bsm *m, struct bsm_heap *h, bool age, size_t i, uint32_t id)
+static void heap_set(struct bsm *m, struct bsm_heap *h, size_t i, uint32_t id)
 {
 	h->id[i] = id;
-	if (age)
-		m->slot[id].pos_age = (uint32_t)i;
-	else
-		m->slot[id].pos_ord = (uint32_t)i;
+	m->slot[id].pos = (uint32_t)i;
 }
 
-static void heap_up(struct bsm *m, struct bsm_heap *h, bool age, size_t i)
+static void heap_up(struct bsm *m, struct bsm_heap *h, size_t i)
 {
 	uint32_t id = h->id[i];
 	while (i > 0) {
 		size_t par = (i - 1) / 2;
-		if (!heap_less(m, age, id, h->id[par]))
+		if (!heap_less(m, id, h->id[par]))
 			break;
-		heap_set(m, h, age, i, h->id[par]);
+		heap_set(m, h, i, h->id[par]);
 		i = par;
 	}
-	heap_set(m, h, age, i, id);
+	heap_set(m, h, i, id);
 }
 
-static void heap_down(struct bsm *m, struct bsm_heap *h, bool age, size_t i)
+static void heap_down(struct bsm *m, struct bsm_heap *h, size_t i)
 {
 	uint32_t id = h->id[i];
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= h->n)
 			break;
-		if (c + 1 < h->n && heap_less(m, age, h->id[c + 1], h->id[c]))
+		if (c + 1 < h->n && heap_less(m, h->id[c + 1], h->id[c]))
 			c++;
-		if (!heap_less(m, age, h->id[c], id))
+		if (!heap_less(m, h->id[c], id))
 			break;
-		heap_set(m, h, age, i, h->id[c]);
+		heap_set(m, h, i, h->id[c]);
 		i = c;
 	}
-	heap_set(m, h, age, i, id);
+	heap_set(m, h, i, id);
 }
 
 static void heap_reserve(struct bsm_heap *h, size_t n)
@@ -133,34 +112,34 @@ static void heap_reserve(struct bsm_heap *h, size_t n)
 	h->cap = cap;
 }
 
-static void heap_push(struct bsm *m, struct bsm_heap *h, bool age, uint32_t id)
+static void heap_push(struct bsm *m, struct bsm_heap *h, uint32_t id)
 {
 	heap_reserve(h, h->n + 1);
 	h->n++;
-	heap_set(m, h, age, h->n - 1, id);
-	heap_up(m, h, age, h->n - 1);
+	heap_set(m, h, h->n - 1, id);
+	heap_up(m, h, h->n - 1);
 }
 
-static void heap_delete(struct bsm *m, struct bsm_heap *h, bool age, size_t i)
+static void heap_delete(struct bsm *m, struct bsm_heap *h, size_t i)
 {
 	assert(i < h->n);
 	h->n--;
 	if (i == h->n)
 		return;
-	heap_set(m, h, age, i, h->id[h->n]);
-	if (i > 0 && heap_less(m, age, h->id[i], h->id[(i - 1) / 2]))
-		heap_up(m, h, age, i);
+	heap_set(m, h, i, h->id[h->n]);
+	if (i > 0 && heap_less(m, h->id[i], h->id[(i - 1) / 2]))
+		heap_up(m, h, i);
 	else
-		heap_down(m, h, age, i);
+		heap_down(m, h, i);
 }
 
 /* Restores the heap property over the whole array (O(n)), stamping positions. */
-static void heap_build(struct bsm *m, struct bsm_heap *h, bool age)
+static void heap_build(struct bsm *m, struct bsm_heap *h)
 {
 	for (size_t i = 0; i < h->n; i++)
-		heap_set(m, h, age, i, h->id[i]);
+		heap_set(m, h, i, h->id[i]);
 	for (size_t i = h->n / 2; i-- > 0;)
-		heap_down(m, h, age, i);
+		heap_down(m, h, i);
 }
 
 /* ---------- Fenwick trees over key lengths 0..l_max (1-based inside) ---------- */
@@ -204,14 +183,13 @@ static uint32_t bucket_new(struct bsm *m, uint32_t lo, uint32_t hi)
 	bk->hi = hi;
 	bk->live = true;
 	bk->ord.n = 0;
-	bk->age.n = 0;
 	return b;
 }
 
 static void bucket_free(struct bsm *m, uint32_t b)
 {
 	m->bk[b].live = false;
-	m->bk[b].ord.n = m->bk[b].age.n = 0;
+	m->bk[b].ord.n = 0;
 	m->free_bk[m->nfree++] = b;
 }
 
@@ -243,7 +221,7 @@ static void scratch_reserve(struct bsm *m, size_t n)
 	m->capscratch = cap;
 }
 
-/* Refills bucket B's heaps from ids[0..n) (which may alias nothing in B) and retags them. */
+/* Refills bucket B's heap from ids[0..n) (which may alias nothing in B) and retags them. */
 static void bucket_fill(struct bsm *m, uint32_t b, const uint32_t *ids, size_t n)
 {
 	struct bsm_bucket *bk = &m->bk[b];
@@ -253,14 +231,7 @@ static void bucket_fill(struct bsm *m, uint32_t b, const uint32_t *ids, size_t n
 	bk->ord.n = n;
 	for (size_t i = 0; i < n; i++)
 		m->slot[ids[i]].bucket = b;
-	heap_build(m, &bk->ord, false);
-	if (two_heaps(m)) {
-		heap_reserve(&bk->age, n);
-		if (n)
-			memcpy(bk->age.id, ids, n * sizeof *ids);
-		bk->age.n = n;
-		heap_build(m, &bk->age, true);
-	}
+	heap_build(m, &bk->ord);
 }
 
 /* ---------- parsing ---------- */
@@ -325,12 +296,7 @@ int bsm_init(struct bsm *m, const struct bsm_params *p, struct bs_err *err)
 	if (p->l_max < 1 || p->l_max > BSM_LMAX_LIMIT)
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.l_max",
 			       "expected 1..%u tokens, got %u", BSM_LMAX_LIMIT, p->l_max);
-	if (!(p->theta >= 0 && p->theta < 1))
-		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.theta",
-			       "expected a value in [0, 1), got %g", p->theta);
-	if ((unsigned)p->order > BSM_PRIORITY)
-		BUG("bad order %d", (int)p->order);
-	if (p->grouping == BSM_GROUP_FIXED) {
+	if (p->bounds) {
 		if (p->nbounds < 2 || !p->bounds || p->bounds[0] != 0 ||
 		    p->bounds[p->nbounds - 1] != p->l_max)
 			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.boundaries",
@@ -346,7 +312,7 @@ int bsm_init(struct bsm *m, const struct bsm_params *p, struct bs_err *err)
 	m->fw_n = (size_t)p->l_max + 1;
 	m->fw_cnt = xcalloc(m->fw_n + 1, sizeof *m->fw_cnt);
 	m->fw_sum = xcalloc(m->fw_n + 1, sizeof *m->fw_sum);
-	if (p->grouping == BSM_GROUP_FIXED) {
+	if (p->bounds) {
 		m->bounds_copy = xmalloc(p->nbounds * sizeof *m->bounds_copy);
 		memcpy(m->bounds_copy, p->bounds, p->nbounds * sizeof *p->bounds);
 		m->p.bounds = m->bounds_copy;
@@ -366,7 +332,6 @@ void bsm_release(struct bsm *m)
 {
 	for (size_t b = 0; b < m->nbk; b++) {
 		free(m->bk[b].ord.id);
-		free(m->bk[b].age.id);
 	}
 	free(m->bk);
 	free(m->free_bk);
@@ -376,8 +341,6 @@ void bsm_release(struct bsm *m)
 	free(m->fw_cnt);
 	free(m->fw_sum);
 	free(m->bounds_copy);
-	free(m->work);
-	free(m->split);
 	memset(m, 0, sizeof *m);
 }
 
@@ -428,13 +391,11 @@ int bsm_insert(struct bsm *m, uint32_t id, const struct bsm_req *r, struct bs_er
 	s->seq = m->seq++;
 	s->len = r->len;
 	s->total = r->total;
-	s->priority = r->priority;
+	s->key = r->key;
 	s->used = true;
 	uint32_t b = m->sorted[bsm_find(m, r->len)];
 	s->bucket = b;
-	heap_push(m, &m->bk[b].ord, false, id);
-	if (two_heaps(m))
-		heap_push(m, &m->bk[b].age, true, id);
+	heap_push(m, &m->bk[b].ord, id);
 	fw_add(m, r->len, 1);
 	m->total++;
 	m->total_len += r->len;
@@ -447,9 +408,7 @@ void bsm_remove(struct bsm *m, uint32_t id)
 		BUG("request %u removed but not queued", id);
 	struct bsm_slot *s = &m->slot[id];
 	struct bsm_bucket *bk = &m->bk[s->bucket];
-	heap_delete(m, &bk->ord, false, s->pos_ord);
-	if (two_heaps(m))
-		heap_delete(m, &bk->age, true, s->pos_age);
+	heap_delete(m, &bk->ord, s->pos);
 	s->bucket = NONE32;
 	fw_add(m, s->len, -1);
 	m->total--;
@@ -532,18 +491,11 @@ int64_t bsm_pop(struct bsm *m, size_t k)
 	return id;
 }
 
-int64_t bsm_oldest(const struct bsm *m, size_t k)
-{
-	const struct bsm_bucket *b = bucket_at(m, k);
-	const struct bsm_heap *h = two_heaps(m) ? &b->age : &b->ord;
-	return h->n ? (int64_t)h->id[0] : -1;
-}
-
 int64_t bsm_earliest_bucket(const struct bsm *m)
 {
 	int64_t best = -1, best_id = -1;
 	for (size_t k = 0; k < m->nsorted; k++) {
-		int64_t id = bsm_oldest(m, k);
+		int64_t id = bsm_peek(m, k);
 		if (id < 0)
 			continue;
 		if (best_id < 0 || cmp_age(&m->slot[id], &m->slot[best_id]) < 0) {
@@ -561,7 +513,7 @@ int64_t bsm_best_bucket(const struct bsm *m)
 		int64_t id = bsm_peek(m, k);
 		if (id < 0)
 			continue;
-		if (best_id < 0 || cmp_ord(m->p.order, &m->slot[id], &m->slot[best_id]) < 0) {
+		if (best_id < 0 || cmp_ord(&m->slot[id], &m->slot[best_id]) < 0) {
 			best = (int64_t)k;
 			best_id = id;
 		}
@@ -579,8 +531,7 @@ static void sort_ids(const struct bsm *m, uint32_t *ids, uint32_t *tmp, size_t n
 	sort_ids(m, ids + h, tmp, n - h);
 	size_t i = 0, j = h, o = 0;
 	while (i < h && j < n)
-		tmp[o++] = cmp_ord(m->p.order, &m->slot[ids[j]], &m->slot[ids[i]]) < 0 ? ids[j++]
-										      : ids[i++];
+		tmp[o++] = cmp_ord(&m->slot[ids[j]], &m->slot[ids[i]]) < 0 ? ids[j++] : ids[i++];
 	while (i < h)
 		tmp[o++] = ids[i++];
 	while (j < n)
@@ -602,10 +553,12 @@ size_t bsm_bucket_ids(const struct bsm *m, size_t k, uint32_t *out, size_t cap)
 	return n;
 }
 
-/* ---------- Algorithm 1: AdjustBuckets ---------- */
+/* ---------- bucket changes (a grouping's adjust()) ---------- */
 
-static void merge_all(struct bsm *m)
+bool bsm_merge_all(struct bsm *m)
 {
+	if (m->nsorted < 2)
+		return false;
 	scratch_reserve(m, m->total);
 	size_t n = 0;
 	for (size_t k = 0; k < m->nsorted; k++) {
@@ -623,6 +576,8 @@ static void merge_all(struct bsm *m)
 	m->nsorted = 1;
 	bucket_fill(m, keep, m->scratch, n);
 	sorted_reindex(m);
+	m->nmerges++;
+	return true;
 }
 
 /* Splits bucket id B at MID; returns the id of the new right bucket [MID, hi). */
@@ -646,63 +601,23 @@ static uint32_t split_bucket(struct bsm *m, uint32_t b, uint32_t mid)
 	return r;
 }
 
-void bsm_adjust(struct bsm *m, uint64_t n_max, struct bsm_adjust_result *res)
+void bsm_split(struct bsm *m, size_t k, uint32_t mid)
 {
-	struct bsm_adjust_result dummy;
-	if (!res)
-		res = &dummy;
-	res->splits = 0;
-	res->merged = false;
-	if (m->p.grouping != BSM_GROUP_ADAPTIVE)
-		return;
-	if ((uint64_t)m->total < n_max) { /* lines 11-13 */
-		if (m->nsorted > 1) {
-			merge_all(m);
-			res->merged = true;
-			m->nmerges++;
-		}
-		return;
-	}
-	/* Lines 15-20: decide on the buckets as they are, then split (lines 21-27): one pass. */
-	size_t nold = m->nsorted;
-	if (nold > m->capwork) {
-		m->capwork = 2 * nold;
-		m->work = xrealloc(m->work, m->capwork * sizeof *m->work);
-		m->split = xrealloc(m->split, m->capwork * sizeof *m->split);
-	}
-	uint32_t *old = m->work;
-	uint8_t *split = m->split;
-	size_t nsplit = 0;
-	for (size_t k = 0; k < nold; k++) {
-		const struct bsm_bucket *b = &m->bk[m->sorted[k]];
-		split[k] = 0;
-		uint64_t cnt = b->ord.n;
-		if (b->hi - b->lo < 2 || cnt <= n_max || cnt == 0)
-			continue;
-		uint32_t mid = b->lo + (b->hi - b->lo + 1) / 2;
-		uint64_t cs = fw_count_below(m, mid) - fw_count_below(m, b->lo);
-		if ((double)cs > m->p.theta * (double)cnt) {
-			split[k] = 1;
-			nsplit++;
-		}
-	}
-	if (nsplit) {
-		memcpy(old, m->sorted, nold * sizeof *old);
-		sorted_reserve(m, nold + nsplit);
-		size_t j = 0;
-		for (size_t k = 0; k < nold; k++) {
-			uint32_t b = old[k];
-			m->sorted[j++] = b;
-			if (split[k]) {
-				uint32_t mid = m->bk[b].lo + (m->bk[b].hi - m->bk[b].lo + 1) / 2;
-				m->sorted[j++] = split_bucket(m, b, mid);
-			}
-		}
-		m->nsorted = j;
-		sorted_reindex(m);
-	}
-	res->splits = nsplit;
-	m->nsplits += nsplit;
+	const struct bsm_bucket *b = bucket_at(m, k);
+	if (mid <= b->lo || mid >= b->hi)
+		BUG("split of bucket [%u, %u) at %u", b->lo, b->hi, mid);
+	sorted_reserve(m, m->nsorted + 1);
+	uint32_t r = split_bucket(m, m->sorted[k], mid);
+	memmove(m->sorted + k + 2, m->sorted + k + 1, (m->nsorted - k - 1) * sizeof *m->sorted);
+	m->sorted[k + 1] = r;
+	m->nsorted++;
+	sorted_reindex(m);
+	m->nsplits++;
+}
+
+uint64_t bsm_count_below(const struct bsm *m, uint32_t len)
+{
+	return fw_count_below(m, len);
 }
 
 uint64_t bsm_nsplits(const struct bsm *m)
@@ -753,15 +668,15 @@ uint64_t bsm_nmax_auto(const struct bsm *m, uint64_t budget_tokens)
 
 /* ---------- invariants ---------- */
 
-static bool heap_ok(const struct bsm *m, const struct bsm_heap *h, bool age, uint32_t b)
+static bool heap_ok(const struct bsm *m, const struct bsm_heap *h, uint32_t b)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		uint32_t id = h->id[i];
 		if ((size_t)id >= m->nslot || m->slot[id].bucket != b)
 			return false;
-		if ((age ? m->slot[id].pos_age : m->slot[id].pos_ord) != i)
+		if (m->slot[id].pos != i)
 			return false;
-		if (i > 0 && heap_less(m, age, id, h->id[(i - 1) / 2]))
+		if (i > 0 && heap_less(m, id, h->id[(i - 1) / 2]))
 			return false;
 	}
 	return true;
@@ -780,9 +695,7 @@ bool bsm_check(const struct bsm *m)
 			return false;
 		if (k > 0 && m->bk[m->sorted[k - 1]].hi != bk->lo)
 			return false;
-		if (!heap_ok(m, &bk->ord, false, b))
-			return false;
-		if (two_heaps(m) && (bk->age.n != bk->ord.n || !heap_ok(m, &bk->age, true, b)))
+		if (!heap_ok(m, &bk->ord, b))
 			return false;
 		for (size_t i = 0; i < bk->ord.n; i++) {
 			uint32_t len = m->slot[bk->ord.id[i]].len;
@@ -800,7 +713,7 @@ bool bsm_check(const struct bsm *m)
 		uint32_t b = m->slot[i].bucket;
 		if (b == NONE32)
 			continue;
-		if (b >= m->nbk || !m->bk[b].live || m->bk[b].ord.id[m->slot[i].pos_ord] != i)
+		if (b >= m->nbk || !m->bk[b].live || m->bk[b].ord.id[m->slot[i].pos] != i)
 			return false;
 		queued++;
 		lens += m->slot[i].len;

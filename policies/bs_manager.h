@@ -14,19 +14,19 @@
  *
  * Requests are named by a caller-chosen dense id (the kernel's request index, 0..n-1); the
  * manager keeps a small record per id in an array grown by doubling, so insert and remove do no
- * allocation beyond amortised growth.  Inside each bucket the requests sit in a binary heap in
- * the configured order and (unless that order is FCFS) a second heap by arrival, so insert,
- * remove, peek and pop are O(log n); finding a bucket is a binary search over the k buckets.
+ * allocation beyond amortised growth.  Inside each bucket the requests sit in a binary heap, so
+ * insert, remove, peek and pop are O(log n); finding a bucket is a binary search over the k
+ * buckets.
  *
- * Orders (smaller first; every order ends with the tie-break (arrival_ns, insertion sequence),
- * so it never depends on heap layout):
- *   FCFS       arrival_ns
- *   SJF / LJF  key length ascending / descending
- *   SJF_TOTAL / LJF_TOTAL   prompt + output ascending / descending (an oracle order)
- *   PRIORITY   priority value ascending (0 = most urgent)
+ * Order inside a bucket: the caller's key (bsm_req.key: the order policy's key(), policies/
+ * order.h) ascending, ties by arrival_ns, then by insertion (a request queued again, after a
+ * preemption, goes behind those with the same key and arrival).  The order is total, so it
+ * never depends on heap layout.  The manager knows no order policy: an order is its key.
  *
- * Bucket indices (0..bsm_nbuckets()-1, in length order) are valid until the next bsm_adjust();
- * request ids are stable.  Lifetime: bsm_init()/bsm_release() on a caller-owned struct; the
+ * The buckets change only through bsm_split() and bsm_merge_all(), which a grouping's adjust()
+ * calls (policies/grouping.h; Algorithm 1 is policies/grouping_adaptive.c).  Bucket indices
+ * (0..bsm_nbuckets()-1, in length order) are valid until the next such call; request ids are
+ * stable.  Lifetime: bsm_init()/bsm_release() on a caller-owned struct; the
  * params' boundary array is copied.
  */
 #ifndef BS_BS_MANAGER_H
@@ -38,31 +38,25 @@
 
 #include "sim/util.h"
 
-enum bsm_order { BSM_FCFS, BSM_SJF, BSM_LJF, BSM_SJF_TOTAL, BSM_LJF_TOTAL, BSM_PRIORITY };
-enum bsm_grouping {
-	BSM_GROUP_NONE,      /* one bucket [0, L_max]; bsm_adjust() does nothing */
-	BSM_GROUP_FIXED,     /* the given boundaries; bsm_adjust() does nothing */
-	BSM_GROUP_ADAPTIVE,  /* Algorithm 1: starts as one bucket, split/merged by bsm_adjust() */
-};
-
 /* Largest accepted L_max (the length histogram has L_max + 1 cells). */
 #define BSM_LMAX_LIMIT (1u << 24)
 
 struct bsm_params {
 	uint32_t l_max;            /* tokens, 1..BSM_LMAX_LIMIT; keys must be <= l_max */
-	enum bsm_grouping grouping;
-	enum bsm_order order;      /* order inside a bucket */
-	double theta;              /* Algorithm 1 split threshold, in [0, 1) (paper: 0.5) */
-	const uint32_t *bounds;    /* FIXED only: nbounds >= 2 strictly increasing values, */
-	size_t nbounds;            /* bounds[0] = 0, bounds[nbounds-1] = l_max (copied) */
+	/* The initial buckets (a grouping's bounds(), policies/grouping.h): NULL for one bucket
+	 * [0, L_max], else nbounds >= 2 strictly increasing values, bounds[0] = 0,
+	 * bounds[nbounds-1] = l_max (copied). */
+	const uint32_t *bounds;
+	size_t nbounds;
 };
 
 /* What the manager needs to know of a request. */
 struct bsm_req {
 	int64_t arrival_ns;
 	uint32_t len;              /* grouping key S (prompt tokens), 0..l_max */
-	uint32_t total;            /* prompt + output tokens (SJF_TOTAL/LJF_TOTAL, KV reserve) */
-	uint8_t priority;          /* 0 = most urgent */
+	uint32_t total;            /* prompt + output tokens (the KV reserve of kv_charge=total) */
+	int64_t key;               /* order inside the bucket: smaller first (the order policy's
+				    * key(), fixed while the request waits) */
 };
 
 struct bsm_adjust_result {
@@ -86,9 +80,6 @@ struct bsm {
 	size_t nsorted, capsorted;
 	uint32_t *scratch;         /* workspace for split/merge */
 	size_t capscratch;
-	uint32_t *work;            /* workspace for bsm_adjust() */
-	uint8_t *split;
-	size_t capwork;
 	uint32_t *fw_cnt;          /* Fenwick trees over key lengths 0..l_max: counts and sums */
 	uint64_t *fw_sum;
 	size_t fw_n;
@@ -99,7 +90,7 @@ struct bsm {
 };
 
 /* Validates P (ERR code 3 with the field name on a bad value) and builds the initial buckets:
- * one bucket for NONE and ADAPTIVE, the given ones for FIXED. */
+ * one bucket without P->bounds, else the given ones. */
 int bsm_init(struct bsm *m, const struct bsm_params *p, struct bs_err *err);
 void bsm_release(struct bsm *m);
 /* Preallocates the per-request records for ids 0..n_ids-1 (optional). */
@@ -127,29 +118,29 @@ size_t bsm_bucket_count(const struct bsm *m, size_t k);
 /* Writes min(cap, nbuckets + 1) boundaries (0, ..., L_max) to OUT; returns nbuckets + 1. */
 size_t bsm_boundaries(const struct bsm *m, uint32_t *out, size_t cap);
 
-/* First request of bucket K in the configured order, or -1 when it is empty. */
+/* First request of bucket K in its order (key, arrival, insertion), or -1 when it is empty. */
 int64_t bsm_peek(const struct bsm *m, size_t k);
 /* Removes and returns the first request of bucket K, or -1 when it is empty. */
 int64_t bsm_pop(struct bsm *m, size_t k);
-/* Oldest request of bucket K (by arrival, then insertion), or -1 when empty. */
-int64_t bsm_oldest(const struct bsm *m, size_t k);
-/* Bucket whose oldest request is the oldest of all (the paper's rule for online tasks); ties
- * go to the request inserted first.  -1 when nothing is queued.  O(k). */
+/* Bucket whose first request (bsm_peek) arrived first (ties: inserted first): with a constant
+ * key, the order inside a bucket is arrival order and this is the bucket holding the oldest
+ * request (the paper's rule for online tasks).  -1 when nothing is queued.  O(k). */
 int64_t bsm_earliest_bucket(const struct bsm *m);
-/* Bucket whose first request comes first in the configured order over all queued requests
- * (for FCFS this is bsm_earliest_bucket()); -1 when nothing is queued.  O(k). */
+/* Bucket whose first request comes first in the order over all queued requests (with a
+ * constant key this is bsm_earliest_bucket()); -1 when nothing is queued.  O(k). */
 int64_t bsm_best_bucket(const struct bsm *m);
-/* Writes the ids of bucket K in the configured order (up to CAP) without changing it; returns
+/* Writes the ids of bucket K in its order (up to CAP) without changing it; returns
  * the bucket's count.  O(c log c) on a copy: for logs and tests, not for the hot path. */
 size_t bsm_bucket_ids(const struct bsm *m, size_t k, uint32_t *out, size_t cap);
 
-/* Algorithm 1's AdjustBuckets with threshold N_MAX (also the minimum split size m):
- *   total < N_MAX            -> merge every bucket into [0, L_max] (counted if there were >1);
- *   otherwise, one pass: every bucket b with |{S < m_b}| / |b| > theta and |b| > N_MAX and
- *   width >= 2 tokens is split at m_b = (lo + hi) / 2 (rounded up, which for integer keys is
- *   the same test as the real midpoint).  Only for ADAPTIVE grouping; a no-op otherwise.
- * RES may be NULL. */
-void bsm_adjust(struct bsm *m, uint64_t n_max, struct bsm_adjust_result *res);
+/* The changes a grouping's adjust() makes (policies/grouping.h).  bsm_split: splits bucket K
+ * [lo, hi) at MID (lo < MID < hi) into [lo, MID) at K and [MID, hi) at K + 1; the buckets
+ * after K move up one index.  bsm_merge_all: merges every bucket into [0, L_max]; false (and
+ * nothing done) when there is one bucket.  Each counts itself in bsm_nsplits / bsm_nmerges. */
+void bsm_split(struct bsm *m, size_t k, uint32_t mid);
+bool bsm_merge_all(struct bsm *m);
+/* Number of queued keys (lengths) below LEN.  O(log L_max). */
+uint64_t bsm_count_below(const struct bsm *m, uint32_t len);
 uint64_t bsm_nsplits(const struct bsm *m);
 uint64_t bsm_nmerges(const struct bsm *m);
 

@@ -16,16 +16,14 @@ int bucketserve_cfg_resolve(const struct config *c, struct bucketserve_cfg *out,
 {
 	memset(out, 0, sizeof *out);
 	const struct order_policy *order = order_policy(config_str(c, "scheduler.order"));
-	if (!order || !order->in_buckets)
-		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.order",
-			       "order '%s' cannot order requests inside buckets",
-			       config_str(c, "scheduler.order"));
-	out->bsm.order = order->bucket_order;
+	if (!order)
+		BUG("an order not in the registry");
 	out->pick = order->earliest_bucket ? BUCKETSERVE_PICK_EARLIEST : BUCKETSERVE_PICK_ORDER;
 	const struct grouping_policy *g = grouping_policy(config_str(c, "scheduler.grouping"));
 	if (!g)
 		BUG("a grouping not in the registry");
-	out->bsm.grouping = g->bsm;
+	out->grouping = g;
+	policy_params_read(&g->info, c, &out->gpar);
 	int64_t lmax;
 	if (config_is_set(c, "scheduler.l_max"))
 		lmax = config_int(c, "scheduler.l_max");
@@ -35,14 +33,8 @@ int bucketserve_cfg_resolve(const struct config *c, struct bucketserve_cfg *out,
 		return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.l_max",
 			       "unknown: set scheduler.l_max or server.max_model_len");
 	out->bsm.l_max = (uint32_t)lmax;
-	out->bsm.theta = config_double(c, "scheduler.theta");
-	if (out->bsm.grouping == BSM_GROUP_FIXED) {
-		const char *t = config_str(c, "scheduler.boundaries");
-		if (!t)
-			return bs_errf(err, BS_EXIT_INPUT, NULL, 0, "scheduler.boundaries",
-				       "required with scheduler.grouping=fixed");
-		if (bsm_parse_bounds(t, out->bsm.l_max, "scheduler.boundaries", &out->bounds,
-				     &out->bsm.nbounds, err) < 0)
+	if (g->bounds) {
+		if (g->bounds(c, out->bsm.l_max, &out->bounds, &out->bsm.nbounds, err) < 0)
 			return -1;
 		out->bsm.bounds = out->bounds;
 	}
@@ -79,7 +71,19 @@ uint64_t bucketserve_nmax(const struct bucketserve_cfg *bc, const struct bsm *m,
 void bucketserve_adjust(const struct bucketserve_cfg *bc, struct bsm *m, uint64_t budget_tokens,
 			struct bsm_adjust_result *res)
 {
-	bsm_adjust(m, bucketserve_nmax(bc, m, budget_tokens), res);
+	bucketserve_adjust_with(bc, m, bucketserve_nmax(bc, m, budget_tokens), res);
+}
+
+void bucketserve_adjust_with(const struct bucketserve_cfg *bc, struct bsm *m, uint64_t n_max,
+			     struct bsm_adjust_result *res)
+{
+	struct bsm_adjust_result dummy;
+	if (!res)
+		res = &dummy;
+	res->splits = 0;
+	res->merged = false;
+	if (bc->grouping->adjust)
+		bc->grouping->adjust(m, n_max, bc->gpar.v, res);
 }
 
 int64_t bucketserve_pick(const struct bucketserve_cfg *bc, const struct bsm *m)

@@ -9,7 +9,8 @@
  * None of them depends on the simulation kernel.  Typical use by a scheduler:
  *
  *   bucketserve_cfg_resolve(cfg, &bc, err);  bsm_init(&m, &bc.bsm, err);
- *   on arrival:   bsm_insert(&m, id, &req, err);  if adjust == arrival: bucketserve_adjust()
+ *   on arrival:   req.key = order->key(...);  bsm_insert(&m, id, &req, err);
+ *                 if adjust == arrival: bucketserve_adjust()
  *   on a free slot: if adjust == batch: bucketserve_adjust();
  *                 k = bucketserve_pick(&bc, &m);  budget = bsb_budget_tokens(
  *                     bsb_safe_bytes(bc.mem_safe_fraction, m_remain), bsb_kv_bytes_per_token());
@@ -27,6 +28,8 @@
 #include "analysis/waste.h"
 #include "policies/bs_batch.h"
 #include "policies/bs_manager.h"
+#include "policies/grouping.h"
+#include "policies/policy.h"
 #include "sim/config.h"
 #include "sim/util.h"
 
@@ -39,7 +42,9 @@ enum bucketserve_pick {
 
 struct bucketserve_cfg {
 	struct bsm_params bsm;            /* bsm.bounds points into `bounds` */
-	uint32_t *bounds;                 /* owned; NULL unless grouping = fixed */
+	uint32_t *bounds;                 /* owned; NULL unless the grouping has bounds() */
+	const struct grouping_policy *grouping;
+	struct policy_params gpar;        /* the grouping's own keys */
 	enum bucketserve_pick pick;
 	enum bucketserve_adjust adjust;
 	int64_t adjust_period_ns;
@@ -51,10 +56,11 @@ struct bucketserve_cfg {
 	enum bsb_charge charge;
 };
 
-/* Reads scheduler.order, grouping, l_max (auto: server.max_model_len), boundaries, theta,
- * adjust, adjust_period_s, n_max, mem_safe_fraction, kv_accounting, kv_charge.  Errors (code 3)
- * name the key: boundaries missing with grouping = fixed, boundaries not ending at L_max, no
- * L_max known. */
+/* Reads scheduler.order, grouping and the grouping's own keys (its bounds() reads
+ * scheduler.boundaries for fixed), l_max (auto: server.max_model_len), adjust,
+ * adjust_period_s, n_max, mem_safe_fraction, kv_accounting, kv_charge.  Errors (code 3) name
+ * the key: boundaries missing with grouping = fixed, boundaries not ending at L_max, no L_max
+ * known. */
 int bucketserve_cfg_resolve(const struct config *c, struct bucketserve_cfg *out,
 			    struct bs_err *err);
 void bucketserve_cfg_release(struct bucketserve_cfg *bc);
@@ -62,9 +68,12 @@ void bucketserve_cfg_release(struct bucketserve_cfg *bc);
 /* The Algorithm 1 threshold: bc->n_max when set, else bsm_nmax_auto(m, budget_tokens). */
 uint64_t bucketserve_nmax(const struct bucketserve_cfg *bc, const struct bsm *m,
 			  uint64_t budget_tokens);
-/* bsm_adjust() with that threshold. */
+/* The grouping's adjust() with that threshold (nothing when it has none).  RES may be NULL. */
 void bucketserve_adjust(const struct bucketserve_cfg *bc, struct bsm *m, uint64_t budget_tokens,
 			struct bsm_adjust_result *res);
+/* The grouping's adjust() with threshold N_MAX.  RES may be NULL. */
+void bucketserve_adjust_with(const struct bucketserve_cfg *bc, struct bsm *m, uint64_t n_max,
+			     struct bsm_adjust_result *res);
 /* Bucket to serve next under bc->pick, or -1 when nothing is queued. */
 int64_t bucketserve_pick(const struct bucketserve_cfg *bc, const struct bsm *m);
 

@@ -13,8 +13,6 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 const struct order_policy order_sjf = {
 	.info = {"sjf", "shortest prompt first", NULL},
 	.key = key,
-	.bucket_order = BSM_SJF,
-	.in_buckets = true,
 	.earliest_bucket = false,
 	.fifo = false,
 };

@@ -3,7 +3,7 @@
  * starve: a waiting request's rank at time t is prompt_tokens - (t - arrival) / w, one prompt
  * token less per w ms waited (w = scheduler.sjf_aging_ms).  All waiting requests age alike, so
  * that rank orders them as the fixed key arrival_ns + w * prompt_tokens does: w = 0 is FCFS, a
- * large w is SJF.  Plain queues only (BucketServe buckets have no aged order).
+ * large w is SJF.  Inside BucketServe buckets the requests of a bucket age alike too.
  */
 #include <math.h>
 
@@ -28,11 +28,9 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 const struct order_policy order_sjf_aging = {
 	.info = {"sjf_aging",
 		 "shortest prompt first, aged: one prompt token less per scheduler.sjf_aging_ms "
-		 "waited (no starvation); plain queues only",
+		 "waited (no starvation)",
 		 keys},
 	.key = key,
-	.bucket_order = BSM_FCFS, /* unused: not in buckets */
-	.in_buckets = false,
 	.earliest_bucket = false,
 	.fifo = false, /* a later, shorter prompt may go first */
 };

@@ -13,8 +13,6 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 const struct order_policy order_sjf_total = {
 	.info = {"sjf_total", "shortest prompt + output first (output length known in advance)", NULL},
 	.key = key,
-	.bucket_order = BSM_SJF_TOTAL,
-	.in_buckets = true,
 	.earliest_bucket = false,
 	.fifo = false,
 };

@@ -1,5 +1,5 @@
 /*
- * order_slo_output: priority, then output length (UELLM's sort, output length known in advance); plain queues only.
+ * order_slo_output: priority, then output length (UELLM's sort, output length known in advance).
  */
 #include "policies/order.h"
 
@@ -10,10 +10,8 @@ static int64_t key(const struct req_spec *q, int32_t id, const double *par)
 }
 
 const struct order_policy order_slo_output = {
-	.info = {"slo_output", "priority, then output length (UELLM's sort, output length known in advance); plain queues only", NULL},
+	.info = {"slo_output", "priority, then output length (UELLM's sort, output length known in advance)", NULL},
 	.key = key,
-	.bucket_order = BSM_FCFS,
-	.in_buckets = false,
 	.earliest_bucket = false,
 	.fifo = false,
 	.reads_priority = true,

@@ -181,8 +181,10 @@ void policy_params_read(const struct policy_info *info, const struct config *cfg
 	for (size_t i = 0; i < POLICY_MAX_KEYS; i++)
 		out->v[i] = NAN;
 	size_t row = 0;
-	for (const struct cfg_def *d = info->keys; d && d->key; d++, row++) {
-		const struct cfg_entry *e = config_find(cfg, d->key);
+	for (const struct cfg_def *r = info->keys; r && r->key; r++, row++) {
+		const struct cfg_entry *e = config_find(cfg, r->key);
+		/* A key it only reads: as its owner defines it (checked by config_init). */
+		const struct cfg_def *d = r->type == CFG_READS ? e->def : r;
 		if (!e->text)
 			continue; /* an auto key left unset */
 		switch (d->type) {
@@ -198,6 +200,8 @@ void policy_params_read(const struct policy_info *info, const struct config *cfg
 			break;
 		case CFG_STRING:
 			break;
+		case CFG_READS:
+			BUG("policy '%s': key '%s' has no definition", info->name, r->key);
 		}
 	}
 }

@@ -277,7 +277,7 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 				goto fail;
 			report_monitor_header(k.mon);
 		}
-		if (x.sp.grouped && x.bsc.bsm.grouping == BSM_GROUP_ADAPTIVE) {
+		if (x.sp.grouped && x.bsc.grouping->adjust) {
 			if (!(k.bnd = outset_open_in(&os, "boundaries.csv", &err)))
 				goto fail;
 			report_boundaries_header(k.bnd);

@@ -40,12 +40,40 @@ static size_t all_defs(const struct cfg_def **out)
 				if (k->type == CFG_INT && (k->min < -0x1p53 || k->max > 0x1p53))
 					BUG("policy '%s': key '%s' ranges beyond 2^53, inexact in par[]",
 					    pi->name, k->key);
-			const struct cfg_def *d = pi->keys;
-			for (; d && d->key; d++, n++)
-				if (out)
-					out[n] = d;
+			/* Its own keys; a key it only reads is defined by its owner. */
+			for (const struct cfg_def *d = pi->keys; d && d->key; d++)
+				if (d->type != CFG_READS) {
+					if (out)
+						out[n] = d;
+					n++;
+				}
 		}
 	return n;
+}
+
+/* Every key a policy declares it reads (POLICY_READS) is defined by some module, as a number,
+ * a boolean or a choice (a text value has no par[] value), an integer within 2^53. */
+static void check_policy_reads(const struct config *c)
+{
+	for (size_t f = 0; policy_families[f]; f++)
+		for (size_t m = 0; policy_families[f]->members[m]; m++) {
+			const struct policy_info *pi = policy_families[f]->members[m];
+			for (const struct cfg_def *d = pi->keys; d && d->key; d++) {
+				if (d->type != CFG_READS)
+					continue;
+				const struct cfg_entry *e = config_find(c, d->key);
+				if (!e)
+					BUG("policy '%s' reads key '%s', which no module defines",
+					    pi->name, d->key);
+				if (e->def->type == CFG_STRING)
+					BUG("policy '%s' reads text key '%s': par[] holds numbers",
+					    pi->name, d->key);
+				if (e->def->type == CFG_INT &&
+				    (e->def->min < -0x1p53 || e->def->max > 0x1p53))
+					BUG("policy '%s': key '%s' ranges beyond 2^53, inexact in par[]",
+					    pi->name, d->key);
+			}
+		}
 }
 
 /* FNV-1a of the string P with its terminating NUL (so that "ab","c" and "a","bc" differ). */
@@ -105,6 +133,7 @@ void config_init(struct config *c)
 		}
 	}
 	free(defs);
+	check_policy_reads(c);
 }
 
 const char *config_choices(const struct cfg_def *d, const char *sep, char *buf, size_t size)
@@ -235,6 +264,8 @@ int config_set(struct config *c, const char *key, const char *value, enum cfg_or
 	}
 	case CFG_STRING:
 		break;
+	case CFG_READS:
+		BUG("key '%s' defined as read only", key); /* never a definition: config_init */
 	}
 	free(e->text);
 	*e = v;

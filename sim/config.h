@@ -33,6 +33,8 @@ enum cfg_type {
 	CFG_BOOL,     /* true/false */
 	CFG_STRING,   /* free text (a name, a path, a list written as text) */
 	CFG_CHOICE,   /* one of `choices`, written "a|b|c" */
+	CFG_READS,    /* in a policy's table of keys only (policies/policy.h, POLICY_READS): a key
+		       * another module defines, which the policy reads; only `key` is used */
 };
 
 /* The units of the keys whose values name files: always a path (CFG_UNIT_FILE); a bundled name

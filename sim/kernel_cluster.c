@@ -161,7 +161,6 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 			struct waitq *q = &s->queue[k];
 			q->bc = *bsc;
 			if (k == Q_NEW && p->task_aware) {
-				q->bc.bsm.order = BSM_FCFS;
 				q->bc.pick = BUCKETSERVE_PICK_EARLIEST;
 			}
 			q->bsm = xmalloc(sizeof *q->bsm);

@@ -33,7 +33,8 @@ void ih_grow(struct iheap *h);
 /* Inline (the order, sifting up, push, remove, update): */
 static inline bool ih_less(struct ih_ent a, struct ih_ent b)
 {
-	return a.key != b.key ? a.key < b.key : a.id < b.id; /* a tie is rare: one branch */
+	/* Under fcfs every key ties (its key is constant): then the id, arrival order, decides. */
+	return a.key != b.key ? a.key < b.key : a.id < b.id;
 }
 
 static inline void ih_set(struct iheap *h, size_t i, struct ih_ent x)

@@ -247,12 +247,6 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	policy_params_read(&p->batching->info, cfg, &p->batching_par);
 	p->task_aware = config_bool(cfg, "scheduler.task_aware");
 	p->grouped = p->grouping->buckets || p->order->earliest_bucket || p->batching->buckets;
-	if (p->grouped && !p->order->in_buckets)
-		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0, "scheduler.order",
-			       "order '%s' cannot order requests inside buckets, which %s needs; use "
-			       "scheduler.grouping=none with a batch controller that does not draw "
-			       "from buckets", p->order->info.name,
-			       p->grouping->buckets ? "scheduler.grouping" : "scheduler.batching");
 	p->disaggregated = !strcmp(config_str(cfg, "cluster.mode"), "disaggregated");
 	p->instances = (int32_t)config_int(cfg, "cluster.instances");
 	p->pp = (int32_t)config_int(cfg, "cluster.pp");

@@ -168,7 +168,7 @@ static int64_t next_outside_change(const struct sim *s, const struct lane *in, b
  * idle instance; not a decode instance, which admits transferred requests unadjusted). */
 static bool adjusts_every_step(const struct sim *s, const struct lane *in)
 {
-	return s->p.grouping->adjusts && in->q->bsm && in->q->bc.adjust == BUCKETSERVE_ADJUST_BATCH &&
+	return s->p.grouping->adjust && in->q->bsm && in->q->bc.adjust == BUCKETSERVE_ADJUST_BATCH &&
 	       !s->p.batching->idle_only && in->role != ROLE_DECODE;
 }
 

@@ -40,7 +40,7 @@ void wq_adjust(struct sim *s, struct waitq *q)
 	struct bsm_adjust_result res = {0, false};
 	double t0 = s->time_bucketing ? wall_now() : 0;
 	uint64_t nmax = bucketserve_nmax(&q->bc, q->bsm, nmax_budget(s, q));
-	bsm_adjust(q->bsm, nmax, &res);
+	bucketserve_adjust_with(&q->bc, q->bsm, nmax, &res);
 	if (s->time_bucketing)
 		s->bucketing_wall_s += wall_now() - t0;
 	s->nmax_last = nmax;
@@ -57,13 +57,14 @@ void wq_adjust(struct sim *s, struct waitq *q)
 	}
 }
 
-/* wq_push() (kernel_int.h) into a bucketed queue (FRONT does not apply: the bucket
- * manager orders its buckets itself). */
+/* wq_push() (kernel_int.h) into a bucketed queue (FRONT does not apply: inside a bucket the
+ * queue's order ranks a preempted request by its key like any other). */
 void wq_push_bucketed(struct sim *s, struct waitq *q, int32_t id)
 {
 	const struct req_spec *r = &s->spec[id];
 	struct bsm_req br = {r->arrival_ns, (uint32_t)r->prompt_tokens,
-			     (uint32_t)(r->prompt_tokens + r->output_tokens), r->priority};
+			     (uint32_t)(r->prompt_tokens + r->output_tokens),
+			     q->order->key(r, id, q->order_par)};
 	struct bs_err err = {0};
 	double t0 = s->time_bucketing ? wall_now() : 0;
 	if (bsm_insert(q->bsm, (uint32_t)id, &br, &err))

@@ -141,14 +141,14 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 			if (!strcmp(pi->name, chosen))
 				continue;
 			for (const struct cfg_def *d = pi->keys; d && d->key; d++)
-				if (user_set(c, d->key) &&
+				if (d->type != CFG_READS && user_set(c, d->key) &&
 				    unread(c, d->key, false, err, "only %s '%s' reads it, and %s is "
 					   "'%s'", fam->name, pi->name, fam->key, chosen))
 					return -1;
 		}
 	}
 	/* Keys of the topology and of the bucket machinery. */
-	bool nmax_auto = p->grouping->adjusts && !config_is_set(c, "scheduler.n_max");
+	bool nmax_auto = p->grouping->adjust && !config_is_set(c, "scheduler.n_max");
 	const char *adjust = config_str(c, "scheduler.adjust");
 	const struct {
 		const char *key;
@@ -170,7 +170,7 @@ int run_check_unread_params(const struct config *c, const struct bucket_params *
 		 !(p->grouped && (p->batching->buckets || nmax_auto)),
 		 "only memory_safe batching and adaptive grouping with an automatic "
 		 "scheduler.n_max read it"},
-		{"scheduler.adjust_period_s", p->grouping->adjusts && strcmp(adjust, "period"),
+		{"scheduler.adjust_period_s", p->grouping->adjust && strcmp(adjust, "period"),
 		 "only scheduler.adjust=period reads it"},
 		/* The host-time model (sim/kernel_host.c, sim/kernel_graph.c eager_ns). */
 		{"server.async_scheduling", !p->host_time,
@@ -404,7 +404,7 @@ static void add_policy_metrics(cJSON *m, const struct run_ctx *x, const struct s
 	sim_stats(s, &st);
 	json_add_int(m, "bucket_splits", st.splits);
 	json_add_int(m, "bucket_merges", st.merges);
-	if (x->have_bsc && x->bsc.bsm.grouping == BSM_GROUP_ADAPTIVE) {
+	if (x->have_bsc && x->bsc.grouping->adjust) {
 		json_add_int(m, "n_max_adjustments", (int64_t)st.nmax_calls);
 		json_add_num(m, "n_max_mean", st.nmax_calls ? st.nmax_sum / (double)st.nmax_calls : NAN);
 		json_add_num(m, "n_max_min", st.nmax_calls ? (double)st.nmax_min : NAN);

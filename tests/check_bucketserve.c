@@ -15,20 +15,52 @@
 
 /* ---------- helpers ---------- */
 
-static void init_mgr(struct bsm *m, uint32_t l_max, enum bsm_grouping g, enum bsm_order o,
+/* The order and grouping of the managers a test builds (the manager itself knows neither: it
+ * holds keys, and a grouping changes it through its own adjust()), and the grouping's theta. */
+static const struct order_policy *cur_order;
+static const struct grouping_policy *cur_grouping;
+static double cur_theta = 0.5;
+static double cur_par0; /* the order's first own key (sjf_aging: scheduler.sjf_aging_ms) */
+
+/* A manager of L_MAX tokens for grouping G (with BOUNDS when given) and order O (policy
+ * names, policies/registry.c). */
+static void init_mgr(struct bsm *m, uint32_t l_max, const char *g, const char *o,
 		     const uint32_t *bounds, size_t nb)
 {
-	struct bsm_params p = {.l_max = l_max, .grouping = g, .order = o, .theta = 0.5,
-			       .bounds = bounds, .nbounds = nb};
+	cur_grouping = grouping_policy(g);
+	cur_order = order_policy(o);
+	ck_assert_ptr_nonnull(cur_grouping);
+	ck_assert_ptr_nonnull(cur_order);
+	cur_theta = 0.5;
+	struct bsm_params p = {.l_max = l_max, .bounds = bounds, .nbounds = nb};
 	struct bs_err e = {0};
 	ck_assert_int_eq(bsm_init(m, &p, &e), 0);
 }
 
+/* Queues request ID (arrival ARR, prompt LEN, output OUT, priority PR) keyed by the current
+ * order's own key(), as the kernel does (sim/kernel_queue.c wq_push_bucketed). */
 static void put(struct bsm *m, uint32_t id, int64_t arr, uint32_t len, uint32_t out, uint8_t pr)
 {
-	struct bsm_req r = {.arrival_ns = arr, .len = len, .total = len + out, .priority = pr};
+	struct req_spec q = {.arrival_ns = arr, .prompt_tokens = (int32_t)len,
+			     .output_tokens = (int32_t)out, .priority = pr, .prefix_group = -1};
+	struct policy_params par = {{cur_par0}};
+	struct bsm_req r = {.arrival_ns = arr, .len = len, .total = len + out,
+			    .key = cur_order->key(&q, (int32_t)id, par.v)};
 	struct bs_err e = {0};
 	ck_assert_int_eq(bsm_insert(m, id, &r, &e), 0);
+}
+
+/* The current grouping's adjust() with threshold N_MAX (nothing when it has none), as
+ * bucketserve_adjust_with() calls it.  RES may be NULL. */
+static void adjust(struct bsm *m, uint64_t n_max, struct bsm_adjust_result *res)
+{
+	struct bsm_adjust_result dummy;
+	if (!res)
+		res = &dummy;
+	*res = (struct bsm_adjust_result){0, false};
+	double par[POLICY_MAX_KEYS] = {cur_theta};
+	if (cur_grouping->adjust)
+		cur_grouping->adjust(m, n_max, par, res);
 }
 
 /* Asserts the boundaries are exactly WANT[0..n). */
@@ -52,29 +84,29 @@ static void assert_bounds(const struct bsm *m, const uint32_t *want, size_t n)
 START_TEST(alg1_split_steps)
 {
 	struct bsm m;
-	init_mgr(&m, 100, BSM_GROUP_ADAPTIVE, BSM_SJF, NULL, 0);
+	init_mgr(&m, 100, "adaptive", "sjf", NULL, 0);
 	uint32_t lens[] = {10, 20, 30, 40, 90};
 	for (uint32_t i = 0; i < 5; i++)
 		put(&m, i, i, lens[i], 1, 0);
 	assert_bounds(&m, (uint32_t[]){0, 100}, 2);
 	struct bsm_adjust_result r;
-	bsm_adjust(&m, 3, &r);
+	adjust(&m, 3, &r);
 	ck_assert_uint_eq(r.splits, 1);
 	ck_assert(!r.merged);
 	assert_bounds(&m, (uint32_t[]){0, 50, 100}, 3);
 	ck_assert_uint_eq(bsm_bucket_count(&m, 0), 4);
 	ck_assert_uint_eq(bsm_bucket_count(&m, 1), 1);
 	ck_assert_uint_eq(bsm_bucket_of(&m, 4), 1);
-	bsm_adjust(&m, 3, &r); /* exactly theta: no split */
+	adjust(&m, 3, &r); /* exactly theta: no split */
 	ck_assert_uint_eq(r.splits, 0);
 	assert_bounds(&m, (uint32_t[]){0, 50, 100}, 3);
 	put(&m, 5, 5, 5, 1, 0);
-	bsm_adjust(&m, 3, &r);
+	adjust(&m, 3, &r);
 	ck_assert_uint_eq(r.splits, 1);
 	assert_bounds(&m, (uint32_t[]){0, 25, 50, 100}, 4);
 	ck_assert_uint_eq(bsm_bucket_count(&m, 0), 3);
 	ck_assert_uint_eq(bsm_bucket_count(&m, 1), 2);
-	bsm_adjust(&m, 3, &r); /* |b| = 3 is not > N_max = 3 */
+	adjust(&m, 3, &r); /* |b| = 3 is not > N_max = 3 */
 	ck_assert_uint_eq(r.splits, 0);
 	ck_assert_uint_eq(bsm_nsplits(&m), 2);
 	ck_assert_uint_eq(bsm_nmerges(&m), 0);
@@ -95,23 +127,23 @@ END_TEST
 START_TEST(alg1_one_pass)
 {
 	struct bsm m;
-	init_mgr(&m, 100, BSM_GROUP_ADAPTIVE, BSM_FCFS, NULL, 0);
+	init_mgr(&m, 100, "adaptive", "fcfs", NULL, 0);
 	for (uint32_t i = 0; i < 4; i++)
 		put(&m, i, i, i + 1, 1, 0);
 	struct bsm_adjust_result r;
-	bsm_adjust(&m, 2, &r);
+	adjust(&m, 2, &r);
 	ck_assert_uint_eq(r.splits, 1);
 	assert_bounds(&m, (uint32_t[]){0, 50, 100}, 3);
-	bsm_adjust(&m, 2, &r);
+	adjust(&m, 2, &r);
 	assert_bounds(&m, (uint32_t[]){0, 25, 50, 100}, 4);
-	bsm_adjust(&m, 2, &r);
+	adjust(&m, 2, &r);
 	assert_bounds(&m, (uint32_t[]){0, 13, 25, 50, 100}, 5);
-	bsm_adjust(&m, 2, &r);
+	adjust(&m, 2, &r);
 	assert_bounds(&m, (uint32_t[]){0, 7, 13, 25, 50, 100}, 6);
-	bsm_adjust(&m, 2, &r);
+	adjust(&m, 2, &r);
 	assert_bounds(&m, (uint32_t[]){0, 4, 7, 13, 25, 50, 100}, 7);
 	/* [0,4) = {1,2,3}: m_b = 2, C_s = 1 (only 1 < 2): 1/3 -> no further split. */
-	bsm_adjust(&m, 2, &r);
+	adjust(&m, 2, &r);
 	ck_assert_uint_eq(r.splits, 0);
 	ck_assert_uint_eq(bsm_nsplits(&m), 5);
 	ck_assert_uint_eq(bsm_bucket_count(&m, 0), 3);
@@ -124,21 +156,20 @@ END_TEST
 START_TEST(alg1_no_split_below_theta)
 {
 	struct bsm m;
-	init_mgr(&m, 100, BSM_GROUP_ADAPTIVE, BSM_FCFS, NULL, 0);
+	init_mgr(&m, 100, "adaptive", "fcfs", NULL, 0);
 	uint32_t lens[] = {10, 60, 70, 80};
 	for (uint32_t i = 0; i < 4; i++)
 		put(&m, i, i, lens[i], 1, 0);
-	bsm_adjust(&m, 1, NULL);
+	adjust(&m, 1, NULL);
 	assert_bounds(&m, (uint32_t[]){0, 100}, 2);
 	ck_assert_uint_eq(bsm_nsplits(&m), 0);
 	/* theta = 0.2 would split (1/4 = 0.25 > 0.2). */
 	struct bsm m2;
-	struct bsm_params p = {.l_max = 100, .grouping = BSM_GROUP_ADAPTIVE, .order = BSM_FCFS,
-			       .theta = 0.2};
-	ck_assert_int_eq(bsm_init(&m2, &p, NULL), 0);
+	init_mgr(&m2, 100, "adaptive", "fcfs", NULL, 0);
+	cur_theta = 0.2;
 	for (uint32_t i = 0; i < 4; i++)
 		put(&m2, i, i, lens[i], 1, 0);
-	bsm_adjust(&m2, 1, NULL);
+	adjust(&m2, 1, NULL);
 	assert_bounds(&m2, (uint32_t[]){0, 50, 100}, 3);
 	bsm_release(&m);
 	bsm_release(&m2);
@@ -149,24 +180,24 @@ END_TEST
 START_TEST(alg1_merge)
 {
 	struct bsm m;
-	init_mgr(&m, 100, BSM_GROUP_ADAPTIVE, BSM_LJF, NULL, 0);
+	init_mgr(&m, 100, "adaptive", "ljf", NULL, 0);
 	uint32_t lens[] = {10, 20, 30, 90};
 	for (uint32_t i = 0; i < 4; i++)
 		put(&m, i, i, lens[i], 1, 0);
-	bsm_adjust(&m, 2, NULL); /* C_s = 3/4 > 0.5, 4 > 2: split at 50 */
+	adjust(&m, 2, NULL); /* C_s = 3/4 > 0.5, 4 > 2: split at 50 */
 	assert_bounds(&m, (uint32_t[]){0, 50, 100}, 3);
 	bsm_remove(&m, 0);
 	bsm_remove(&m, 3);
 	struct bsm_adjust_result r;
-	bsm_adjust(&m, 2, &r); /* total 2 == N_max: split branch; [0,50) has 2, not > 2 */
+	adjust(&m, 2, &r); /* total 2 == N_max: split branch; [0,50) has 2, not > 2 */
 	ck_assert(!r.merged);
 	ck_assert_uint_eq(bsm_nbuckets(&m), 2);
 	bsm_remove(&m, 1);
-	bsm_adjust(&m, 2, &r); /* total 1 < 2: merge */
+	adjust(&m, 2, &r); /* total 1 < 2: merge */
 	ck_assert(r.merged);
 	assert_bounds(&m, (uint32_t[]){0, 100}, 2);
 	ck_assert_uint_eq(bsm_nmerges(&m), 1);
-	bsm_adjust(&m, 2, &r); /* already one bucket: not counted */
+	adjust(&m, 2, &r); /* already one bucket: not counted */
 	ck_assert(!r.merged);
 	ck_assert_uint_eq(bsm_nmerges(&m), 1);
 	ck_assert_int_eq(bsm_peek(&m, 0), 2);
@@ -179,22 +210,22 @@ END_TEST
 START_TEST(alg1_midpoint_rounding)
 {
 	struct bsm m;
-	init_mgr(&m, 5, BSM_GROUP_ADAPTIVE, BSM_FCFS, NULL, 0);
+	init_mgr(&m, 5, "adaptive", "fcfs", NULL, 0);
 	uint32_t lens[] = {0, 1, 2, 5};
 	for (uint32_t i = 0; i < 4; i++)
 		put(&m, i, i, lens[i], 1, 0);
-	bsm_adjust(&m, 1, NULL);
+	adjust(&m, 1, NULL);
 	assert_bounds(&m, (uint32_t[]){0, 3, 5}, 3);
 	ck_assert_uint_eq(bsm_bucket_of(&m, 2), 0);
 	ck_assert_uint_eq(bsm_bucket_of(&m, 3), 1); /* length L_max is in the closed last bucket */
-	bsm_adjust(&m, 1, NULL); /* [0,3): m_b = 2, C_s = 2 of 3 -> split at 2 */
+	adjust(&m, 1, NULL); /* [0,3): m_b = 2, C_s = 2 of 3 -> split at 2 */
 	assert_bounds(&m, (uint32_t[]){0, 2, 3, 5}, 4);
-	bsm_adjust(&m, 1, NULL); /* [0,2): m_b = 1, C_s = 1 of 2 = 0.5 -> no */
+	adjust(&m, 1, NULL); /* [0,2): m_b = 1, C_s = 1 of 2 = 0.5 -> no */
 	assert_bounds(&m, (uint32_t[]){0, 2, 3, 5}, 4);
 	bsm_remove(&m, 1);
-	bsm_adjust(&m, 0, NULL); /* [0,2) = {0}: 1 > 0, C_s = 1 -> split at 1 */
+	adjust(&m, 0, NULL); /* [0,2) = {0}: 1 > 0, C_s = 1 -> split at 1 */
 	assert_bounds(&m, (uint32_t[]){0, 1, 2, 3, 5}, 5);
-	bsm_adjust(&m, 0, NULL); /* [0,1) is one token wide: never split */
+	adjust(&m, 0, NULL); /* [0,1) is one token wide: never split */
 	assert_bounds(&m, (uint32_t[]){0, 1, 2, 3, 5}, 5);
 	bsm_release(&m);
 }
@@ -204,7 +235,7 @@ START_TEST(grouping_fixed_none)
 {
 	struct bsm m;
 	uint32_t b[] = {0, 256, 1024, 4096};
-	init_mgr(&m, 4096, BSM_GROUP_FIXED, BSM_FCFS, b, 4);
+	init_mgr(&m, 4096, "fixed", "fcfs", b, 4);
 	put(&m, 0, 0, 255, 1, 0);
 	put(&m, 1, 1, 256, 1, 0);
 	put(&m, 2, 2, 4096, 1, 0);
@@ -213,7 +244,7 @@ START_TEST(grouping_fixed_none)
 	ck_assert_uint_eq(bsm_bucket_of(&m, 1), 1);
 	ck_assert_uint_eq(bsm_bucket_of(&m, 2), 2);
 	ck_assert_uint_eq(bsm_bucket_of(&m, 3), 1);
-	bsm_adjust(&m, 0, NULL); /* fixed: no-op */
+	adjust(&m, 0, NULL); /* fixed: no-op */
 	assert_bounds(&m, b, 4);
 	struct bs_err e = {0};
 	struct bsm_req big = {.len = 4097, .total = 4098};
@@ -222,26 +253,21 @@ START_TEST(grouping_fixed_none)
 	ck_assert_str_eq(e.field, "prompt_tokens");
 	bsm_release(&m);
 
-	init_mgr(&m, 4096, BSM_GROUP_NONE, BSM_FCFS, NULL, 0);
+	init_mgr(&m, 4096, "none", "fcfs", NULL, 0);
 	for (uint32_t i = 0; i < 10; i++)
 		put(&m, i, i, i * 100, 1, 0);
-	bsm_adjust(&m, 1, NULL);
+	adjust(&m, 1, NULL);
 	assert_bounds(&m, (uint32_t[]){0, 4096}, 2);
 	bsm_release(&m);
 
 	/* Bad fixed boundaries. */
 	uint32_t bad[] = {0, 256, 256, 4096};
-	struct bsm_params p = {.l_max = 4096, .grouping = BSM_GROUP_FIXED, .theta = 0.5,
-			       .bounds = bad, .nbounds = 4};
+	struct bsm_params p = {.l_max = 4096, .bounds = bad, .nbounds = 4};
 	bs_err_clear(&e);
 	ck_assert_int_eq(bsm_init(&m, &p, &e), -1);
 	ck_assert_str_eq(e.field, "scheduler.boundaries");
-	p.grouping = BSM_GROUP_NONE;
-	p.theta = 1.0;
-	bs_err_clear(&e);
-	ck_assert_int_eq(bsm_init(&m, &p, &e), -1);
-	ck_assert_str_eq(e.field, "scheduler.theta");
-	p.theta = 0.5;
+	p.bounds = NULL;
+	p.nbounds = 0;
 	p.l_max = 0;
 	bs_err_clear(&e);
 	ck_assert_int_eq(bsm_init(&m, &p, &e), -1);
@@ -270,10 +296,7 @@ START_TEST(parse_bounds)
 		ck_assert_str_eq(e.field, "k");
 		ck_assert_ptr_null(b);
 	}
-	/* The order inside buckets is the order policy's (policies/registry.c). */
-	ck_assert_int_eq(order_policy("ljf_total")->bucket_order, BSM_LJF_TOTAL);
 	ck_assert(order_policy("earliest_bucket")->earliest_bucket);
-	ck_assert(!order_policy("slo_output")->in_buckets);
 	ck_assert_ptr_null(order_policy("lfw"));
 }
 END_TEST
@@ -282,7 +305,7 @@ END_TEST
 START_TEST(bug_double_insert)
 {
 	struct bsm m;
-	init_mgr(&m, 100, BSM_GROUP_NONE, BSM_FCFS, NULL, 0);
+	init_mgr(&m, 100, "none", "fcfs", NULL, 0);
 	put(&m, 0, 0, 10, 1, 0);
 	struct bsm_req r = {.len = 10, .total = 11};
 	bsm_insert(&m, 0, &r, NULL);
@@ -292,7 +315,7 @@ END_TEST
 START_TEST(bug_remove_unqueued)
 {
 	struct bsm m;
-	init_mgr(&m, 100, BSM_GROUP_NONE, BSM_FCFS, NULL, 0);
+	init_mgr(&m, 100, "none", "fcfs", NULL, 0);
 	put(&m, 0, 0, 10, 1, 0);
 	bsm_remove(&m, 0);
 	bsm_remove(&m, 0);
@@ -307,10 +330,10 @@ END_TEST
  *  2:  2, 50, 1 (51),   1
  *  3:  3, 20, 5 (25),   0
  *  4:  3, 20, 5 (25),   0   (same arrival as 3: insertion order breaks the tie) */
-static void check_order(enum bsm_order o, const int64_t *want)
+static void check_order(const char *o, const int64_t *want)
 {
 	struct bsm m;
-	init_mgr(&m, 100, BSM_GROUP_NONE, o, NULL, 0);
+	init_mgr(&m, 100, "none", o, NULL, 0);
 	put(&m, 0, 0, 50, 10, 2);
 	put(&m, 1, 1, 20, 100, 0);
 	put(&m, 2, 2, 50, 1, 1);
@@ -328,12 +351,12 @@ static void check_order(enum bsm_order o, const int64_t *want)
 
 START_TEST(orders)
 {
-	check_order(BSM_FCFS, (int64_t[]){0, 1, 2, 3, 4});
-	check_order(BSM_SJF, (int64_t[]){1, 3, 4, 0, 2});
-	check_order(BSM_LJF, (int64_t[]){0, 2, 1, 3, 4});
-	check_order(BSM_SJF_TOTAL, (int64_t[]){3, 4, 2, 0, 1});
-	check_order(BSM_LJF_TOTAL, (int64_t[]){1, 0, 2, 3, 4});
-	check_order(BSM_PRIORITY, (int64_t[]){1, 3, 4, 2, 0});
+	check_order("fcfs", (int64_t[]){0, 1, 2, 3, 4});
+	check_order("sjf", (int64_t[]){1, 3, 4, 0, 2});
+	check_order("ljf", (int64_t[]){0, 2, 1, 3, 4});
+	check_order("sjf_total", (int64_t[]){3, 4, 2, 0, 1});
+	check_order("ljf_total", (int64_t[]){1, 0, 2, 3, 4});
+	check_order("priority", (int64_t[]){1, 3, 4, 2, 0});
 }
 END_TEST
 
@@ -341,7 +364,7 @@ END_TEST
 START_TEST(remove_middle)
 {
 	struct bsm m;
-	init_mgr(&m, 1000, BSM_GROUP_NONE, BSM_SJF, NULL, 0);
+	init_mgr(&m, 1000, "none", "sjf", NULL, 0);
 	for (uint32_t i = 0; i < 20; i++)
 		put(&m, i, i, (i * 7) % 20 * 10, 1, 0);
 	bsm_remove(&m, 5);
@@ -364,27 +387,86 @@ START_TEST(remove_middle)
 END_TEST
 
 /* Buckets [0,10), [10,100]: ids 0 (len 50, t 5), 1 (len 5, t 7), 2 (len 60, t 9).
- * Earliest bucket: 1 (holds t 5); SJF best bucket: 0 (holds len 5). */
+ * earliest_bucket (key 0: arrival order inside buckets): the earliest bucket is 1 (its first
+ * request arrived at t 5), and so is the best (the first request in that order).  SJF: the
+ * best bucket is 0 (holds len 5). */
 START_TEST(earliest_bucket)
 {
 	struct bsm m;
 	uint32_t b[] = {0, 10, 100};
-	init_mgr(&m, 100, BSM_GROUP_FIXED, BSM_SJF, b, 3);
+	init_mgr(&m, 100, "fixed", "earliest_bucket", b, 3);
 	ck_assert_int_eq(bsm_earliest_bucket(&m), -1);
 	ck_assert_int_eq(bsm_best_bucket(&m), -1);
 	put(&m, 0, 5, 50, 1, 0);
 	put(&m, 1, 7, 5, 1, 0);
 	put(&m, 2, 9, 60, 1, 0);
 	ck_assert_int_eq(bsm_earliest_bucket(&m), 1);
-	ck_assert_int_eq(bsm_oldest(&m, 1), 0);
-	ck_assert_int_eq(bsm_best_bucket(&m), 0);
+	ck_assert_int_eq(bsm_peek(&m, 1), 0);
+	ck_assert_int_eq(bsm_best_bucket(&m), 1);
 	bsm_remove(&m, 0);
 	ck_assert_int_eq(bsm_earliest_bucket(&m), 0);
-	ck_assert_int_eq(bsm_oldest(&m, 1), 2);
+	ck_assert_int_eq(bsm_peek(&m, 1), 2);
 	/* Same arrival in two buckets: the one inserted first wins. */
 	put(&m, 3, 1, 70, 1, 0);
 	put(&m, 4, 1, 3, 1, 0);
 	ck_assert_int_eq(bsm_earliest_bucket(&m), 1);
+	bsm_release(&m);
+
+	init_mgr(&m, 100, "fixed", "sjf", b, 3);
+	put(&m, 0, 5, 50, 1, 0);
+	put(&m, 1, 7, 5, 1, 0);
+	put(&m, 2, 9, 60, 1, 0);
+	ck_assert_int_eq(bsm_best_bucket(&m), 0);
+	bsm_release(&m);
+}
+END_TEST
+
+/* An order is its key() inside buckets as in a plain queue, so an order the manager has never
+ * heard of orders a bucket.  One bucket [0, 100], four requests (id: arrival ms, prompt):
+ * 0: 0, 50;  1: 10, 20;  2: 20, 5;  3: 40, 1.
+ *   sjf (key = prompt): 3 (1), 2 (5), 1 (20), 0 (50).
+ *   sjf_aging, w = 1 ms per token (key = arrival + w x prompt, ms): 50, 30, 25, 41 ->
+ *     2, 1, 3, 0.
+ *   fcfs (key 0): 0, 1, 2, 3. */
+static void check_key_order(const char *order, double par0, const int64_t want[4])
+{
+	struct bsm m;
+	init_mgr(&m, 100, "none", order, NULL, 0);
+	cur_par0 = par0;
+	static const int64_t arr_ms[] = {0, 10, 20, 40};
+	static const uint32_t len[] = {50, 20, 5, 1};
+	for (uint32_t i = 0; i < 4; i++)
+		put(&m, i, arr_ms[i] * 1000000, len[i], 1, 0);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(bsm_pop(&m, 0), want[i]);
+	bsm_release(&m);
+	cur_par0 = 0;
+}
+
+START_TEST(key_orders_bucket)
+{
+	check_key_order("sjf", 0, (int64_t[]){3, 2, 1, 0});
+	check_key_order("sjf_aging", 1, (int64_t[]){2, 1, 3, 0});
+	check_key_order("fcfs", 0, (int64_t[]){0, 1, 2, 3});
+}
+END_TEST
+
+/* Ties inside a bucket go by arrival, then by queuing order: a request queued again (after a
+ * preemption) goes behind one with the same key and arrival, whatever their ids.  Priority
+ * (key = priority): ids 0, 1, 2 at t 0, priorities 1, 1, 0; 0 leaves and comes back: 2, 1, 0. */
+START_TEST(key_ties_requeue)
+{
+	struct bsm m;
+	init_mgr(&m, 100, "none", "priority", NULL, 0);
+	put(&m, 0, 0, 10, 1, 1);
+	put(&m, 1, 0, 10, 1, 1);
+	put(&m, 2, 0, 10, 1, 0);
+	ck_assert_int_eq(bsm_peek(&m, 0), 2);
+	bsm_remove(&m, 0);
+	put(&m, 0, 0, 10, 1, 1);
+	ck_assert_int_eq(bsm_pop(&m, 0), 2);
+	ck_assert_int_eq(bsm_pop(&m, 0), 1);
+	ck_assert_int_eq(bsm_pop(&m, 0), 0);
 	bsm_release(&m);
 }
 END_TEST
@@ -435,7 +517,7 @@ END_TEST
 START_TEST(nmax_auto)
 {
 	struct bsm m;
-	init_mgr(&m, 100, BSM_GROUP_ADAPTIVE, BSM_FCFS, NULL, 0);
+	init_mgr(&m, 100, "adaptive", "fcfs", NULL, 0);
 	ck_assert_uint_eq(bsm_nmax_auto(&m, 100), UINT64_MAX);
 	uint32_t lens[] = {40, 10, 30, 20};
 	for (uint32_t i = 0; i < 4; i++)
@@ -447,7 +529,7 @@ START_TEST(nmax_auto)
 	ck_assert_uint_eq(bsm_nmax_auto(&m, 10), 1);
 	ck_assert_uint_eq(bsm_nmax_auto(&m, 29), 1);
 	bsm_release(&m);
-	init_mgr(&m, 100, BSM_GROUP_ADAPTIVE, BSM_FCFS, NULL, 0);
+	init_mgr(&m, 100, "adaptive", "fcfs", NULL, 0);
 	for (uint32_t i = 0; i < 3; i++)
 		put(&m, i, i, 10, 1, 0);
 	ck_assert_uint_eq(bsm_nmax_auto(&m, 25), 2);
@@ -467,7 +549,7 @@ START_TEST(take_batch)
 	struct bsm m;
 	uint32_t ids[8];
 	uint32_t lens[] = {30, 10, 40, 20};
-	init_mgr(&m, 100, BSM_GROUP_NONE, BSM_SJF, NULL, 0);
+	init_mgr(&m, 100, "none", "sjf", NULL, 0);
 	for (uint32_t i = 0; i < 4; i++)
 		put(&m, i, i, lens[i], 5, 0);
 	ck_assert_uint_eq(bsb_take(&m, 0, 60, BSB_SUM, BSB_CHARGE_KEY, 0, ids, 8), 3);
@@ -479,13 +561,13 @@ START_TEST(take_batch)
 	ck_assert_uint_eq(bsm_total(&m), 1);
 	bsm_release(&m);
 
-	init_mgr(&m, 100, BSM_GROUP_NONE, BSM_SJF, NULL, 0);
+	init_mgr(&m, 100, "none", "sjf", NULL, 0);
 	for (uint32_t i = 0; i < 4; i++)
 		put(&m, i, i, lens[i], 5, 0);
 	ck_assert_uint_eq(bsb_take(&m, 0, 60, BSB_PADDED, BSB_CHARGE_KEY, 0, ids, 8), 2);
 	bsm_release(&m);
 
-	init_mgr(&m, 100, BSM_GROUP_NONE, BSM_SJF, NULL, 0);
+	init_mgr(&m, 100, "none", "sjf", NULL, 0);
 	for (uint32_t i = 0; i < 4; i++)
 		put(&m, i, i, lens[i], 5, 0);
 	ck_assert_uint_eq(bsb_take(&m, 0, 60, BSB_SUM, BSB_CHARGE_TOTAL, 0, ids, 8), 2);
@@ -642,8 +724,8 @@ START_TEST(cfg_resolve)
 	bs_err_clear(&e);
 	ck_assert_int_eq(bucketserve_cfg_resolve(&c, &bc, &e), 0);
 	ck_assert_uint_eq(bc.bsm.l_max, 4096);
-	ck_assert_int_eq(bc.bsm.grouping, BSM_GROUP_NONE);
-	ck_assert_double_eq(bc.bsm.theta, 0.5);
+	ck_assert_ptr_eq(bc.grouping, grouping_policy("none"));
+	ck_assert_ptr_null(bc.bsm.bounds);
 	ck_assert_double_eq(bc.mem_safe_fraction, 0.9);
 	ck_assert_uint_eq(bc.n_max, 0);
 	ck_assert_int_eq(bc.adjust, BUCKETSERVE_ADJUST_ARRIVAL);
@@ -668,7 +750,7 @@ START_TEST(cfg_resolve)
 	ck_assert_int_eq(bucketserve_cfg_resolve(&c, &bc, &e), 0);
 	ck_assert_uint_eq(bc.bsm.nbounds, 3);
 	ck_assert_uint_eq(bc.bsm.bounds[2], 4096);
-	ck_assert_int_eq(bc.bsm.order, BSM_FCFS);
+	ck_assert_ptr_eq(bc.grouping, grouping_policy("fixed"));
 	ck_assert_int_eq(bc.pick, BUCKETSERVE_PICK_EARLIEST);
 	ck_assert_int_eq(bc.adjust, BUCKETSERVE_ADJUST_PERIOD);
 	ck_assert_int_eq(bc.adjust_period_ns, 250000000);
@@ -678,6 +760,7 @@ START_TEST(cfg_resolve)
 	struct bsm m;
 	ck_assert_int_eq(bsm_init(&m, &bc.bsm, &e), 0);
 	ck_assert_uint_eq(bsm_nbuckets(&m), 2);
+	cur_order = order_policy("earliest_bucket");
 	put(&m, 0, 10, 300, 1, 0);
 	put(&m, 1, 5, 3000, 1, 0);
 	ck_assert_int_eq(bucketserve_pick(&bc, &m), 1);
@@ -709,6 +792,8 @@ int main(void)
 	tcase_add_test(tc, orders);
 	tcase_add_test(tc, remove_middle);
 	tcase_add_test(tc, earliest_bucket);
+	tcase_add_test(tc, key_orders_bucket);
+	tcase_add_test(tc, key_ties_requeue);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("batching");
 	tcase_add_test(tc, eq1_kv_bytes);

@@ -1,11 +1,12 @@
 /*
  * check_bucketserve_random: randomized consistency of the Request Bucketing Manager.
  *
- * Many inserts, removes, pops, batch takes and adjusts (fixed seeds, every grouping and
- * order) against a shadow copy of the queue.  Invariants checked: bsm_check() (every request
- * in exactly one bucket, buckets partition [0, L_max], counts and histogram consistent), the
- * shadow and the manager agree on which ids are queued, every pop returns the first request of
- * its bucket in the configured order, and the Algorithm 1 counters only grow.
+ * Many inserts, removes, pops, batch takes and adjusts (fixed seeds, every registered grouping
+ * and order, read from the registry) against a shadow copy of the queue.  Invariants checked:
+ * bsm_check() (every request in exactly one bucket, buckets partition [0, L_max], counts and
+ * histogram consistent), the shadow and the manager agree on which ids are queued, every pop
+ * returns the first request of its bucket by (the order's key(), arrival, queuing order), a
+ * grouping without adjust() never changes the buckets, and the Algorithm 1 counters only grow.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "policies/bucketserve.h"
+#include "policies/grouping.h"
+#include "policies/order.h"
 #include "tests/check_main.h"
 
 struct shadow {
@@ -23,37 +26,40 @@ struct shadow {
 	size_t n;
 };
 
-static int before(enum bsm_order o, const struct shadow *sh, uint32_t a, uint32_t b)
+static int before(const struct shadow *sh, uint32_t a, uint32_t b)
 {
 	const struct bsm_req *x = &sh->req[a], *y = &sh->req[b];
-	long c = 0;
-	switch (o) {
-	case BSM_FCFS: break;
-	case BSM_SJF: c = (long)x->len - (long)y->len; break;
-	case BSM_LJF: c = (long)y->len - (long)x->len; break;
-	case BSM_SJF_TOTAL: c = (long)x->total - (long)y->total; break;
-	case BSM_LJF_TOTAL: c = (long)y->total - (long)x->total; break;
-	case BSM_PRIORITY: c = (long)x->priority - (long)y->priority; break;
-	}
-	if (c)
-		return c < 0;
+	if (x->key != y->key)
+		return x->key < y->key;
 	if (x->arrival_ns != y->arrival_ns)
 		return x->arrival_ns < y->arrival_ns;
 	return sh->seq[a] < sh->seq[b];
 }
 
 /* The first queued request in bucket K by brute force. */
-static int64_t brute_first(const struct bsm *m, const struct shadow *sh, enum bsm_order o,
-			   size_t k)
+static int64_t brute_first(const struct bsm *m, const struct shadow *sh, size_t k)
 {
 	int64_t best = -1;
 	for (size_t i = 0; i < sh->n; i++) {
 		if (!sh->queued[i] || bsm_bucket_of(m, (uint32_t)i) != k)
 			continue;
-		if (best < 0 || before(o, sh, (uint32_t)i, (uint32_t)best))
+		if (best < 0 || before(sh, (uint32_t)i, (uint32_t)best))
 			best = (int64_t)i;
 	}
 	return best;
+}
+
+/* The grouping's adjust() as bucketserve_adjust_with() calls it (theta 0.5). */
+static void adjust(const struct grouping_policy *g, struct bsm *m, uint64_t n_max,
+		   struct bsm_adjust_result *res)
+{
+	struct bsm_adjust_result dummy;
+	if (!res)
+		res = &dummy;
+	*res = (struct bsm_adjust_result){0, false};
+	double par[POLICY_MAX_KEYS] = {0.5};
+	if (g->adjust)
+		g->adjust(m, n_max, par, res);
 }
 
 static uint32_t draw_len(gsl_rng *r, uint32_t l_max)
@@ -69,12 +75,15 @@ static uint32_t draw_len(gsl_rng *r, uint32_t l_max)
 	return (uint32_t)gsl_rng_uniform_int(r, l_max + 1);
 }
 
-static void run(enum bsm_grouping g, enum bsm_order o, unsigned long seed, size_t nops)
+/* One random run of grouping G (with the boundaries below when it has bounds()) and order O
+ * with its default keys PAR. */
+static void run(const struct grouping_policy *g, const struct order_policy *o, const double *par,
+		unsigned long seed, size_t nops)
 {
 	const uint32_t l_max = 4096;
 	uint32_t bounds[] = {0, 128, 512, 2048, 4096};
-	struct bsm_params p = {.l_max = l_max, .grouping = g, .order = o, .theta = 0.5,
-			       .bounds = bounds, .nbounds = 5};
+	struct bsm_params p = {.l_max = l_max, .bounds = g->bounds ? bounds : NULL,
+			       .nbounds = g->bounds ? 5 : 0};
 	struct bsm m;
 	ck_assert_int_eq(bsm_init(&m, &p, NULL), 0);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -93,9 +102,13 @@ static void run(enum bsm_grouping g, enum bsm_order o, unsigned long seed, size_
 		if (u < 55 || queued == 0) { /* insert a new request */
 			uint32_t id = (uint32_t)sh.n++;
 			now += (int64_t)gsl_rng_uniform_int(r, 3); /* ties in arrival happen */
-			struct bsm_req q = {.arrival_ns = now, .len = draw_len(r, l_max),
-					    .priority = (uint8_t)gsl_rng_uniform_int(r, 4)};
-			q.total = q.len + 1 + (uint32_t)gsl_rng_uniform_int(r, 500);
+			struct req_spec rs = {.arrival_ns = now, .prompt_tokens = (int32_t)draw_len(r, l_max),
+					      .priority = (uint8_t)gsl_rng_uniform_int(r, 4),
+					      .prefix_group = -1};
+			rs.output_tokens = 1 + (int32_t)gsl_rng_uniform_int(r, 500);
+			struct bsm_req q = {.arrival_ns = now, .len = (uint32_t)rs.prompt_tokens,
+					    .total = (uint32_t)(rs.prompt_tokens + rs.output_tokens),
+					    .key = o->key(&rs, (int32_t)id, par)};
 			sh.req[id] = q;
 			sh.seq[id] = seq++;
 			sh.queued[id] = true;
@@ -111,7 +124,7 @@ static void run(enum bsm_grouping g, enum bsm_order o, unsigned long seed, size_
 			queued--;
 		} else if (u < 82) { /* pop the head of a random non-empty bucket */
 			size_t k = (size_t)gsl_rng_uniform_int(r, bsm_nbuckets(&m));
-			int64_t want = brute_first(&m, &sh, o, k);
+			int64_t want = brute_first(&m, &sh, k);
 			ck_assert_int_eq(bsm_peek(&m, k), want);
 			ck_assert_int_eq(bsm_pop(&m, k), want);
 			if (want >= 0) {
@@ -137,8 +150,8 @@ static void run(enum bsm_grouping g, enum bsm_order o, unsigned long seed, size_
 				nmax = bsm_nmax_auto(&m, gsl_rng_uniform_int(r, 100000));
 			struct bsm_adjust_result res;
 			size_t before_k = bsm_nbuckets(&m);
-			bsm_adjust(&m, nmax, &res);
-			if (g != BSM_GROUP_ADAPTIVE)
+			adjust(g, &m, nmax, &res);
+			if (!g->adjust)
 				ck_assert_uint_eq(bsm_nbuckets(&m), before_k);
 			else if (res.merged)
 				ck_assert_uint_eq(bsm_nbuckets(&m), 1);
@@ -157,7 +170,7 @@ static void run(enum bsm_grouping g, enum bsm_order o, unsigned long seed, size_
 		}
 	}
 	ck_assert(bsm_check(&m));
-	if (g == BSM_GROUP_ADAPTIVE)
+	if (g->adjust)
 		ck_assert_uint_gt(bsm_nsplits(&m), 0);
 	/* Drain everything in bucket order and end empty. */
 	for (size_t k = 0; k < bsm_nbuckets(&m); k++)
@@ -175,19 +188,29 @@ static void run(enum bsm_grouping g, enum bsm_order o, unsigned long seed, size_
 
 START_TEST(random_all)
 {
-	enum bsm_grouping gs[] = {BSM_GROUP_ADAPTIVE, BSM_GROUP_FIXED, BSM_GROUP_NONE};
 	unsigned long seed = 12345;
-	for (size_t gi = 0; gi < 3; gi++)
-		for (int o = BSM_FCFS; o <= BSM_PRIORITY; o++)
-			run(gs[gi], (enum bsm_order)o, seed++, gi == 0 ? 6000 : 2000);
+	struct config c;
+	config_init(&c);
+	for (size_t gi = 0; grouping_family.members[gi]; gi++) {
+		const struct grouping_policy *g =
+			(const struct grouping_policy *)grouping_family.members[gi];
+		for (size_t oi = 0; order_family.members[oi]; oi++) {
+			const struct order_policy *o =
+				(const struct order_policy *)order_family.members[oi];
+			struct policy_params par;
+			policy_params_read(&o->info, &c, &par);
+			run(g, o, par.v, seed++, g->adjust ? 6000 : 2000);
+		}
+	}
+	config_release(&c);
 }
 END_TEST
 
 /* A large queue: 200000 requests, adjusting after every arrival, stays fast and consistent. */
 START_TEST(large_queue)
 {
-	struct bsm_params p = {.l_max = 32768, .grouping = BSM_GROUP_ADAPTIVE, .order = BSM_SJF,
-			       .theta = 0.5};
+	struct bsm_params p = {.l_max = 32768};
+	const struct grouping_policy *g = grouping_policy("adaptive");
 	struct bsm m;
 	ck_assert_int_eq(bsm_init(&m, &p, NULL), 0);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -197,8 +220,9 @@ START_TEST(large_queue)
 	for (uint32_t i = 0; i < n; i++) {
 		struct bsm_req q = {.arrival_ns = i, .len = draw_len(r, 32768)};
 		q.total = q.len + 10;
+		q.key = q.len; /* sjf */
 		ck_assert_int_eq(bsm_insert(&m, i, &q, NULL), 0);
-		bsm_adjust(&m, bsm_nmax_auto(&m, 50000), NULL);
+		adjust(g, &m, bsm_nmax_auto(&m, 50000), NULL);
 		if (i % 3 == 0) {
 			int64_t k = bsm_best_bucket(&m);
 			bsm_pop(&m, (size_t)k);

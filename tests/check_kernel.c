@@ -1137,6 +1137,131 @@ START_TEST(sjf_aging_order)
 }
 END_TEST
 
+/* An order's key() orders the requests inside a BucketServe bucket, worked by hand: one slot,
+ * one bucket [0, 4096] (grouping none with grouped scheduling), request 0 (t = 0, 50 tokens)
+ * holds the slot for about 400 ms while 1 (t = 1 ms, 300 tokens), 2 (2 ms, 100), 3 (3 ms, 10)
+ * and 4 (4 ms, 100) wait in the bucket.  sjf (key = prompt): 3, 2, 4, 1 (2 and 4 tie on the
+ * key: arrival decides).  sjf_aging w = 1 ms per token (key = arrival + w x prompt, ms):
+ * 301, 102, 13, 104: 3, 2, 4, 1 too; w = 0.01: 4, 3, 3.1, 5: 2, 3, 1, 4.  fcfs: 1, 2, 3, 4. */
+START_TEST(order_key_in_bucket)
+{
+	static const struct {
+		const char *order;
+		double w;
+		int want[4];
+	} cases[] = {
+		{"sjf", 0, {3, 2, 4, 1}},
+		{"sjf_aging", 1, {3, 2, 4, 1}},
+		{"sjf_aging", 0.01, {2, 3, 1, 4}},
+		{"fcfs", 0, {1, 2, 3, 4}},
+	};
+	struct req_spec req[5] = {
+		{.arrival_ns = 0, .prompt_tokens = 50, .output_tokens = 400},
+		{.arrival_ns = 1000000, .prompt_tokens = 300, .output_tokens = 1},
+		{.arrival_ns = 2000000, .prompt_tokens = 100, .output_tokens = 1},
+		{.arrival_ns = 3000000, .prompt_tokens = 10, .output_tokens = 1},
+		{.arrival_ns = 4000000, .prompt_tokens = 100, .output_tokens = 1},
+	};
+	for (size_t i = 0; i < 5; i++)
+		req[i].prefix_group = -1;
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		struct sim_params p = fixture_params();
+		p.max_num_seqs = 1;
+		p.order = order_policy(cases[k].order);
+		ck_assert_ptr_nonnull(p.order);
+		p.order_par.v[0] = cases[k].w;
+		p.grouped = true;
+		struct bucketserve_cfg bc = bs_config("none", cases[k].order, "prompt", 4096);
+		struct fixed_cost f = {1000000, 0, 1000000, 0, 0};
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, 5, NULL, &bc, &c, NULL);
+		ck_assert_ptr_nonnull(s.queue[Q_NEW].bsm);
+		run_all(&s);
+		ck_assert_int_eq(s.finished, 5);
+		ck_assert_int_eq(s.r[0].t_sched, 0);
+		ck_assert_int_gt(s.r[0].t_first + 399 * 1000000, req[4].arrival_ns);
+		for (int j = 0; j < 3; j++)
+			ck_assert_msg(s.r[cases[k].want[j]].t_sched < s.r[cases[k].want[j + 1]].t_sched,
+				      "%s w %g: request %d should start before %d", cases[k].order,
+				      cases[k].w, cases[k].want[j], cases[k].want[j + 1]);
+		sim_release(&s);
+		bucketserve_cfg_release(&bc);
+	}
+}
+END_TEST
+
+/* An order that reads a key another module owns (POLICY_READS, policies/policy.h): earliest
+ * deadline first on the global TTFT objective, key = arrival + slo.ttft_ms.  Not registered:
+ * with one objective for every request the deadline is arrival plus a constant, so it orders
+ * exactly as FCFS, in a plain queue and inside buckets. */
+enum { EDF_TTFT };
+static const struct cfg_def edf_keys[] = {
+	[EDF_TTFT] = POLICY_READS("slo.ttft_ms"),
+	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
+static int64_t edf_key(const struct req_spec *q, int32_t id, const double *par)
+{
+	(void)id;
+	return q->arrival_ns + llround(par[EDF_TTFT] * 1e6);
+}
+
+static const struct order_policy edf_test = {
+	.info = {"edf_test", "earliest TTFT deadline first", edf_keys},
+	.key = edf_key,
+};
+
+START_TEST(order_reads_other_key)
+{
+	struct config cfg;
+	config_init(&cfg);
+	struct policy_params par;
+	policy_params_read(&edf_test.info, &cfg, &par);
+	ck_assert_double_eq(par.v[EDF_TTFT], 1000); /* slo.ttft_ms's default, as its owner has it */
+	struct bs_err err = {0};
+	ck_assert_int_eq(config_set(&cfg, "slo.ttft_ms", "250", CFG_ORIGIN_CMDLINE, NULL, 0, &err), 0);
+	policy_params_read(&edf_test.info, &cfg, &par);
+	ck_assert_double_eq(par.v[EDF_TTFT], 250);
+	config_release(&cfg);
+	/* EDF on one global objective = FCFS: 400 requests into one slot (every one waits). */
+	size_t n = 400;
+	struct req_spec *req = random_reqs(n, 29, 50);
+	for (int grouped = 0; grouped < 2; grouped++) {
+		int64_t *t[3]; /* fcfs, edf, sjf */
+		for (int k = 0; k < 3; k++) {
+			struct sim_params p = fixture_params();
+			p.max_num_seqs = 1;
+			p.order = k == 1 ? &edf_test : order_policy(k ? "sjf" : "fcfs");
+			if (k == 1)
+				p.order_par = par;
+			p.grouped = grouped;
+			struct bucketserve_cfg bc = bs_config("adaptive", "fcfs", "prompt", 4096);
+			struct fixed_cost f = {1000000, 1000, 1000000, 1000, 0};
+			struct sim_costs c = costs_of(&f);
+			struct sim s;
+			sim_init(&s, &p, req, n, NULL, grouped ? &bc : NULL, &c, NULL);
+			run_all(&s);
+			ck_assert_int_eq(s.finished, n);
+			t[k] = malloc(n * sizeof *t[k]);
+			for (size_t i = 0; i < n; i++)
+				t[k][i] = s.r[i].t_sched;
+			sim_release(&s);
+			bucketserve_cfg_release(&bc);
+		}
+		size_t differ = 0; /* the order matters here: sjf serves them otherwise */
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(t[0][i], t[1][i]);
+			differ += t[0][i] != t[2][i];
+		}
+		ck_assert_uint_gt(differ, n / 4);
+		for (int k = 0; k < 3; k++)
+			free(t[k]);
+	}
+	free(req);
+}
+END_TEST
+
 START_TEST(nmax_per_instance)
 {
 	/* Two prefill instances of 100 blocks of 128 tokens, one 100-token request at t = 0:
@@ -2013,6 +2138,8 @@ int main(void)
 	tcase_add_test(tc, task_aware_online_first);
 	tcase_add_test(tc, nmax_per_instance);
 	tcase_add_test(tc, sjf_aging_order);
+	tcase_add_test(tc, order_key_in_bucket);
+	tcase_add_test(tc, order_reads_other_key);
 	tcase_add_test(tc, pipeline_loops_hand_worked);
 	tcase_add_test(tc, pipeline_loops_conserve);
 	tcase_add_test(tc, prefix_cache_hand_worked);

@@ -223,12 +223,19 @@ cmp -s "$T/ag1/requests.csv" "$T/agf/requests.csv" && fail aging-1-not-fcfs "the
 expect_exit 0 aging-offline "$B" run "${AG[@]}" --set workload.arrival=offline --set scheduler.order=sjf_aging --set scheduler.sjf_aging_ms=0.5 -o "$T/ago"
 expect_exit 0 aging-sjf "$B" run "${AG[@]}" --set workload.arrival=offline --set scheduler.order=sjf -o "$T/ags"
 cmp -s "$T/ago/requests.csv" "$T/ags/requests.csv" && ok aging-offline-is-sjf || fail aging-offline-is-sjf "requests.csv differs"
-expect_exit 3 aging-grouped "$B" run --set scheduler.order=sjf_aging --set scheduler.grouping=adaptive
-expect_stderr aging-grouped-msg "order 'sjf_aging' cannot order requests inside buckets"
+# Inside buckets an order is the same key (policies/order.h): sjf_aging with no aging is FCFS
+# there too, and with every request waiting from t = 0 it is SJF.
+GB=(--set scheduler.grouping=adaptive --set scheduler.batching=memory_safe)
+expect_exit 0 aging-grouped-0 "$B" run "${AG[@]}" "${GB[@]}" --set workload.rate=75 --set scheduler.order=sjf_aging --set scheduler.sjf_aging_ms=0 -o "$T/agb0"
+expect_exit 0 aging-grouped-fcfs "$B" run "${AG[@]}" "${GB[@]}" --set workload.rate=75 --set scheduler.order=fcfs -o "$T/agbf"
+cmp -s "$T/agb0/requests.csv" "$T/agbf/requests.csv" && ok aging-grouped-0-is-fcfs || fail aging-grouped-0-is-fcfs "requests.csv differs"
+expect_exit 0 aging-grouped-offline "$B" run "${AG[@]}" "${GB[@]}" --set workload.arrival=offline --set scheduler.order=sjf_aging --set scheduler.sjf_aging_ms=0.5 -o "$T/agbo"
+expect_exit 0 aging-grouped-sjf "$B" run "${AG[@]}" "${GB[@]}" --set workload.arrival=offline --set scheduler.order=sjf -o "$T/agbs"
+cmp -s "$T/agbo/requests.csv" "$T/agbs/requests.csv" && ok aging-grouped-offline-is-sjf || fail aging-grouped-offline-is-sjf "requests.csv differs"
+cmp -s "$T/agbs/requests.csv" "$T/agbf/requests.csv" && fail aging-grouped-sjf-not-fcfs "requests.csv equal" || ok aging-grouped-sjf-not-fcfs
 expect_exit 0 aging-key-unread "$B" validate --set scheduler.sjf_aging_ms=5
 expect_stderr aging-key-unread-msg "set but never read: only order 'sjf_aging' reads it"
-expect_exit 3 slo-output-grouped "$B" run --set scheduler.order=slo_output --set scheduler.grouping=adaptive
-expect_stderr slo-output-grouped-msg "field 'scheduler\.order': order 'slo_output' cannot order requests inside buckets"
+expect_exit 0 slo-output-grouped "$B" run -q --set workload.num_requests=50 --set scheduler.order=slo_output --set scheduler.grouping=adaptive
 # keys set but never read: one warning per key; --strict makes the first an error
 expect_exit 0 unread-warn "$B" validate --set scheduler.theta=0.3 --set cluster.mode=disaggregated --set cluster.instances=2
 [ "$(grep -c 'warning' "$T/stderr")" = 2 ] && ok unread-warn-count || fail unread-warn-count "$(cat "$T/stderr")"
