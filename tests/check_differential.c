@@ -240,7 +240,6 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, bool lean,
 		ck_assert(!config_set(&x.cc.cfg, "monitor.interval_s", "0", CFG_ORIGIN_CMDLINE,
 				      NULL, 0, &err));
 	if (run_setup(&x, run_default_trace(&x.cc.cfg, trace), true, &err)) {
-		if (getenv("DIFF_DEBUG")) fprintf(stderr, "REFUSED %s: %s\n", err.field, err.msg);
 		run_teardown(&x);
 		return false;
 	}
