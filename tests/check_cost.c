@@ -205,6 +205,31 @@ START_TEST(cache_matches_equations)
 }
 END_TEST
 
+/* The logits a unified pass is charged for (cost_unified_ns): one per token of a decode-only
+ * (non-causal) pass, one per sequence of a causal one, at most server.max_num_seqs (256 by
+ * default).  By hand: a causal pass of 4096 tokens, 100 of them against 8 shared and 64
+ * unique blocks, is charged 256 logits; one of 100 tokens 100; a decode-only pass of 200 tokens
+ * 200.  At 4096 tokens the LM head is compute-bound, so charging 4096 logits costs more. */
+START_TEST(unified_logits_charge)
+{
+	struct cost_model *cm = make("gaudi2", "llama-3.1-8b", "bf16", 1);
+	struct eval_ctx e;
+	make_ctx(&e, "gaudi2", "llama-3.1-8b", false, 1);
+	ck_assert_int_eq(cost_unified_ns(cm, 4096, 8, 64, true),
+			 llround(eval_unified(&e, 4096, 8, 64, true, 256, NULL) * 1e9));
+	ck_assert_int_gt(llround(eval_unified(&e, 4096, 8, 64, true, 4096, NULL) * 1e9),
+			 cost_unified_ns(cm, 4096, 8, 64, true));
+	ck_assert_int_eq(cost_unified_ns(cm, 100, 8, 64, true),
+			 llround(eval_unified(&e, 100, 8, 64, true, 100, NULL) * 1e9));
+	ck_assert_int_eq(cost_unified_ns(cm, 200, 0, 64, false),
+			 llround(eval_unified(&e, 200, 0, 64, false, 200, NULL) * 1e9));
+	/* a decode-only pass charged like a causal one would be cheaper at 4096 tokens */
+	ck_assert_int_gt(cost_unified_ns(cm, 4096, 0, 64, false),
+			 llround(eval_unified(&e, 4096, 0, 64, false, 256, NULL) * 1e9));
+	cost_model_free(cm);
+}
+END_TEST
+
 START_TEST(decode_weight_floor)
 {
 	/* bs 1, 8B bf16 on Gaudi 2: at least the weight-streaming floor of the README (16.06 GB
@@ -523,6 +548,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, num_kv_blocks_hand);
 	tcase_add_test(tc, roofline_grid);
 	tcase_add_test(tc, padding_never_cheaper);
+	tcase_add_test(tc, unified_logits_charge);
 	tcase_add_test(tc, cache_matches_equations);
 	tcase_add_test(tc, decode_weight_floor);
 	tcase_add_test(tc, allreduce_overlap);

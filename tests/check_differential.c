@@ -10,7 +10,16 @@
  * requests.csv, boundaries.csv and the summary's metrics.  A combination the configuration
  * check refuses is skipped, but
  * every policy must run in at least one.  Pinned configurations the random test once found
- * diverging, then a property test: random configurations for a bounded wall time.
+ * diverging, then a property test: a fixed number of random configurations (priorities,
+ * offline tasks with and without task-aware queues, prefix groups, prompts longer than the
+ * token budget, every topology above and one random member of every family).  Every run
+ * ends with every request finished once with its output length (liveness and conservation).
+ * The test tests itself: policies with seeded bugs, defined here and substituted for the
+ * configured ones, must be caught (an order with a wrong `fifo` flag, a controller reading
+ * state the kernel does not know of, policies keeping state between runs); and each
+ * registered policy runs in a fresh process and twice in one that ran another configuration,
+ * with the same bytes (state kept in a static variable shows there, not between the fast path
+ * and the reference, which share the process).
  *
  * Both runs go through run_setup() (the code `bucketsim run` uses) and the report writers.
  */
@@ -21,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analysis/report.h"
@@ -116,11 +128,19 @@ struct output {
 
 struct sinks {
 	FILE *f[OUTS];
+	unsigned char *done;            /* by request: finished (conservation) */
+	size_t twice, tokens_wrong;     /* requests finished twice, or with tokens not theirs */
 };
 
+/* Writes the request's row, and counts a request finished twice or with another number of
+ * generated tokens than its output length (token conservation). */
 static void sink_request(void *ctx, const struct sim *s, int32_t id)
 {
-	report_request_row(((struct sinks *)ctx)->f[OUT_REQ], s, id);
+	struct sinks *k = ctx;
+	report_request_row(k->f[OUT_REQ], s, id);
+	k->twice += k->done[id];
+	k->done[id] = 1;
+	k->tokens_wrong += sim_req(s, id)->generated != sim_spec(s, id)->output_tokens;
 }
 
 static void sink_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
@@ -145,22 +165,60 @@ static void sink_boundaries(void *ctx, const struct sim *s, bool offline, const 
 /* The configuration being run, named in a liveness failure (run_one's callers set it). */
 static const char *live_label = "";
 
-/* Liveness: a run that has no stop time ends with every request finished (one with a stop
- * time counts the rest as unfinished).  Checked when the events run out, before
+/* Seeded bugs (the test of this test): when set, the policies the simulation runs instead of
+ * the configured ones, substituted after the configuration check (test_catches_*). */
+static const struct order_policy *subst_order;
+static const struct batch_policy *subst_batching;
+
+/* Liveness and conservation: a run that has no stop time ends with every request finished
+ * (one with a stop time counts the rest as unfinished), each once, each with as many
+ * generated tokens as its output length.  Checked when the events run out, before
  * sim_finish(), which stops the process at a BUG: a request nobody will ever take (an idle
  * instance never woken) fails here, naming the configuration. */
-static void check_liveness(const struct sim *s, const struct run_ctx *x, bool jumps)
+static void check_liveness(const struct sim *s, const struct run_ctx *x, const struct sinks *k,
+			   bool jumps)
 {
+	const char *way = jumps ? "fast path" : "reference";
+	ck_assert_msg(k->twice == 0, "%s (%s): %zu requests finished twice", live_label, way,
+		      k->twice);
+	ck_assert_msg(k->tokens_wrong == 0,
+		      "%s (%s): %zu requests finished with another number of tokens than their "
+		      "output length", live_label, way, k->tokens_wrong);
+	size_t done = 0;
+	for (size_t i = 0; i < x->w.n; i++)
+		done += k->done[i];
+	ck_assert_msg(done == sim_finished(s), "%s (%s): %zu requests reported finished, %zu counted",
+		      live_label, way, done, sim_finished(s));
 	if (x->sp.stop_ns != INT64_MAX)
 		return;
 	ck_assert_msg(sim_finished(s) == x->w.n,
 		      "%s (%s): the events ran out with %zu of %zu requests finished", live_label,
-		      jumps ? "fast path" : "reference", sim_finished(s), x->w.n);
+		      way, sim_finished(s), x->w.n);
 }
 
-/* Runs the configuration KV (NULL-terminated "key=value" list) with SEED, with every output
- * or (LEAN) without batches.csv and monitor.csv; false when the configuration check refuses
- * it. */
+/* A run that never ends (requests preempting each other for ever) stops the test after 30 s
+ * of CPU time, naming its configuration (live_label) instead of running into the case's
+ * timeout. */
+static void stuck(int sig)
+{
+	(void)sig;
+	static const char head[] = "differential: a run took 30 s of CPU time, stuck: ";
+	ssize_t w = write(2, head, sizeof head - 1);
+	w += write(2, live_label, strlen(live_label));
+	w += write(2, "\n", 1);
+	_exit(w > 0 ? 2 : 3);
+}
+
+static void guard(bool on)
+{
+	struct itimerval it = {{0, 0}, {on ? 30 : 0, 0}};
+	signal(SIGVTALRM, stuck);
+	setitimer(ITIMER_VIRTUAL, &it, NULL);
+}
+
+/* Runs the configuration KV (NULL-terminated "key=value" list; "trace=FILE" names the trace)
+ * with SEED, with every output or (LEAN) without batches.csv and monitor.csv; false when the
+ * configuration check refuses it. */
 static bool run_one(const char *const *kv, uint64_t seed, bool jumps, bool lean,
 		    struct output *o)
 {
@@ -169,18 +227,27 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, bool lean,
 	cli_config_init(&x.cc);
 	x.cc.seed = seed;
 	struct bs_err err = {0};
+	const char *trace = NULL;
 	for (size_t i = 0; kv[i]; i++)
-		ck_assert_msg(!config_set_arg(&x.cc.cfg, kv[i], &err), "%s: %s", kv[i], err.msg);
+		if (!strncmp(kv[i], "trace=", 6))
+			trace = kv[i] + 6;
+		else
+			ck_assert_msg(!config_set_arg(&x.cc.cfg, kv[i], &err), "%s: %s", kv[i],
+				      err.msg);
 	ck_assert(!config_set(&x.cc.cfg, "sim.decode_jumps", jumps ? "true" : "false",
 			      CFG_ORIGIN_CMDLINE, NULL, 0, &err));
 	if (lean)
 		ck_assert(!config_set(&x.cc.cfg, "monitor.interval_s", "0", CFG_ORIGIN_CMDLINE,
 				      NULL, 0, &err));
-	if (run_setup(&x, run_default_trace(&x.cc.cfg, NULL), true, &err)) {
+	if (run_setup(&x, run_default_trace(&x.cc.cfg, trace), true, &err)) {
 		run_teardown(&x);
 		return false;
 	}
-	struct sinks k;
+	if (subst_order)
+		x.sp.order = subst_order;
+	if (subst_batching)
+		x.sp.batching = subst_batching;
+	struct sinks k = {.done = xcalloc(x.w.n ? x.w.n : 1, 1)};
 	for (int i = 0; i < OUTS; i++)
 		k.f[i] = open_memstream(&o->buf[i], &o->len[i]);
 	report_requests_header(k.f[OUT_REQ]);
@@ -194,8 +261,10 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, bool lean,
 	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
 				&hooks);
 	sim_warmup(s);
+	guard(true);
 	sim_run(s);
-	check_liveness(s, &x, jumps);
+	guard(false);
+	check_liveness(s, &x, &k, jumps);
 	sim_finish(s);
 	ck_assert_uint_eq(sim_finished(s), x.w.n);
 	cJSON *m = run_metrics_json(&x, s);
@@ -206,6 +275,7 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, bool lean,
 	sim_free(s);
 	for (int i = 0; i < OUTS; i++)
 		fclose(k.f[i]);
+	free(k.done);
 	run_teardown(&x);
 	return true;
 }
@@ -216,23 +286,41 @@ static void output_free(struct output *o)
 		free(o->buf[i]);
 }
 
-/* Runs KV both ways (LEAN: run_one's); returns false when refused.  Fails on the first
- * differing byte. */
-static bool same_both_ways(const char *const *kv, uint64_t seed, bool lean, const char *label)
+/* The first output in which A and B differ, or OUTS when they are byte-identical. */
+static int first_difference(const struct output *a, const struct output *b)
+{
+	for (int i = 0; i < OUTS; i++)
+		if (a->len[i] != b->len[i] || memcmp(a->buf[i], b->buf[i], a->len[i]))
+			return i;
+	return OUTS;
+}
+
+/* What comparing the fast path with the reference found. */
+enum verdict { REFUSED = -1, IDENTICAL = OUTS /* else the first differing output */ };
+
+/* Runs KV both ways (LEAN: run_one's): REFUSED when the configuration check refuses it,
+ * else the first output that differs (IDENTICAL: none). */
+static int compare_both_ways(const char *const *kv, uint64_t seed, bool lean, const char *label)
 {
 	struct output a = {0}, b = {0};
 	live_label = label;
-	bool ok = run_one(kv, seed, true, lean, &a);
-	if (!ok)
-		return false;
+	if (!run_one(kv, seed, true, lean, &a))
+		return REFUSED;
 	ck_assert_msg(run_one(kv, seed, false, lean, &b), "%s: reference refused", label);
-	for (int i = 0; i < OUTS; i++)
-		ck_assert_msg(a.len[i] == b.len[i] && !memcmp(a.buf[i], b.buf[i], a.len[i]),
-			      "%s%s: %s differs between the fast path and the reference", label,
-			      lean ? " (without batches.csv and monitor.csv)" : "", out_names[i]);
+	int d = first_difference(&a, &b);
 	output_free(&a);
 	output_free(&b);
-	return true;
+	return d;
+}
+
+/* Runs KV both ways; returns false when refused.  Fails on the first differing output. */
+static bool same_both_ways(const char *const *kv, uint64_t seed, bool lean, const char *label)
+{
+	int d = compare_both_ways(kv, seed, lean, label);
+	ck_assert_msg(d == REFUSED || d == IDENTICAL,
+		      "%s%s: %s differs between the fast path and the reference", label,
+		      lean ? " (without batches.csv and monitor.csv)" : "", out_names[d]);
+	return d != REFUSED;
 }
 
 /* Runs KV both ways with every output, then without the per-pass and monitor outputs. */
@@ -243,7 +331,6 @@ static bool fast_equals_reference(const char *const *kv, uint64_t seed, const ch
 	ck_assert_msg(same_both_ways(kv, seed, true, label), "%s: refused without outputs", label);
 	return true;
 }
-
 /* Appends "key=value" for the key of family F and its member M. */
 static char *member_arg(const struct policy_family *f, const struct policy_info *m)
 {
@@ -518,22 +605,44 @@ START_TEST(pinned_configurations)
 }
 END_TEST
 
-static const char *pick(gsl_rng *r, const char *const *v, size_t n)
-{
-	return v[gsl_rng_uniform_int(r, n)];
-}
+/* ---- random configurations ------------------------------------------------------------- */
 
-START_TEST(random_configurations)
+/* How many random configurations the configuration check accepts are compared (a fixed
+ * number, so that what is covered does not depend on the machine's speed): about 4 s of
+ * the normal build on a loaded two-core machine, 25 s under the sanitizers. */
+enum { RANDOM_CONFIGS = 300 };
+
+/* A trace with prefix groups, priorities and tasks, written by main for the random
+ * configurations (trace=FILE). */
+static char prefix_trace_arg[64] = "trace=";
+
+#define PICK(r, v) ((v)[gsl_rng_uniform_int((r), sizeof(v) / sizeof *(v))])
+
+/* One random configuration: its keys, the member arguments it owns, its seed and its label
+ * (the command line that reproduces it). */
+struct rconf {
+	const char *kv[64];
+	char *own[16];
+	size_t no;
+	uint64_t seed;
+	char label[2560];
+};
+
+/* Draws configuration INDEX from R: the topology and server limits, the workload (lengths
+ * short, long enough to bind the token budget, the random dataset's shared prefix, or a
+ * trace of prefix groups; priorities; online and offline tasks, task-aware or not), and one
+ * registered member of every family; then EXTRA (which wins).  The draws do not depend on
+ * EXTRA, so a seeded bug is tried on the configurations the random test runs. */
+static void random_config(gsl_rng *r, size_t index, const char *const *extra, struct rconf *c)
 {
-	/* Random policies, topology and server limits, for at most 4 s of wall time. */
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(r, 7);
 	static const char *const modes[] = {"cluster.mode=colocated", "cluster.mode=disaggregated"};
 	static const char *const inst[] = {"cluster.instances=1", "cluster.instances=2"};
 	static const char *const pp[] = {"cluster.pp=1", "cluster.pp=1", "cluster.pp=3"};
 	static const char *const seqs[] = {"server.max_num_seqs=2", "server.max_num_seqs=8",
 					   "server.max_num_seqs=64"};
+	/* below max_model_len, the token budget binds the long prompts (chunked) */
 	static const char *const tokens[] = {"server.max_num_batched_tokens=256",
+					     "server.max_num_batched_tokens=512",
 					     "server.max_num_batched_tokens=2048"};
 	static const char *const blocks[] = {"server.num_kv_blocks=12", "server.num_kv_blocks=40",
 					     "server.num_kv_blocks=4000"};
@@ -541,79 +650,453 @@ START_TEST(random_configurations)
 					      "server.chunked_prefill=false"};
 	static const char *const prefill[] = {"server.max_num_prefill_seqs=1",
 					      "server.max_num_prefill_seqs=4"};
+	static const char *const caching[] = {"server.prefix_caching=true",
+					      "server.prefix_caching=true",
+					      "server.prefix_caching=false"};
 	static const char *const task[] = {"scheduler.task_aware=false", "scheduler.task_aware=true"};
 	static const char *const adjust[] = {"scheduler.adjust=arrival", "scheduler.adjust=batch",
 					     "scheduler.adjust=period"};
 	static const char *const rates[] = {"workload.rate=0.5", "workload.rate=5",
 					    "workload.rate=50"};
-	static const char *const strat[] = {"bucketing.strategy=exponential",
-					    "bucketing.strategy=linear", "bucketing.strategy=none"};
 	static const char *const host[] = {"sim.host_time=false", "sim.host_time=true"};
 	static const char *const async[] = {"server.async_scheduling=true",
 					    "server.async_scheduling=false"};
 	/* liveness: offline requests, every request at time 0 */
 	static const char *const tasks[] = {"workload.task=auto", "workload.task=random",
 					    "workload.task=offline"};
+	static const char *const fraction[] = {"workload.offline_fraction=0.2",
+					       "workload.offline_fraction=0.7"};
 	static const char *const arrivals[] = {"workload.arrival=poisson",
 					       "workload.arrival=offline"};
+	/* priorities: none (or the trace's), three levels drawn 1:2:1, online 0 / offline 1 */
+	static const char *const priority[] = {"workload.priority=auto", "workload.priority=random",
+					       "workload.priority=random", "workload.priority=task"};
+	/* the lengths: uniform up to 600 + 200 tokens, prompts up to 1300 (over the budgets of
+	 * 256 and 512 tokens), the random dataset with one 300-token prefix shared by every
+	 * request, the trace of prefix groups */
+	static const char *const lengths[][6] = {
+		{NULL},
+		{"workload.prompt_max=1300", NULL},
+		{"workload.lengths=random", "workload.random_prefix_len=300",
+		 "workload.random_input_len=400", "workload.random_range_ratio=0.9",
+		 "workload.random_output_len=100", NULL},
+		{prefix_trace_arg, "workload.lengths=trace", NULL},
+	};
+	size_t n = 0;
+	c->no = 0;
+	for (size_t j = 0; base_keys[j]; j++)
+		c->kv[n++] = base_keys[j];
+	c->kv[n++] = "server.max_model_len=1536"; /* 12 blocks of 128 */
+	const char *mode = PICK(r, modes);
+	c->kv[n++] = mode;
+	c->kv[n++] = PICK(r, inst);
+	/* pipeline parallelism is modelled for colocated instances */
+	const char *p = PICK(r, pp);
+	c->kv[n++] = strstr(mode, "disagg") ? pp[0] : p;
+	c->kv[n++] = PICK(r, seqs);
+	const char *tok = PICK(r, tokens);
+	c->kv[n++] = tok;
+	c->kv[n++] = PICK(r, blocks);
+	/* without chunked prefill vLLM needs a token budget of max_model_len */
+	const char *ch = PICK(r, chunked);
+	c->kv[n++] = strstr(tok, "=2048") ? ch : chunked[0];
+	c->kv[n++] = PICK(r, prefill);
+	c->kv[n++] = PICK(r, caching);
+	c->kv[n++] = PICK(r, task);
+	c->kv[n++] = PICK(r, adjust);
+	c->kv[n++] = PICK(r, rates);
+	c->kv[n++] = PICK(r, host);
+	c->kv[n++] = PICK(r, async);
+	c->kv[n++] = PICK(r, tasks);
+	c->kv[n++] = PICK(r, fraction);
+	c->kv[n++] = PICK(r, arrivals);
+	c->kv[n++] = PICK(r, priority);
+	c->kv[n++] = "workload.priority_weights=1,2,1";
+	size_t l = gsl_rng_uniform_int(r, sizeof lengths / sizeof *lengths);
+	for (size_t j = 0; lengths[l][j]; j++)
+		c->kv[n++] = lengths[l][j];
+	for (size_t f = 0; policy_families[f]; f++) {
+		const struct policy_family *fam = policy_families[f];
+		size_t nm = 0;
+		while (fam->members[nm])
+			nm++;
+		c->kv[n++] = c->own[c->no++] =
+			member_arg(fam, fam->members[gsl_rng_uniform_int(r, nm)]);
+	}
+	for (size_t j = 0; extra && extra[j]; j++)
+		c->kv[n++] = extra[j];
+	c->kv[n] = NULL;
+	c->seed = 1 + gsl_rng_uniform_int(r, 1000);
+	int at = snprintf(c->label, sizeof c->label, "random configuration %zu (seed %llu):",
+			  index, (unsigned long long)c->seed);
+	for (size_t j = 0; c->kv[j] && at > 0 && (size_t)at < sizeof c->label; j++)
+		at += snprintf(c->label + at, sizeof c->label - (size_t)at,
+			       strncmp(c->kv[j], "trace=", 6) ? " --set %s" : " --trace %s",
+			       strncmp(c->kv[j], "trace=", 6) ? c->kv[j] : c->kv[j] + 6);
+}
+
+/* The trace of prefix groups: 60 requests, each in one of four groups (prefixes of 200, 384,
+ * 512 and 700 tokens) or none, its prompt its prefix and 1 to 700 more tokens, 1 to 100
+ * output tokens, priority 0 to 2, online or offline. */
+static int write_prefix_trace(FILE *f)
+{
+	static const int prefix[] = {200, 384, 512, 700};
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 11);
+	fputs("prompt_tokens,output_tokens,priority,task,prefix_group,prefix_tokens\n", f);
+	for (int i = 0; i < 60; i++) {
+		int g = (int)gsl_rng_uniform_int(r, 5) - 1;
+		int pre = g < 0 ? 0 : prefix[g];
+		int prompt = pre + 1 + (int)gsl_rng_uniform_int(r, 700);
+		int out = 1 + (int)gsl_rng_uniform_int(r, 100);
+		int pri = (int)gsl_rng_uniform_int(r, 3);
+		fprintf(f, "%d,%d,%d,%s,%d,%d\n", prompt, out, pri,
+			gsl_rng_uniform_int(r, 2) ? "offline" : "online", g, pre);
+	}
+	gsl_rng_free(r);
+	return ferror(f);
+}
+
+static void rconf_free(struct rconf *c)
+{
+	for (size_t j = 0; j < c->no; j++)
+		free(c->own[j]);
+}
+
+START_TEST(random_configurations)
+{
+	/* RANDOM_CONFIGS accepted configurations (at most 20 times as many drawn). */
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 7);
+	size_t runs = 0, refused = 0;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	size_t runs = 0, refused = 0;
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 > 4.0)
-			break;
-		const char *kv[48];
-		char *own[8];
-		size_t n = 0, no = 0;
-		for (size_t j = 0; base_keys[j]; j++)
-			kv[n++] = base_keys[j];
-		kv[n - 2] = "server.max_model_len=1536"; /* 12 blocks of 128 */
-		const char *mode = pick(r, modes, 2);
-		kv[n++] = mode;
-		kv[n++] = pick(r, inst, 2);
-		/* pipeline parallelism is modelled for colocated instances */
-		kv[n++] = strstr(mode, "disagg") ? pp[0] : pick(r, pp, 3);
-		kv[n++] = pick(r, seqs, 3);
-		const char *tok = pick(r, tokens, 2);
-		kv[n++] = tok;
-		kv[n++] = pick(r, blocks, 3);
-		/* without chunked prefill vLLM needs a token budget of max_model_len */
-		kv[n++] = strstr(tok, "=256") ? chunked[0] : pick(r, chunked, 2);
-		kv[n++] = pick(r, prefill, 2);
-		kv[n++] = pick(r, task, 2);
-		kv[n++] = pick(r, adjust, 3);
-		kv[n++] = pick(r, rates, 3);
-		kv[n++] = pick(r, strat, 3);
-		kv[n++] = pick(r, host, 2);
-		kv[n++] = pick(r, async, 2);
-		kv[n++] = pick(r, tasks, 3);
-		kv[n++] = pick(r, arrivals, 2);
-		for (size_t f = 0; policy_families[f]; f++) {
-			const struct policy_family *fam = policy_families[f];
-			size_t nm = 0;
-			while (fam->members[nm])
-				nm++;
-			kv[n++] = own[no++] = member_arg(fam, fam->members[gsl_rng_uniform_int(r, nm)]);
-		}
-		kv[n] = NULL;
-		uint64_t seed = 1 + gsl_rng_uniform_int(r, 1000);
-		char label[2048];
-		int at = snprintf(label, sizeof label, "random configuration %zu (seed %llu):",
-				  runs + refused, (unsigned long long)seed);
-		for (size_t j = 0; kv[j] && at > 0 && (size_t)at < sizeof label; j++)
-			at += snprintf(label + at, sizeof label - (size_t)at, " --set %s", kv[j]);
-		if (fast_equals_reference(kv, seed, label))
+	clock_t c0 = clock();
+	while (runs < RANDOM_CONFIGS) {
+		ck_assert_msg(refused < 20 * RANDOM_CONFIGS,
+			      "%zu random configurations refused for %zu accepted", refused, runs);
+		struct rconf c;
+		random_config(r, runs + refused, NULL, &c);
+		if (fast_equals_reference(c.kv, c.seed, c.label))
 			runs++;
 		else
 			refused++;
-		for (size_t j = 0; j < no; j++)
-			free(own[j]);
+		rconf_free(&c);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	gsl_rng_free(r);
+	fprintf(stderr, "differential: %zu random configurations identical, %zu refused (%.1f s, "
+		"%.1f s of CPU)\n", runs, refused,
+		(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		(double)(clock() - c0) / CLOCKS_PER_SEC);
+}
+END_TEST
+
+/* ---- the tests of this test: seeded bugs -------------------------------------------------- */
+
+/* The first of the random configurations (random_config's, with EXTRA; those with the key
+ * SKIP left out) in which the fast path and the reference differ, or RANDOM_CONFIGS when
+ * none of the first RANDOM_CONFIGS accepted does; *WHAT: the output that differs. */
+static size_t first_differing_random(const char *const *extra, const char *skip, size_t max,
+				     int *what, char *label, size_t label_size)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 7);
+	size_t runs = 0, refused = 0, found = max;
+	while (runs < max && refused < 20 * max) {
+		struct rconf c;
+		random_config(r, runs + refused, extra, &c);
+		bool skipped = false;
+		for (size_t j = 0; skip && c.kv[j]; j++)
+			skipped |= !strcmp(c.kv[j], skip);
+		int d = skipped ? REFUSED : compare_both_ways(c.kv, c.seed, false, c.label);
+		if (d == IDENTICAL)
+			d = compare_both_ways(c.kv, c.seed, true, c.label);
+		rconf_free(&c);
+		if (d != REFUSED && d != IDENTICAL && label)
+			snprintf(label, label_size, "%s", c.label);
+		if (d == REFUSED) {
+			refused++;
+			continue;
+		}
+		if (d != IDENTICAL) {
+			found = runs;
+			*what = d;
+			break;
+		}
+		runs++;
 	}
 	gsl_rng_free(r);
-	fprintf(stderr, "differential: %zu random configurations identical, %zu refused\n", runs,
-		refused);
-	ck_assert_uint_gt(runs, 0);
+	return found;
+}
+
+/* An order declared `fifo` that is not: priority's key (priority, then arrival) with the
+ * flag of FCFS.  The fast path then lets a decode run pass arrivals while the queue's head
+ * waits, though a later arrival of a higher priority would be served first at the next
+ * step.  Only a workload with several priorities tells (the bug a workload without them
+ * missed). */
+START_TEST(catches_wrong_fifo_flag)
+{
+	struct order_policy bad = *order_policy("priority");
+	ck_assert(!bad.fifo);
+	bad.fifo = true;
+	subst_order = &bad;
+	static const char *const extra[] = {"scheduler.order=priority", NULL};
+	int what = IDENTICAL;
+	/* an arrival may start a microbatch on a pipelined instance whatever the order says
+	 * (the flag is not read there) */
+	size_t i = first_differing_random(extra, "cluster.pp=3", RANDOM_CONFIGS, &what, NULL, 0);
+	subst_order = NULL;
+	ck_assert_msg(i < RANDOM_CONFIGS, "an order declared fifo that is not (priority) agrees "
+		      "with the reference over %d random configurations", RANDOM_CONFIGS);
+	fprintf(stderr, "differential: an order declared fifo that is not: %s differs at random "
+		"configuration %zu\n", out_names[what], i);
+}
+END_TEST
+
+/* A controller that reads state the kernel does not know of: continuous batching whose
+ * token budget for new prompts is halved at about every other batch it is asked to form,
+ * counted in a static variable.  The reference asks at every step, the fast path once for a run of
+ * identical steps, so their batches differ once the halved budget binds (long prompts). */
+static unsigned undeclared_batches;
+
+static bool take_undeclared(struct batch_draft *d, struct batch_cand *c)
+{
+	if (d->n == 0)
+		undeclared_batches++;
+	uint64_t taken = 0;
+	for (size_t i = 0; i < d->n; i++)
+		taken += d->lens[i];
+	/* halved at about every other batch: those whose count a multiplicative hash sends to
+	 * the upper half */
+	bool half = (uint32_t)(undeclared_batches * 2654435761u) >> 31;
+	int64_t budget = half ? d->step_tokens / 2 : d->step_tokens;
+	return (d->idle && d->n == 0) ||
+	       (int64_t)(taken + (uint64_t)c->q->prompt_tokens) <= budget;
+}
+
+START_TEST(catches_undeclared_controller_state)
+{
+	struct batch_policy bad = *batch_policy("continuous");
+	ck_assert_ptr_null(bad.take);
+	bad.take = take_undeclared;
+	subst_batching = &bad;
+	static const char *const extra[] = {"scheduler.batching=continuous", NULL};
+	int what = IDENTICAL;
+	size_t i = first_differing_random(extra, NULL, RANDOM_CONFIGS, &what, NULL, 0);
+	subst_batching = NULL;
+	ck_assert_msg(i < RANDOM_CONFIGS, "a controller reading undeclared state agrees with the "
+		      "reference over %d random configurations", RANDOM_CONFIGS);
+	fprintf(stderr, "differential: a controller reading undeclared state: %s differs at random "
+		"configuration %zu\n", out_names[what], i);
+}
+END_TEST
+
+/* Every order and every batch controller on the first 40 random configurations (without
+ * pipelines, where arrivals matter whatever the policy declares) with that policy in place
+ * of the random one: the random test draws each in about one configuration in 9 or 5, too
+ * few to catch a flag the fast path trusts (priority declared fifo differs at the 22nd). */
+START_TEST(every_order_and_controller_on_random_configurations)
+{
+	static const char *const families[] = {"scheduler.order", "scheduler.batching"};
+	size_t tried = 0;
+	for (size_t f = 0; f < 2; f++) {
+		const struct policy_family *fam = policy_family_by_key(families[f]);
+		ck_assert_ptr_nonnull(fam);
+		for (size_t m = 0; fam->members[m]; m++) {
+			char *marg = member_arg(fam, fam->members[m]);
+			const char *extra[] = {marg, NULL};
+			int what = IDENTICAL;
+			char label[2560] = "";
+			size_t i = first_differing_random(extra, "cluster.pp=3", 40, &what, label,
+							  sizeof label);
+			ck_assert_msg(i == 40, "%s: %s differs between the fast path and the reference",
+				      label, out_names[what]);
+			free(marg);
+			tried++;
+		}
+	}
+	fprintf(stderr, "differential: %zu orders and controllers identical on 40 random "
+		"configurations each\n", tried);
+}
+END_TEST
+
+/* ---- state kept between runs ------------------------------------------------------------- */
+
+/* The fast path and the reference run in one process, so a policy that keeps state in a
+ * static variable between runs agrees with itself there.  Each policy is run (A) in a child
+ * process forked before this process ran anything, then here after a run of another
+ * configuration (B: other server limits, load and seed), then here again: the three must
+ * give the same bytes.  (With CK_FORK=no the earlier tests have run in this process too.) */
+
+/* The configuration of policy argument MARG: base_keys, topology T, near saturation, MARG;
+ * with OTHER, B's limits on top.  KV holds 32. */
+static void twice_config(const char **kv, size_t t, const char *marg, bool other)
+{
+	static const char *const b_keys[] = {"server.max_num_seqs=3",
+					     "server.max_num_batched_tokens=256",
+					     "workload.rate=100", NULL};
+	size_t n = 0;
+	for (size_t j = 0; base_keys[j]; j++)
+		kv[n++] = base_keys[j];
+	kv[n++] = "server.max_num_batched_tokens=512"; /* below the longest prompts */
+	for (size_t j = 0; topologies[t][j]; j++)
+		/* "loop": the default loop, or the policy when it is one */
+		kv[n++] = strcmp(topologies[t][j], "loop") ? topologies[t][j] : marg;
+	kv[n++] = "workload.rate=8";
+	for (size_t j = 0; other && b_keys[j]; j++)
+		kv[n++] = b_keys[j];
+	kv[n++] = marg;
+	kv[n] = NULL;
+}
+
+enum { NTOPO = sizeof topologies / sizeof *topologies };
+
+/* In a child process: for each of the N policy arguments MARG, the first topology that
+ * accepts it (*T, NTOPO: none) and its outputs (seed 1). */
+static void fresh_runs(size_t n, char *const *marg, size_t *t, struct output *out)
+{
+	FILE *f = tmpfile();
+	ck_assert_ptr_nonnull(f);
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct output o = {0};
+			size_t k = 0;
+			for (; k < NTOPO; k++) {
+				const char *kv[32];
+				twice_config(kv, k, marg[i], false);
+				if (run_one(kv, 1, true, false, &o))
+					break;
+			}
+			fwrite(&k, sizeof k, 1, f);
+			for (int j = 0; k < NTOPO && j < OUTS; j++) {
+				fwrite(&o.len[j], sizeof o.len[j], 1, f);
+				fwrite(o.buf[j], 1, o.len[j], f);
+			}
+			output_free(&o);
+		}
+		_exit(fflush(f) || ferror(f) ? 1 : 0);
+	}
+	int st = 0;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child process failed (%d)", st);
+	rewind(f);
+	for (size_t i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		ck_assert_uint_eq(fread(&t[i], sizeof t[i], 1, f), 1);
+		for (int j = 0; t[i] < NTOPO && j < OUTS; j++) {
+			ck_assert_uint_eq(fread(&out[i].len[j], sizeof out[i].len[j], 1, f), 1);
+			out[i].buf[j] = xmalloc(out[i].len[j] + 1);
+			ck_assert_uint_eq(fread(out[i].buf[j], 1, out[i].len[j], f), out[i].len[j]);
+		}
+	}
+	fclose(f);
+}
+
+/* Runs B then A twice here for each policy argument of fresh_runs; the first policy whose
+ * runs of A differ (its index, *WHAT the output and *WHICH 0: the fresh run against the
+ * first here, 1: the two here), or N. */
+static size_t first_changed_by_state(size_t n, char *const *marg, const size_t *t,
+				     struct output *fresh, int *what, int *which)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] == NTOPO)
+			continue;
+		const char *a[32], *b[32];
+		twice_config(a, t[i], marg[i], false);
+		twice_config(b, t[i], marg[i], true);
+		live_label = marg[i];
+		struct output ob = {0}, o1 = {0}, o2 = {0};
+		if (run_one(b, 2, true, false, &ob))
+			output_free(&ob);
+		ck_assert(run_one(a, 1, true, false, &o1));
+		ck_assert(run_one(a, 1, true, false, &o2));
+		int d1 = first_difference(&fresh[i], &o1), d2 = first_difference(&o1, &o2);
+		output_free(&o1);
+		output_free(&o2);
+		if (d1 != IDENTICAL || d2 != IDENTICAL) {
+			*what = d1 != IDENTICAL ? d1 : d2;
+			*which = d1 == IDENTICAL;
+			return i;
+		}
+	}
+	return n;
+}
+
+START_TEST(every_policy_twice_in_one_process)
+{
+	char *marg[128] = {0};
+	size_t n = 0;
+	for (size_t f = 0; policy_families[f]; f++)
+		for (size_t m = 0; policy_families[f]->members[m]; m++) {
+			ck_assert_uint_lt(n, 128);
+			marg[n++] = member_arg(policy_families[f], policy_families[f]->members[m]);
+		}
+	size_t t[128];
+	struct output fresh[128];
+	fresh_runs(n, marg, t, fresh);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(t[i] < NTOPO, "%s runs in no topology of this test", marg[i]);
+	int what = IDENTICAL, which = 0;
+	size_t i = first_changed_by_state(n, marg, t, fresh, &what, &which);
+	ck_assert_msg(i == n, "%s (topology %zu): %s differs between %s", i < n ? marg[i] : "",
+		      i < n ? t[i] : 0, out_names[what],
+		      which ? "two runs in one process" : "a fresh process and one that ran "
+		      "another configuration before");
+	for (size_t j = 0; j < n; j++) {
+		output_free(&fresh[j]);
+		free(marg[j]);
+	}
+	fprintf(stderr, "differential: %zu policies give the same bytes in a fresh process and "
+		"twice in one that ran another configuration\n", n);
+}
+END_TEST
+
+/* A controller that keeps its configuration from the first run of the process: continuous
+ * batching that takes at most half of max_num_seqs + 1 requests running, read once into a
+ * static variable.  Its runs agree with the reference (both share the value); a run after
+ * one of another max_num_seqs does not agree with a fresh process. */
+static int32_t remembered_cap;
+
+static bool take_remembered(struct batch_draft *d, struct batch_cand *c)
+{
+	(void)c;
+	if (!remembered_cap)
+		remembered_cap = d->max_running / 2 + 1;
+	return d->running + (int32_t)d->n < remembered_cap;
+}
+
+/* Both seeded controllers (the one above, and the counting one of
+ * catches_undeclared_controller_state), run as scheduler.batching=continuous. */
+START_TEST(catches_static_state)
+{
+	bool (*const takes[])(struct batch_draft *, struct batch_cand *) = {take_remembered,
+									    take_undeclared};
+	static const char *const names[] = {"a configuration kept from the first run",
+					    "a count of batches kept between runs"};
+	for (size_t k = 0; k < 2; k++) {
+		struct batch_policy bad = *batch_policy("continuous");
+		bad.take = takes[k];
+		subst_batching = &bad;
+		char *marg[1] = {xstrdup("scheduler.batching=continuous")};
+		size_t t[1];
+		struct output fresh[1];
+		fresh_runs(1, marg, t, fresh);
+		ck_assert_uint_lt(t[0], NTOPO);
+		int what = IDENTICAL, which = 0;
+		size_t i = first_changed_by_state(1, marg, t, fresh, &what, &which);
+		subst_batching = NULL;
+		ck_assert_msg(i == 0, "a controller with %s gives the same bytes in a fresh process "
+			      "and twice after another configuration", names[k]);
+		fprintf(stderr, "differential: a controller with %s: %s differs between %s\n",
+			names[k], out_names[what], which ? "two runs in one process"
+			: "a fresh process and one that ran another configuration before");
+		output_free(&fresh[0]);
+		free(marg[0]);
+	}
 }
 END_TEST
 
@@ -629,14 +1112,35 @@ int main(void)
 	if (fd < 0 || write(fd, bucket_log_text, sizeof bucket_log_text - 1) < 0 || close(fd))
 		return 1;
 	strncat(bucket_log_arg, lpath, sizeof bucket_log_arg - strlen(bucket_log_arg) - 1);
+	char tpath[] = "/tmp/bucketsim-difftrace-XXXXXX";
+	fd = mkstemp(tpath);
+	FILE *tf = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!tf || write_prefix_trace(tf) || fclose(tf))
+		return 1;
+	strncat(prefix_trace_arg, tpath, sizeof prefix_trace_arg - strlen(prefix_trace_arg) - 1);
 	Suite *s = suite_create("differential");
 	TCase *tc = tcase_create("fast_vs_reference");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, pinned_configurations);
 	tcase_add_test(tc, every_policy_every_topology);
 	tcase_add_test(tc, every_policy_own_key_values);
-	tcase_add_test(tc, random_configurations);
 	suite_add_tcase(s, tc);
+	TCase *tr = tcase_create("random");
+	tcase_set_timeout(tr, 600);
+	tcase_add_test(tr, random_configurations);
+	tcase_add_test(tr, every_order_and_controller_on_random_configurations);
+	suite_add_tcase(s, tr);
+	/* the tests of this test: bugs seeded in test-only policies are caught */
+	TCase *tb = tcase_create("seeded_bugs");
+	tcase_set_timeout(tb, 600);
+	tcase_add_test(tb, catches_wrong_fifo_flag);
+	tcase_add_test(tb, catches_undeclared_controller_state);
+	tcase_add_test(tb, catches_static_state);
+	suite_add_tcase(s, tb);
+	TCase *tt = tcase_create("twice");
+	tcase_set_timeout(tt, 600);
+	tcase_add_test(tt, every_policy_twice_in_one_process);
+	suite_add_tcase(s, tt);
 	TCase *tl = tcase_create("preempting_disaggregated");
 	tcase_set_timeout(tl, 600);
 	tcase_add_test(tl, every_policy_preempting_disaggregated);
@@ -644,5 +1148,6 @@ int main(void)
 	int rc = check_run(s);
 	unlink(path);
 	unlink(lpath);
+	unlink(tpath);
 	return rc;
 }

@@ -1262,6 +1262,100 @@ START_TEST(order_reads_other_key)
 }
 END_TEST
 
+/* Two orders with one slot, worked by hand: request 0 (t = 0, 400 output tokens) holds the
+ * slot for about 400 ms while 1 to 4 arrive at 1 to 4 ms and wait.  (prompt, output,
+ * priority): 1 (100, 50, 1), 2 (300, 10, 0), 3 (50, 400, 0), 4 (200, 20, 1).
+ * slo_output, key priority then output ascending: (0, 10) 2, (0, 400) 3, (1, 20) 4,
+ * (1, 50) 1 -- served 2, 3, 4, 1 (longest output first would give 3, 2, 1, 4).
+ * sjf_total, key prompt + output ascending: 1 150, 4 220, 2 310, 3 450 -- served 1, 4, 2, 3
+ * (the prompt alone would give 3, 1, 4, 2; the output alone 2, 4, 1, 3). */
+START_TEST(slo_output_and_sjf_total_order)
+{
+	static const char *const orders[] = {"slo_output", "sjf_total", "sjf_total"};
+	static const int want[][4] = {{2, 3, 4, 1}, {1, 4, 2, 3}, {1, 4, 2, 3}};
+	struct req_spec req[5] = {
+		{.arrival_ns = 0, .prompt_tokens = 50, .output_tokens = 400},
+		{.arrival_ns = 1000000, .prompt_tokens = 100, .output_tokens = 50, .priority = 1},
+		{.arrival_ns = 2000000, .prompt_tokens = 300, .output_tokens = 10, .priority = 0},
+		{.arrival_ns = 3000000, .prompt_tokens = 50, .output_tokens = 400, .priority = 0},
+		{.arrival_ns = 4000000, .prompt_tokens = 200, .output_tokens = 20, .priority = 1},
+	};
+	for (size_t i = 0; i < 5; i++)
+		req[i].prefix_group = -1;
+	/* slo_output in a plain queue; sjf_total in a plain queue and inside a bucket */
+	for (size_t k = 0; k < 3; k++) {
+		struct sim_params p = fixture_params();
+		p.max_num_seqs = 1;
+		p.order = order_policy(orders[k]);
+		ck_assert_ptr_nonnull(p.order);
+		p.grouped = k == 2;
+		struct bucketserve_cfg bc = {0};
+		if (p.grouped)
+			bc = bs_config("none", orders[k], "prompt", 4096);
+		struct fixed_cost f = {1000000, 0, 1000000, 0, 0};
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, 5, NULL, p.grouped ? &bc : NULL, &c, NULL);
+		run_all(&s);
+		ck_assert_int_eq(s.r[0].t_sched, 0);
+		ck_assert_int_gt(s.r[0].t_first + 399 * 1000000, req[4].arrival_ns); /* still running */
+		for (int j = 0; j < 3; j++)
+			ck_assert_msg(s.r[want[k][j]].t_sched < s.r[want[k][j + 1]].t_sched,
+				      "%s%s: request %d should start before %d", orders[k],
+				      p.grouped ? " in a bucket" : "", want[k][j], want[k][j + 1]);
+		sim_release(&s);
+		if (p.grouped)
+			bucketserve_cfg_release(&bc);
+	}
+}
+END_TEST
+
+/* The memory-safe controller's padded accounting (scheduler.kv_accounting=padded, Eq. 1),
+ * worked by hand: 10 blocks of 128 tokens, nothing reserved, M_safe = floor(0.9 x 1280) =
+ * 1152 tokens.  Five prompts at t = 0 in one bucket, FCFS: 100, 500, 100, 100, 100 (one
+ * output token each, the prompt charged).  Padded, a batch of n costs n x its longest:
+ * 1 x 100, 2 x 500 = 1000 <= 1152, 3 x 500 = 1500 > 1152: the first step takes 2 (counting the
+ * third at its own 100 tokens, 3 x 100 = 300, would take all 5).  Summed (Eq. 6): 100, 600,
+ * 700, 800, 900 <= 1152: all 5. */
+START_TEST(memory_safe_padded_accounting)
+{
+	static const int32_t prompt[5] = {100, 500, 100, 100, 100};
+	struct req_spec req[5] = {{0}};
+	for (size_t i = 0; i < 5; i++) {
+		req[i].prompt_tokens = prompt[i];
+		req[i].output_tokens = 1;
+		req[i].prefix_group = -1;
+	}
+	for (int padded = 0; padded < 2; padded++) {
+		struct sim_params p = fixture_params();
+		p.num_kv_blocks = 10;
+		p.max_model_len = 1280;
+		/* a step's prefills in one pass, started together (5 x 500 padded tokens) */
+		p.max_num_prefill_seqs = 8;
+		p.max_num_batched_tokens = 4096;
+		p.grouped = true;
+		p.batching = batch_policy("memory_safe");
+		struct bucketserve_cfg bc = bs_config("none", "fcfs", "prompt", 1280);
+		ck_assert_double_eq(bc.mem_safe_fraction, 0.9);
+		bc.accounting = padded ? BSB_PADDED : BSB_SUM;
+		struct fixed_cost f = {1000000, 0, 1000000, 0, 0};
+		struct sim_costs c = costs_of(&f);
+		struct sim s;
+		sim_init(&s, &p, req, 5, NULL, &bc, &c, NULL);
+		run_all(&s);
+		ck_assert_int_eq(s.finished, 5);
+		size_t first = 0;
+		for (size_t i = 0; i < 5; i++)
+			first += s.r[i].t_sched == 0;
+		ck_assert_msg(first == (padded ? 2u : 5u), "%s accounting: %zu requests in the first "
+			      "batch, not %d", padded ? "padded" : "summed", first, padded ? 2 : 5);
+		ck_assert_int_eq(s.r[1].t_sched, 0);
+		sim_release(&s);
+		bucketserve_cfg_release(&bc);
+	}
+}
+END_TEST
+
 START_TEST(nmax_per_instance)
 {
 	/* Two prefill instances of 100 blocks of 128 tokens, one 100-token request at t = 0:
@@ -2140,6 +2234,8 @@ int main(void)
 	tcase_add_test(tc, sjf_aging_order);
 	tcase_add_test(tc, order_key_in_bucket);
 	tcase_add_test(tc, order_reads_other_key);
+	tcase_add_test(tc, slo_output_and_sjf_total_order);
+	tcase_add_test(tc, memory_safe_padded_accounting);
 	tcase_add_test(tc, pipeline_loops_hand_worked);
 	tcase_add_test(tc, pipeline_loops_conserve);
 	tcase_add_test(tc, prefix_cache_hand_worked);

@@ -211,7 +211,16 @@ read_ frac-task-aware --set workload.offline_fraction=0.3 --set workload.task=ra
 read_ frac-bucketserve --preset bucketserve --set workload.offline_fraction=0.3 --set workload.task=random
 unread weights-auto workload.priority_weights --set workload.priority_weights=1,3
 unread weights-fcfs workload.priority_weights --set workload.priority_weights=1,3 --set workload.priority=random
-expect_stderr weights-fcfs-why "scheduler\.order is 'fcfs' \(only priority, slo_output read priorities\)"
+# the orders that read priorities, as the binary finds them (each order in turn: the weights
+# are read, validate --strict is silent); the message names exactly those, in registry order
+readers=""
+for o in $("$B" list policies | awk '/^order /{f = 1; next} /^[a-z]/{f = 0} f {print $1}'); do
+	"$B" validate --strict --set workload.priority_weights=1,3 --set workload.priority=random \
+		--set scheduler.order="$o" >/dev/null 2>&1 && readers="$readers${readers:+, }$o"
+done
+case ", $readers, " in *", priority, "*) case ", $readers, " in *", slo_output, "*) r=1 ;; *) r= ;; esac ;; *) r= ;; esac
+[ -n "$r" ] && ok weights-readers || fail weights-readers "priority and slo_output not among the orders reading priorities: $readers"
+expect_stderr weights-fcfs-why "scheduler\.order is 'fcfs' \(only $readers read priorities\)"
 read_ weights-priority --set workload.priority_weights=1,3 --set workload.priority=random --set scheduler.order=priority
 read_ weights-slo-output --set workload.priority_weights=1,3 --set workload.priority=random --set scheduler.order=slo_output
 unread prefix-auto workload.random_prefix_len --set workload.random_prefix_len=16

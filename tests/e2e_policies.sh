@@ -147,8 +147,12 @@ expect_exit 0 prefix "$B" run --trace "$T/prefix.csv" --set server.max_model_len
 expect_exit 0 prefix-off "$B" run --trace "$T/prefix.csv" --set server.max_model_len=4096 --set server.prefix_caching=false -o "$T/px0"
 [ "$(val "$T/px0" prefix_cache_hit_tokens)" = 0 ] && ok prefix-off-nohits || fail prefix-off-nohits "$(val "$T/px0" prefix_cache_hit_tokens)"
 
-# --- pipeline-parallel engine loops ---
-for loop in async atomic virtual; do
+# --- pipeline-parallel engine loops: every registered one (list policies), the shipped among them ---
+loops=$("$B" list policies | awk '/^loop /{f = 1; next} /^[a-z]/{f = 0} f {print $1}')
+for l in async atomic virtual; do
+	case " $(echo $loops) " in *" $l "*) ok "pp-listed-$l" ;; *) fail "pp-listed-$l" "not in: $loops" ;; esac
+done
+for loop in $loops; do
 	expect_exit 0 "pp-$loop" "$B" run --trace alpaca --set workload.num_requests=600 --set workload.rate=10 \
 		--set cluster.pp=4 --set cluster.engine_loop=$loop -o "$T/pp-$loop" -q
 	[ "$(val "$T/pp-$loop" completed)" = 600 ] && ok "pp-$loop-completed" || fail "pp-$loop-completed" "$(val "$T/pp-$loop" completed)"
