@@ -41,6 +41,9 @@ enum {
 	OPT_XLABEL,
 	OPT_YLABEL,
 	OPT_CI,
+	OPT_BASELINE,
+	OPT_LABEL,
+	OPT_PANELS,
 };
 
 static const struct cli_opt opts[] = {
@@ -65,6 +68,16 @@ static const struct cli_opt opts[] = {
 	{"ci", OPT_CI, 1, "LEVEL", "attainment (of a sweep CSV), throughput, waste, line: Student-t confidence "
 	 "interval of the mean over the seeds at LEVEL (0 < LEVEL < 1, e.g. 0.95) as error bars, bounds in OUT.dat; "
 	 "none for a point of one seed", "Sweep plots"},
+	{"baseline", OPT_BASELINE, 1, "SERIES", "attainment (of a sweep CSV), throughput, line, waste: "
+	 "draw each other series' difference to SERIES (a series name as in the legend before "
+	 "--label), at each x the mean over the seeds both have; with --ci, its paired "
+	 "Student-t interval (seeds share their random numbers, so pairing removes their common "
+	 "noise)", "Sweep plots"},
+	{"label", OPT_LABEL, 1, "TEXT", "legend text of the next series (repeat, in the order of "
+	 "the legend: the inputs of cdf, the series of the sweep plots); as many as there are "
+	 "series; refused by heatmap, timeline, bubbles", "Output"},
+	{"panels", OPT_PANELS, 1, "P[,P...]", "cdf: the panels to draw, in order, from ttft, tpot, "
+	 "e2e (default ttft,tpot,e2e); refused by the other kinds", "Run plots"},
 	{"window", OPT_WINDOW, 1, "S", "bubbles: seconds of the run shown from the first pass "
 	 "(default: the first 40 passes of lane 0); refused by the other kinds", "Run plots"},
 	{"title", OPT_TITLE, 1, "TEXT", "figure title (default: none)", "Output"},
@@ -140,7 +153,11 @@ static int plot(const struct cli_cmd *self, int argc, char **argv)
 static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 {
 	struct cli_state st = {0};
-	struct sopts so = {NULL, NULL, NULL, NULL, 0.9, false, 0};
+	struct sopts so = {NULL, NULL, NULL, NULL, 0.9, false, 0, NULL};
+	const char *panels = NULL;
+	/* Reachable from a static until the next plot: the usage errors return without freeing. */
+	static const char **labels;
+	size_t nlabels = 0;
 	struct fig_axes ax = {0};
 	const char *out = NULL, *title = NULL;
 	bool script_only = false;
@@ -203,6 +220,39 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 				return cli_usage(self, "--ci: expected a level between 0 and 1 "
 						       "(exclusive, e.g. 0.95), got '%s'", st.optarg);
 			break;
+		case OPT_BASELINE:
+			so.baseline = st.optarg;
+			break;
+		case OPT_LABEL:
+			if (!nlabels) {
+				free((void *)labels);
+				labels = NULL;
+			}
+			labels = xrealloc(labels, (nlabels + 1) * sizeof *labels);
+			labels[nlabels++] = st.optarg;
+			break;
+		case OPT_PANELS: {
+			/* ttft, tpot, e2e, each once. */
+			const char *a = st.optarg;
+			for (const char *p = a;;) {
+				size_t n = strcspn(p, ",");
+				if (!((n == 4 && (!strncmp(p, "ttft", 4) || !strncmp(p, "tpot", 4))) ||
+				      (n == 3 && !strncmp(p, "e2e", 3)))) {
+					return cli_usage(self, "--panels '%s': unknown panel '%.*s' "
+							 "(choices: ttft, tpot, e2e)", a, (int)n, p);
+				}
+				for (const char *q = a; q < p; q += strcspn(q, ",") + 1)
+					if (strcspn(q, ",") == n && !strncmp(q, p, n)) {
+						return cli_usage(self, "--panels '%s': panel '%.*s' "
+								 "given twice", a, (int)n, p);
+					}
+				if (!p[n])
+					break;
+				p += n + 1;
+			}
+			panels = a;
+			break;
+		}
 		case OPT_LOGX:
 			ax.logx = true;
 			break;
@@ -239,22 +289,24 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	static const struct {
 		const char *name;
 		bool sweep, logx, logy, key, ci, xlabel, ylabel, x, y, series, target, window;
+		bool baseline, label, panels;
 	} kinds[] = {
 		{.name = "attainment", .sweep = true, .logx = true, .logy = true, .key = true,
 		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
-		 .series = true, .target = true},
+		 .series = true, .target = true, .baseline = true, .label = true},
 		{.name = "throughput", .sweep = true, .logx = true, .logy = true, .key = true,
 		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
-		 .series = true},
+		 .series = true, .baseline = true, .label = true},
 		{.name = "line", .sweep = true, .logx = true, .logy = true, .key = true,
 		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
-		 .series = true},
+		 .series = true, .baseline = true, .label = true},
 		{.name = "waste", .sweep = true, .logx = true, .logy = true, .key = true,
 		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
-		 .series = true},
-		{.name = "compiles", .sweep = true, .key = true, .xlabel = true, .x = true,
-		 .series = true},
-		{.name = "cdf", .logx = true, .key = true, .ylabel = true},
+		 .series = true, .baseline = true, .label = true},
+		{.name = "compiles", .sweep = true, .logy = true, .key = true, .xlabel = true,
+		 .x = true, .series = true, .label = true},
+		{.name = "cdf", .logx = true, .key = true, .ylabel = true, .label = true,
+		 .panels = true},
 		{.name = "heatmap"},
 		{.name = "timeline", .key = true, .xlabel = true},
 		{.name = "bubbles", .xlabel = true, .ylabel = true, .window = true},
@@ -299,6 +351,9 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		{so.series != NULL, kinds[ki].series, "--series"},
 		{so.target_given, kinds[ki].target, "--target"},
 		{window > 0, kinds[ki].window, "--window"},
+		{so.baseline != NULL, kinds[ki].baseline, "--baseline"},
+		{nlabels > 0, kinds[ki].label, "--label"},
+		{panels != NULL, kinds[ki].panels, "--panels"},
 	};
 	for (size_t i = 0; i < sizeof asked / sizeof *asked; i++)
 		if (asked[i].set && !asked[i].ok)
@@ -333,6 +388,9 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	if ((so.x || so.y || so.series) && !strcmp(kind, "attainment") && is_dir(in[0]))
 		return cli_usage(self, "--x, --y and --series choose the columns of a sweep CSV; a "
 				       "capacity directory's curve has its own");
+	if (so.baseline && is_dir(in[0]))
+		return cli_usage(self, "--baseline compares the series of a sweep CSV; "
+					     "a capacity directory's curve is one seed's");
 	if (so.ci > 0 && is_dir(in[0]))
 		return cli_usage(self, "--ci draws intervals over the seeds of a sweep CSV; a capacity "
 				       "directory's curve is one seed's");
@@ -352,6 +410,8 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	struct fig g;
 	plot_fig_init(&g, out);
 	g.ax = ax;
+	g.labels = labels;
+	g.nlabels = nlabels;
 	struct bs_err err = {0};
 	int rc;
 	if (!strcmp(kind, "attainment") && is_dir(in[0]))
@@ -361,7 +421,7 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	else if (sweep_kind)
 		rc = plot_sweep_kind(kind, in[0], &so, &g, &err);
 	else if (!strcmp(kind, "cdf"))
-		rc = plot_cdf(in, nin, &g, &err);
+		rc = plot_cdf(in, nin, panels, &g, &err);
 	else if (!strcmp(kind, "heatmap"))
 		rc = plot_heatmap(in[0], &g, &err);
 	else if (!strcmp(kind, "timeline"))
@@ -373,6 +433,7 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		fclose(g.gp);
 		free(g.datbuf);
 		free(g.gpbuf);
+		plot_fig_free_parts(&g);
 		return plot_err_print(&err);
 	}
 	return plot_fig_finish(&g, title, script_only, &err) ? plot_err_print(&err) : 0;
