@@ -377,9 +377,9 @@ static int plot_lines(struct fig *g, const char *path, struct series *s, size_t 
 		plot_fig_title(g, t);
 		free(t);
 		if (ci > 0) {
-			fprintf(g->gp, ", \\\n       dat index %zu using 1:2:3:4 with yerrorbars", b);
-			plot_fig_style(g, drawn, nd, false);
-			fputs(" dt 1 pt 0 notitle", g->gp);
+			fprintf(g->gp, ", \\\n       dat index %zu using 1:2:3:4 with yerrorbars lc rgb "
+				       "\"%s\" lw %.3g dt 1 pt 0 notitle", b,
+				okabe_ito[drawn % OKABE_ITO_N], plot_style_lw(drawn, nd));
 		}
 		drawn++;
 	}
