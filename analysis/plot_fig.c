@@ -441,7 +441,7 @@ static char *preamble(const struct fig *g, const char *title)
 		   "  set border lw 1\n"
 		   "  set palette defined (0 \"#440154\", 1 \"#3b528b\", 2 \"#21918c\", "
 		   "3 \"#5ec962\", 4 \"#fde725\")\n",
-		w, h, w * 72, h * 72, (int)(w * 120 + 100), (int)(h * 120 + 60));
+		w, h, w * 96, h * 96, (int)(w * 120 + 100), (int)(h * 120 + 60));
 	for (size_t i = 0; i < sizeof okabe_ito / sizeof *okabe_ito; i++)
 		fprintf(f, "  set linetype %zu lc rgb \"%s\" lw 1.5 pt %d ps 0.8\n", i + 1,
 			okabe_ito[i], plot_point_types[i]);

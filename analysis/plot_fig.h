@@ -187,11 +187,12 @@ double plot_style_lw(size_t i, size_t n);
  * font: PLOT_KEY_W(L) columns wide for a longest title of L characters, PLOT_KEY_H(N) lines
  * high for N entries, counted from the graph's corner (gnuplot's sample, gaps, box and the
  * distance from the border, rounded up).  Converted into fractions of the graph with the
- * terminal whose characters are largest next to its graph (SVG: 7 x 15 px characters on 72
- * px per inch; gnuplot 5.4's GPVAL_TERM_HCHAR and VCHAR) and margins at their widest
- * (PLOT_MARGIN_*: left tic labels and label, right, top, bottom tic labels and label). */
-#define PLOT_CHAR_W_IN (7.0 / 72)
-#define PLOT_CHAR_H_IN (15.0 / 72)
+ * largest characters per inch of the three terminals (gnuplot 5.4's GPVAL_TERM_HCHAR and
+ * VCHAR: widest PNG's 9 px at 120 px per inch, tallest SVG's 15 px at 96 px per inch; PDF's
+ * are smaller) and margins at their widest (PLOT_MARGIN_*: left tic labels and label, right,
+ * top, bottom tic labels and label). */
+#define PLOT_CHAR_W_IN (9.0 / 120)
+#define PLOT_CHAR_H_IN (15.0 / 96)
 #define PLOT_KEY_W(L) ((double)(L) + 9)
 #define PLOT_KEY_H(N) (1.1 * (double)(N) + 1.5)
 #define PLOT_MARGIN_L 11.0

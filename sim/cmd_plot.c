@@ -73,7 +73,7 @@ static const struct cli_opt opts[] = {
 	 "--label), at each x the mean over the seeds both have; with --ci, its paired "
 	 "Student-t interval (seeds share their random numbers, so pairing removes their common "
 	 "noise)", "Sweep plots"},
-	{"label", OPT_LABEL, 1, "TEXT", "legend text of the next series (repeat, in the order of "
+	{"label", OPT_LABEL, 1 | CLI_REPEAT, "TEXT", "legend text of the next series (repeat, in the order of "
 	 "the legend: the inputs of cdf, the series of the sweep plots); as many as there are "
 	 "series; refused by heatmap, timeline, bubbles", "Output"},
 	{"panels", OPT_PANELS, 1, "P[,P...]", "cdf: the panels to draw, in order, from ttft, tpot, "
