@@ -671,16 +671,18 @@ static double frac(double v, double lo, double hi, bool lg)
 	return lg ? (log(v) - log(lo)) / (log(hi) - log(lo)) : (v - lo) / (hi - lo);
 }
 
-/* The range of an axis whose ends are not fixed: the data's, 4 % wider on each side (in log
- * space on a log axis); a single value gets a range around it. */
+/* The range of an axis whose ends are not fixed: the data's, 4 % of the whole range wider on
+ * each free side (in log space on a log axis); a single value gets a range around it. */
 static void data_range(double *r, const bool *fix, double mn, double mx, bool lg)
 {
 	if (!(mn <= mx))
 		mn = mx = lg ? 1 : 0;
 	double a = lg ? log10(mn) : mn, b = lg ? log10(mx) : mx;
-	double pad = b > a ? 0.04 * (b - a) : a ? fabs(a) * 0.1 : 1;
-	if (lg && !(b > a))
-		pad = 0.3;
+	if (fix[0] && (!lg || r[0] > 0))
+		a = fmin(a, lg ? log10(r[0]) : r[0]);
+	if (fix[1] && (!lg || r[1] > 0))
+		b = fmax(b, lg ? log10(r[1]) : r[1]);
+	double pad = b > a ? 0.04 * (b - a) : lg ? 0.3 : a ? fabs(a) * 0.1 : 1;
 	if (!fix[0])
 		r[0] = lg ? pow(10, a - pad) : a - pad;
 	if (!fix[1])
@@ -802,7 +804,7 @@ static char **place_keys(struct fig *g, const char *title)
 			g->extra_h = fmax(g->extra_h, PLOT_KEY_H(rows) * PLOT_CHAR_H_IN);
 			fprintf(f, "  set key %s horizontal maxcols %zu nobox noopaque\n", pos, cols);
 			if (!strcmp(pos, "below"))
-				fputs("  set xlabel offset 0,0.4\n", f);
+				fputs("  set xlabel offset 0,0.6\n", f);
 		} else if (!strcmp(pos, "off")) {
 			fputs("  unset key\n", f);
 		} else {
@@ -812,7 +814,8 @@ static char **place_keys(struct fig *g, const char *title)
 					"point%s%s%s%s\n", g->out, pos, n, n == 1 ? "" : "s",
 					p->name ? " of the " : "", p->name ? p->name : "",
 					p->name ? " panel" : "");
-			fprintf(f, "  set key %s\n", pos);
+			/* "inside": a panel after one whose legend was below is back in the graph. */
+			fprintf(f, "  set key inside %s\n", pos);
 		}
 		fclose(f);
 		ins[i] = r;

@@ -9,12 +9,13 @@
  * and OUT.png (web).  --script-only stops before gnuplot.  Kinds and their inputs are in
  * analysis/README.md ("Figures").
  *
- * Publication defaults: Okabe-Ito colour-blind-safe line colours with distinct point shapes and
- * dash patterns, viridis for heatmaps, axes labelled with units, legends, 10 pt fonts at a
- * 3.5 in column width (PDF/SVG) and 12 pt at 800 x 520 px (PNG).  The axis options (--logx,
+ * Publication defaults: Okabe-Ito colour-blind-safe line colours, each series with its own dash
+ * pattern, open point shape and width (plot_fig_style), viridis for heatmaps, axes labelled with
+ * units, legends placed where they cover no point (plot_fig_finish), 10 pt fonts at a 3.5 in
+ * column width (PDF/SVG) and 12 pt at 520 x 360 px a panel (PNG).  The axis options (--logx,
  * --logy, --key, --xlabel, --ylabel) and --ci apply to the kinds of plot_main's table; any other
  * kind refuses them rather than ignore them (every option: the axis options, --x, --y,
- * --series, --target, --window, --capacity and --ci).
+ * --series, --target, --window, --capacity, --ci, --baseline, --label and --panels).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -447,11 +448,14 @@ const struct cli_cmd cmd_plot = {
 	"Kinds: attainment (SLO attainment vs rate per system, from a sweep CSV or a capacity\n"
 	"directory, with the target line and capacities), throughput (vs batch size or\n"
 	"concurrency), line (any sweep column --y against any other --x, one line per system),\n"
-	"waste (padding waste vs buckets), compiles (warm-up compiles and time per strategy) from\n"
-	"a sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more run directories), heatmap (bucket\n"
-	"usage, buckets.csv), timeline (monitor.csv), bubbles (pipeline lanes, batches.csv of a\n"
-	"cluster.pp > 1 run) from run directories.  Sweep plots draw the mean over the seeds of\n"
-	"each point (--ci adds its confidence interval).  Writes OUT.dat and OUT.gp, then\n"
+	"waste (padding waste vs buckets), compiles (warm-up and run-time compiles and their\n"
+	"time per strategy, stacked) from a sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more\n"
+	"run directories), heatmap (bucket usage, buckets.csv), timeline (monitor.csv), bubbles\n"
+	"(pipeline lanes, batches.csv of a cluster.pp > 1 run) from run directories.  Sweep\n"
+	"plots draw the mean over the seeds of each point (--ci adds its confidence interval;\n"
+	"--baseline draws paired differences to one series).  Each series has its own dash,\n"
+	"point shape and width, and series that coincide are named on stderr; legends go where\n"
+	"they cover no point, else below the graph.  Writes OUT.dat and OUT.gp, then\n"
 	"OUT.pdf, OUT.svg and OUT.png; OUT.gp names its files relative to its own directory, where\n"
 	"gnuplot runs, so `cd DIR && gnuplot OUT.gp` re-renders it there or in a copy of DIR.\n"
 	"An option a kind cannot honour is an error (see each option).  Nothing is written when\n"
@@ -462,7 +466,10 @@ const struct cli_cmd cmd_plot = {
 	"      --logy --key 'top left' -o fig/tpot\n"
 	"  bucketsim plot attainment out/rate/sweep.csv --series preset -o fig/attainment\n"
 	"  bucketsim plot attainment out/cap -o fig/capacity\n"
-	"  bucketsim plot cdf out/vllm out/distserve -o fig/cdf\n"
+	"  bucketsim plot cdf out/vllm out/distserve --panels ttft,tpot --label vLLM --label DistServe \\\n"
+	"      -o fig/cdf\n"
+	"  bucketsim plot line out/rate/sweep.csv --x workload.rate --y slo_attainment --ci 0.95 \\\n"
+	"      --baseline vllm -o fig/delta\n"
 	"  bucketsim plot heatmap out/run -o fig/buckets\n",
 	opts, plot,
 };

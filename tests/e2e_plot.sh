@@ -391,7 +391,7 @@ expect_exit 2 plot-ci-cdf "$B" plot cdf "$T/a" --ci 0.95 -o "$T/f/x"
 # Legend position.
 expect_exit 0 plot-key "$B" plot attainment "$T/r/sweep.csv" --key 'top right' -o "$T/f/key"
 rendered key-rendered "$T/f/key"
-awk '/^  set key top right$/ {f = 1} /^  plot / {exit !f}' "$T/f/key.gp" && ok key-after-kind-default || fail key-after-kind-default "$(grep key "$T/f/key.gp")"
+awk '/^  set key inside top right$/ {f = 1} /^  plot / {exit !f}' "$T/f/key.gp" && ok key-after-kind-default || fail key-after-kind-default "$(grep key "$T/f/key.gp")"
 "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --key off --script-only -o "$T/f/keyoff"
 grep -q '^  unset key$' "$T/f/keyoff.gp" && ok key-off || fail key-off "$(grep key "$T/f/keyoff.gp")"
 "$B" plot compiles "$T/c/sweep.csv" --key outside --script-only -o "$T/f/keyc"

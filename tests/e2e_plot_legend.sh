@@ -89,7 +89,7 @@ key_ok key-covers-no-point-corners "$P/corners"
 # The same data with the bottom left empty: the legend goes there.
 printf 'preset,workload.rate,seed,error,slo_attainment\nup,1,1,,1\nup,2,1,,1\nup,3,1,,1\nup,4,1,,0.1\n' > "$T/bl.csv"
 "$B" plot attainment "$T/bl.csv" --script-only -o "$P/bl"
-grep -q '^  set key bottom left$' "$P/bl.gp" && ok key-empty-corner || fail key-empty-corner "$(grep 'set key' "$P/bl.gp")"
+grep -q '^  set key inside bottom left$' "$P/bl.gp" && ok key-empty-corner || fail key-empty-corner "$(grep 'set key' "$P/bl.gp")"
 # A legend the user puts over points is drawn there, with a warning counting them.
 expect_exit 0 plot-key-user-covers "$B" plot attainment "$T/bl.csv" --key 'top left' --script-only -o "$P/tl"
 expect_stderr plot-key-user-covers-msg "warning: .*tl: the legend at 'top left' covers [0-9]+ point"

@@ -77,6 +77,8 @@ def parse(gp):
             st['logx'] = False
         if l.startswith('set key '):
             k = l[8:]
+            if k.startswith('inside '):
+                k = k[7:]
             for pos in ('top left', 'top right', 'top center', 'bottom left', 'bottom right',
                         'bottom center', 'below', 'above', 'outside'):
                 if k.startswith(pos):
@@ -176,7 +178,7 @@ def main():
         geo, err = geometry(out, panels)
         m = re.search(r'set multiplot layout (\d+),(\d+)', open(out + '.gp').read())
         cols = int(m.group(2)) if m else 1
-        if 'difficulty fitting' in err:
+        if 'warning' in err:  # e.g. "difficulty fitting plot titles into key"
             print('%s: gnuplot: %s' % (out, err.strip()))
             bad += 1
         for fmt, g in sorted(geo.items()):
