@@ -48,8 +48,6 @@ static char *run_name(const char *dir)
 			char *sj = p2 ? xasprintf("%.*s/sweep.json", (int)(p2 - d), d)
 				      : xstrdup("sweep.json");
 			struct bs_err e = {0};
-			FILE *quiet = NULL;
-			(void)quiet;
 			cJSON *j = access(sj, R_OK) == 0 ? read_json(sj, &e) : NULL;
 			const cJSON *pt, *pts = cJSON_GetObjectItemCaseSensitive(j, "points");
 			/* Several seeds: a point is one of them. */
