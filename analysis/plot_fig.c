@@ -2,6 +2,7 @@
  * plot_fig: see plot_fig.h.
  */
 #include <csv.h>
+#include <ctype.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <errno.h>
@@ -362,9 +363,18 @@ void plot_fig_init(struct fig *g, const char *out)
 	g->gp = open_memstream(&g->gpbuf, &g->gplen);
 }
 
+/* Ends the last block's bytes where the data written so far ends. */
+static void block_end(struct fig *g)
+{
+	fflush(g->dat);
+	if (g->blocks)
+		g->blk[g->blocks - 1].end = g->datlen;
+}
+
 /* Starts a data block (a series); returns its gnuplot index. */
 size_t plot_fig_block(struct fig *g, const char *name)
 {
+	block_end(g);
 	if (g->blocks)
 		fputs("\n\n", g->dat);
 	/* One comment line whatever the name holds (a newline in it would start data lines). */
@@ -372,6 +382,10 @@ size_t plot_fig_block(struct fig *g, const char *name)
 	for (const char *p = name; *p; p++)
 		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p, g->dat);
 	fputc('\n', g->dat);
+	fflush(g->dat);
+	g->blk = xrealloc(g->blk, (g->blocks + 1) * sizeof *g->blk);
+	g->blk[g->blocks] = (struct fig_block){g->datlen, g->datlen, (long)g->npan - 1,
+					      xstrdup(name)};
 	return g->blocks++;
 }
 
@@ -409,6 +423,8 @@ static char *preamble(const struct fig *g, const char *title)
 	plot_gp_str(f, rel);
 	free(rel);
 	fputs("\ndat = out.'.dat'\n", f);
+	w += g->extra_w * (g->wide ? 1 : g->cols);
+	h += g->extra_h * g->rows;
 	fprintf(f, "do for [fmt in \"pdf svg png\"] {\n"
 		   "  if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
 		   "\"Helvetica,10\" linewidth 1.5 }\n"
@@ -425,10 +441,10 @@ static char *preamble(const struct fig *g, const char *title)
 		   "  set border lw 1\n"
 		   "  set palette defined (0 \"#440154\", 1 \"#3b528b\", 2 \"#21918c\", "
 		   "3 \"#5ec962\", 4 \"#fde725\")\n",
-		w, h, w * 72, h * 72, (int)(w * 120 + 100), (int)(h * 120 + 60));
+		w, h, w * 96, h * 96, (int)(w * 120 + 100), (int)(h * 120 + 60));
 	for (size_t i = 0; i < sizeof okabe_ito / sizeof *okabe_ito; i++)
-		fprintf(f, "  set linetype %zu lc rgb \"%s\" lw 1.5 pt %zu ps 0.8\n", i + 1,
-			okabe_ito[i], (size_t[]){7, 5, 9, 11, 13, 15, 4, 6}[i]);
+		fprintf(f, "  set linetype %zu lc rgb \"%s\" lw 1.5 pt %d ps 0.8\n", i + 1,
+			okabe_ito[i], plot_point_types[i]);
 	if (g->multi) {
 		fprintf(f, "  set multiplot layout %d,%d", g->rows, g->cols);
 		if (title) {
@@ -467,8 +483,125 @@ void plot_fig_axes(struct fig *g)
 		fputs("  set logscale x\n", g->gp);
 	if (g->ax.logy)
 		fputs("  set logscale y\n", g->gp);
-	if (g->ax.key)
-		fprintf(g->gp, "  %s\n", plot_key_command(g->ax.key));
+	fflush(g->gp);
+	block_end(g);
+	g->pan = xrealloc(g->pan, (g->npan + 1) * sizeof *g->pan);
+	g->pan[g->npan++] = (struct fig_panel){.mark = g->gplen, .name = NULL, .ycols = 1,
+					       .logx = g->ax.logx, .logy = g->ax.logy};
+}
+
+void plot_fig_free_parts(struct fig *g)
+{
+	for (size_t i = 0; i < g->npan; i++)
+		free(g->pan[i].name);
+	free(g->pan);
+	for (size_t b = 0; b < g->blocks; b++)
+		free(g->blk[b].name);
+	free(g->blk);
+	g->pan = NULL;
+	g->blk = NULL;
+	g->npan = g->blocks = 0;
+}
+
+void plot_fig_panel_name(struct fig *g, const char *name)
+{
+	free(g->pan[g->npan - 1].name);
+	g->pan[g->npan - 1].name = xstrdup(name);
+}
+
+void plot_fig_range(struct fig *g, char axis, int i, double v)
+{
+	struct fig_panel *p = &g->pan[g->npan - 1];
+	if (axis == 'x') {
+		p->xfix[i] = true;
+		p->xr[i] = v;
+	} else {
+		p->yfix[i] = true;
+		p->yr[i] = v;
+	}
+}
+
+const char *plot_fig_series_label(const struct fig *g, size_t i, const char *dflt)
+{
+	return i < g->nlabels ? g->labels[i] : dflt;
+}
+
+int plot_fig_labels_check(const struct fig *g, size_t n, const char *what, struct bs_err *err)
+{
+	if (!g->nlabels || g->nlabels == n)
+		return 0;
+	return bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--label", "%zu label%s given, the plot has "
+		       "%zu %s (one --label per series, in the order of the legend)", g->nlabels,
+		       g->nlabels == 1 ? "" : "s", n, what);
+}
+
+char *plot_key_words(const char *key)
+{
+	const char *dot = strrchr(key, '.');
+	const char *k = dot ? dot + 1 : key;
+	if (!strncmp(k, "VLLM_", 5) && k[5])
+		k += 5;
+	char *r = xstrdup(k);
+	for (char *p = r; *p; p++)
+		*p = *p == '_' ? ' ' : (char)tolower((unsigned char)*p);
+	return r;
+}
+
+size_t plot_text_len(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+void plot_fig_title(struct fig *g, const char *t)
+{
+	fputs(" title ", g->gp);
+	plot_gp_str(g->gp, t);
+	struct fig_panel *p = &g->pan[g->npan - 1];
+	p->nent++;
+	/* A title of several lines is as wide as its longest line and one entry per line. */
+	size_t l = 0;
+	char *c = xstrdup(t);
+	for (char *save = NULL, *w = strtok_r(c, "\n", &save); w; w = strtok_r(NULL, "\n", &save)) {
+		l = plot_text_len(w) > l ? plot_text_len(w) : l;
+		p->nent += w != c;
+	}
+	free(c);
+	p->maxlen = l > p->maxlen ? l : p->maxlen;
+}
+
+/* Open shapes (circle, square, triangle up, diamond, triangle down, pentagon) and strokes
+ * (plus, cross, star): drawn over one another, each still shows. */
+const int plot_point_types[PLOT_POINT_TYPES_N] = {6, 4, 8, 12, 10, 14, 1, 2, 3};
+
+double plot_style_lw(size_t i, size_t n)
+{
+	return n > 1 ? 1 + 1.2 * (double)(n - 1 - i) / (double)(n - 1) : 1;
+}
+
+void plot_fig_style(struct fig *g, size_t i, size_t n, bool points)
+{
+	double f = n > 1 ? (double)(n - 1 - i) / (double)(n - 1) : 0;
+	fprintf(g->gp, " lc rgb \"%s\" dt %zu lw %.3g", okabe_ito[i % OKABE_ITO_N], i % 5 + 1,
+		plot_style_lw(i, n));
+	if (points)
+		fprintf(g->gp, " pt %d ps %.3g", plot_point_types[i % PLOT_POINT_TYPES_N],
+			0.7 + 0.7 * f);
+}
+
+bool plot_key_covers(const char *pos, double gw, double gh, double w, double h, double fx,
+		     double fy)
+{
+	double kw = w / gw, kh = h / gh;
+	bool top = !strncmp(pos, "top", 3);
+	bool iny = top ? fy >= 1 - kh : fy <= kh;
+	const char *side = pos + (top ? 4 : 7);
+	bool inx = !strcmp(side, "left")    ? fx <= kw
+		   : !strcmp(side, "right") ? fx >= 1 - kw
+					    : fabs(fx - 0.5) <= kw / 2;
+	return inx && iny;
 }
 
 int plot_log_check(const struct fig *g, char axis, double v, const char *path,
@@ -480,15 +613,265 @@ int plot_log_check(const struct fig *g, char axis, double v, const char *path,
 		       "--log%c needs values > 0 on the %c axis, got %.6g (%s)", axis, axis, v, what);
 }
 
+/* ---- legend placement and coinciding series ---- */
+
+/* The numbers of a block's data lines: each line's x and its Y y values (NaN where a field is
+ * missing or not a number), appended to V (pairs of x and y). */
+static size_t block_points(const struct fig *g, const struct fig_block *b, int ycols, double **v)
+{
+	size_t n = 0;
+	*v = NULL;
+	for (size_t off = b->start; off < b->end;) {
+		const char *l = g->datbuf + off, *nl = memchr(l, '\n', b->end - off);
+		size_t len = nl ? (size_t)(nl - l) : b->end - off;
+		off += len + 1;
+		if (!len || *l == '#')
+			continue;
+		char *line = strndup(l, len), *save = NULL;
+		double x = NAN;
+		char *w = strtok_r(line, " ", &save);
+		if (w)
+			x = strtod(w, NULL);
+		for (int k = 0; k < ycols; k++) {
+			w = strtok_r(NULL, " ", &save);
+			*v = xrealloc(*v, (n + 1) * 2 * sizeof **v);
+			(*v)[2 * n] = x;
+			(*v)[2 * n + 1] = w ? strtod(w, NULL) : NAN;
+			n++;
+		}
+		free(line);
+	}
+	return n;
+}
+
+/* The first two fields of each data line of block B, as text: what is drawn as the curve. */
+static char *block_curve(const struct fig *g, const struct fig_block *b)
+{
+	char *r = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&r, &len);
+	for (size_t off = b->start; off < b->end;) {
+		const char *l = g->datbuf + off, *nl = memchr(l, '\n', b->end - off);
+		size_t n = nl ? (size_t)(nl - l) : b->end - off;
+		off += n + 1;
+		if (!n || *l == '#')
+			continue;
+		const char *sp = memchr(l, ' ', n);
+		const char *sp2 = sp ? memchr(sp + 1, ' ', n - (size_t)(sp + 1 - l)) : NULL;
+		fwrite(l, 1, sp2 ? (size_t)(sp2 - l) : n, f);
+		fputc('\n', f);
+	}
+	fclose(f);
+	return r;
+}
+
+/* A value's place on an axis from LO to HI, as a fraction. */
+static double frac(double v, double lo, double hi, bool lg)
+{
+	return lg ? (log(v) - log(lo)) / (log(hi) - log(lo)) : (v - lo) / (hi - lo);
+}
+
+/* The range of an axis whose ends are not fixed: the data's, 4 % of the whole range wider on
+ * each free side (in log space on a log axis); a single value gets a range around it. */
+static void data_range(double *r, const bool *fix, double mn, double mx, bool lg)
+{
+	if (!(mn <= mx))
+		mn = mx = lg ? 1 : 0;
+	double a = lg ? log10(mn) : mn, b = lg ? log10(mx) : mx;
+	if (fix[0] && (!lg || r[0] > 0))
+		a = fmin(a, lg ? log10(r[0]) : r[0]);
+	if (fix[1] && (!lg || r[1] > 0))
+		b = fmax(b, lg ? log10(r[1]) : r[1]);
+	double pad = b > a ? 0.04 * (b - a) : lg ? 0.3 : a ? fabs(a) * 0.1 : 1;
+	if (!fix[0])
+		r[0] = lg ? pow(10, a - pad) : a - pad;
+	if (!fix[1])
+		r[1] = lg ? pow(10, b + pad) : b + pad;
+	if (!(r[1] > r[0]))
+		r[1] = r[0] + (lg ? r[0] : 1);
+}
+
+static const char *const inside_positions[] = {"top right", "top left", "bottom right",
+					       "bottom left", "top center", "bottom center"};
+
+/* Points of panel P (fractions of its graph) the legend box at POS would cover. */
+static size_t covered(const struct fig *g, const struct fig_panel *p, long pi, const char *pos,
+		      double gw, double gh)
+{
+	double w = PLOT_KEY_W(p->maxlen), h = PLOT_KEY_H(p->nent);
+	size_t n = 0;
+	for (size_t b = 0; b < g->blocks; b++) {
+		if (g->blk[b].panel != pi)
+			continue;
+		double *v;
+		size_t m = block_points(g, &g->blk[b], p->ycols, &v);
+		for (size_t k = 0; k < m; k++) {
+			double x = v[2 * k], y = v[2 * k + 1];
+			if (isnan(x) || isnan(y))
+				continue;
+			double fy = frac(y, p->yr[0], p->yr[1], p->logy);
+			if (p->barw > 0) {
+				/* A bar covers its width from the bottom of the axis to y: sampled
+				 * at its edges and every tenth of it. */
+				for (int e = 0; e <= 10; e++)
+					for (int q = 0; q <= 10; q++) {
+						double fx = frac(x + p->barw * (e / 10.0 - 0.5), p->xr[0],
+								 p->xr[1], false);
+						if (fx >= 0 && fx <= 1 && fy >= 0 &&
+						    plot_key_covers(pos, gw, gh, w, h, fx,
+								    fmin(fy, 1) * q / 10.0)) {
+							n++;
+							e = q = 11;
+						}
+					}
+				continue;
+			}
+			double fx = frac(x, p->xr[0], p->xr[1], p->logx);
+			if (fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1 &&
+			    plot_key_covers(pos, gw, gh, w, h, fx, fy))
+				n++;
+		}
+		free(v);
+	}
+	return n;
+}
+
+/* For each panel, its ranges and its legend's place, the text written at its placeholder
+ * (INS[i], owned); sets g->extra_w and g->extra_h, the room added for legends outside. */
+static char **place_keys(struct fig *g, const char *title)
+{
+	char **ins = xcalloc(g->npan + 1, sizeof *ins);
+	double pw = g->wide ? 7 : 3.5, ph = g->wide ? 1.8 : 2.5;
+	double gw = pw / PLOT_CHAR_W_IN - PLOT_MARGIN_L - PLOT_MARGIN_R;
+	double gh0 = ph / PLOT_CHAR_H_IN - PLOT_MARGIN_T - PLOT_MARGIN_B - (title ? 1.5 : 0);
+	for (size_t i = 0; i < g->npan; i++) {
+		struct fig_panel *p = &g->pan[i];
+		double gh = gh0 - p->bmargin;
+		/* The ranges. */
+		double mn[2] = {INFINITY, INFINITY}, mx[2] = {-INFINITY, -INFINITY};
+		for (size_t b = 0; b < g->blocks; b++) {
+			if (g->blk[b].panel != (long)i)
+				continue;
+			double *v;
+			size_t m = block_points(g, &g->blk[b], p->ycols, &v);
+			for (size_t k = 0; k < m; k++)
+				for (int a = 0; a < 2; a++) {
+					double x = v[2 * k + a];
+					if (isnan(x) || ((a ? p->logy : p->logx) && x <= 0))
+						continue;
+					double lo = x - (a ? 0 : p->barw / 2), hi = x + (a ? 0 : p->barw / 2);
+					if (a && p->yzero) {
+						lo = fmin(lo, 0);
+						hi = fmax(hi, 0);
+					}
+					mn[a] = fmin(mn[a], lo);
+					mx[a] = fmax(mx[a], hi);
+				}
+			free(v);
+		}
+		data_range(p->xr, p->xfix, mn[0], mx[0], p->logx);
+		data_range(p->yr, p->yfix, mn[1], mx[1], p->logy);
+		char *r = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&r, &len);
+		fprintf(f, "  set xrange [%.9g:%.9g]\n  set yrange [%.9g:%.9g]\n", p->xr[0], p->xr[1],
+			p->yr[0], p->yr[1]);
+		/* The legend. */
+		const char *pos = g->ax.key ? g->ax.key : p->fixed_key;
+		if (!pos && !p->nent)
+			pos = "off";
+		if (!pos) {
+			for (size_t k = 0; k < sizeof inside_positions / sizeof *inside_positions; k++)
+				if (PLOT_KEY_W(p->maxlen) <= gw && PLOT_KEY_H(p->nent) <= gh &&
+				    !covered(g, p, (long)i, inside_positions[k], gw, gh)) {
+					pos = inside_positions[k];
+					break;
+				}
+		}
+		if (!pos)
+			pos = "below";
+		double kw = PLOT_KEY_W(p->maxlen);
+		if (!strcmp(pos, "outside")) {
+			g->extra_w = fmax(g->extra_w, (kw + 1) * PLOT_CHAR_W_IN);
+			fputs("  set key outside right top\n", f);
+		} else if (!strcmp(pos, "above") || !strcmp(pos, "below")) {
+			/* As many columns as fit across the panel, the rows below (above) it. */
+			size_t cols = (size_t)fmax(1, floor((pw / PLOT_CHAR_W_IN - 2) / kw));
+			cols = cols > p->nent ? (p->nent ? p->nent : 1) : cols;
+			size_t rows = (p->nent + cols - 1) / cols;
+			if (p->fixed_key && !g->ax.key)
+				rows = 1; /* the kind's own, its entries on one line */
+			g->extra_h = fmax(g->extra_h, PLOT_KEY_H(rows) * PLOT_CHAR_H_IN);
+			fprintf(f, "  set key %s horizontal maxcols %zu nobox noopaque\n", pos, cols);
+			if (!strcmp(pos, "below"))
+				fputs("  set xlabel offset 0,0.6\n", f);
+		} else if (!strcmp(pos, "off")) {
+			fputs("  unset key\n", f);
+		} else {
+			size_t n = covered(g, p, (long)i, pos, gw, gh);
+			if (n && g->ax.key)
+				fprintf(stderr, "bucketsim: warning: %s: the legend at '%s' covers %zu "
+					"point%s%s%s%s\n", g->out, pos, n, n == 1 ? "" : "s",
+					p->name ? " of the " : "", p->name ? p->name : "",
+					p->name ? " panel" : "");
+			/* "inside": a panel after one whose legend was below is back in the graph. */
+			fprintf(f, "  set key inside %s\n", pos);
+		}
+		fclose(f);
+		ins[i] = r;
+	}
+	return ins;
+}
+
+/* Series of one panel whose curves (x and y of every line) are the same: a warning naming
+ * them, for each pair. */
+static void warn_coinciding(const struct fig *g)
+{
+	char **c = xcalloc(g->blocks + 1, sizeof *c);
+	for (size_t b = 0; b < g->blocks; b++)
+		c[b] = g->blk[b].panel >= 0 ? block_curve(g, &g->blk[b]) : NULL;
+	for (size_t a = 0; a < g->blocks; a++)
+		for (size_t b = a + 1; b < g->blocks; b++) {
+			if (!c[a] || !c[b] || g->blk[a].panel != g->blk[b].panel || !*c[a] ||
+			    strcmp(c[a], c[b]))
+				continue;
+			const char *pn = g->pan[g->blk[a].panel].name;
+			fprintf(stderr, "bucketsim: warning: %s: series '%s' and '%s' coincide%s%s%s "
+				"(the same points: drawn one over the other, told apart by their "
+				"dashes, widths and point shapes)\n", g->out, g->blk[a].name,
+				g->blk[b].name, pn ? " in the " : "", pn ? pn : "", pn ? " panel" : "");
+		}
+	for (size_t b = 0; b < g->blocks; b++)
+		free(c[b]);
+	free(c);
+}
+
 /* Writes OUT.dat and OUT.gp, then runs gnuplot on them unless SCRIPT_ONLY: every file of the
  * figure is written in a temporary directory beside OUT (gnuplot runs there) and they appear
  * together, or none does (an outset of OUT's directory). */
 int plot_fig_finish(struct fig *g, const char *title, bool script_only, struct bs_err *err)
 {
+	block_end(g);
 	fclose(g->dat);
 	fclose(g->gp);
+	warn_coinciding(g);
+	char **ins = place_keys(g, title);
 	char *pre = preamble(g, title);
-	char *script = xasprintf("%s%s%s}\n", pre, g->gpbuf, g->multi ? "  unset multiplot\n" : "");
+	char *body = NULL;
+	size_t blen = 0, at = 0;
+	FILE *bf = open_memstream(&body, &blen);
+	for (size_t i = 0; i < g->npan; i++) {
+		fwrite(g->gpbuf + at, 1, g->pan[i].mark - at, bf);
+		fputs(ins[i], bf);
+		at = g->pan[i].mark;
+		free(ins[i]);
+	}
+	fwrite(g->gpbuf + at, 1, g->gplen - at, bf);
+	fclose(bf);
+	free(ins);
+	plot_fig_free_parts(g);
+	char *script = xasprintf("%s%s%s}\n", pre, body, g->multi ? "  unset multiplot\n" : "");
+	free(body);
 	free(pre);
 	char *dir = xstrdup(g->out);
 	char *slash = strrchr(dir, '/');

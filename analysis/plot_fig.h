@@ -35,6 +35,31 @@ struct fig_axes {
 	bool logx, logy;
 };
 
+/* A data block of OUT.dat: its bytes (after its header line), the panel it is drawn in, its
+ * series name. */
+struct fig_block {
+	size_t start, end;
+	long panel;            /* -1: drawn without a legend (heatmap, bubbles) */
+	char *name;
+};
+
+/* A panel (one `plot` command) and what placing its legend needs: the legend's entries and
+ * longest title (characters), the axis ranges the kind fixed, the columns of its blocks that are
+ * y values, bars.  See plot_fig_finish for the placement. */
+struct fig_panel {
+	size_t mark;           /* offset in the script of its placeholder line */
+	char *name;            /* for messages ("TTFT") */
+	const char *fixed_key; /* the kind's own outside legend (timeline: "above"), or NULL */
+	size_t nent, maxlen;
+	bool xfix[2], yfix[2];
+	double xr[2], yr[2];
+	int ycols;             /* y values in columns 2 .. 1 + ycols of a block's lines */
+	double barw;           /* bars of this width (x units) from the bottom to y; 0: points */
+	double bmargin;        /* lines of the bottom margin beyond the usual (rotated tics) */
+	bool yzero;            /* the y range includes 0 (a zero line) */
+	bool logx, logy;       /* log axes (the user's, or the kind's own: cdf's x) */
+};
+
 struct fig {
 	FILE *dat, *gp;        /* in-memory until written */
 	char *datbuf, *gpbuf;
@@ -45,6 +70,12 @@ struct fig {
 	bool wide;             /* panels two columns wide */
 	int rows, cols;
 	struct fig_axes ax;    /* set by the caller after plot_fig_init */
+	const char **labels;   /* --label TEXT, in order: the series' legend texts */
+	size_t nlabels;
+	struct fig_block *blk;
+	struct fig_panel *pan;
+	size_t npan;
+	double extra_w, extra_h; /* inches added to a panel for legends outside (set at finish) */
 };
 
 /* A CSV file read whole (libcsv); row 0 is the header. */
@@ -126,8 +157,67 @@ size_t plot_fig_block(struct fig *g, const char *name);
  * label is not written. */
 void plot_fig_labels(struct fig *g, const char *xl, const char *yl);
 
-/* The user's log scales and legend position (g->ax), written just before a `plot` command. */
+/* Starts a panel named NAME (one `plot` command, written next) and writes the user's log scales
+ * and a placeholder for the panel's ranges and legend (g->ax; plot_fig_finish fills it in). */
 void plot_fig_axes(struct fig *g);
+void plot_fig_panel_name(struct fig *g, const char *name);
+
+/* Frees the blocks' and panels' records (plot_fig_finish does; a caller that gives up on the
+ * figure calls it). */
+void plot_fig_free_parts(struct fig *g);
+
+/* The current panel's axis range, fixed by the kind: end I (0 lower, 1 upper) of AXIS ('x',
+ * 'y') at V.  An end not fixed is the data's (padded 4 %, in log space on a log axis). */
+void plot_fig_range(struct fig *g, char axis, int i, double v);
+
+/* Writes ` title "T"` and counts T as an entry of the current panel's legend. */
+void plot_fig_title(struct fig *g, const char *t);
+
+/* The style of series I of N, written after a plot clause's `with ...`: colour (Okabe-Ito, I mod
+ * 8), dash pattern (I mod 5 + 1), open point shape (I mod 9 of plot_point_types), and a width
+ * and point size that shrink from the first series to the last, so that a series drawn exactly
+ * over another leaves the other's wider line and larger point visible around it.  POINTS: with
+ * the point type and size. */
+#define PLOT_POINT_TYPES_N 9
+extern const int plot_point_types[PLOT_POINT_TYPES_N];
+void plot_fig_style(struct fig *g, size_t i, size_t n, bool points);
+double plot_style_lw(size_t i, size_t n);
+
+/* Legend placement (plot_fig_finish).  The legend's box in character cells of the terminal
+ * font: PLOT_KEY_W(L) columns wide for a longest title of L characters, PLOT_KEY_H(N) lines
+ * high for N entries, counted from the graph's corner (gnuplot's sample, gaps, box and the
+ * distance from the border, rounded up).  Converted into fractions of the graph with the
+ * largest characters per inch of the three terminals (gnuplot 5.4's GPVAL_TERM_HCHAR and
+ * VCHAR: widest PNG's 9 px at 120 px per inch, tallest SVG's 15 px at 96 px per inch; PDF's
+ * are smaller) and margins at their widest (PLOT_MARGIN_*: left tic labels and label, right,
+ * top, bottom tic labels and label). */
+#define PLOT_CHAR_W_IN (9.0 / 120)
+#define PLOT_CHAR_H_IN (15.0 / 96)
+#define PLOT_KEY_W(L) ((double)(L) + 9)
+#define PLOT_KEY_H(N) (1.1 * (double)(N) + 1.5)
+#define PLOT_MARGIN_L 11.0
+#define PLOT_MARGIN_R 3.0
+#define PLOT_MARGIN_T 1.5
+#define PLOT_MARGIN_B 3.5
+
+/* Whether the legend box of a panel of GW x GH characters (the graph), at the inside position
+ * POS ("top left", ...), W x H characters, holds the point (FX, FY) (fractions of the graph). */
+bool plot_key_covers(const char *pos, double gw, double gh, double w, double h, double fx,
+		     double fy);
+
+/* The legend text of series I (of N, in order of OUT.dat's blocks): the I-th --label, else
+ * DFLT.  plot_fig_labels_check: with --label, N must be their number (else a usage error
+ * naming both; WHAT: "series", "run directories"). */
+const char *plot_fig_series_label(const struct fig *g, size_t i, const char *dflt);
+int plot_fig_labels_check(const struct fig *g, size_t n, const char *what, struct bs_err *err);
+
+/* A configuration key as legend words: its last part (after the last '.'), without a leading
+ * VLLM_, lower case, '_' read as a space: env.VLLM_DECODE_BLOCK_BUCKET_STEP reads "decode
+ * block bucket step", server.max_num_seqs "max num seqs" (returned owned). */
+char *plot_key_words(const char *key);
+
+/* A legend text's length in characters (UTF-8 sequences count once). */
+size_t plot_text_len(const char *s);
 
 /* With a log scale on AXIS ('x' or 'y'), V must be > 0: else an error naming PATH, COLUMN and
  * the series WHAT. */

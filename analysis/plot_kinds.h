@@ -16,6 +16,7 @@ struct sopts {
 	double target;
 	bool target_given;
 	double ci;              /* --ci LEVEL; 0 = none */
+	const char *baseline;   /* --baseline SERIES: differences to it (with --ci) */
 };
 
 /* plot_sweep.c: a sweep CSV at PATH (attainment, throughput, line, waste), a capacity
@@ -26,7 +27,8 @@ int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err
 int plot_compiles(const char *path, const struct sopts *o, struct fig *g, struct bs_err *err);
 
 /* plot_run.c: run directories. */
-int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err);
+/* cdf: PANELS a comma list of ttft, tpot, e2e (NULL: all three). */
+int plot_cdf(char **dirs, int n, const char *panels, struct fig *g, struct bs_err *err);
 int plot_heatmap(const char *dir, struct fig *g, struct bs_err *err);
 int plot_timeline(const char *dir, struct fig *g, struct bs_err *err);
 int plot_bubbles(const char *dir, double window, struct fig *g, struct bs_err *err);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/plot_kinds.h"
 
@@ -27,30 +28,128 @@ static size_t sorted_distinct(double *v, size_t n)
 	return m;
 }
 
-/* Empirical CDFs of TTFT, TPOT and E2E, one series per run directory. */
-int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
+/* A run directory's legend text: a sweep's point (DIR is SWEEP/points/NNNN and SWEEP/sweep.json
+ * lists it) reads as the settings that make the point (its `set` keys as plot_key_words
+ * VALUE, its preset, and its seed when the sweep has several), else DIR's last part. */
+static char *run_name(const char *dir)
 {
-	static const char *const cols[][2] = {{"ttft_ms", "TTFT (ms)"}, {"tpot_ms", "TPOT (ms)"},
-					      {"e2e_ms", "E2E latency (ms)"}};
-	g->multi = true;
+	char *d = xstrdup(dir);
+	size_t l = strlen(d);
+	while (l > 1 && d[l - 1] == '/')
+		d[--l] = 0;
+	char *slash = strrchr(d, '/');
+	const char *base = slash ? slash + 1 : d;
+	char *name = NULL;
+	if (slash) {
+		*slash = 0;
+		char *p2 = strrchr(d, '/');
+		const char *parent = p2 ? p2 + 1 : d;
+		if (!strcmp(parent, "points")) {
+			char *sj = p2 ? xasprintf("%.*s/sweep.json", (int)(p2 - d), d)
+				      : xstrdup("sweep.json");
+			struct bs_err e = {0};
+			cJSON *j = access(sj, R_OK) == 0 ? read_json(sj, &e) : NULL;
+			const cJSON *pt, *pts = cJSON_GetObjectItemCaseSensitive(j, "points");
+			/* Several seeds: a point is one of them. */
+			bool seeds = false;
+			const char *seed0 = NULL;
+			cJSON_ArrayForEach(pt, pts) {
+				const cJSON *sd = cJSON_GetObjectItemCaseSensitive(pt, "seed");
+				if (!cJSON_IsString(sd))
+					continue;
+				if (seed0 && strcmp(seed0, sd->valuestring))
+					seeds = true;
+				seed0 = seed0 ? seed0 : sd->valuestring;
+			}
+			cJSON_ArrayForEach(pt, pts) {
+				const cJSON *dn = cJSON_GetObjectItemCaseSensitive(pt, "dir");
+				if (!cJSON_IsString(dn) || strcmp(dn->valuestring, base))
+					continue;
+				char *r = NULL;
+				size_t rl = 0;
+				FILE *f = open_memstream(&r, &rl);
+				const char *sep = "";
+				const cJSON *pr = cJSON_GetObjectItemCaseSensitive(pt, "preset");
+				if (cJSON_IsString(pr) && *pr->valuestring) {
+					fputs(pr->valuestring, f);
+					sep = ", ";
+				}
+				const cJSON *kv;
+				cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(pt, "set")) {
+					if (!kv->string || strcmp(kv->string, "preset") == 0)
+						continue;
+					char *w = plot_key_words(kv->string);
+					char *v = cJSON_IsString(kv) ? xstrdup(kv->valuestring)
+								      : cJSON_PrintUnformatted(kv);
+					fprintf(f, "%s%s %s", sep, w, v);
+					sep = ", ";
+					free(w);
+					free(v);
+				}
+				const cJSON *sd = cJSON_GetObjectItemCaseSensitive(pt, "seed");
+				if (seeds && cJSON_IsString(sd)) {
+					fprintf(f, "%sseed %s", sep, sd->valuestring);
+					sep = ", ";
+				}
+				fclose(f);
+				if (*r)
+					name = r;
+				else
+					free(r);
+				break;
+			}
+			cJSON_Delete(j);
+			free(sj);
+		}
+	}
+	if (!name)
+		name = xstrdup(base);
+	free(d);
+	return name;
+}
+
+/* Empirical CDFs of TTFT, TPOT and E2E (PANELS, or all three), one series per run directory. */
+int plot_cdf(char **dirs, int n, const char *panels, struct fig *g, struct bs_err *err)
+{
+	static const char *const cols[][3] = {{"ttft", "ttft_ms", "TTFT (ms)"},
+					      {"tpot", "tpot_ms", "TPOT (ms)"},
+					      {"e2e", "e2e_ms", "E2E latency (ms)"}};
+	size_t pk[3], np = 0;
+	for (const char *p = panels ? panels : "ttft,tpot,e2e"; *p;) {
+		size_t l = strcspn(p, ",");
+		for (size_t k = 0; k < 3; k++)
+			if (strlen(cols[k][0]) == l && !strncmp(cols[k][0], p, l))
+				pk[np++] = k;
+		p += l + (p[l] == ',');
+	}
+	if (plot_fig_labels_check(g, (size_t)n, "run directories", err))
+		return -1;
+	g->multi = np > 1;
 	g->rows = 1;
-	g->cols = 3;
+	g->cols = (int)np;
 	struct table *t = xcalloc((size_t)n, sizeof *t);
+	char **names = xcalloc((size_t)n, sizeof *names);
 	int rc = 0;
 	for (int d = 0; d < n && !rc; d++) {
 		char *p = xasprintf("%s/requests.csv", dirs[d]);
 		rc = plot_table_read(p, &t[d], err);
 		free(p);
+		names[d] = run_name(dirs[d]);
 	}
-	for (size_t k = 0; k < 3 && !rc; k++) {
-		plot_fig_labels(g, cols[k][1], "fraction of requests");
-		fputs("  set yrange [0:1]\n  set logscale x\n  set key bottom right\n", g->gp);
+	for (size_t kk = 0; kk < np && !rc; kk++) {
+		size_t k = pk[kk];
+		plot_fig_labels(g, cols[k][2], "fraction of requests");
+		fputs("  set logscale x\n", g->gp);
 		plot_fig_axes(g);
+		g->pan[g->npan - 1].logx = true;
+		plot_fig_panel_name(g, cols[k][0][0] == 'e' ? "E2E" : k ? "TPOT" : "TTFT");
+		plot_fig_range(g, 'y', 0, 0);
+		plot_fig_range(g, 'y', 1, 1.02);
 		fputs("  plot ", g->gp);
 		for (int d = 0; d < n && !rc; d++) {
 			long c;
 			char *p = xasprintf("%s/requests.csv", dirs[d]);
-			rc = plot_need_col(&t[d], p, cols[k][0], &c, err);
+			rc = plot_need_col(&t[d], p, cols[k][1], &c, err);
 			/* An empty cell is a request without this value (unfinished; no TPOT with one
 			 * output token); anything else must be a number > 0 (the x axis is log). */
 			double *v = xmalloc(t[d].rows * sizeof *v);
@@ -58,14 +157,14 @@ int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
 			for (size_t r = 1; r < t[d].rows && !rc; r++) {
 				int got = plot_cell_number(&t[d], r, (size_t)c, p, &v[m], err);
 				if (got > 0 && v[m] <= 0)
-					got = bs_errf(err, BS_EXIT_INPUT, p, (long)r + 1, cols[k][0],
+					got = bs_errf(err, BS_EXIT_INPUT, p, (long)r + 1, cols[k][1],
 						      "%.6g is not > 0 (the CDF's x axis is logarithmic)",
 						      v[m]);
 				rc = got < 0 ? -1 : 0;
 				m += got > 0;
 			}
 			if (!rc && !m)
-				rc = bs_errf(err, BS_EXIT_INPUT, p, 0, cols[k][0],
+				rc = bs_errf(err, BS_EXIT_INPUT, p, 0, cols[k][1],
 					     "no request has a value in this column (%s): nothing to "
 					     "plot", k == 1 ? "no finished request with more than one "
 					     "output token" : "no finished request");
@@ -75,19 +174,31 @@ int plot_cdf(char **dirs, int n, struct fig *g, struct bs_err *err)
 				break;
 			}
 			qsort(v, m, sizeof *v, cmp_double);
-			const char *base = strrchr(dirs[d], '/') ? strrchr(dirs[d], '/') + 1 : dirs[d];
-			size_t b = plot_fig_block(g, base);
+			size_t b = plot_fig_block(g, names[d]);
 			for (size_t i = 0; i < m; i++)
 				fprintf(g->dat, "%.9g %.9g\n", v[i], (double)(i + 1) / (double)m);
 			free(v);
-			fprintf(g->gp, "%sdat index %zu using 1:2 with steps lt %d title ",
-				d ? ", \\\n       " : "", b, d % 8 + 1);
-			plot_gp_str(g->gp, base);
+			/* The step curve, its points at about 8 places along it (each series' own
+			 * phase, so that coinciding curves show every shape), and the legend entry
+			 * drawn as both. */
+			size_t every = m > 8 ? m / 8 : 1, first = every * (size_t)d / (size_t)n;
+			const char *sep = d ? ", \\\n       " : "";
+			fprintf(g->gp, "%sdat index %zu using 1:2 with steps", sep, b);
+			plot_fig_style(g, (size_t)d, (size_t)n, false);
+			fprintf(g->gp, " notitle, \\\n       dat index %zu every %zu::%zu using 1:2 "
+				       "with points", b, every, first);
+			plot_fig_style(g, (size_t)d, (size_t)n, true);
+			fputs(" notitle, \\\n       NaN with linespoints", g->gp);
+			plot_fig_style(g, (size_t)d, (size_t)n, true);
+			plot_fig_title(g, plot_fig_series_label(g, (size_t)d, names[d]));
 		}
 		fputs("\n  unset logscale x\n", g->gp);
 	}
-	for (int d = 0; d < n; d++)
+	for (int d = 0; d < n; d++) {
 		plot_table_free(&t[d]);
+		free(names[d]);
+	}
+	free(names);
 	free(t);
 	return rc;
 }
@@ -241,6 +352,12 @@ int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 	g->wide = true;
 	g->rows = 3;
 	g->cols = 1;
+	/* The user's x label and legend (the first panel's: the others have none). */
+	plot_fig_labels(g, "simulated time (s)", NULL);
+	fputs("  set ylabel \"requests\"\n  set key noopaque nobox\n", g->gp);
+	plot_fig_axes(g);
+	g->pan[g->npan - 1].fixed_key = "above";
+	g->pan[g->npan - 1].ycols = 3;
 	size_t b = plot_fig_block(g, "monitor: time_s waiting running transferring kv_utilization "
 			     "batch_latency_ms");
 	for (size_t r = 1; r < t.rows; r++) {
@@ -251,18 +368,19 @@ int plot_timeline(const char *dir, struct fig *g, struct bs_err *err)
 		fputc('\n', g->dat);
 	}
 	plot_table_free(&t);
-	/* The user's x label and legend (the first panel's: the others have none). */
-	plot_fig_labels(g, "simulated time (s)", NULL);
-	fputs("  set ylabel \"requests\"\n  set key above horizontal noopaque nobox\n", g->gp);
-	plot_fig_axes(g);
-	fprintf(g->gp,
-		"  plot dat index %zu using 1:2 with steps lt 1 title \"waiting\", "
-		"'' index %zu using 1:3 with steps lt 2 title \"running (batch)\", "
-		"'' index %zu using 1:4 with steps lt 3 title \"KV transfer\"\n"
-		"  set ylabel \"KV cache in use (fraction)\"\n  set yrange [0:*]\n"
+	fprintf(g->gp, "  plot dat index %zu using 1:2 with steps", b);
+	plot_fig_style(g, 0, 3, false);
+	plot_fig_title(g, "waiting");
+	fprintf(g->gp, ", '' index %zu using 1:3 with steps", b);
+	plot_fig_style(g, 1, 3, false);
+	plot_fig_title(g, "running (batch)");
+	fprintf(g->gp, ", '' index %zu using 1:4 with steps", b);
+	plot_fig_style(g, 2, 3, false);
+	plot_fig_title(g, "KV transfer");
+	fprintf(g->gp, "\n  set ylabel \"KV cache in use (fraction)\"\n  set yrange [0:*]\n"
 		"  unset key\n  plot dat index %zu using 1:5 with steps lt 4 notitle\n  set yrange [*:*]\n"
 		"  set ylabel \"step latency (ms)\"\n"
-		"  plot dat index %zu using 1:6 with steps lt 5 notitle\n", b, b, b, b, b);
+		"  plot dat index %zu using 1:6 with steps lt 5 notitle\n", b, b);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 struct point {
 	double x, sum;
 	double *v;
+	char **seed;                    /* the seed of each value (--baseline pairs them) */
 	size_t cnt;
 	size_t row;                     /* its first row in the table (the pooling check) */
 };
@@ -49,8 +50,12 @@ static void series_free(struct series *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(s[i].name);
-		for (size_t k = 0; k < s[i].n; k++)
+		for (size_t k = 0; k < s[i].n; k++) {
+			for (size_t j = 0; j < s[i].p[k].cnt; j++)
+				free(s[i].p[k].seed[j]);
+			free(s[i].p[k].seed);
 			free(s[i].p[k].v);
+		}
 		free(s[i].p);
 	}
 	free(s);
@@ -67,8 +72,10 @@ static char *series_name(const struct table *t, size_t r, const long *cs, size_t
 	for (size_t j = 0; j < ncs; j++) {
 		const char *col = plot_cell(t, 0, (size_t)cs[j]), *v = plot_cell(t, r, (size_t)cs[j]);
 		bool self = !strcmp(col, "preset") || !strcmp(col, "trace");
-		char *part = *v ? (self ? xstrdup(v) : xasprintf("%s=%s", col, v))
-				: xasprintf(self ? "no %s" : "%s default", col);
+		char *words = self ? NULL : plot_key_words(col);
+		char *part = *v ? (self ? xstrdup(v) : xasprintf("%s %s", words, v))
+				: self ? xasprintf("no %s", col) : xasprintf("%s default", words);
+		free(words);
 		char *n2 = xasprintf("%s%s%s", name, j ? ", " : "", part);
 		free(part);
 		free(name);
@@ -172,7 +179,7 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 			k++;
 		if (k == s[i].n) {
 			s[i].p = xrealloc(s[i].p, (k + 1) * sizeof *s[i].p);
-			s[i].p[k] = (struct point){x, 0, NULL, 0, r};
+			s[i].p[k] = (struct point){x, 0, NULL, NULL, 0, r};
 			s[i].n++;
 		}
 		struct point *pt = &s[i].p[k];
@@ -196,6 +203,8 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 			return -1;
 		}
 		pt->v = xrealloc(pt->v, (pt->cnt + 1) * sizeof *pt->v);
+		pt->seed = xrealloc(pt->seed, (pt->cnt + 1) * sizeof *pt->seed);
+		pt->seed[pt->cnt] = xstrdup(cseed >= 0 ? plot_cell(&t, r, (size_t)cseed) : "");
 		pt->v[pt->cnt++] = y;
 		pt->sum += y;
 	}
@@ -230,23 +239,70 @@ static const char *default_series(const char *path)
 	return varies ? "preset" : NULL;
 }
 
-/* Lines and points, one series per block; extra: lines drawn before the plot command.  With
- * CI (a level), each point's Student-t interval over its seeds: the block's columns are x, mean,
- * lower and upper bound (NaN with one seed: no bar), seeds; drawn as error bars. */
-static int plot_lines(struct fig *g, const char *path, struct series *s, size_t ns,
-		      const char *xc, const char *yc, double ci, const char *extra,
-		      char **suffix, struct bs_err *err)
+/* The values of P and of the baseline's point B (same x) of the seeds both have, differences
+ * P - B into D; their number. */
+static size_t paired(const struct point *p, const struct point *b, double *d)
 {
+	size_t n = 0;
+	for (size_t i = 0; i < p->cnt; i++)
+		for (size_t j = 0; j < b->cnt; j++)
+			if (!strcmp(p->seed[i], b->seed[j])) {
+				d[n++] = p->v[i] - b->v[j];
+				break;
+			}
+	return n;
+}
+
+/* Lines and points, one series per block; extra: lines drawn before the plot command; Y0, Y1:
+ * the y range's ends the kind fixes (NaN: the data's).  With CI (a level), each point's
+ * Student-t interval over its seeds: the block's columns are x, mean, lower and upper bound
+ * (NaN with one seed: no bar), seeds; drawn as error bars.  With BASELINE (a series' name, and
+ * CI), each other series' difference to it: at each x the mean of the paired differences over
+ * the seeds both have, with its paired-t interval (the block's columns as above, n the pairs). */
+static int plot_lines(struct fig *g, const char *path, struct series *s, size_t ns,
+		      const char *xc, const char *yc, double ci, const char *baseline, double y0,
+		      double y1, const char *extra, char **suffix, struct bs_err *err)
+{
+	if (plot_fig_labels_check(g, ns, "series", err))
+		return -1;
+	size_t bi = ns;
+	if (baseline) {
+		for (size_t i = 0; i < ns; i++)
+			if (!strcmp(s[i].name, baseline))
+				bi = i;
+		if (bi == ns) {
+			char *list = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&list, &len);
+			for (size_t i = 0; i < ns; i++)
+				fprintf(f, "%s'%s'", i ? ", " : "", s[i].name);
+			fclose(f);
+			bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--baseline", "no series named '%s' (the "
+				"series: %s)", baseline, list);
+			free(list);
+			return -1;
+		}
+		if (ns < 2)
+			return bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--baseline", "one series only: "
+				       "nothing to compare with '%s'", baseline);
+	}
 	for (size_t i = 0; i < ns; i++)
 		for (size_t k = 0; k < s[i].n; k++) {
 			char *what = xasprintf("series '%s', x = %.6g", s[i].name, s[i].p[k].x);
 			int rc = plot_log_check(g, 'x', s[i].p[k].x, path, xc, what, err) ||
-				 plot_log_check(g, 'y', point_mean(&s[i].p[k]), path, yc, what, err);
+				 (!baseline && plot_log_check(g, 'y', point_mean(&s[i].p[k]), path,
+							      yc, what, err));
 			free(what);
 			if (rc)
 				return -1;
 		}
 	char *xl = plot_label(xc), *yl = plot_label(yc);
+	if (baseline) {
+		char *d = xasprintf("%s, difference to %s", yl,
+				    plot_fig_series_label(g, bi, s[bi].name));
+		free(yl);
+		yl = d;
+	}
 	plot_fig_labels(g, xl, yl);
 	/* x values spread over ten thousand and more (e.g. buckets warmed) have tick labels of
 	 * five and six digits that run into each other at a column's width: written with an SI
@@ -261,33 +317,71 @@ static int plot_lines(struct fig *g, const char *path, struct series *s, size_t 
 		fputs("  set format x \"%.0s%c\"\n", g->gp);
 	if (extra)
 		fputs(extra, g->gp);
+	if (baseline)
+		fputs("  set arrow from graph 0, first 0 to graph 1, first 0 nohead dt 2 lc rgb "
+		      "\"#555555\"\n", g->gp);
 	plot_fig_axes(g);
+	if (!isnan(y0))
+		plot_fig_range(g, 'y', 0, y0);
+	if (!isnan(y1))
+		plot_fig_range(g, 'y', 1, y1);
+	g->pan[g->npan - 1].ycols = ci > 0 ? 3 : 1;
+	g->pan[g->npan - 1].yzero = baseline != NULL;
 	fputs("  plot ", g->gp);
+	size_t drawn = 0, nd = baseline ? ns - 1 : ns;
 	for (size_t i = 0; i < ns; i++) {
+		if (i == bi)
+			continue;
 		size_t b = plot_fig_block(g, s[i].name);
+		double *d = NULL;
 		for (size_t k = 0; k < s[i].n; k++) {
 			const struct point *pt = &s[i].p[k];
-			double m = point_mean(pt);
+			double m, h;
+			size_t n;
+			if (baseline) {
+				const struct point *q = NULL;
+				for (size_t j = 0; j < s[bi].n; j++)
+					if (s[bi].p[j].x == pt->x)
+						q = &s[bi].p[j];
+				if (!q)
+					continue;
+				d = xrealloc(d, pt->cnt * sizeof *d);
+				n = paired(pt, q, d);
+				if (!n)
+					continue;
+				m = 0;
+				for (size_t j = 0; j < n; j++)
+					m += d[j];
+				m /= (double)n;
+				h = plot_ci_halfwidth(ci, d, n, m);
+			} else {
+				m = point_mean(pt);
+				n = pt->cnt;
+				h = ci > 0 ? plot_ci_halfwidth(ci, pt->v, pt->cnt, m) : NAN;
+			}
 			fprintf(g->dat, "%.17g %.17g", pt->x, m);
 			if (ci > 0) {
-				double h = plot_ci_halfwidth(ci, pt->v, pt->cnt, m);
 				if (isnan(h))
-					fprintf(g->dat, " NaN NaN %zu", pt->cnt);
+					fprintf(g->dat, " NaN NaN %zu", n);
 				else
-					fprintf(g->dat, " %.17g %.17g %zu", m - h, m + h, pt->cnt);
+					fprintf(g->dat, " %.17g %.17g %zu", m - h, m + h, n);
 			}
 			fputc('\n', g->dat);
 		}
-		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
-			i ? ", \\\n       " : "", b, i % 8 + 1);
-		char *t = *s[i].name ? xasprintf("%s%s", s[i].name,
-						 suffix && suffix[i] ? suffix[i] : "")
-				     : xstrdup(yc);
-		plot_gp_str(g->gp, t);
+		free(d);
+		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints", drawn ? ", \\\n       " : "",
+			b);
+		plot_fig_style(g, drawn, nd, true);
+		const char *name = plot_fig_series_label(g, i, *s[i].name ? s[i].name : yc);
+		char *t = xasprintf("%s%s", name, suffix && suffix[i] ? suffix[i] : "");
+		plot_fig_title(g, t);
 		free(t);
-		if (ci > 0)
-			fprintf(g->gp, ", \\\n       dat index %zu using 1:2:3:4 with yerrorbars "
-				       "lt %zu notitle", b, i % 8 + 1);
+		if (ci > 0) {
+			fprintf(g->gp, ", \\\n       dat index %zu using 1:2:3:4 with yerrorbars lc rgb "
+				       "\"%s\" lw %.3g dt 1 pt 0 notitle", b,
+				okabe_ito[drawn % OKABE_ITO_N], plot_style_lw(drawn, nd));
+		}
+		drawn++;
 	}
 	fputc('\n', g->gp);
 	free(xl);
@@ -385,25 +479,22 @@ int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
 		return -1;
 	g->rows = g->cols = 1;
 	char *extra = NULL;
-	/* A log axis cannot start at 0: the range's lower end is left to gnuplot then. */
-	if (!strcmp(kind, "attainment"))
-		extra = xasprintf("  set yrange [%s:1.05]\n  set key bottom left box opaque\n"
-				  "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead "
-				  "dt 2 lc rgb \"#555555\"\n  set label \"target %.6g\" at graph 0.02, "
-				  "first %.6g left offset 0,0.6\n", g->ax.logy ? "*" : "0",
-				  o->target, o->target, o->target, o->target);
-	else if (!strcmp(kind, "waste"))
-		extra = xstrdup(g->ax.logy ? "" : "  set yrange [0:*]\n");
-	else
+	double y0 = NAN, y1 = NAN;
+	/* A log axis cannot start at 0: the range's lower end is the data's then; differences to a
+	 * baseline have their own range. */
+	if (!strcmp(kind, "attainment")) {
+		extra = o->baseline ? xstrdup("") : xasprintf(
+			"  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc "
+			"rgb \"#555555\"\n  set label \"target %.6g\" at graph 0.02, first %.6g left "
+			"offset 0,0.6\n", o->target, o->target, o->target, o->target);
+		if (!o->baseline) {
+			y0 = g->ax.logy ? NAN : 0;
+			y1 = 1.05;
+		}
+	} else {
 		extra = xstrdup("");
-	/* The legend (top right, or wherever --key puts it at the top inside the axes) gets room
-	 * of its own above the highest point, about a line of the graph's height per series, so
-	 * that it never hides a curve; a legend outside, below or off needs none. */
-	if (strcmp(kind, "attainment") && (!g->ax.key || !strncmp(g->ax.key, "top", 3))) {
-		char *e2 = xasprintf("%s  set offsets 0, 0, graph %.2f, 0\n", extra,
-				     fmin(0.12 + 0.1 * (double)ns, 0.8));
-		free(extra);
-		extra = e2;
+		if (!strcmp(kind, "waste") && !g->ax.logy && !o->baseline)
+			y0 = 0;
 	}
 	/* --capacity DIR: each system's capacity as a vertical line in its series' colour. */
 	char **suffix = NULL;
@@ -424,8 +515,8 @@ int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
 					continue;
 				double c = cJSON_GetObjectItemCaseSensitive(q, "capacity_req_s")->valuedouble;
 				char *e2 = xasprintf("%s  set arrow from first %.9g, graph 0 to first "
-						     "%.9g, graph 1 nohead lt %zu dt 3\n", extra, c, c,
-						     i % 8 + 1);
+						     "%.9g, graph 1 nohead lc rgb \"%s\" dt 3\n", extra,
+						     c, c, okabe_ito[i % OKABE_ITO_N]);
 				free(extra);
 				extra = e2;
 				suffix[i] = xasprintf(" (capacity %.3g req/s)", c);
@@ -444,7 +535,7 @@ int plot_sweep_kind(const char *kind, const char *path, const struct sopts *o,
 			return -1;
 		}
 	}
-	int rc = plot_lines(g, path, s, ns, x, y, o->ci, extra, suffix, err);
+	int rc = plot_lines(g, path, s, ns, x, y, o->ci, o->baseline, y0, y1, extra, suffix, err);
 	for (size_t i = 0; suffix && i < ns; i++)
 		free(suffix[i]);
 	free(suffix);
@@ -485,10 +576,14 @@ int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err
 		}
 	}
 	free(path);
+	size_t nsys = (size_t)cJSON_GetArraySize(sys);
+	if (plot_fig_labels_check(g, nsys, "systems", err)) {
+		cJSON_Delete(j);
+		return -1;
+	}
 	plot_fig_labels(g, "request rate (req/s)", "SLO attainment (fraction)");
-	fprintf(g->gp, "  set yrange [%s:1.05]\n  set key bottom left box opaque\n"
-		       "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc "
-		       "rgb \"#555555\"\n", g->ax.logy ? "*" : "0", o->target, o->target);
+	fprintf(g->gp, "  set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc "
+		       "rgb \"#555555\"\n", o->target, o->target);
 	/* Capacities as vertical lines in their series' colour, and the x range to show: up to
 	 * twice the largest capacity (the curve's doubling probes go far beyond). */
 	double xmax = 0;
@@ -496,12 +591,17 @@ int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err
 	cJSON_ArrayForEach(s, sys) {
 		double c = cJSON_GetObjectItemCaseSensitive(s, "capacity_req_s")->valuedouble;
 		fprintf(g->gp, "  set arrow from first %.9g, graph 0 to first %.9g, graph 1 nohead "
-			       "lt %zu dt 3\n", c, c, i % 8 + 1);
+			       "lc rgb \"%s\" dt 3\n", c, c, okabe_ito[i % OKABE_ITO_N]);
 		xmax = c > xmax ? c : xmax;
 		i++;
 	}
-	fprintf(g->gp, "  set xrange [%s:%.6g]\n", g->ax.logx ? "*" : "0", 1.6 * xmax);
 	plot_fig_axes(g);
+	if (!g->ax.logx)
+		plot_fig_range(g, 'x', 0, 0);
+	plot_fig_range(g, 'x', 1, 1.6 * xmax);
+	if (!g->ax.logy)
+		plot_fig_range(g, 'y', 0, 0);
+	plot_fig_range(g, 'y', 1, 1.05);
 	fputs("  plot ", g->gp);
 	i = 0;
 	cJSON_ArrayForEach(s, sys) {
@@ -514,10 +614,11 @@ int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err
 			fprintf(g->dat, "%.17g %.17g\n",
 				cJSON_GetObjectItemCaseSensitive(pt, "rate")->valuedouble,
 				cJSON_GetObjectItemCaseSensitive(pt, "slo_attainment")->valuedouble);
-		char *t = xasprintf("%s (capacity %.3g req/s)", name, c);
-		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints lt %zu title ",
-			i ? ", \\\n       " : "", b, i % 8 + 1);
-		plot_gp_str(g->gp, t);
+		char *t = xasprintf("%s (capacity %.3g req/s)", plot_fig_series_label(g, i, name), c);
+		fprintf(g->gp, "%sdat index %zu using 1:2 with linespoints", i ? ", \\\n       " : "",
+			b);
+		plot_fig_style(g, i, nsys, true);
+		plot_fig_title(g, t);
 		free(t);
 		i++;
 	}
@@ -526,53 +627,103 @@ int plot_capacity(const char *dir, struct sopts *o, struct fig *g, struct bs_err
 	return 0;
 }
 
-/* Bars of a categorical sweep column: compiles at warm-up and warm-up time per strategy. */
+/* Bars of a categorical sweep column: per strategy, the graphs compiled (at warm-up, and at run
+ * time stacked on them) and the compile time (warm-up, run time stacked), one bar per series. */
 int plot_compiles(const char *path, const struct sopts *o, struct fig *g,
 			 struct bs_err *err)
 {
 	const char *x = o->x ? o->x : "bucketing.strategy";
-	static const char *const ys[] = {"compiles_warmup", "warmup_s"};
+	static const char *const ys[][2] = {{"compiles_warmup", "compiles_runtime"},
+					    {"warmup_s", "runtime_compile_s"}};
+	static const char *const ylab[] = {"graphs compiled", "compile time (s)"};
 	g->multi = true;
 	g->rows = 1;
 	g->cols = 2;
+	const char *sc = o->series ? o->series : default_series(path);
 	for (size_t p = 0; p < 2; p++) {
-		struct series *s;
-		size_t ns;
-		char **cats;
-		size_t ncat;
-		if (sweep_series(path, x, ys[p], o->series ? o->series : default_series(path), true,
-				 &s, &ns, &cats, &ncat, err))
+		struct series *s[2];
+		size_t ns[2];
+		char **cats[2];
+		size_t ncat[2];
+		for (size_t q = 0; q < 2; q++)
+			if (sweep_series(path, x, ys[p][q], sc, true, &s[q], &ns[q], &cats[q],
+					 &ncat[q], err)) {
+				if (q) {
+					series_free(s[0], ns[0]);
+					cats_free(cats[0], ncat[0]);
+				}
+				return -1;
+			}
+		int rc = plot_fig_labels_check(g, ns[0], "series", err);
+		if (!rc && (ns[0] != ns[1] || ncat[0] != ncat[1]))
+			rc = bs_errf(err, BS_EXIT_INPUT, path, 0, ys[p][1], "rows with a value in %s "
+				     "but none in this column (or the reverse): the bars cannot be "
+				     "stacked", ys[p][0]);
+		if (rc) {
+			for (size_t q = 0; q < 2; q++) {
+				series_free(s[q], ns[q]);
+				cats_free(cats[q], ncat[q]);
+			}
 			return -1;
-		char *yl = plot_label(ys[p]), *xl = plot_label(x);
-		plot_fig_labels(g, xl, yl);
-		fprintf(g->gp, "  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set xtics (", ncat - 1);
-		for (size_t k = 0; k < ncat; k++) {
-			fprintf(g->gp, "%s", k ? ", " : "");
-			plot_gp_str(g->gp, cats[k]);
-			fprintf(g->gp, " %zu", k);
 		}
-		double w = 0.8 / (double)ns;
-		fprintf(g->gp, ")\n  set style fill solid 0.85 border -1\n  set boxwidth %.4g\n"
-			       "  set key top left\n", w);
+		size_t n = ns[0], nc = ncat[0];
+		char *xl = plot_label(x);
+		plot_fig_labels(g, xl, ylab[p]);
+		free(xl);
+		fprintf(g->gp, "  set xtics (");
+		size_t maxc = 0;
+		for (size_t k = 0; k < nc; k++) {
+			fprintf(g->gp, "%s", k ? ", " : "");
+			plot_gp_str(g->gp, cats[0][k]);
+			fprintf(g->gp, " %zu", k);
+			maxc = plot_text_len(cats[0][k]) > maxc ? plot_text_len(cats[0][k]) : maxc;
+		}
+		/* Category labels that would run into each other across the panel (each gets
+		 * 1/NC of the graph's width, about 22 characters) are rotated. */
+		bool rot = (double)(nc * (maxc + 1)) > 20;
+		double w = 0.8 / (double)n;
+		fprintf(g->gp, ")%s\n  set style fill solid 0.85 border -1\n  set boxwidth %.4g\n",
+			rot ? " rotate by 35 right" : "", w);
 		plot_fig_axes(g);
+		plot_fig_range(g, 'y', 0, g->ax.logy ? 0.5 : 0);
+		plot_fig_range(g, 'x', 0, -0.6);
+		plot_fig_range(g, 'x', 1, (double)nc - 0.4);
+		g->pan[g->npan - 1].barw = w;
+		g->pan[g->npan - 1].bmargin = rot ? 0.6 * (double)maxc * PLOT_CHAR_W_IN / PLOT_CHAR_H_IN + 0.5 : 0;
+		plot_fig_panel_name(g, ylab[p]);
 		fputs("  plot ", g->gp);
-		for (size_t i = 0; i < ns; i++) {
-			size_t b = plot_fig_block(g, *s[i].name ? s[i].name : ys[p]);
-			for (size_t k = 0; k < s[i].n; k++)
-				fprintf(g->dat, "%.17g %.17g\n",
-					s[i].p[k].x + w * ((double)i - (double)(ns - 1) / 2),
-					point_mean(&s[i].p[k]));
-			fprintf(g->gp, "%sdat index %zu using 1:2 with boxes lt %zu %s",
-				i ? ", \\\n       " : "", b, i % 8 + 1, ns > 1 ? "title " : "notitle");
-			if (ns > 1)
-				plot_gp_str(g->gp, s[i].name);
+		for (size_t i = 0; i < n; i++) {
+			const char *name = plot_fig_series_label(g, i, s[0][i].name);
+			/* The run-time part: a bar to warm-up + run time, drawn first, hatched; the
+			 * warm-up bar over its lower part. */
+			for (int part = 1; part >= 0; part--) {
+				char *bn = xasprintf("%s%s%s", s[0][i].name, *s[0][i].name ? ", " : "",
+						     part ? "run time" : "warm-up");
+				size_t b = plot_fig_block(g, bn);
+				free(bn);
+				for (size_t k = 0; k < s[0][i].n; k++) {
+					double v = point_mean(&s[0][i].p[k]);
+					for (size_t j = 0; part && j < s[1][i].n; j++)
+						if (s[1][i].p[j].x == s[0][i].p[k].x)
+							v += point_mean(&s[1][i].p[j]);
+					fprintf(g->dat, "%.17g %.17g\n", s[0][i].p[k].x +
+						w * ((double)i - (double)(n - 1) / 2), v);
+				}
+				fprintf(g->gp, "%sdat index %zu using 1:2 with boxes lc rgb \"%s\" %s",
+					i || part == 0 ? ", \\\n       " : "", b,
+					okabe_ito[i % OKABE_ITO_N],
+					part ? "fs pattern 4 border -1" : "fs solid 0.85 border -1");
+				char *t = xasprintf("%s%s%s", n > 1 ? name : "", n > 1 ? ", " : "",
+						    part ? "run time" : "warm-up");
+				plot_fig_title(g, t);
+				free(t);
+			}
 		}
 		fputc('\n', g->gp);
-		cats_free(cats, ncat);
-		free(xl);
-		free(yl);
-		series_free(s, ns);
+		for (size_t q = 0; q < 2; q++) {
+			series_free(s[q], ns[q]);
+			cats_free(cats[q], ncat[q]);
+		}
 	}
 	return 0;
 }
-

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the README's gallery (docs/gallery/*.png) from the bundled Alpaca trace: one
-# figure of each `bucketsim plot` kind.  Usage: docs/gallery.sh [BUCKETSIM]  (about 20 s)
+# figure of each `bucketsim plot` kind, each checked by tests/plot_key_check.py (its legend
+# covers no data point in PDF, SVG or PNG; nothing is copied otherwise).
+# Usage: docs/gallery.sh [BUCKETSIM]  (about 20 s on an idle machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build/bucketsim}
@@ -41,11 +43,13 @@ done
 # Warm-up compiles and time per bucketing strategy.
 "$B" sweep "${T[@]}" --axis bucketing.version=docs,current \
 	--axis bucketing.strategy=exponential,linear,none -o "$W/comp" 2> /dev/null
-"$B" plot compiles "$W/comp/sweep.csv" --series bucketing.version -o "$W/compiles"
+"$B" plot compiles "$W/comp/sweep.csv" --series bucketing.version --logy -o "$W/compiles"
 # Pipeline bubbles of a two-stage pipeline.
 "$B" run "${T[@]}" --set cluster.pp=2 --set workload.arrival=poisson --set workload.rate=20 \
 	-q -o "$W/pp"
 "$B" plot bubbles "$W/pp" -o "$W/bubbles"
+python3 tests/plot_key_check.py "$W/attainment" "$W/cdf" "$W/throughput" "$W/waste" \
+	"$W/compiles" "$W/timeline" > "$W/key_check.txt" || { cat "$W/key_check.txt" >&2; exit 1; }
 for k in attainment cdf throughput waste compiles heatmap timeline bubbles; do
 	cp "$W/$k.png" "$G/$k.png"
 done

@@ -9,12 +9,13 @@
  * and OUT.png (web).  --script-only stops before gnuplot.  Kinds and their inputs are in
  * analysis/README.md ("Figures").
  *
- * Publication defaults: Okabe-Ito colour-blind-safe line colours with distinct point shapes and
- * dash patterns, viridis for heatmaps, axes labelled with units, legends, 10 pt fonts at a
- * 3.5 in column width (PDF/SVG) and 12 pt at 800 x 520 px (PNG).  The axis options (--logx,
+ * Publication defaults: Okabe-Ito colour-blind-safe line colours, each series with its own dash
+ * pattern, open point shape and width (plot_fig_style), viridis for heatmaps, axes labelled with
+ * units, legends placed where they cover no point (plot_fig_finish), 10 pt fonts at a 3.5 in
+ * column width (PDF/SVG) and 12 pt at 520 x 360 px a panel (PNG).  The axis options (--logx,
  * --logy, --key, --xlabel, --ylabel) and --ci apply to the kinds of plot_main's table; any other
  * kind refuses them rather than ignore them (every option: the axis options, --x, --y,
- * --series, --target, --window, --capacity and --ci).
+ * --series, --target, --window, --capacity, --ci, --baseline, --label and --panels).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,9 @@ enum {
 	OPT_XLABEL,
 	OPT_YLABEL,
 	OPT_CI,
+	OPT_BASELINE,
+	OPT_LABEL,
+	OPT_PANELS,
 };
 
 static const struct cli_opt opts[] = {
@@ -65,6 +69,16 @@ static const struct cli_opt opts[] = {
 	{"ci", OPT_CI, 1, "LEVEL", "attainment (of a sweep CSV), throughput, waste, line: Student-t confidence "
 	 "interval of the mean over the seeds at LEVEL (0 < LEVEL < 1, e.g. 0.95) as error bars, bounds in OUT.dat; "
 	 "none for a point of one seed", "Sweep plots"},
+	{"baseline", OPT_BASELINE, 1, "SERIES", "attainment (of a sweep CSV), throughput, line, waste: "
+	 "draw each other series' difference to SERIES (a series name as in the legend before "
+	 "--label), at each x the mean over the seeds both have; with --ci, its paired "
+	 "Student-t interval (seeds share their random numbers, so pairing removes their common "
+	 "noise)", "Sweep plots"},
+	{"label", OPT_LABEL, 1 | CLI_REPEAT, "TEXT", "legend text of the next series (repeat, in the order of "
+	 "the legend: the inputs of cdf, the series of the sweep plots); as many as there are "
+	 "series; refused by heatmap, timeline, bubbles", "Output"},
+	{"panels", OPT_PANELS, 1, "P[,P...]", "cdf: the panels to draw, in order, from ttft, tpot, "
+	 "e2e (default ttft,tpot,e2e); refused by the other kinds", "Run plots"},
 	{"window", OPT_WINDOW, 1, "S", "bubbles: seconds of the run shown from the first pass "
 	 "(default: the first 40 passes of lane 0); refused by the other kinds", "Run plots"},
 	{"title", OPT_TITLE, 1, "TEXT", "figure title (default: none)", "Output"},
@@ -140,7 +154,11 @@ static int plot(const struct cli_cmd *self, int argc, char **argv)
 static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 {
 	struct cli_state st = {0};
-	struct sopts so = {NULL, NULL, NULL, NULL, 0.9, false, 0};
+	struct sopts so = {NULL, NULL, NULL, NULL, 0.9, false, 0, NULL};
+	const char *panels = NULL;
+	/* Reachable from a static until the next plot: the usage errors return without freeing. */
+	static const char **labels;
+	size_t nlabels = 0;
 	struct fig_axes ax = {0};
 	const char *out = NULL, *title = NULL;
 	bool script_only = false;
@@ -203,6 +221,39 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 				return cli_usage(self, "--ci: expected a level between 0 and 1 "
 						       "(exclusive, e.g. 0.95), got '%s'", st.optarg);
 			break;
+		case OPT_BASELINE:
+			so.baseline = st.optarg;
+			break;
+		case OPT_LABEL:
+			if (!nlabels) {
+				free((void *)labels);
+				labels = NULL;
+			}
+			labels = xrealloc(labels, (nlabels + 1) * sizeof *labels);
+			labels[nlabels++] = st.optarg;
+			break;
+		case OPT_PANELS: {
+			/* ttft, tpot, e2e, each once. */
+			const char *a = st.optarg;
+			for (const char *p = a;;) {
+				size_t n = strcspn(p, ",");
+				if (!((n == 4 && (!strncmp(p, "ttft", 4) || !strncmp(p, "tpot", 4))) ||
+				      (n == 3 && !strncmp(p, "e2e", 3)))) {
+					return cli_usage(self, "--panels '%s': unknown panel '%.*s' "
+							 "(choices: ttft, tpot, e2e)", a, (int)n, p);
+				}
+				for (const char *q = a; q < p; q += strcspn(q, ",") + 1)
+					if (strcspn(q, ",") == n && !strncmp(q, p, n)) {
+						return cli_usage(self, "--panels '%s': panel '%.*s' "
+								 "given twice", a, (int)n, p);
+					}
+				if (!p[n])
+					break;
+				p += n + 1;
+			}
+			panels = a;
+			break;
+		}
 		case OPT_LOGX:
 			ax.logx = true;
 			break;
@@ -239,22 +290,24 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	static const struct {
 		const char *name;
 		bool sweep, logx, logy, key, ci, xlabel, ylabel, x, y, series, target, window;
+		bool baseline, label, panels;
 	} kinds[] = {
 		{.name = "attainment", .sweep = true, .logx = true, .logy = true, .key = true,
 		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
-		 .series = true, .target = true},
+		 .series = true, .target = true, .baseline = true, .label = true},
 		{.name = "throughput", .sweep = true, .logx = true, .logy = true, .key = true,
 		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
-		 .series = true},
+		 .series = true, .baseline = true, .label = true},
 		{.name = "line", .sweep = true, .logx = true, .logy = true, .key = true,
 		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
-		 .series = true},
+		 .series = true, .baseline = true, .label = true},
 		{.name = "waste", .sweep = true, .logx = true, .logy = true, .key = true,
 		 .ci = true, .xlabel = true, .ylabel = true, .x = true, .y = true,
-		 .series = true},
-		{.name = "compiles", .sweep = true, .key = true, .xlabel = true, .x = true,
-		 .series = true},
-		{.name = "cdf", .logx = true, .key = true, .ylabel = true},
+		 .series = true, .baseline = true, .label = true},
+		{.name = "compiles", .sweep = true, .logy = true, .key = true, .xlabel = true,
+		 .x = true, .series = true, .label = true},
+		{.name = "cdf", .logx = true, .key = true, .ylabel = true, .label = true,
+		 .panels = true},
 		{.name = "heatmap"},
 		{.name = "timeline", .key = true, .xlabel = true},
 		{.name = "bubbles", .xlabel = true, .ylabel = true, .window = true},
@@ -299,6 +352,9 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		{so.series != NULL, kinds[ki].series, "--series"},
 		{so.target_given, kinds[ki].target, "--target"},
 		{window > 0, kinds[ki].window, "--window"},
+		{so.baseline != NULL, kinds[ki].baseline, "--baseline"},
+		{nlabels > 0, kinds[ki].label, "--label"},
+		{panels != NULL, kinds[ki].panels, "--panels"},
 	};
 	for (size_t i = 0; i < sizeof asked / sizeof *asked; i++)
 		if (asked[i].set && !asked[i].ok)
@@ -333,6 +389,9 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	if ((so.x || so.y || so.series) && !strcmp(kind, "attainment") && is_dir(in[0]))
 		return cli_usage(self, "--x, --y and --series choose the columns of a sweep CSV; a "
 				       "capacity directory's curve has its own");
+	if (so.baseline && is_dir(in[0]))
+		return cli_usage(self, "--baseline compares the series of a sweep CSV; "
+					     "a capacity directory's curve is one seed's");
 	if (so.ci > 0 && is_dir(in[0]))
 		return cli_usage(self, "--ci draws intervals over the seeds of a sweep CSV; a capacity "
 				       "directory's curve is one seed's");
@@ -352,6 +411,8 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	struct fig g;
 	plot_fig_init(&g, out);
 	g.ax = ax;
+	g.labels = labels;
+	g.nlabels = nlabels;
 	struct bs_err err = {0};
 	int rc;
 	if (!strcmp(kind, "attainment") && is_dir(in[0]))
@@ -361,7 +422,7 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 	else if (sweep_kind)
 		rc = plot_sweep_kind(kind, in[0], &so, &g, &err);
 	else if (!strcmp(kind, "cdf"))
-		rc = plot_cdf(in, nin, &g, &err);
+		rc = plot_cdf(in, nin, panels, &g, &err);
 	else if (!strcmp(kind, "heatmap"))
 		rc = plot_heatmap(in[0], &g, &err);
 	else if (!strcmp(kind, "timeline"))
@@ -373,6 +434,7 @@ static int plot_main(const struct cli_cmd *self, int argc, char **argv)
 		fclose(g.gp);
 		free(g.datbuf);
 		free(g.gpbuf);
+		plot_fig_free_parts(&g);
 		return plot_err_print(&err);
 	}
 	return plot_fig_finish(&g, title, script_only, &err) ? plot_err_print(&err) : 0;
@@ -386,11 +448,14 @@ const struct cli_cmd cmd_plot = {
 	"Kinds: attainment (SLO attainment vs rate per system, from a sweep CSV or a capacity\n"
 	"directory, with the target line and capacities), throughput (vs batch size or\n"
 	"concurrency), line (any sweep column --y against any other --x, one line per system),\n"
-	"waste (padding waste vs buckets), compiles (warm-up compiles and time per strategy) from\n"
-	"a sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more run directories), heatmap (bucket\n"
-	"usage, buckets.csv), timeline (monitor.csv), bubbles (pipeline lanes, batches.csv of a\n"
-	"cluster.pp > 1 run) from run directories.  Sweep plots draw the mean over the seeds of\n"
-	"each point (--ci adds its confidence interval).  Writes OUT.dat and OUT.gp, then\n"
+	"waste (padding waste vs buckets), compiles (warm-up and run-time compiles and their\n"
+	"time per strategy, stacked) from a sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more\n"
+	"run directories), heatmap (bucket usage, buckets.csv), timeline (monitor.csv), bubbles\n"
+	"(pipeline lanes, batches.csv of a cluster.pp > 1 run) from run directories.  Sweep\n"
+	"plots draw the mean over the seeds of each point (--ci adds its confidence interval;\n"
+	"--baseline draws paired differences to one series).  Each series has its own dash,\n"
+	"point shape and width, and series that coincide are named on stderr; legends go where\n"
+	"they cover no point, else below the graph.  Writes OUT.dat and OUT.gp, then\n"
 	"OUT.pdf, OUT.svg and OUT.png; OUT.gp names its files relative to its own directory, where\n"
 	"gnuplot runs, so `cd DIR && gnuplot OUT.gp` re-renders it there or in a copy of DIR.\n"
 	"An option a kind cannot honour is an error (see each option).  Nothing is written when\n"
@@ -401,7 +466,10 @@ const struct cli_cmd cmd_plot = {
 	"      --logy --key 'top left' -o fig/tpot\n"
 	"  bucketsim plot attainment out/rate/sweep.csv --series preset -o fig/attainment\n"
 	"  bucketsim plot attainment out/cap -o fig/capacity\n"
-	"  bucketsim plot cdf out/vllm out/distserve -o fig/cdf\n"
+	"  bucketsim plot cdf out/vllm out/distserve --panels ttft,tpot --label vLLM --label DistServe \\\n"
+	"      -o fig/cdf\n"
+	"  bucketsim plot line out/rate/sweep.csv --x workload.rate --y slo_attainment --ci 0.95 \\\n"
+	"      --baseline vllm -o fig/delta\n"
 	"  bucketsim plot heatmap out/run -o fig/buckets\n",
 	opts, plot,
 };

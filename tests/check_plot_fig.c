@@ -135,6 +135,73 @@ START_TEST(ci_student_t)
 }
 END_TEST
 
+START_TEST(key_words)
+{
+	static const char *const cases[][2] = {
+		{"env.VLLM_DECODE_BLOCK_BUCKET_STEP", "decode block bucket step"},
+		{"server.max_num_seqs", "max num seqs"},
+		{"bucketing.strategy", "strategy"},
+		{"VLLM_", "vllm "},
+		{"plain", "plain"},
+		{"a.b.PT_HPU_LAZY_MODE", "pt hpu lazy mode"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = plot_key_words(cases[i][0]);
+		ck_assert_str_eq(got, cases[i][1]);
+		free(got);
+	}
+	ck_assert_uint_eq(plot_text_len(""), 0);
+	ck_assert_uint_eq(plot_text_len("vllm"), 4);
+	ck_assert_uint_eq(plot_text_len("\xc3\xa9t\xc3\xa9"), 3);   /* été */
+	ck_assert_uint_eq(plot_text_len("\xe2\x88\x92x"), 2);       /* −x */
+}
+END_TEST
+
+/* The legend box against points, worked by hand: a graph of 40 x 10 characters, a box of 10 x 4
+ * (0.25 x 0.4 of the graph) in each corner and at the centres. */
+START_TEST(key_box)
+{
+	/* top right: x >= 0.75, y >= 0.6 */
+	ck_assert(plot_key_covers("top right", 40, 10, 10, 4, 0.75, 0.6));
+	ck_assert(plot_key_covers("top right", 40, 10, 10, 4, 1, 1));
+	ck_assert(!plot_key_covers("top right", 40, 10, 10, 4, 0.74, 0.9));
+	ck_assert(!plot_key_covers("top right", 40, 10, 10, 4, 0.9, 0.59));
+	/* top left: x <= 0.25 */
+	ck_assert(plot_key_covers("top left", 40, 10, 10, 4, 0.25, 0.6));
+	ck_assert(!plot_key_covers("top left", 40, 10, 10, 4, 0.26, 0.9));
+	/* bottom left, bottom right: y <= 0.4 */
+	ck_assert(plot_key_covers("bottom left", 40, 10, 10, 4, 0, 0.4));
+	ck_assert(!plot_key_covers("bottom left", 40, 10, 10, 4, 0, 0.41));
+	ck_assert(plot_key_covers("bottom right", 40, 10, 10, 4, 0.8, 0.1));
+	ck_assert(!plot_key_covers("bottom right", 40, 10, 10, 4, 0.7, 0.1));
+	/* centres: |x - 0.5| <= 0.125 */
+	ck_assert(plot_key_covers("top center", 40, 10, 10, 4, 0.625, 0.7));
+	ck_assert(!plot_key_covers("top center", 40, 10, 10, 4, 0.626, 0.7));
+	ck_assert(plot_key_covers("bottom center", 40, 10, 10, 4, 0.375, 0));
+	ck_assert(!plot_key_covers("bottom center", 40, 10, 10, 4, 0.5, 0.5));
+	/* The box's size in characters: 9 beyond the longest title, 1.1 lines an entry and 1.5. */
+	ck_assert_double_eq(PLOT_KEY_W(11), 20);
+	ck_assert_double_eq_tol(PLOT_KEY_H(3), 4.8, 1e-12);
+}
+END_TEST
+
+/* Series styles: widths from 2.2 down to 1 by equal steps, each point shape open or a stroke
+ * (gnuplot's filled shapes are the odd types 5 to 15), none twice. */
+START_TEST(series_styles)
+{
+	ck_assert_double_eq(plot_style_lw(0, 1), 1);
+	ck_assert_double_eq_tol(plot_style_lw(0, 4), 2.2, 1e-12);
+	ck_assert_double_eq_tol(plot_style_lw(1, 4), 1.8, 1e-12);
+	ck_assert_double_eq_tol(plot_style_lw(3, 4), 1, 1e-12);
+	for (size_t i = 0; i < PLOT_POINT_TYPES_N; i++) {
+		int t = plot_point_types[i];
+		ck_assert_msg(!(t >= 5 && t <= 15 && t % 2), "point type %d is filled", t);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_int_ne(plot_point_types[j], t);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plot_fig");
@@ -142,6 +209,9 @@ int main(void)
 	tcase_add_test(tc, labels_by_rule);
 	tcase_add_test(tc, labels_of_keys_and_phrases);
 	tcase_add_test(tc, key_positions);
+	tcase_add_test(tc, key_words);
+	tcase_add_test(tc, key_box);
+	tcase_add_test(tc, series_styles);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ci");
 	tcase_add_test(tc, ci_student_t);

@@ -59,15 +59,7 @@ rendered attainment-rendered "$T/f/att"
 grep -q 'first 0.8 to graph 1, first 0.8' "$T/f/att.gp" && ok attainment-target || fail attainment-target "no target line"
 expect_exit 0 plot-waste "$B" plot waste "$T/s/sweep.csv" -o "$T/f/waste"
 rendered waste-rendered "$T/f/waste"
-# The legend has room of its own above the curves (one series: 0.22 of the graph); x values
-# spanning 10^4 and more get SI tick labels, a narrower span plain ones.
-grep -q '^  set offsets 0, 0, graph 0.32, 0$' "$T/f/throughput.gp" && ok plot-key-headroom || fail plot-key-headroom "$(grep offsets "$T/f/throughput.gp")"
-for k in off below outside above; do
-	"$B" plot throughput "$T/s/sweep.csv" --key "$k" --script-only -o "$T/f/tk"
-	! grep -q 'set offsets' "$T/f/tk.gp" && ok "plot-key-$k-no-headroom" || fail "plot-key-$k-no-headroom" "$(grep offsets "$T/f/tk.gp")"
-done
-"$B" plot throughput "$T/s/sweep.csv" --key "top left" --script-only -o "$T/f/tk"
-grep -q 'set offsets 0, 0, graph 0.32, 0' "$T/f/tk.gp" && ok plot-key-top-left-headroom || fail plot-key-top-left-headroom "$(grep offsets "$T/f/tk.gp")"
+# x values spanning 10^4 and more get SI tick labels, a narrower span plain ones (below).
 # --series: an empty or repeated column name is refused, not dropped
 for v in "" "preset," "preset,,seed" "preset,preset"; do
 	expect_exit 2 "plot-series-bad-$v" "$B" plot throughput "$T/s/sweep.csv" --series "$v" -o "$T/f/x"
@@ -90,7 +82,14 @@ grep -q 'set format x "%.0s%c"' "$T/f/wide.gp" && ! grep -q 'set format x' "$T/f
 "$B" sweep "${W[@]}" --axis bucketing.strategy=exponential,linear,none -o "$T/c" 2>/dev/null
 expect_exit 0 plot-compiles "$B" plot compiles "$T/c/sweep.csv" -o "$T/f/comp"
 rendered compiles-rendered "$T/f/comp"
-[ "$(blocks "$T/f/comp") $(block_rows "$T/f/comp" 0)" = "2 3" ] && ok compiles-bars || fail compiles-bars "$(cat "$T/f/comp.dat")"
+# Two panels of a run-time bar (warm-up + run time) and a warm-up bar over it, per strategy: the
+# sweep's columns added by hand.
+[ "$(blocks "$T/f/comp") $(block_rows "$T/f/comp" 0) $(block_rows "$T/f/comp" 1)" = "4 3 3" ] && ok compiles-bars || fail compiles-bars "$(cat "$T/f/comp.dat")"
+cw=$(head -1 "$T/c/sweep.csv" | tr ',' '\n' | grep -nx compiles_warmup | cut -d: -f1)
+cr=$(head -1 "$T/c/sweep.csv" | tr ',' '\n' | grep -nx compiles_runtime | cut -d: -f1)
+want=$(awk -F, -v w="$cw" -v r="$cr" 'NR > 1 {printf "%s %s %s|", $1, $w + $r, $w}' "$T/c/sweep.csv")
+got=$(awk '/^# / {b++; next} NF && b <= 2 {v[b, n[b]++] = $2} END {split("exponential linear none", c, " "); for (i = 0; i < 3; i++) printf "%s %.17g %.17g|", c[i + 1], v[1, i], v[2, i]}' "$T/f/comp.dat")
+[ "$want" = "$got" ] && ok compiles-stacked-values || fail compiles-stacked-values "sweep $want, plot $got"
 # Systems that differ in more than one column: listed points (one leaves the strategy to its
 # default) times a rate axis.  Pooling rows of another configuration as seeds is refused,
 # naming the column; --series takes several columns; compiles' default series is the preset.
@@ -99,9 +98,9 @@ printf '{"workload.num_requests": 60, "points": [{"preset": "vllm", "bucketing.s
 expect_exit 3 plot-pooled "$B" plot line "$T/m/sweep.csv" --x workload.rate --y p99_ttft_ms -o "$T/f/x"
 expect_stderr plot-pooled-msg "sweep.csv:6: field 'bucketing.strategy': 'exponential' here, 'linear' on line 2: the two rows have the same x and series, and would be averaged as seeds of one point; name the column in --series \(e.g. --series preset,bucketing.strategy\)"
 expect_exit 0 plot-series-two "$B" plot line "$T/m/sweep.csv" --x workload.rate --y p99_ttft_ms --series preset,bucketing.strategy --ci 0.9 --script-only -o "$T/f/two"
-[ "$(grep '^# ' "$T/f/two.dat" | tr '\n' '|')" = "# vllm, bucketing.strategy=linear|# vllm, bucketing.strategy=exponential|# bucketserve, bucketing.strategy default|" ] \
+[ "$(grep '^# ' "$T/f/two.dat" | tr '\n' '|')" = "# vllm, strategy linear|# vllm, strategy exponential|# bucketserve, strategy default|" ] \
 	&& ok plot-series-two-names || fail plot-series-two-names "$(grep '^# ' "$T/f/two.dat")"
-gp_read "$T/f/two.gp" 'title ' | grep -qx "bucketserve, bucketing.strategy default" && ok plot-series-two-title || fail plot-series-two-title "$(grep title "$T/f/two.gp")"
+gp_read "$T/f/two.gp" 'title ' | grep -qx "bucketserve, strategy default" && ok plot-series-two-title || fail plot-series-two-title "$(grep title "$T/f/two.gp")"
 # Each point is the mean of its two seeds alone (n = 2), the sweep's rows averaged by hand.
 c=$(head -1 "$T/m/sweep.csv" | tr ',' '\n' | grep -nx p99_ttft_ms | cut -d: -f1)
 want=$(awk -F, -v c="$c" '$1 == 20 && $4 == "vllm" && $2 == "exponential" {s += $c; n++} END {printf "%.6g %d", s / n, n}' "$T/m/sweep.csv")
@@ -361,7 +360,12 @@ grep -q 'set logscale x' "$T/f/log.gp" && grep -q 'set logscale y' "$T/f/log.gp"
 "$B" plot attainment "$T/r/sweep.csv" --logx --script-only -o "$T/f/attlog"
 grep -q 'set yrange \[0:1.05\]' "$T/f/attlog.gp" && grep -q 'set logscale x' "$T/f/attlog.gp" && ok attainment-logx || fail attainment-logx "$(grep -E 'range|logscale' "$T/f/attlog.gp")"
 "$B" plot attainment "$T/cap" --logx --script-only -o "$T/f/caplog"
-grep -q 'set xrange \[\*:' "$T/f/caplog.gp" && grep -q 'set logscale x' "$T/f/caplog.gp" && ok capacity-logx || fail capacity-logx "$(grep -E 'range|logscale' "$T/f/caplog.gp")"
+# the x range of a capacity directory on a log axis: from the lowest probe (padded) to 1.6 x the
+# largest capacity
+capmax=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(repr(1.6 * max(s['capacity_req_s'] for s in d['systems'])))" "$T/cap/capacity.json")
+xr=$(sed -n 's/^  set xrange \[\([^:]*\):\([^]]*\)\]$/\1 \2/p' "$T/f/caplog.gp")
+awk -v m="$capmax" -v r="$xr" 'BEGIN {split(r, a, " "); exit !(a[1] > 0 && a[1] < 50 && (a[2] - m) / m < 1e-8 && (m - a[2]) / m < 1e-8)}' \
+	&& grep -q 'set logscale x' "$T/f/caplog.gp" && ok capacity-logx || fail capacity-logx "$capmax: $(grep -E 'range|logscale' "$T/f/caplog.gp")"
 expect_exit 0 plot-cdf-logx "$B" plot cdf "$T/a" --logx --script-only -o "$T/f/cdflog"
 expect_exit 2 plot-logx-compiles "$B" plot compiles "$T/c/sweep.csv" --logx -o "$T/f/x"
 expect_stderr plot-logx-compiles-msg "--logx does not apply to a compiles plot"
@@ -387,7 +391,7 @@ expect_exit 2 plot-ci-cdf "$B" plot cdf "$T/a" --ci 0.95 -o "$T/f/x"
 # Legend position.
 expect_exit 0 plot-key "$B" plot attainment "$T/r/sweep.csv" --key 'top right' -o "$T/f/key"
 rendered key-rendered "$T/f/key"
-awk '/set key bottom left box opaque/ {k = 1} k && /set key top right$/ {f = 1} /^  plot / {exit !f}' "$T/f/key.gp" && ok key-after-kind-default || fail key-after-kind-default "$(grep key "$T/f/key.gp")"
+awk '/^  set key inside top right$/ {f = 1} /^  plot / {exit !f}' "$T/f/key.gp" && ok key-after-kind-default || fail key-after-kind-default "$(grep key "$T/f/key.gp")"
 "$B" plot line "$T/r/sweep.csv" --x workload.rate --y p99_ttft_ms --key off --script-only -o "$T/f/keyoff"
 grep -q '^  unset key$' "$T/f/keyoff.gp" && ok key-off || fail key-off "$(grep key "$T/f/keyoff.gp")"
 "$B" plot compiles "$T/c/sweep.csv" --key outside --script-only -o "$T/f/keyc"
