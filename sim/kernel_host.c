@@ -26,3 +26,39 @@ int64_t host_ns_of(struct sim *s, int32_t dec, int32_t pre)
 		*host_slot_of(s, dec, pre) = (struct host_slot){dec, pre, ns};
 	return ns;
 }
+
+/* Async scheduling's lag hides from a schedule the requests that arrived after its cutoff
+ * (host_cutoff): they are the latest arrivals, so the count walks back from the last one
+ * (ids arrive in order: kernel_client.c).  Whether request ID waits in Q: Q's heap holds it,
+ * or, bucketed, it waits in the queue of its role (a preempted request went back with its
+ * old arrival time). */
+static bool waits_in(const struct sim *s, const struct waitq *q, int32_t id)
+{
+	if (!q->bsm) {
+		int32_t i = q->h.pos[id];
+		return i >= 0 && (size_t)i < q->h.n && q->h.e[i].id == id;
+	}
+	return s->r[id].state == RS_WAITING && &s->queue[wq_role_for(s, id)] == q;
+}
+
+void host_waiting(const struct sim *s, const struct lane *in, int64_t cutoff, int64_t *n,
+		  int64_t *tokens)
+{
+	const struct waitq *qs[2] = {in->q, NULL};
+	if (s->p.task_aware && in->q == &s->queue[Q_NEW])
+		qs[1] = &s->queue[Q_OFFLINE];
+	*n = *tokens = 0;
+	for (int i = 0; i < 2 && qs[i]; i++) {
+		*n += (int64_t)wq_len(qs[i]);
+		*tokens += qs[i]->tokens;
+	}
+	if (cutoff == INT64_MAX)
+		return;
+	for (int64_t id = (int64_t)s->next_arrival - 1;
+	     id >= 0 && !host_sees(s, (int32_t)id, cutoff); id--)
+		for (int i = 0; i < 2 && qs[i]; i++)
+			if (waits_in(s, qs[i], (int32_t)id)) {
+				(*n)--;
+				*tokens -= s->spec[id].prompt_tokens;
+			}
+}
