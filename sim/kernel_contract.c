@@ -98,9 +98,10 @@ void contract_check_step(const struct sim *s, const struct lane *in, int64_t j,
 			    "decode run of instance %d that the fast path skipped", id, j, in->idx);
 		BUG("policy contract: batch controller '%s' takes request %d at step %" PRId64
 		    " of a decode run of instance %d (t = %" PRId64 " ns, %" PRId64 " waiting), "
-		    "which the fast path skipped, having refused it at the run's first step: its "
-		    "take() reads an input of the view it does not declare (reads = 0x%x; "
-		    "policies/batching.h, enum batch_input)",
+		    "which the fast path skipped, having refused it at the run's first step: the "
+		    "run assumed its answer could not change, so its take() reads an input of "
+		    "the view it does not declare (reads = 0x%x; policies/batching.h, enum "
+		    "batch_input) or the kernel does not end runs where that input changes",
 		    ctl->info.name, id, j, in->idx, t, v->waiting, ctl->reads);
 	}
 }

@@ -155,12 +155,12 @@ static bool make_room(struct sim *s, struct lane *in, int32_t id, int32_t nb, bo
 	return true;
 }
 
-void batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
+bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
 		    int64_t cutoff, struct batch_view *v)
 {
 	v->now_ns = now;
 	v->step = step;
-	host_waiting(s, in, cutoff, &v->waiting, &v->waiting_tokens);
+	bool hid = host_waiting(s, in, cutoff, &v->waiting, &v->waiting_tokens);
 	v->running = in->owner->lanes > 1 && !s->p.loop->virtual_engines ? in->owner->running
 									  : (int32_t)in->n_run;
 	v->idle = in->n_run == 0;
@@ -176,6 +176,7 @@ void batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int
 	v->lens = s->batch_lens;
 	v->deferred_blocks = 0;
 	v->charged = v->longest = 0;
+	return hid;
 }
 
 /* Admits waiting requests of queue Q (the QI-th IN admits from) into IN within BUDGET tokens:
@@ -196,8 +197,12 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 	int64_t k = wq_pick(s, q);
 	struct batch_view *v = &in->view;
 	if (ctl->take) {
-		/* The step's view, as its admission from this queue starts. */
-		batch_view_set(s, in, s->now, in->steps, host_cutoff(in), v);
+		/* The step's view, as its admission from this queue starts.  A request the lag
+		 * hid from a controller that reads the queue is in its view at the next step:
+		 * this step is not repeated as a run (submit), as when the lag refused one. */
+		if (batch_view_set(s, in, s->now, in->steps, host_cutoff(in), v) &&
+		    (ctl->reads & BV_WAITING))
+			in->lag_blocked = true;
 		in->view_set = true;
 	}
 	size_t nb = 0;

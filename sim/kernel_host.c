@@ -41,7 +41,7 @@ static bool waits_in(const struct sim *s, const struct waitq *q, int32_t id)
 	return s->r[id].state == RS_WAITING && &s->queue[wq_role_for(s, id)] == q;
 }
 
-void host_waiting(const struct sim *s, const struct lane *in, int64_t cutoff, int64_t *n,
+bool host_waiting(const struct sim *s, const struct lane *in, int64_t cutoff, int64_t *n,
 		  int64_t *tokens)
 {
 	const struct waitq *qs[2] = {in->q, NULL};
@@ -52,13 +52,16 @@ void host_waiting(const struct sim *s, const struct lane *in, int64_t cutoff, in
 		*n += (int64_t)wq_len(qs[i]);
 		*tokens += qs[i]->tokens;
 	}
+	bool hid = false;
 	if (cutoff == INT64_MAX)
-		return;
+		return hid;
 	for (int64_t id = (int64_t)s->next_arrival - 1;
 	     id >= 0 && !host_sees(s, (int32_t)id, cutoff); id--)
 		for (int i = 0; i < 2 && qs[i]; i++)
 			if (waits_in(s, qs[i], (int32_t)id)) {
 				(*n)--;
 				*tokens -= s->spec[id].prompt_tokens;
+				hid = true;
 			}
+	return hid;
 }

@@ -427,8 +427,9 @@ static inline bool host_may_admit(const struct sim *s, struct lane *in, int32_t 
 	return false;
 }
 /* The requests waiting where IN admits from that a schedule with CUTOFF sees, and their
- * prompt tokens (struct batch_view's waiting, waiting_tokens). */
-void host_waiting(const struct sim *s, const struct lane *in, int64_t cutoff, int64_t *n,
+ * prompt tokens (struct batch_view's waiting, waiting_tokens); returns whether the cutoff
+ * hid any. */
+bool host_waiting(const struct sim *s, const struct lane *in, int64_t cutoff, int64_t *n,
 		  int64_t *tokens);
 
 /* For the white-box test: a simulation in caller-owned storage (sim_new() allocates it). */
@@ -585,8 +586,9 @@ void forward_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *log
 void engine_schedule(struct sim *s, struct lane *in);
 void engine_update(struct sim *s, struct lane *in);
 /* Sets V to IN's view of a step scheduled at NOW, the lane's step STEP, seeing the waiting
- * requests by CUTOFF (host_cutoff), with an empty batch so far. */
-void batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
+ * requests by CUTOFF (host_cutoff), with an empty batch so far; returns whether the cutoff
+ * hid a waiting request (host_waiting). */
+bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
 		    int64_t cutoff, struct batch_view *v);
 
 /* kernel_contract.c: step J (> 0) of the run of identical decode steps IN just ran, which
