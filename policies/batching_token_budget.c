@@ -4,7 +4,6 @@
  * max_num_batched_tokens x (1 - running / max_num_seqs), so a busy instance takes new work in
  * smaller portions (decodes keep their pace) and an idle one takes a full step's worth.  The
  * first request of a batch on an idle instance is always taken, so every request can run.
- * (The example of policies/README.md, "Adding a policy".)
  */
 #include "policies/batching.h"
 
