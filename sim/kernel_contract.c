@@ -51,18 +51,26 @@ static int32_t first_offered(const struct sim *s, const struct waitq *q, int32_t
 	return best.id == INT32_MAX ? -1 : best.id;
 }
 
+bool contract_applies(const struct sim *s, const struct lane *in)
+{
+	const struct batch_policy *ctl = s->p.batching;
+	if (in->owner->lanes > 1 || in->role == ROLE_DECODE || in->n_items)
+		return false;
+	/* The kernel's own reasons for a step to admit nothing (schedule, admit_from). */
+	if ((ctl->idle_only && in->n_run > 0) || !lane_has_slot(s, in))
+		return false;
+	if (s->p.max_num_batched_tokens - in->n_dec <= 0 && !ctl->beyond_budget)
+		return false;
+	/* Something to offer: a request that closed a batch, or one that arrived since. */
+	return in->closed_by[0] >= 0 || in->closed_by[1] >= 0 ||
+	       (s->next_arrival > 0 && s->spec[s->next_arrival - 1].arrival_ns > in->seen_until);
+}
+
 void contract_check_step(const struct sim *s, const struct lane *in, int64_t j,
 			 const struct batch_view *v)
 {
 	const struct batch_policy *ctl = s->p.batching;
-	if (in->owner->lanes > 1 || in->role == ROLE_DECODE || in->n_items)
-		return;
-	/* The kernel's own reasons for a step to admit nothing (schedule, admit_from). */
-	if ((ctl->idle_only && in->n_run > 0) || !lane_has_slot(s, in))
-		return;
 	int64_t budget = s->p.max_num_batched_tokens - in->n_dec;
-	if (budget <= 0 && !ctl->beyond_budget)
-		return;
 	int64_t t = v->now_ns;
 	int64_t cutoff = host_lags(in) ? t - in->step_dt : t;
 	const struct waitq *qs[2] = {in->q, NULL};

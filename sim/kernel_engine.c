@@ -603,7 +603,7 @@ static void start_transfer(struct sim *s, struct lane *in, int32_t id)
 static void steps_done(struct sim *s, struct lane *in, int64_t k)
 {
 	const struct batch_policy *ctl = s->p.batching;
-	bool check = s->check_contract && k > 1;
+	bool check = s->check_contract && k > 1 && contract_applies(s, in);
 	if (!ctl->on_step_done && !check)
 		return;
 	for (int64_t j = 0; j < k; j++) {

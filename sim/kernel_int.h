@@ -596,6 +596,9 @@ bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int
  * the step's view (struct sim's check_contract); a violation is a BUG naming the policy. */
 void contract_check_step(const struct sim *s, const struct lane *in, int64_t j,
 			 const struct batch_view *v);
+/* Whether the steps of IN's run could have admitted anything at all (contract_check_step
+ * has something to check). */
+bool contract_applies(const struct sim *s, const struct lane *in);
 
 /* kernel_passes.c */
 /* account_pass()'s part for the pass hook: queues the passes (batches.csv order). */
