@@ -213,18 +213,20 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 		struct req *r = &s->r[id];
 		struct admit_offer o;
 		struct batch_cand c;
-		in->closed_by[qi] = id; /* unless it joins */
-		if (!admit_offer(s, in, id, budget, &o, &c))
+		if (!admit_offer(s, in, id, budget, &o, &c)) {
+			in->closed_by[qi] = id;
 			break;
+		}
 		if (ctl->take) {
 			v->n = nb;
 			v->kv_free = in->kv->free;
-			if (!ctl->take(v, &c))
+			if (!ctl->take(v, &c)) {
+				in->closed_by[qi] = id;
 				break;
+			}
 			r->reserved = c.reserve;
 			in->kv->reserved += c.reserve;
 		}
-		in->closed_by[qi] = -1;
 		wq_remove(s, q, id);
 		if (q->consumers > 1)
 			cut_consumers(s, q, true); /* a new head: it may fit elsewhere */
@@ -599,8 +601,9 @@ static void start_transfer(struct sim *s, struct lane *in, int32_t id)
 /* The K steps IN just ran, as its batch controller saw them or would have: the first
  * step's view (or one as it started, when it admitted from no queue), each later step of a
  * run the view it would have had.  Each skipped step is checked against the policies'
- * contract (kernel_contract.c) before the controller's declared state learns of it. */
-static void steps_done(struct sim *s, struct lane *in, int64_t k)
+ * contract (kernel_contract.c) before the controller's declared state learns of it.  Out
+ * of line: the engine's update, on the hot path, calls it only when it has work. */
+static __attribute__((noinline)) void steps_done(struct sim *s, struct lane *in, int64_t k)
 {
 	const struct batch_policy *ctl = s->p.batching;
 	bool check = s->check_contract && k > 1 && contract_applies(s, in);
@@ -625,7 +628,8 @@ static void steps_done(struct sim *s, struct lane *in, int64_t k)
 void engine_update(struct sim *s, struct lane *in)
 {
 	int64_t k = in->step_k;
-	steps_done(s, in, k ? k : 1);
+	if (s->p.batching->on_step_done || (s->check_contract && k > 1))
+		steps_done(s, in, k ? k : 1);
 	in->last_end = s->now;
 	if (k > in->mon_counted)
 		mon_count_steps(s, in, k);

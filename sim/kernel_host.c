@@ -47,10 +47,17 @@ bool host_waiting(const struct sim *s, const struct lane *in, int64_t cutoff, in
 	const struct waitq *qs[2] = {in->q, NULL};
 	if (s->p.task_aware && in->q == &s->queue[Q_NEW])
 		qs[1] = &s->queue[Q_OFFLINE];
-	*n = *tokens = 0;
-	for (int i = 0; i < 2 && qs[i]; i++) {
-		*n += (int64_t)wq_len(qs[i]);
-		*tokens += qs[i]->tokens;
+	*n = (int64_t)wq_len(qs[0]) + (qs[1] ? (int64_t)wq_len(qs[1]) : 0);
+	/* Every queue of new requests but the virtual engines' own is queue[Q_NEW] or
+	 * queue[Q_OFFLINE] (which holds requests only when task-aware, when a lane of Q_NEW
+	 * admits from both): their prompt tokens are the kernel's running sum.  A virtual
+	 * engine's queue (a plain heap) is summed. */
+	if (!s->lane_q) {
+		*tokens = s->wait_prompt_tokens;
+	} else {
+		*tokens = 0;
+		for (size_t i = 0; i < in->q->h.n; i++)
+			*tokens += s->spec[in->q->h.e[i].id].prompt_tokens;
 	}
 	bool hid = false;
 	if (cutoff == INT64_MAX)

@@ -106,7 +106,6 @@ struct waitq {
 	const double *order_par;        /* its keys' values (struct policy_params) */
 	int64_t front_key;              /* decreasing key for preempted requests (heap only) */
 	int consumers;                  /* instances (lanes) admitting from it */
-	int64_t tokens;                 /* prompt tokens of its requests (new requests' queues) */
 };
 
 /* A set of ids 0..n-1: a bitmap with summary levels (bit i of level l + 1 is set when word i
@@ -242,21 +241,22 @@ struct lane {
 	bool chains;                    /* the fast path may end its steps without the event
 					 * queue when nothing comes first (engine_schedule): fixed at
 					 * set-up (kernel_cluster.c) */
-	/* The batch controller (policies/batching.h): its view of the step in flight (valid when
-	 * view_set), its declared state, the steps this lane ran; for the contract check, the
-	 * arrival cutoff of the step's admission and, by queue admitted from (its own, then the
-	 * offline one), the request that closed the batch (-1: none). */
-	struct batch_view view;
-	bool view_set;
-	void *ctl_state;
-	int64_t steps;
-	int64_t seen_until;
-	int32_t closed_by[2];
 	/* Contiguous PA (kernel_defrag.c): its decode batch's block ids (NULL: not modelled),
 	 * and the step in flight's highest id + 1 and distinct ids read by its decode. */
 	struct lane_ids *dids;
 	int64_t step_span, step_distinct;
 	int32_t step_swaps;             /* the defragmenter's swaps before the step in flight */
+	/* The batch controller (policies/batching.h), last (the view is large and read only by
+	 * controllers with a take()): the steps this lane ran, for the contract check the
+	 * arrival cutoff of the step's admission and, by queue admitted from (its own, then the
+	 * offline one), the request that closed the batch (-1: none); its declared state, and
+	 * its view of the step in flight (valid when view_set). */
+	int64_t steps;
+	int64_t seen_until;
+	int32_t closed_by[2];
+	bool view_set;
+	void *ctl_state;
+	struct batch_view view;
 };
 
 struct sim {
@@ -749,10 +749,8 @@ static inline bool wq_is_new(const struct sim *s, const struct waitq *q)
 /* Queues ID in Q; FRONT puts a preempted request ahead of the others (vLLM prepends it). */
 static inline void wq_push(struct sim *s, struct waitq *q, int32_t id, bool front)
 {
-	if (wq_is_new(s, q)) {
+	if (wq_is_new(s, q))
 		s->wait_prompt_tokens += s->spec[id].prompt_tokens;
-		q->tokens += s->spec[id].prompt_tokens;
-	}
 	if (q->bsm)
 		wq_push_bucketed(s, q, id);
 	else
@@ -762,10 +760,8 @@ static inline void wq_push(struct sim *s, struct waitq *q, int32_t id, bool fron
 /* Takes request ID out of Q. */
 static inline void wq_remove(struct sim *s, struct waitq *q, int32_t id)
 {
-	if (wq_is_new(s, q)) {
+	if (wq_is_new(s, q))
 		s->wait_prompt_tokens -= s->spec[id].prompt_tokens;
-		q->tokens -= s->spec[id].prompt_tokens;
-	}
 	if (!q->bsm)
 		ih_remove(&q->h, id);
 	else
