@@ -9,5 +9,6 @@ const struct batch_policy batching_continuous = {
 	.unified = false,
 	.beyond_budget = false,
 	.idle_only = false,
+	.reads = 0,
 	.take = NULL,
 };

@@ -17,19 +17,19 @@ static const struct cfg_def keys[] = {
  * bsb_fits(), the rule bsb_take() applies: a request that does not fit waits (N_max = 0),
  * and a request that cannot fit even in an idle instance is refused when the run is set up
  * (memory_safe_check()). */
-static bool take(struct batch_draft *d, struct batch_cand *c)
+static bool take(struct batch_view *v, struct batch_cand *c)
 {
-	const struct bucketserve_cfg *bc = d->bsc;
-	int64_t remain = d->kv_tokens - d->kv_reserved;
+	const struct bucketserve_cfg *bc = v->bsc;
+	int64_t remain = v->kv_tokens - v->kv_reserved;
 	uint64_t safe = bsb_safe_bytes(bc->mem_safe_fraction, (uint64_t)(remain > 0 ? remain : 0));
 	uint64_t len = bc->charge == BSB_CHARGE_TOTAL
 			       ? (uint64_t)c->q->prompt_tokens + (uint64_t)c->q->output_tokens
 			       : (uint64_t)c->q->prompt_tokens;
-	if (!bsb_fits(d->n, d->charged, d->longest, len, safe, bc->accounting))
+	if (!bsb_fits(v->n, v->charged, v->longest, len, safe, bc->accounting))
 		return false;
-	d->charged += len;
-	if (len > d->longest)
-		d->longest = len;
+	v->charged += len;
+	if (len > v->longest)
+		v->longest = len;
 	c->reserve = (int32_t)len;
 	return true;
 }
@@ -40,5 +40,6 @@ const struct batch_policy batching_memory_safe = {
 	.unified = false,
 	.beyond_budget = false,
 	.idle_only = false,
+	.reads = BV_KV,
 	.take = take,
 };

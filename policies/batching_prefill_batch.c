@@ -20,7 +20,7 @@
  */
 #include "policies/batching.h"
 
-static bool take(struct batch_draft *d, struct batch_cand *c)
+static bool take(struct batch_view *d, struct batch_cand *c)
 {
 	const struct bucketserve_cfg *bc = d->bsc;
 	int64_t remain = d->kv_tokens - d->kv_reserved;
@@ -42,5 +42,6 @@ const struct batch_policy batching_prefill_batch = {
 	.beyond_budget = false,
 	.idle_only = false,
 	.padded_pass = true,
+	.reads = BV_KV,
 	.take = take,
 };

@@ -4,7 +4,7 @@
 #include "policies/batching.h"
 #include "analysis/waste.h"
 
-/* Its keys, and their rows in par[] (struct batch_draft). */
+/* Its keys, and their rows in par[] (struct batch_view). */
 enum { BATCH_SIZE, MAX_WASTE };
 static const struct cfg_def keys[] = {
 	[BATCH_SIZE] = {"scheduler.static_batch_size", CFG_INT, "10", 1, 1 << 20, NULL, "requests",
@@ -15,16 +15,16 @@ static const struct cfg_def keys[] = {
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 
-static bool take(struct batch_draft *d, struct batch_cand *c)
+static bool take(struct batch_view *v, struct batch_cand *c)
 {
-	if ((double)d->n >= d->par[BATCH_SIZE])
+	if ((double)v->n >= v->par[BATCH_SIZE])
 		return false;
-	if (d->deferred_blocks + c->full_blocks + c->revive_blocks > d->kv_free)
+	if (v->deferred_blocks + c->full_blocks + c->revive_blocks > v->kv_free)
 		return false;
-	d->lens[d->n] = (uint32_t)c->q->prompt_tokens;
-	if (d->n > 0 && waste_ratio(d->lens, d->n + 1) > d->par[MAX_WASTE])
+	v->lens[v->n] = (uint32_t)c->q->prompt_tokens;
+	if (v->n > 0 && waste_ratio(v->lens, v->n + 1) > v->par[MAX_WASTE])
 		return false;
-	d->deferred_blocks += c->full_blocks - c->need_blocks;
+	v->deferred_blocks += c->full_blocks - c->need_blocks;
 	return true;
 }
 
@@ -34,5 +34,6 @@ const struct batch_policy batching_static = {
 	.unified = false,
 	.beyond_budget = true,
 	.idle_only = true,
+	.reads = BV_KV,
 	.take = take,
 };

@@ -4,17 +4,16 @@
  * max_num_batched_tokens x (1 - running / max_num_seqs), so a busy instance takes new work in
  * smaller portions (decodes keep their pace) and an idle one takes a full step's worth.  The
  * first request of a batch on an idle instance is always taken, so every request can run.
- * (The example of policies/README.md, "Adding a policy".)
  */
 #include "policies/batching.h"
 
-static bool take(struct batch_draft *d, struct batch_cand *c)
+static bool take(struct batch_view *v, struct batch_cand *c)
 {
 	uint64_t taken = 0;
-	for (size_t i = 0; i < d->n; i++)
-		taken += d->lens[i];
-	int64_t budget = d->step_tokens * (d->max_running - d->running) / d->max_running;
-	if (d->idle && d->n == 0)
+	for (size_t i = 0; i < v->n; i++)
+		taken += v->lens[i];
+	int64_t budget = v->step_tokens * (v->max_running - v->running) / v->max_running;
+	if (v->idle && v->n == 0)
 		return true;
 	return (int64_t)(taken + (uint64_t)c->q->prompt_tokens) <= budget;
 }
@@ -28,5 +27,6 @@ const struct batch_policy batching_token_budget = {
 	.unified = false,
 	.beyond_budget = false,
 	.idle_only = false,
+	.reads = BV_RUNNING,
 	.take = take,
 };

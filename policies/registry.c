@@ -59,6 +59,7 @@ const struct policy_family grouping_family = {"grouping", "scheduler.grouping",
 	X(batch_policy, batching_prefill_batch)         \
 	X(batch_policy, batching_unified)               \
 	X(batch_policy, batching_token_budget)          \
+	X(batch_policy, batching_queue_budget)          \
 	/* end of list */
 BATCHINGS(DECLARE)
 static const struct policy_info *const batchings[] = {BATCHINGS(MEMBER) NULL};

@@ -302,6 +302,11 @@ void sim_free(struct sim *s)
 	free(s);
 }
 
+void sim_check_contract(struct sim *s, bool on)
+{
+	s->check_contract = on;
+}
+
 void sim_time_bucketing(struct sim *s, bool on)
 {
 	s->time_bucketing = on;

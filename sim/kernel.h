@@ -263,6 +263,10 @@ struct sim *sim_new(const struct sim_params *p, const struct req_spec *req, size
 		    struct bucketer *bucketer, const struct bucketserve_cfg *bsc,
 		    const struct sim_costs *costs, const struct sim_hooks *hooks);
 void sim_free(struct sim *s);
+/* Switches the policies' contract check (sim/kernel_contract.c) on or off; it is on by
+ * default in builds without NDEBUG.  Off: a policy that breaks its contract is left for the
+ * differential test to find (tests/check_differential.c's seeded bugs). */
+void sim_check_contract(struct sim *s, bool on);
 /* Compiles the warm-up buckets of every instance (before time 0; counted in compiles_warmup
  * and warmup_s). */
 void sim_warmup(struct sim *s);

@@ -173,6 +173,21 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 	build_instances(s);
 	pipe_init(s);
 	s->batch_lens = xmalloc((size_t)p->max_num_seqs * sizeof *s->batch_lens);
+	/* The batch controller's declared state, one per lane (policies/batching.h). */
+	const struct batch_policy *ctl = p->batching;
+	if (ctl->state_size) {
+		s->ctl_states = xcalloc((size_t)s->n_lanes, ctl->state_size);
+		for (int i = 0; i < s->n_lanes; i++) {
+			s->lanes[i].ctl_state = s->ctl_states + (size_t)i * ctl->state_size;
+			if (ctl->init)
+				ctl->init(s->lanes[i].ctl_state, s->p.batching_par.v);
+		}
+	}
+#ifdef NDEBUG
+	s->check_contract = false;
+#else
+	s->check_contract = true; /* kernel_contract.c */
+#endif
 	waste_acc_init(&s->batch_waste);
 	shapemap_init(&s->lookup);
 	shapemap_init(&s->graphs_by_shape);
@@ -235,6 +250,7 @@ void sim_release(struct sim *s)
 	free(s->xnode);
 	free(s->rpos);
 	free(s->batch_lens);
+	free(s->ctl_states);
 	shapemap_release(&s->lookup);
 	shapemap_release(&s->graphs_by_shape);
 	free(s->graphs);

@@ -155,11 +155,37 @@ static bool make_room(struct sim *s, struct lane *in, int32_t id, int32_t nb, bo
 	return true;
 }
 
-/* Admits waiting requests of queue Q into IN within BUDGET tokens: each candidate, in the
- * queue's order, needs a sequence slot, the step's token budget (unless the controller takes
- * requests beyond it) and the free KV blocks of its chunk, then the batch controller's
- * consent.  Returns the budget left. */
-static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64_t budget)
+bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
+		    int64_t cutoff, struct batch_view *v)
+{
+	v->now_ns = now;
+	v->step = step;
+	bool hid = host_waiting(s, in, cutoff, &v->waiting, &v->waiting_tokens);
+	v->running = in->owner->lanes > 1 && !s->p.loop->virtual_engines ? in->owner->running
+									  : (int32_t)in->n_run;
+	v->idle = in->n_run == 0;
+	v->kv_free = in->kv->free;
+	v->kv_tokens = s->p.num_kv_blocks * s->p.block_size;
+	v->kv_reserved = in->kv->reserved;
+	v->max_running = s->p.max_num_seqs;
+	v->step_tokens = s->p.max_num_batched_tokens;
+	v->par = s->p.batching_par.v;
+	v->bsc = s->bsc;
+	v->state = in->ctl_state;
+	v->n = 0;
+	v->lens = s->batch_lens;
+	v->deferred_blocks = 0;
+	v->charged = v->longest = 0;
+	return hid;
+}
+
+/* Admits waiting requests of queue Q (the QI-th IN admits from) into IN within BUDGET tokens:
+ * each candidate, in the queue's order, needs a sequence slot, the step's token budget (unless
+ * the controller takes requests beyond it) and the free KV blocks of its chunk
+ * (admit_offer), then the batch controller's consent on the step's view.  Returns the budget
+ * left. */
+static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int qi,
+			  int64_t budget)
 {
 	const struct batch_policy *ctl = s->p.batching;
 	if (ctl->idle_only && in->n_run > 0)
@@ -171,20 +197,15 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 	if (ctl->padded_pass)
 		budget = INT32_MAX; /* whole prompts: the controller bounds the batch by memory */
 	int64_t k = wq_pick(s, q);
-	struct batch_draft d;
+	struct batch_view *v = &in->view;
 	if (ctl->take) {
-		memset(&d, 0, sizeof d);
-		d.lens = s->batch_lens;
-		d.idle = in->n_run == 0;
-		d.running = in->owner->lanes > 1 && !s->p.loop->virtual_engines
-				    ? in->owner->running
-				    : (int32_t)in->n_run;
-		d.max_running = s->p.max_num_seqs;
-		d.step_tokens = s->p.max_num_batched_tokens;
-		d.kv_tokens = s->p.num_kv_blocks * s->p.block_size;
-		d.kv_reserved = in->kv->reserved;
-		d.par = s->p.batching_par.v;
-		d.bsc = s->bsc;
+		/* The step's view, as its admission from this queue starts.  A request the lag
+		 * hid from a controller that reads the queue is in its view at the next step:
+		 * this step is not repeated as a run (submit), as when the lag refused one. */
+		if (batch_view_set(s, in, s->now, in->steps, host_cutoff(in), v) &&
+		    (ctl->reads & BV_WAITING))
+			in->lag_blocked = true;
+		in->view_set = true;
 	}
 	size_t nb = 0;
 	while ((budget > 0 || ctl->beyond_budget) && lane_has_slot(s, in)) {
@@ -192,33 +213,19 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 		if (id < 0 || !host_may_admit(s, in, id))
 			break;
 		struct req *r = &s->r[id];
-		/* A cached prefix of its group is not computed again. */
-		int32_t hit = prefix_blocks(s, id), g = s->spec[id].prefix_group;
-		if (hit && hit > in->kv->pc[g].blocks)
-			hit = in->kv->pc[g].blocks;
-		/* A preempted request's own blocks still cached (prefix caching). */
-		int32_t own = r->preemptions
-				      ? kv_resume_blocks(s, in, id, hit,
-							 (r->target - 1) / s->p.block_size)
-				      : 0;
-		int64_t computed = (int64_t)(hit + own) * s->p.block_size;
-		int64_t remaining = r->target - computed;
-		if (!s->p.chunked_prefill && remaining > budget && !ctl->beyond_budget)
+		struct admit_offer o;
+		struct batch_cand c;
+		if (!admit_offer(s, in, id, budget, &o, &c)) {
+			in->closed_by[qi] = id;
 			break;
-		int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
-		if (!s->p.chunked_prefill && remaining > budget)
-			chunk = 0; /* a member whose prefill waits for a later step */
-		int32_t need = blocks_for(s, computed + chunk) - hit - own;
-		int32_t revive = (hit && in->kv->pc[g].ref == 0 ? in->kv->pc[g].blocks : 0) + own;
-		if (need + revive > in->kv->free)
-			break;
+		}
 		if (ctl->take) {
-			d.n = nb;
-			d.kv_free = in->kv->free;
-			struct batch_cand c = {&s->spec[id], need,
-					       blocks_for(s, r->target) - hit - own, revive, 0};
-			if (!ctl->take(&d, &c))
+			v->n = nb;
+			v->kv_free = in->kv->free;
+			if (!ctl->take(v, &c)) {
+				in->closed_by[qi] = id;
 				break;
+			}
 			r->reserved = c.reserve;
 			in->kv->reserved += c.reserve;
 		}
@@ -227,19 +234,19 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 			cut_consumers(s, q, true); /* a new head: it may fit elsewhere */
 		admit(s, in, id, RS_PREFILL);
 		in->pre[in->n_pre++] = id;
-		if (hit)
-			pc_ref(s, in, r, g, hit);
+		if (o.hit)
+			pc_ref(s, in, r, o.g, o.hit);
 		if (r->preemptions)
-			kv_resume(s, in, r, id, own);
-		if (hit || own) {
-			r->computed = (int32_t)computed;
-			s->prefix_hit_tokens += computed;
+			kv_resume(s, in, r, id, o.own);
+		if (o.hit || o.own) {
+			r->computed = (int32_t)o.computed;
+			s->prefix_hit_tokens += o.computed;
 		}
-		kv_take(s, in, r, need);
-		if (chunk > 0)
-			in->items[in->n_items++] = (struct pre_item){id, chunk, 0};
+		kv_take(s, in, r, o.need);
+		if (o.chunk > 0)
+			in->items[in->n_items++] = (struct pre_item){id, o.chunk, 0};
 		s->batch_lens[nb++] = (uint32_t)s->spec[id].prompt_tokens;
-		budget -= chunk;
+		budget -= o.chunk;
 		if (!q->bsm)
 			continue;
 		/* A controller that draws from buckets forms its batch from one bucket; other
@@ -247,6 +254,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 		if (!ctl->buckets && k >= 0 && bsm_peek(q->bsm, (size_t)k) < 0)
 			k = wq_pick(s, q);
 	}
+	v->n = nb;
 	if (nb)
 		waste_acc_add_lens(&s->batch_waste, s->batch_lens, nb);
 	return budget;
@@ -255,9 +263,9 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int64
 /* Admits from IN's queue, then, when task-aware, offline requests into what is left. */
 static void admit_waiting(struct sim *s, struct lane *in, int64_t budget)
 {
-	budget = admit_from(s, in, in->q, budget);
+	budget = admit_from(s, in, in->q, 0, budget);
 	if (s->p.task_aware && in->q == &s->queue[Q_NEW])
-		admit_from(s, in, &s->queue[Q_OFFLINE], budget);
+		admit_from(s, in, &s->queue[Q_OFFLINE], 1, budget);
 }
 
 /* Admits transferred requests into a decode instance. */
@@ -418,6 +426,9 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 	 * a request that arrived during the step just ended waits one step more, unless this
 	 * step would otherwise be empty (sim/kernel_host.c). */
 	in->lag_blocked = false;
+	in->view_set = false;
+	in->closed_by[0] = in->closed_by[1] = -1;
+	in->seen_until = in->lag ? in->sched_cutoff : s->now;
 	if (!preempted && !nothing_queued(s, in)) {
 		if (in->role == ROLE_DECODE)
 			admit_transferred(s, in);
@@ -481,6 +492,7 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 	in->busy_ns += work;
 	s->m.busy_ns += work;
 	s->m.steps += k;
+	in->steps += k;
 	/* The monitor window counts the first step now, the others of a run as they start
 	 * (on_monitor, engine_update). */
 	s->mon_step_ns += in->step_dt;
@@ -588,9 +600,38 @@ static void start_transfer(struct sim *s, struct lane *in, int32_t id)
 	evq_push(&s->q, s->now + dt, EVC_ARRIVAL, EV_TRANSFER, id);
 }
 
+/* The K steps IN just ran, as its batch controller saw them or would have: the first
+ * step's view (or one as it started, when it admitted from no queue), each later step of a
+ * run the view it would have had.  Each skipped step is checked against the policies'
+ * contract (kernel_contract.c) before the controller's declared state learns of it.  Out
+ * of line: the engine's update, on the hot path, calls it only when it has work. */
+static __attribute__((noinline)) void steps_done(struct sim *s, struct lane *in, int64_t k)
+{
+	const struct batch_policy *ctl = s->p.batching;
+	bool check = s->check_contract && k > 1 && contract_applies(s, in);
+	if (!ctl->on_step_done && !check)
+		return;
+	for (int64_t j = 0; j < k; j++) {
+		struct batch_view v;
+		int64_t t = in->step_t0 + j * in->step_dt;
+		if (j == 0 && in->view_set)
+			v = in->view;
+		else
+			batch_view_set(s, in, t, in->steps - k + j,
+				       j == 0 ? in->seen_until : host_lags(in) ? t - in->step_dt : t,
+				       &v);
+		if (j > 0 && check)
+			contract_check_step(s, in, j, &v);
+		if (ctl->on_step_done)
+			ctl->on_step_done(in->ctl_state, &v);
+	}
+}
+
 void engine_update(struct sim *s, struct lane *in)
 {
 	int64_t k = in->step_k;
+	if (s->p.batching->on_step_done || (s->check_contract && k > 1))
+		steps_done(s, in, k ? k : 1);
 	in->last_end = s->now;
 	if (k > in->mon_counted)
 		mon_count_steps(s, in, k);

@@ -19,6 +19,8 @@
  *   kernel_pipeline.c pipeline parallelism: microbatches through the stages, their metrics
  *   kernel_host.c     the host side of an engine step: host time, async scheduling's lag
  *   kernel_prefill.c  a step's prefill chunks grouped into passes (upstream's merge rule)
+ *   kernel_contract.c the batch controller's and the order's contract with the fast path,
+ *                     checked at every step a decode run skips (builds without NDEBUG)
  *
  * Names: a serving instance (struct instance) has one lane (struct lane), or cluster.pp lanes
  * with pipeline parallelism (its microbatch slots, or its virtual engines); the waiting
@@ -244,6 +246,17 @@ struct lane {
 	struct lane_ids *dids;
 	int64_t step_span, step_distinct;
 	int32_t step_swaps;             /* the defragmenter's swaps before the step in flight */
+	/* The batch controller (policies/batching.h), last (the view is large and read only by
+	 * controllers with a take()): the steps this lane ran, for the contract check the
+	 * arrival cutoff of the step's admission and, by queue admitted from (its own, then the
+	 * offline one), the request that closed the batch (-1: none); its declared state, and
+	 * its view of the step in flight (valid when view_set). */
+	int64_t steps;
+	int64_t seen_until;
+	int32_t closed_by[2];
+	bool view_set;
+	void *ctl_state;
+	struct batch_view view;
 };
 
 struct sim {
@@ -336,6 +349,9 @@ struct sim {
 	int32_t *inflight;              /* async prefill chunks: tokens in flight by request */
 	struct blist *rids;             /* block ids: each request's block table (its own
 					 * blocks, logical ids); NULL when not modelled */
+	unsigned char *ctl_states;      /* the batch controller's state, state_size per lane */
+	bool check_contract;            /* check the policies' contract (kernel_contract.c): on
+					 * unless NDEBUG */
 };
 
 
@@ -391,14 +407,30 @@ static inline void host_step_done(const struct sim *s, struct lane *in)
 		in->sched_cutoff = s->now - in->step_dt;
 	}
 }
+/* The one rule of what a schedule sees of the waiting requests: with async scheduling's lag,
+ * a schedule of IN after a step sees the requests that arrived by the start of that step, its
+ * cutoff (INT64_MAX: every request that arrived). */
+static inline int64_t host_cutoff(const struct lane *in)
+{
+	return in->lag ? in->sched_cutoff : INT64_MAX;
+}
+static inline bool host_sees(const struct sim *s, int32_t id, int64_t cutoff)
+{
+	return s->spec[id].arrival_ns <= cutoff;
+}
 /* Whether request ID may be admitted now (async scheduling's lag); records a refusal. */
 static inline bool host_may_admit(const struct sim *s, struct lane *in, int32_t id)
 {
-	if (!in->lag || s->spec[id].arrival_ns <= in->sched_cutoff)
+	if (host_sees(s, id, host_cutoff(in)))
 		return true;
 	in->lag_blocked = true;
 	return false;
 }
+/* The requests waiting where IN admits from that a schedule with CUTOFF sees, and their
+ * prompt tokens (struct batch_view's waiting, waiting_tokens); returns whether the cutoff
+ * hid any. */
+bool host_waiting(const struct sim *s, const struct lane *in, int64_t cutoff, int64_t *n,
+		  int64_t *tokens);
 
 /* For the white-box test: a simulation in caller-owned storage (sim_new() allocates it). */
 void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *req, size_t n,
@@ -553,6 +585,20 @@ void forward_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *log
 /* kernel_engine.c */
 void engine_schedule(struct sim *s, struct lane *in);
 void engine_update(struct sim *s, struct lane *in);
+/* Sets V to IN's view of a step scheduled at NOW, the lane's step STEP, seeing the waiting
+ * requests by CUTOFF (host_cutoff), with an empty batch so far; returns whether the cutoff
+ * hid a waiting request (host_waiting). */
+bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
+		    int64_t cutoff, struct batch_view *v);
+
+/* kernel_contract.c: step J (> 0) of the run of identical decode steps IN just ran, which
+ * the fast path skipped, checked against what the policies would have done on it, V being
+ * the step's view (struct sim's check_contract); a violation is a BUG naming the policy. */
+void contract_check_step(const struct sim *s, const struct lane *in, int64_t j,
+			 const struct batch_view *v);
+/* Whether the steps of IN's run could have admitted anything at all (contract_check_step
+ * has something to check). */
+bool contract_applies(const struct sim *s, const struct lane *in);
 
 /* kernel_passes.c */
 /* account_pass()'s part for the pass hook: queues the passes (batches.csv order). */
@@ -732,11 +778,54 @@ static inline int32_t prefix_blocks(const struct sim *s, int32_t id)
 	return p / s->p.block_size;
 }
 
-/* The queue a new (or preempted) request waits in. */
+/* kernel_engine.c's admission rule for one candidate, without effects: whether the kernel's
+ * checks let waiting request ID join IN's step within BUDGET tokens (the step's token budget,
+ * unless the controller takes requests beyond it; free KV blocks for the step's chunk).  Its
+ * cached blocks and chunk go to *O and, when the controller has a take(), the candidate it is
+ * offered to *C. */
+struct admit_offer {
+	int32_t hit, own, g, chunk, need, revive;
+	int64_t computed;
+};
+static inline bool admit_offer(const struct sim *s, const struct lane *in, int32_t id,
+			       int64_t budget, struct admit_offer *o, struct batch_cand *c)
+{
+	const struct batch_policy *ctl = s->p.batching;
+	const struct req *r = &s->r[id];
+	/* A cached prefix of its group is not computed again. */
+	int32_t hit = prefix_blocks(s, id), g = s->spec[id].prefix_group;
+	if (hit && hit > in->kv->pc[g].blocks)
+		hit = in->kv->pc[g].blocks;
+	/* A preempted request's own blocks still cached (prefix caching). */
+	int32_t own = r->preemptions
+			      ? kv_resume_blocks(s, in, id, hit, (r->target - 1) / s->p.block_size)
+			      : 0;
+	int64_t computed = (int64_t)(hit + own) * s->p.block_size;
+	int64_t remaining = r->target - computed;
+	if (!s->p.chunked_prefill && remaining > budget && !ctl->beyond_budget)
+		return false;
+	int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
+	if (!s->p.chunked_prefill && remaining > budget)
+		chunk = 0; /* a member whose prefill waits for a later step */
+	int32_t need = blocks_for(s, computed + chunk) - hit - own;
+	int32_t revive = (hit && in->kv->pc[g].ref == 0 ? in->kv->pc[g].blocks : 0) + own;
+	if (need + revive > in->kv->free)
+		return false;
+	*o = (struct admit_offer){hit, own, g, chunk, need, revive, computed};
+	if (ctl->take)
+		*c = (struct batch_cand){&s->spec[id], need, blocks_for(s, r->target) - hit - own,
+					 revive, 0};
+	return true;
+}
+
+/* The queue a new (or preempted) request waits in: its role, and the queue. */
+static inline enum queue_role wq_role_for(const struct sim *s, int32_t id)
+{
+	return s->p.task_aware && s->spec[id].task == TASK_OFFLINE ? Q_OFFLINE : Q_NEW;
+}
 static inline struct waitq *wq_for(struct sim *s, int32_t id)
 {
-	return s->p.task_aware && s->spec[id].task == TASK_OFFLINE ? &s->queue[Q_OFFLINE]
-								     : &s->queue[Q_NEW];
+	return &s->queue[wq_role_for(s, id)];
 }
 
 /* Request ID joins IN's running set. */

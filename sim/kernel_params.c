@@ -4,6 +4,7 @@
  */
 #include "sim/kernel_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/cost.h"
@@ -318,27 +319,42 @@ int sim_check_workload(const struct sim_params *p, const struct bucketserve_cfg 
 	const struct batch_policy *ctl = p->batching;
 	if (!ctl->take)
 		return 0;
+	/* The view of an idle instance with its whole KV cache free, one request waiting (the
+	 * candidate), at its arrival; a controller with a state sees it as init() sets it. */
 	uint32_t len;
-	struct batch_draft d = {0};
+	struct batch_view d = {0};
 	d.lens = &len;
 	d.idle = true;
+	d.waiting = 1;
 	d.max_running = p->max_num_seqs;
 	d.step_tokens = p->max_num_batched_tokens;
 	d.kv_free = p->num_kv_blocks;
 	d.kv_tokens = p->num_kv_blocks * p->block_size;
 	d.par = p->batching_par.v;
 	d.bsc = bsc;
+	void *state = ctl->state_size ? xcalloc(1, ctl->state_size) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		int64_t blocks = (req[i].prompt_tokens + p->block_size - 1) / p->block_size;
 		struct batch_cand c = {&req[i], blocks, blocks, 0, 0};
-		struct batch_draft t = d;
-		if (!ctl->take(&t, &c))
+		struct batch_view t = d;
+		t.now_ns = req[i].arrival_ns;
+		t.waiting_tokens = req[i].prompt_tokens;
+		if (state) {
+			memset(state, 0, ctl->state_size);
+			if (ctl->init)
+				ctl->init(state, p->batching_par.v);
+		}
+		t.state = state;
+		if (!ctl->take(&t, &c)) {
+			free(state);
 			return bs_errf(err, BS_EXIT_INPUT, file, 0, "scheduler.batching",
 				       "request %zu (%d prompt + %d output tokens) does not fit in a "
 				       "batch of the %s controller even on an idle instance of %lld KV "
 				       "blocks: it could never run", i, req[i].prompt_tokens,
 				       req[i].output_tokens, ctl->info.name,
 				       (long long)p->num_kv_blocks);
+		}
 	}
+	free(state);
 	return 0;
 }

@@ -120,7 +120,8 @@ void pass_queue(struct sim *s, struct lane *in, int phase, const int32_t real[4]
 /* Whether an arrival during a run of decode steps could change what the next step does, as
  * the policies declare it: not when every sequence slot is taken, nor while a batch
  * controller that forms batches only on an idle instance runs one, nor behind a blocked queue
- * whose order serves arrivals after every waiting request. */
+ * whose order serves arrivals after every waiting request, unless the batch controller reads
+ * the waiting queue (BV_WAITING: the arrival changes its view). */
 static inline bool arrivals_matter(const struct sim *s, const struct lane *in)
 {
 	/* A pipelined lane runs alone (pipe_jumps_ok): an arrival may start a microbatch in an
@@ -132,7 +133,7 @@ static inline bool arrivals_matter(const struct sim *s, const struct lane *in)
 	/* A blocked head stays blocked while this instance runs identical steps, unless another
 	 * instance drains the queue meanwhile. */
 	bool fifo = in->q->order->fifo && (!s->p.task_aware || s->queue[Q_OFFLINE].order->fifo) &&
-		    in->q->consumers == 1;
+		    in->q->consumers == 1 && !(s->p.batching->reads & BV_WAITING);
 	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->queue[Q_OFFLINE]) : 0);
 	return lane_has_slot(s, in) && !(fifo && queued > 0);
 }
@@ -172,14 +173,29 @@ static bool adjusts_every_step(const struct sim *s, const struct lane *in)
 	       !s->p.batching->idle_only && in->role != ROLE_DECODE;
 }
 
+/* Whether the batch controller's view changes at every step of IN (it reads the clock or the
+ * step index, or keeps a state told of every step: policies/batching.h) while it could be
+ * asked: a request waits, a sequence slot is free, and the controller forms batches on a busy
+ * instance. */
+static bool controller_varies(const struct sim *s, const struct lane *in)
+{
+	const struct batch_policy *ctl = s->p.batching;
+	if (!ctl->take || (!(ctl->reads & (BV_CLOCK | BV_STEP)) && !ctl->on_step_done))
+		return false;
+	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->queue[Q_OFFLINE]) : 0);
+	return in->role != ROLE_DECODE && queued > 0 && lane_has_slot(s, in) &&
+	       !(ctl->idle_only && in->n_run > 0);
+}
+
 /* How many identical decode-only steps of DT, starting at T, can run as one event: up to the
  * next completion (included), the next KV-block boundary (excluded), the first step that
  * could admit an arrival (with async scheduling's lag, the step after the one it arrives in),
  * and the stop time.  1 in the step-by-step reference mode
- * (sim.decode_jumps = false) and when every step adjusts the buckets. */
+ * (sim.decode_jumps = false), when every step adjusts the buckets, and while the batch
+ * controller's view changes at every step. */
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt)
 {
-	if (s->p.step_by_step || adjusts_every_step(s, in))
+	if (s->p.step_by_step || adjusts_every_step(s, in) || controller_varies(s, in))
 		return 1;
 	int32_t x = sq_top(&in->cross_at);
 	int64_t k = sq_top_key(&in->done_at) - in->G + 1;
@@ -248,6 +264,7 @@ static void cut_run(struct sim *s, struct lane *in)
 	if (in->owner->stages > 1)
 		pipe_cut(s, in, d);
 	s->m.steps -= d;
+	in->steps -= d;
 	in->step_k = kept;
 	in->gen++;
 	push_pass_done(s, in, run->t0 + kept * dt);

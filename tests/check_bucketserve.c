@@ -594,7 +594,7 @@ static size_t controller_batch(double fraction, enum bsb_accounting acc, enum bs
 	bc.accounting = acc;
 	bc.charge = ch;
 	uint32_t lens[8];
-	struct batch_draft d = {0};
+	struct batch_view d = {0};
 	d.lens = lens;
 	d.idle = true;
 	d.kv_free = 1000;

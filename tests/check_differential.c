@@ -260,6 +260,8 @@ static bool run_one(const char *const *kv, uint64_t seed, bool jumps, bool lean,
 				  lean ? NULL : sink_monitor, sink_boundaries};
 	struct sim *s = sim_new(&x.sp, x.w.req, x.w.n, x.b, x.have_bsc ? &x.bsc : NULL, &costs,
 				&hooks);
+	if (subst_order || subst_batching)
+		sim_check_contract(s, false); /* seeded bugs: what this test alone finds */
 	sim_warmup(s);
 	guard(true);
 	sim_run(s);
@@ -860,7 +862,7 @@ END_TEST
  * identical steps, so their batches differ once the halved budget binds (long prompts). */
 static unsigned undeclared_batches;
 
-static bool take_undeclared(struct batch_draft *d, struct batch_cand *c)
+static bool take_undeclared(struct batch_view *d, struct batch_cand *c)
 {
 	if (d->n == 0)
 		undeclared_batches++;
@@ -1061,7 +1063,7 @@ END_TEST
  * one of another max_num_seqs does not agree with a fresh process. */
 static int32_t remembered_cap;
 
-static bool take_remembered(struct batch_draft *d, struct batch_cand *c)
+static bool take_remembered(struct batch_view *d, struct batch_cand *c)
 {
 	(void)c;
 	if (!remembered_cap)
@@ -1073,7 +1075,7 @@ static bool take_remembered(struct batch_draft *d, struct batch_cand *c)
  * catches_undeclared_controller_state), run as scheduler.batching=continuous. */
 START_TEST(catches_static_state)
 {
-	bool (*const takes[])(struct batch_draft *, struct batch_cand *) = {take_remembered,
+	bool (*const takes[])(struct batch_view *, struct batch_cand *) = {take_remembered,
 									    take_undeclared};
 	static const char *const names[] = {"a configuration kept from the first run",
 					    "a count of batches kept between runs"};
