@@ -46,13 +46,13 @@ SLO=(--set slo.ttft_ms=1000 --set slo.tpot_ms=100)
 # variant NAME | bucketserve's extra keys | distserve's extra keys   (one per line; keys
 # separated by spaces).  SLO keys here replace the default SLO above.
 VARIANTS=$(cat <<'EOF'
-base (both presets at their defaults: padded prefill batches)||
+base (padded prefill batches in both)|--set scheduler.batching=prefill_batch|--set scheduler.batching=prefill_batch
 gaudi_passes (Gaudi's one-prompt prefill passes in both)|--set scheduler.batching=memory_safe|--set scheduler.batching=continuous
-distserve_continuous (DistServe batches its prefills as vLLM: token budget, chunks)||--set scheduler.batching=continuous
-distserve_1p3d (DistServe placed as 1 prefill + 3 decode instances)||--set cluster.prefill_instances=1
-distserve_3p1d (DistServe placed as 3 prefill + 1 decode instances)||--set cluster.prefill_instances=3
-slo_ttft_only (SLO on TTFT <= 1 s alone)|--set slo.tpot_ms=1000000|--set slo.tpot_ms=1000000
-slo_loose (TTFT <= 5 s, TPOT <= 200 ms)|--set slo.ttft_ms=5000 --set slo.tpot_ms=200|--set slo.ttft_ms=5000 --set slo.tpot_ms=200
+distserve_continuous (DistServe batches its prefills as vLLM: token budget, chunks)|--set scheduler.batching=prefill_batch|--set scheduler.batching=continuous
+distserve_1p3d (DistServe placed as 1 prefill + 3 decode instances)|--set scheduler.batching=prefill_batch|--set scheduler.batching=prefill_batch --set cluster.prefill_instances=1
+distserve_3p1d (DistServe placed as 3 prefill + 1 decode instances)|--set scheduler.batching=prefill_batch|--set scheduler.batching=prefill_batch --set cluster.prefill_instances=3
+slo_ttft_only (SLO on TTFT <= 1 s alone)|--set scheduler.batching=prefill_batch --set slo.tpot_ms=1000000|--set scheduler.batching=prefill_batch --set slo.tpot_ms=1000000
+slo_loose (TTFT <= 5 s, TPOT <= 200 ms)|--set scheduler.batching=prefill_batch --set slo.ttft_ms=5000 --set slo.tpot_ms=200|--set scheduler.batching=prefill_batch --set slo.ttft_ms=5000 --set slo.tpot_ms=200
 EOF
 )
 

@@ -78,7 +78,8 @@ COMMON=(--set model=llama-2-13b "${HW[@]}" --set hardware.tp=1
 topology() {
 	case "$1" in
 	vllm|uellm) echo "--set cluster.instances=4" ;;
-	*) echo "--set cluster.prefill_instances=2 --set cluster.decode_instances=2" ;;
+	# The paper's prefill batches (not the presets' default on Gaudi: policies/README.md).
+	*) echo "--set cluster.prefill_instances=2 --set cluster.decode_instances=2 --set scheduler.batching=prefill_batch" ;;
 	esac
 }
 mixof() {

@@ -16,26 +16,25 @@ static const struct preset presets[] = {
 	{"vllm", "vLLM-like: one colocated instance, continuous batching, FCFS",
 	 {"cluster.mode=colocated", "scheduler.grouping=none", "scheduler.batching=continuous",
 	  "scheduler.order=fcfs", NULL}},
-	{"distserve", "DistServe-like: prefill/decode disaggregation, one bucket, FCFS, prefill "
-		      "batches of whole prompts in arrival order padded to the longest (Eq. 1) "
-		      "(Gaudi's one-prompt passes: scheduler.batching=continuous)",
-	 {"cluster.mode=disaggregated", "scheduler.grouping=none", "scheduler.batching=prefill_batch",
+	{"distserve", "DistServe-like: prefill/decode disaggregation, one bucket, FCFS, Gaudi's "
+		      "prefill passes (the paper's padded prefill batches in arrival order: "
+		      "scheduler.batching=prefill_batch)",
+	 {"cluster.mode=disaggregated", "scheduler.grouping=none", "scheduler.batching=continuous",
 	  "scheduler.order=fcfs", NULL}},
 	{"uellm", "UELLM batching rule: sort by SLO then (known) output length, static batches "
 		  "of at most 10 with bounded padding, colocated",
 	 {"cluster.mode=colocated", "scheduler.grouping=none", "scheduler.batching=static",
 	  "scheduler.order=slo_output", "scheduler.static_batch_size=10", NULL}},
-	{"bucketserve", "BucketServe for online work: disaggregated, adaptive buckets, earliest-"
-			"arrival bucket first, prefill batches of whole prompts from one bucket "
-			"padded to the longest (Eq. 1) within M_safe (Gaudi's one-prompt passes: "
-			"scheduler.batching=memory_safe)",
+	{"bucketserve", "BucketServe for online work: disaggregated, adaptive buckets, memory-safe "
+			"batches, earliest-arrival bucket first (the paper's padded prefill batches "
+			"from one bucket: scheduler.batching=prefill_batch)",
 	 {"cluster.mode=disaggregated", "scheduler.grouping=adaptive",
-	  "scheduler.batching=prefill_batch", "scheduler.order=earliest_bucket",
+	  "scheduler.batching=memory_safe", "scheduler.order=earliest_bucket",
 	  "scheduler.task_aware=true", NULL}},
 	{"bucketserve-offline", "BucketServe for offline work: as bucketserve, every request "
 				"offline, SJF inside buckets",
 	 {"cluster.mode=disaggregated", "scheduler.grouping=adaptive",
-	  "scheduler.batching=prefill_batch", "scheduler.order=sjf", "scheduler.task_aware=true",
+	  "scheduler.batching=memory_safe", "scheduler.order=sjf", "scheduler.task_aware=true",
 	  "workload.task=offline", NULL}},
 };
 

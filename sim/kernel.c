@@ -85,6 +85,8 @@ static bool run_events(struct sim *s, bool one)
 {
 	for (;;) {
 		struct event e;
+		if (s->livelock)
+			return false; /* stopped: requests only preempt each other */
 		const struct event *top = evq_peek(&s->q);
 		if (arrival_first(s, top)) {
 			if (s->arrival_t > s->p.stop_ns)
@@ -224,6 +226,11 @@ size_t sim_finished(const struct sim *s)
 	return s->finished;
 }
 
+bool sim_livelocked(const struct sim *s)
+{
+	return s->livelock;
+}
+
 size_t sim_running(const struct sim *s)
 {
 	size_t n = 0;
@@ -275,7 +282,12 @@ void sim_finish(struct sim *s)
 		pool_used_add(s, &s->pools[k], 0);
 	if (!sim_check_invariants(s))
 		BUG("conservation violated at the end of the run");
-	if (s->p.stop_ns == INT64_MAX) {
+	if (s->livelock)
+		bs_warn("the run stopped at %.3f s: %lld preemptions without a prefill completing (the "
+			"requests only take each other's KV blocks); %zu of %zu requests unfinished",
+			(double)s->now / 1e9, (long long)s->preempt_since_prefill,
+			s->n - s->finished, s->n);
+	else if (s->p.stop_ns == INT64_MAX) {
 		if (s->finished != s->n)
 			BUG("%zu of %zu requests finished", s->finished, s->n);
 		for (int k = 0; k < s->n_pools; k++)

@@ -286,6 +286,10 @@ size_t sim_waiting(const struct sim *s);
 size_t sim_running(const struct sim *s);
 /* Requests finished so far. */
 size_t sim_finished(const struct sim *s);
+/* Whether the run stopped because its requests only preempted each other (a livelock: more
+ * than LIVELOCK_PREEMPTIONS preemptions without a prefill completing); the rest are unfinished. */
+bool sim_livelocked(const struct sim *s);
+#define LIVELOCK_PREEMPTIONS 100000
 /* The simulated time now, ns. */
 int64_t sim_now(const struct sim *s);
 /* The runtime state and the input of request ID. */

@@ -111,6 +111,12 @@ static void preempt(struct sim *s, struct lane *in, int32_t id)
 	r->lane = -1;
 	r->preemptions++;
 	s->m.preemptions++;
+	/* A livelock: requests that take each other's blocks for ever (e.g. prompts near the
+	 * whole cache, held by microbatches in flight, cluster.pp > 1).  Between two prefills
+	 * that complete, a run that progresses preempts at most the requests it runs, each a few
+	 * times; 100000 preemptions without one are no progress, and the run stops there. */
+	if (++s->preempt_since_prefill > LIVELOCK_PREEMPTIONS)
+		s->livelock = true;
 	/* Back to the front of the queue that recomputes it (the prefill instances' queue when
 	 * disaggregated: the KV is lost; a virtual engine's own queue). */
 	struct waitq *back = s->lane_q ? in->q : wq_for(s, id);
@@ -666,6 +672,7 @@ void engine_update(struct sim *s, struct lane *in)
 		if (r->computed < r->target)
 			continue;
 		pre_remove(in, id);
+		s->preempt_since_prefill = 0;
 		r->generated++;
 		if (r->t_first < 0)
 			r->t_first = s->now;

@@ -306,6 +306,10 @@ struct sim {
 	uint64_t n_runs;                /* runs numbered so far (pass_pending.run) */
 	int64_t events;
 	bool stepping;                  /* in sim_step(): one event at a time */
+	/* Preemptions since a prefill last completed (kernel_engine.c): past LIVELOCK_PREEMPTIONS
+	 * the requests only preempt each other, and the run stops (livelock) with them unfinished. */
+	int64_t preempt_since_prefill;
+	bool livelock;
 	size_t arrived, finished, transferring;
 	int32_t ngroups;                /* prefix groups (max prefix_group + 1) */
 	int64_t prefix_hit_tokens;      /* prompt tokens served from the prefix cache */
