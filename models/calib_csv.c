@@ -382,9 +382,8 @@ int calib_read_csv_text(const char *path, const char *buf, size_t len, struct ca
 			size_t *n, struct bs_err *err)
 {
 	struct csv_parser p;
-	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
-		BUG("csv_init failed");
-	csv_set_blk_size(&p, CSV_FIELD_BLOCK); /* a long field grows in few steps (sim/util.h) */
+	/* a long field grows in few steps (sim/util.h) */
+	csv_parser_setup(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL);
 	struct reader r = {.path = path, .err = err};
 	csv_lines_init(&r.ln, on_field, on_record, &r);
 	r.ln.max_rec = BS_RECORD_MAX;

@@ -161,6 +161,21 @@ struct csv_lines {
 void csv_lines_init(struct csv_lines *ln, void (*cb_field)(void *, size_t, void *),
 		    void (*cb_record)(int, void *), void *ctx);
 size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct csv_lines *ln);
+/*
+ * csv_init(P, OPTIONS) for a reader of the project (BUG when libcsv fails), with the field
+ * buffer obtained from csv_field_realloc/csv_field_free: libcsv asks for its buffer
+ * `blk_size` bytes (128) larger each time a field outgrows it, so a field of megabytes is a
+ * hundred thousand requests; they are answered from a capacity that doubles, so the buffer is
+ * moved only some twenty times (a 16 MiB field: 17) and a parser that sees only short fields
+ * holds 128 bytes.  What is read, and the limits, are libcsv's and csv_lines's.
+ */
+void csv_parser_setup(struct csv_parser *p, unsigned char options);
+/* The allocator csv_parser_setup gives libcsv (realloc/free semantics; NULL when memory runs
+ * out, which libcsv reports as CSV_ENOMEM).  csv_field_capacity: the bytes reserved behind a
+ * buffer it returned (0 for NULL). */
+void *csv_field_realloc(void *ptr, size_t size);
+void csv_field_free(void *ptr);
+size_t csv_field_capacity(const void *ptr);
 /* csv_fini through the same callbacks. */
 int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln);
 /* true when P and LN, after the bytes fed so far, are in the state of a new parser with a new
@@ -198,10 +213,6 @@ struct read_lim {
 /* 16 MiB: the limit of one record of a trace (a CSV record, a JSON Lines line) or of a table
  * plot reads, and of one line of a calibration CSV. */
 #define BS_RECORD_MAX ((size_t)16 << 20)
-/* The step by which libcsv grows a field's buffer (csv_set_blk_size; its default, 128 bytes,
- * makes a field of megabytes a hundred thousand reallocations): 1 MiB, allocated once per
- * parser and touched only as far as fields reach. */
-#define CSV_FIELD_BLOCK ((size_t)1 << 20)
 char *read_file_lim(const char *path, size_t *len, const struct read_lim *lim,
 		    struct bs_err *err);
 /* read_file_lim of the file already open on FD (named PATH in errors), read from where it is;

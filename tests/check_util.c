@@ -887,6 +887,105 @@ START_TEST(csv_lines_stops)
 }
 END_TEST
 
+struct field_copy {
+	size_t n, len, longest;
+	int ok, recs;
+};
+
+static void count_record(int ch, void *data)
+{
+	(void)ch;
+	((struct field_copy *)data)->recs++;
+}
+
+/* Checks every field against what the test fed: "a", "", "x,y\n\"z\"" then one long field of
+ * 'q' and a final "end". */
+static void copy_field(void *s, size_t len, void *data)
+{
+	struct field_copy *c = data;
+	const char *f = s;
+	if (c->n == 0)
+		c->ok += len == 1 && f[0] == 'a';
+	else if (c->n == 1)
+		c->ok += len == 0;
+	else if (c->n == 2)
+		c->ok += len == 7 && !memcmp(f, "x,y\n\"z\"", 7);
+	else if (c->n == 3) {
+		size_t i = 0;
+		while (i < len && f[i] == 'q')
+			i++;
+		c->ok += i == len;
+		c->longest = len;
+	} else if (c->n == 4)
+		c->ok += len == 3 && !memcmp(f, "end", 3) && f[3] == 0; /* CSV_APPEND_NULL */
+	c->n++;
+}
+
+/* csv_parser_setup: a parser that reads short fields holds libcsv's 128-byte block, not a
+ * large one (each fuzzing input allocated 1 MiB, under the sanitizers 90 % of its time); a long
+ * field is read whole; the buffer behind it doubles, so 16 MiB asked for 128 bytes at a time
+ * moves it 17 times, and keeps its bytes when it moves. */
+START_TEST(csv_field_buffer)
+{
+	struct csv_parser p;
+	struct csv_lines ln;
+	struct field_copy c = {0};
+	csv_parser_setup(&p, CSV_STRICT | CSV_APPEND_NULL);
+	csv_lines_init(&ln, copy_field, count_record, &c);
+	static const char shortf[] = "a,,\"x,y\n\"\"z\"\"\"\n";
+	ck_assert_uint_eq(csv_parse_lines(&p, shortf, sizeof shortf - 1, &ln), sizeof shortf - 1);
+	ck_assert_uint_eq(c.n, 3);
+	ck_assert_int_eq(c.ok, 3);
+	ck_assert_uint_le(p.entry_size, 128);
+	ck_assert_uint_le(csv_field_capacity(p.entry_buf), 256);
+	/* A field of 3 MiB + 5 bytes, fed in one piece, then a short one. */
+	size_t big = ((size_t)3 << 20) + 5;
+	char *q = xmalloc(big + 6);
+	memset(q, 'q', big);
+	memcpy(q + big, ",end\n", 6);
+	ck_assert_uint_eq(csv_parse_lines(&p, q, big + 5, &ln), big + 5);
+	ck_assert_uint_eq(c.n, 5);
+	ck_assert_int_eq(c.ok, 5);
+	ck_assert_uint_eq(c.longest, big);
+	ck_assert_uint_ge(csv_field_capacity(p.entry_buf), big + 1);
+	ck_assert_uint_le(csv_field_capacity(p.entry_buf), 2 * (big + 128));
+	ck_assert_int_eq(csv_fini_lines(&p, &ln), 0);
+	ck_assert_int_eq(c.recs, 2);
+	csv_free(&p);
+	free(q);
+	/* The allocator alone, asked as libcsv asks (128 bytes more each time) up to 16 MiB. */
+	unsigned char *b = csv_field_realloc(NULL, 128);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(csv_field_capacity(b), 128);
+	ck_assert_uint_eq(csv_field_capacity(NULL), 0);
+	memset(b, 7, 128);
+	int moves = 0;
+	size_t cap = csv_field_capacity(b);
+	for (size_t sz = 256; sz <= ((size_t)16 << 20); sz += 128) {
+		unsigned char *n = csv_field_realloc(b, sz);
+		ck_assert_ptr_nonnull(n);
+		if (csv_field_capacity(n) != cap) {
+			moves++;
+			cap = csv_field_capacity(n);
+			ck_assert_uint_ge(cap, sz);
+			ck_assert_int_eq(n[0], 7);
+			ck_assert_int_eq(n[127], 7);
+		}
+		b = n;
+	}
+	ck_assert_int_eq(moves, 17);
+	ck_assert_uint_eq(csv_field_capacity(b), (size_t)16 << 20);
+	csv_field_free(b);
+	csv_field_free(NULL);
+	/* A size no allocation can hold: NULL, the buffer untouched (libcsv then halves its
+	 * request, and reports CSV_ENOMEM when nothing fits). */
+	b = csv_field_realloc(NULL, 16);
+	ck_assert_ptr_null(csv_field_realloc(b, SIZE_MAX - 8));
+	ck_assert_uint_eq(csv_field_capacity(b), 16);
+	csv_field_free(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -913,6 +1012,7 @@ int main(void)
 	tcase_add_test(tc, shortest_text);
 	tcase_add_test(tc, json_numbers);
 	tcase_add_test(tc, csv_lines_stops);
+	tcase_add_test(tc, csv_field_buffer);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

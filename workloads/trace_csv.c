@@ -285,12 +285,10 @@ static int csv_end(struct loader *L, struct csv_parser *p)
 
 static void csv_parser_init(struct loader *L, struct csv_parser *p)
 {
-	if (csv_init(p, CSV_STRICT | CSV_STRICT_FINI) != 0)
-		BUG("csv_init failed");
-	/* libcsv grows a field's buffer by this much at a time (128 bytes by default): a field of
-	 * megabytes took a hundred thousand reallocations, each a copy where realloc cannot grow
-	 * in place (under the sanitizers' allocator, minutes for the 16 MiB record limit). */
-	csv_set_blk_size(p, CSV_FIELD_BLOCK);
+	/* A field's buffer grows by doubling (sim/util.h): libcsv's own 128-byte steps made a field
+	 * of megabytes a hundred thousand copies (under the sanitizers, minutes for the 16 MiB
+	 * record limit), and a fixed large step a large allocation for every parser. */
+	csv_parser_setup(p, CSV_STRICT | CSV_STRICT_FINI);
 	csv_lines_init(&L->ln, csv_cb_field, csv_cb_record, L);
 	L->ln.max_rec = BS_RECORD_MAX;
 }
