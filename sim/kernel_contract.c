@@ -56,6 +56,12 @@ bool contract_applies(const struct sim *s, const struct lane *in)
 	const struct batch_policy *ctl = s->p.batching;
 	if (in->owner->lanes > 1 || in->role == ROLE_DECODE || in->n_items)
 		return false;
+	/* The skipped steps' views are rebuilt from the queue as it is when the run ends: a queue
+	 * other instances also admit from (and preempt into) may have changed under the run
+	 * before it was cut, so those instances are not checked (the differential test is). */
+	if (in->q->consumers > 1 ||
+	    (s->p.task_aware && in->q == &s->queue[Q_NEW] && s->queue[Q_OFFLINE].consumers > 1))
+		return false;
 	/* The kernel's own reasons for a step to admit nothing (schedule, admit_from). */
 	if ((ctl->idle_only && in->n_run > 0) || !lane_has_slot(s, in))
 		return false;
