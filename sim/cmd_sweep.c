@@ -38,6 +38,7 @@
 #include "sim/commands.h"
 #include "sim/run_int.h"
 #include "sim/sweep_csv.h"
+#include "sim/sweep_emit.h"
 #include "sim/sweep_points.h"
 
 enum {
@@ -96,23 +97,6 @@ static const struct cli_opt opts[] = {
 	{0},
 };
 
-/* Shell word: bare when it has only safe characters, else single-quoted. */
-static void shell_word(FILE *f, const char *s)
-{
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-			    "_./:=,@+-%") == strlen(s)) {
-		fputs(s, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	fputc('\'', f);
-}
-
 const char *bs_argv0;
 
 /* The program's file, absolute, as it was started: argv[0] when it holds a '/', else the first
@@ -141,39 +125,6 @@ static char *self_path(void)
 		}
 	}
 	return realpath("/proc/self/exe", buf) ? xstrdup(buf) : NULL;
-}
-
-/* The first control character (a byte below 0x20, or 0x7f) of S, or NULL. */
-static const char *control_char(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return s;
-	return NULL;
-}
-
-/* Refuses a word that --emit would write with a control character in it: a newline splits the
- * command over two lines of commands.txt, and GNU parallel or the Slurm script would run the
- * second as a command of its own; no quoting survives that.  WHAT names the word. */
-static int emit_word_check(const char *what, const char *w, struct bs_err *err)
-{
-	const char *c = control_char(w);
-	if (!c)
-		return 0;
-	char shown[160];
-	size_t n = 0;
-	const char *q = w;
-	for (; *q && n + 6 < sizeof shown; q++) {
-		unsigned char b = (unsigned char)*q;
-		if (b < 0x20 || b == 0x7f)
-			n += (size_t)snprintf(shown + n, sizeof shown - n, "\\x%02x", b);
-		else
-			shown[n++] = (char)b;
-	}
-	shown[n] = 0;
-	return bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--emit", "%s '%s%s' holds a control "
-		       "character (\\x%02x): an emitted command line would be split there",
-		       what, shown, *q ? "..." : "", (unsigned char)*c);
 }
 
 /* Removes a point directory (files only) or a file; missing is fine. */
@@ -315,18 +266,6 @@ static pid_t start_point(const char *self, const char *dir, const struct point *
 	return pid;
 }
 
-/* A point is finished when its directory holds a complete output set (its marker) with a
- * summary.json. */
-static bool point_done(const char *dir, const struct point *p)
-{
-	char *s = xasprintf("%s/points/%s/summary.json", dir, p->name);
-	char *m = xasprintf("%s/points/%s/" OUTSET_MARKER, dir, p->name);
-	bool r = sweep_file_exists(s) && sweep_file_exists(m);
-	free(s);
-	free(m);
-	return r;
-}
-
 /* Runs the unfinished points with JOBS workers.  Returns the first failing exit status, or 0. */
 static int run_points(const char *self, const char *dir, const struct point *pts, size_t np,
 		      long jobs)
@@ -334,7 +273,7 @@ static int run_points(const char *self, const char *dir, const struct point *pts
 	size_t todo = 0, done = 0, next = 0, nrun = 0;
 	int first_rc = 0;
 	for (size_t i = 0; i < np; i++)
-		todo += !point_done(dir, &pts[i]);
+		todo += !sweep_point_done(dir, pts[i].name);
 	bool tty = isatty(2);
 	pid_t *pid = xcalloc(np ? np : 1, sizeof *pid);
 	struct point_err *perr = xcalloc(np ? np : 1, sizeof *perr);
@@ -353,7 +292,7 @@ static int run_points(const char *self, const char *dir, const struct point *pts
 	running_pid = pid;
 	for (;;) {
 		while (!stop_requested && nrun < (size_t)jobs && next < np) {
-			if (point_done(dir, &pts[next])) {
+			if (sweep_point_done(dir, pts[next].name)) {
 				next++;
 				continue;
 			}
@@ -430,150 +369,10 @@ static int run_points(const char *self, const char *dir, const struct point *pts
 	return first_rc ? first_rc : -1; /* -1: every point ran */
 }
 
-/* ---- emitting ---- */
-
-static void write_command(FILE *f, const char *exe, const char *dir, const struct point *p)
-{
-	shell_word(f, exe);
-	for (size_t i = 0; i < p->argc; i++) {
-		fputc(' ', f);
-		shell_word(f, p->argv[i]);
-	}
-	char *o = xasprintf("%s/points/%s", dir, p->name);
-	char *e = xasprintf("%s/points/%s.err", dir, p->name);
-	fputs(" -o ", f);
-	shell_word(f, o);
-	fputs(" 2>", f);
-	shell_word(f, e);
-	/* the standard error file is kept only when the run wrote to it, as -j keeps it */
-	fputs("; s=$?; [ -s ", f);
-	shell_word(f, e);
-	fputs(" ] || rm -f ", f);
-	shell_word(f, e);
-	fputs("; (exit $s)\n", f);
-	free(o);
-	free(e);
-}
-
 /* The most points a sweep may have: checking a point's configuration takes about 0.5 ms and
  * its description about 4 KB of memory and 400 bytes of sweep.json (measured at 10,000
  * points), so 100,000 points are about a minute and 0.5 GB before the first run. */
 #define SWEEP_POINTS_MAX 100000
-
-/* The most array tasks an emitted Slurm script asks for. */
-#define SWEEP_ARRAY_MAX 1000
-
-/* The time estimate that sizes the array's tasks: a point's run takes about EST_START_S plus
- * EST_REQUEST_S per request (tests/README.md, "Benchmarks", on the 2-core development machine,
- * 2026-11-23: a whole 10,000-request run 22.9 ms, the 1,000,000-row run 1.13 million requests
- * per wall second; rounded up to 20 ms and 1 us: a rough, conservative figure for Alpaca-like
- * requests on one core).  Each task runs as many consecutive points as fit in --task-seconds
- * by the largest estimate of the points (at least one, and at most SWEEP_ARRAY_MAX tasks). */
-#define EST_START_S 0.02
-#define EST_REQUEST_S 1e-6
-#define EST_TASK_S 600.0   /* the default of --task-seconds */
-/* A point whose requests could not be counted is estimated at workload.num_requests' count
- * without a trace. */
-#define EST_UNKNOWN_REQUESTS 1000
-
-static double point_estimate_s(const struct point *p)
-{
-	return EST_START_S + EST_REQUEST_S * (double)(p->nreq > 0 ? p->nreq : EST_UNKNOWN_REQUESTS);
-}
-
-/* Whether sbatch option OPT is one the emitted script sets itself (its array and log). */
-static bool sbatch_owned(const char *opt)
-{
-	static const char *const own[] = {"--array", "-a", "--output", "-o", NULL};
-	for (size_t i = 0; own[i]; i++) {
-		size_t n = strlen(own[i]);
-		if (!strncmp(opt, own[i], n) &&
-		    (!opt[n] || opt[n] == '=' || opt[n] == ' ' || (own[i][1] != '-' && opt[n])))
-			return true;
-	}
-	return false;
-}
-
-static int emit(const char *how, const char *exe, const char *dir, const struct point *pts,
-		size_t np, const char *const *sbatch, size_t nsbatch, double task_s,
-		struct bs_err *err)
-{
-	/* The unfinished points' commands, one per line (a rerun emits what is left). */
-	char *all = NULL;
-	size_t alen = 0, nrun = 0;
-	double est = 0;
-	FILE *f = open_memstream(&all, &alen);
-	for (size_t i = 0; i < np; i++)
-		if (!point_done(dir, &pts[i])) {
-			write_command(f, exe, dir, &pts[i]);
-			nrun++;
-			if (point_estimate_s(&pts[i]) > est)
-				est = point_estimate_s(&pts[i]);
-		}
-	fclose(f);
-	char *p = xasprintf("%s/commands.txt", dir);
-	int rc = sweep_write_atomic(p, all, err);
-	free(p);
-	if (!rc && !strcmp(how, "parallel")) {
-		fputs(all, stdout);
-	} else if (!rc && !nrun) {
-		fprintf(stderr, "bucketsim: every point is finished; bucketsim sweep --collect %s "
-				"writes the CSV\n", dir);
-	} else if (!rc) {
-		/* At most SWEEP_ARRAY_MAX array tasks (Slurm's default MaxArraySize is 1001), each
-		 * running PER consecutive lines, going on after a failed one: as many as the time
-		 * estimate fits in TASK_S. */
-		size_t per = (nrun + SWEEP_ARRAY_MAX - 1) / SWEEP_ARRAY_MAX;
-		double fit = floor(task_s / est);
-		if (fit > (double)per)
-			per = fit < (double)nrun ? (size_t)fit : nrun;
-		size_t tasks = (nrun + per - 1) / per;
-		bool named = false;
-		for (size_t i = 0; i < nsbatch; i++)
-			named |= !strncmp(sbatch[i], "--job-name", 10) || !strncmp(sbatch[i], "-J", 2);
-		char *s = NULL;
-		size_t slen = 0;
-		f = open_memstream(&s, &slen);
-		fprintf(f, "#!/bin/sh\n"
-			   "# bucketsim sweep: %zu unfinished points, %zu per array task; merge with\n"
-			   "#   bucketsim sweep --collect ", nrun, per);
-		shell_word(f, dir);
-		fprintf(f, "\n# estimated at most %.3g s a point (%g s + %g s a request), %.3g s a "
-			   "task\n", est, EST_START_S, EST_REQUEST_S, est * (double)per);
-		if (!named)
-			fputs("#SBATCH --job-name=bucketsim-sweep\n", f);
-		fprintf(f, "#SBATCH --array=1-%zu\n"
-			   "#SBATCH --output=%s/points/slurm-%%A_%%a.out\n", tasks, dir);
-		for (size_t i = 0; i < nsbatch; i++)
-			fprintf(f, "#SBATCH %s\n", sbatch[i]);
-		fprintf(f, "per=%zu\n"
-			   "first=$(( (SLURM_ARRAY_TASK_ID - 1) * per + 1 ))\n"
-			   "status=0\n"
-			   "i=$first\n"
-			   "while [ \"$i\" -lt $(( first + per )) ]; do\n"
-			   "\tline=$(sed -n \"${i}p\" ", per);
-		char *c = xasprintf("%s/commands.txt", dir);
-		shell_word(f, c);
-		free(c);
-		fputs(")\n"
-		      "\t[ -n \"$line\" ] || break\n"
-		      "\teval \"$line\" || status=$?\n"
-		      "\ti=$(( i + 1 ))\n"
-		      "done\n"
-		      "exit $status\n", f);
-		fclose(f);
-		p = xasprintf("%s/sweep.sbatch", dir);
-		rc = sweep_write_atomic(p, s, err);
-		if (!rc) {
-			chmod(p, 0755);
-			printf("%s\n", p);
-		}
-		free(p);
-		free(s);
-	}
-	free(all);
-	return rc;
-}
 
 /* ---- the command ---- */
 
@@ -620,7 +419,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	s.so = xmalloc((size_t)(argc + 4) * sizeof *s.so);
 	const char **sbatch = xmalloc((size_t)(argc + 1) * sizeof *sbatch);
 	size_t nsbatch = 0;
-	double task_s = EST_TASK_S;
+	double task_s = SWEEP_TASK_S_DEFAULT;
 	bool task_s_given = false;
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
 		if (c == -2 || c == -3) {
@@ -727,13 +526,13 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 						     "(--sbatch --time=01:00:00), got '%s'", st.optarg);
 				goto done;
 			}
-			if (sbatch_owned(st.optarg)) {
+			if (sweep_sbatch_owned(st.optarg)) {
 				rc = cli_usage(self, "--sbatch %s: the script sets the job array and its "
 						     "log (DIR/points/slurm-%%A_%%a.out) itself",
 					       st.optarg);
 				goto done;
 			}
-			if (emit_word_check("--sbatch", st.optarg, &err)) {
+			if (sweep_emit_word_check("--sbatch", st.optarg, &err)) {
 				rc = cli_fail(&err);
 				goto done;
 			}
@@ -780,7 +579,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto done;
 	}
-	if (how && emit_word_check("-o DIR", out, &err)) {
+	if (how && sweep_emit_word_check("-o DIR", out, &err)) {
 		rc = cli_fail(&err);
 		goto done;
 	}
@@ -985,14 +784,14 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	free(unread_ax);
 	/* What --emit writes holds no control character (the paths of the directory's files all
 	 * begin with DIR). */
-	if (how && (emit_word_check("the program's path", exe, &err) ||
-		    emit_word_check("-o DIR", dir, &err))) {
+	if (how && (sweep_emit_word_check("the program's path", exe, &err) ||
+		    sweep_emit_word_check("-o DIR", dir, &err))) {
 		rc = cli_fail(&err);
 		goto cleanup;
 	}
 	for (size_t i = 0; how && i < np; i++)
 		for (size_t k = 0; k < pts[i].argc; k++)
-			if (emit_word_check(pts[i].label, pts[i].argv[k], &err)) {
+			if (sweep_emit_word_check(pts[i].label, pts[i].argv[k], &err)) {
 				rc = cli_fail(&err);
 				goto cleanup;
 			}
@@ -1025,7 +824,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	}
 	created = false; /* the sweep is valid: its directory stays */
 	if (how) {
-		rc = emit(how, exe, dir, pts, np, sbatch, nsbatch, task_s, &err) ? cli_fail(&err)
+		rc = sweep_emit(how, exe, dir, pts, np, sbatch, nsbatch, task_s, &err) ? cli_fail(&err)
 									      : 0;
 		goto done;
 	}
