@@ -308,15 +308,9 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	struct outset os;
 	outset_init(&os);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
-		if (c == -2 || c == -3) {
-			rc = c == -2 ? BS_EXIT_USAGE : 0;
+		int r = cli_config_step(&probe, c, st.optarg, &rc);
+		if (r < 0)
 			goto done;
-		}
-		int r = cli_config_opt(&probe, c, st.optarg, &err);
-		if (r < 0) {
-			rc = cli_fail(&err);
-			goto done;
-		}
 		if (r) {
 			if (c == CLI_OPT_PRINT_CONFIG) {
 				rc = cli_usage(self, "--print-config is for run");

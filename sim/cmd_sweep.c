@@ -422,18 +422,12 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	double task_s = SWEEP_TASK_S_DEFAULT;
 	bool task_s_given = false;
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
-		if (c == -2 || c == -3) {
-			rc = c == -2 ? BS_EXIT_USAGE : 0;
+		/* Shared options are checked now and replayed for every point. */
+		int r = cli_config_step(&probe, c, st.optarg, &rc);
+		if (r < 0)
 			goto done;
-		}
 		if (c != OPT_COLLECT && c != OPT_METRICS && !other)
 			other = opt_name(c);
-		/* Shared options are checked now and replayed for every point. */
-		int r = cli_config_opt(&probe, c, st.optarg, &err);
-		if (r < 0) {
-			rc = cli_fail(&err);
-			goto done;
-		}
 		if (r) {
 			if (c == CLI_OPT_PRINT_CONFIG) {
 				rc = cli_usage(self, "--print-config is for run; sweep -o DIR writes "
