@@ -8,6 +8,9 @@
  * and .dat files move together, and `cd DIR && gnuplot OUT.gp` re-renders them wherever they
  * are.  The files of a figure are one output set (sim/outset.h): rendered in a temporary
  * directory beside OUT and put into place together.
+ *
+ * Implemented in analysis/plot_fig.c, except the legend's positions, geometry and placement
+ * (analysis/plot_key.c).
  */
 #ifndef BUCKETSIM_PLOT_FIG_H
 #define BUCKETSIM_PLOT_FIG_H
@@ -183,7 +186,7 @@ extern const int plot_point_types[PLOT_POINT_TYPES_N];
 void plot_fig_style(struct fig *g, size_t i, size_t n, bool points);
 double plot_style_lw(size_t i, size_t n);
 
-/* Legend placement (plot_fig_finish).  The legend's box in character cells of the terminal
+/* Legend placement (plot_fig_finish; analysis/plot_key.c).  The legend's box in character cells of the terminal
  * font: PLOT_KEY_W(L) columns wide for a longest title of L characters, PLOT_KEY_H(N) lines
  * high for N entries, counted from the graph's corner (gnuplot's sample, gaps, box and the
  * distance from the border, rounded up).  Converted into fractions of the graph with the
@@ -204,6 +207,11 @@ double plot_style_lw(size_t i, size_t n);
  * POS ("top left", ...), W x H characters, holds the point (FX, FY) (fractions of the graph). */
 bool plot_key_covers(const char *pos, double gw, double gh, double w, double h, double fx,
 		     double fy);
+
+/* For each panel of G, its axis ranges and its legend's place, the text plot_fig_finish writes
+ * at the panel's placeholder (returned owned: NPAN strings, each owned); sets g->extra_w and
+ * g->extra_h, the room added for legends outside.  TITLE: the figure's, or NULL. */
+char **plot_fig_place_keys(struct fig *g, const char *title);
 
 /* The legend text of series I (of N, in order of OUT.dat's blocks): the I-th --label, else
  * DFLT.  plot_fig_labels_check: with --label, N must be their number (else a usage error

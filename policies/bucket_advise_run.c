@@ -6,7 +6,9 @@
  * Every simulation goes through advise_simulate(), the one place that turns the resolved server
  * configuration (run_setup: model, hardware, parallelism, scheduler, the engine's execution
  * settings) and a bucket set into a run, so anything the configuration adds reaches the
- * advisor's shape collection and its evaluations alike.
+ * advisor's shape collection and its evaluations alike.  The --budgets table across strategies
+ * is policies/bucket_advise_budgets.c, on the same simulation and evaluation
+ * (policies/bucket_advise_int.h).
  */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -14,19 +16,15 @@
 #include <unistd.h>
 
 #include "policies/bucket_advise.h"
+#include "policies/bucket_advise_int.h"
 #include "sim/csv_cell.h"
 
 /* ---- shape collection ---- */
 
-struct collect {
-	struct adv_shape *a[2];
-	size_t n[2], cap[2];
-};
-
 static void on_pass(void *ctx, const struct sim *s, const struct pass_rec *p)
 {
 	(void)s;
-	struct collect *c = ctx;
+	struct advise_collect *c = ctx;
 	if (p->phase != PHASE_PROMPT && p->phase != PHASE_DECODE)
 		return;
 	int ph = p->phase;
@@ -70,11 +68,6 @@ static void distinct(struct adv_shape *a, size_t *n)
 
 /* ---- one simulation ---- */
 
-struct sim_out {
-	double ttft_p50, ttft_p99, tpot_p50, tpot_p99, tput, waste, warmup_s, runtime_s;
-	int64_t compiles_warmup, compiles_runtime;
-};
-
 static double jnum(const cJSON *m, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, k);
@@ -84,10 +77,9 @@ static double jnum(const cJSON *m, const char *k)
 /* Runs requests REQ[0..N) of X's configuration with strategy ST (FILE for strategy file):
  * collects the real shapes into COL when not NULL, the metrics into OUT when not NULL; the
  * bucket lists into LISTS when not NULL. */
-static int advise_simulate(struct run_ctx *x, const struct req_spec *req, size_t n,
-			   const char *st, const char *file, const struct config *cfg,
-			   struct collect *col,
-			   struct sim_out *out, struct blist *lists, struct bs_err *err)
+int advise_simulate(struct run_ctx *x, const struct req_spec *req, size_t n, const char *st,
+		    const char *file, const struct config *cfg, struct advise_collect *col,
+		    struct advise_metrics *out, struct blist *lists, struct bs_err *err)
 {
 	struct bucket_params bp = x->bp;
 	bp.strategy = bucket_strategy_find(st);
@@ -243,7 +235,7 @@ static int64_t lin_cover(const struct ivec *l, bool head_zero, int64_t *mn, int6
 	return best;
 }
 
-static bool is_bucket_knob(const char *n)
+bool advise_is_bucket_knob(const char *n)
 {
 	return (!strncmp(n, "VLLM_PROMPT_", 12) || !strncmp(n, "VLLM_DECODE_", 12)) &&
 	       strstr(n, "_BUCKET_");
@@ -267,7 +259,7 @@ static int print_env(struct run_ctx *x, const struct adv_set *set, const struct 
 	config_init(&tmp);
 	for (size_t i = 0; i < x->bp.cfg->nenv; i++) {
 		const struct cfg_env *e = &x->bp.cfg->env[i];
-		if (is_bucket_knob(e->name) || !strcmp(e->name, "VLLM_BUCKETING_STRATEGY") ||
+		if (advise_is_bucket_knob(e->name) || !strcmp(e->name, "VLLM_BUCKETING_STRATEGY") ||
 		    !strcmp(e->name, "VLLM_EXPONENTIAL_BUCKETING") ||
 		    !strcmp(e->name, "VLLM_BUCKETING_FROM_FILE"))
 			continue;
@@ -345,9 +337,9 @@ static int print_env(struct run_ctx *x, const struct adv_set *set, const struct 
 
 /* The advised product for budget KS[ph] per phase, from INIT (may be NULL); with PTS (not
  * NULL), also the free set of points the heuristic reaches from it. */
-static void advise(struct adv_shape **sh, const size_t *n, const size_t *ks,
-		   const struct blist *init, const struct adv_cost *c, struct adv_set *out,
-		   struct blist *pts)
+void advise_product(struct adv_shape **sh, const size_t *n, const size_t *ks,
+		    const struct blist *init, const struct adv_cost *c, struct adv_set *out,
+		    struct blist *pts)
 {
 	for (int ph = 0; ph < 2; ph++) {
 		struct adv_set is = {0}, *ip = NULL;
@@ -391,15 +383,7 @@ static void advise(struct adv_shape **sh, const size_t *n, const size_t *ks,
 	}
 }
 
-struct row {
-	char name[48];
-	size_t buckets[2];
-	int64_t cost[2];       /* expected padding cost on the fitted shapes, ns */
-	int64_t cost_eval[2];  /* on the evaluation shapes (holdout) */
-	struct sim_out m;
-};
-
-static void print_row(FILE *f, const struct row *r, bool holdout)
+static void print_row(FILE *f, const struct advise_row *r, bool holdout)
 {
 	fprintf(f, "# %-22s %7zu %7zu %12.3f %12.3f", r->name, r->buckets[0], r->buckets[1],
 		(double)r->cost[0] / 1e9, (double)r->cost[1] / 1e9);
@@ -442,11 +426,11 @@ static int warm_lists(struct run_ctx *x, const struct adv_set *set, const struct
 }
 
 /* Evaluates the product SET: its file through strategy file, its costs and a re-simulation. */
-static int evaluate(struct run_ctx *x, const struct adv_set *set, const struct blist *pts,
-		    const char *tmp,
-		    struct adv_shape **fit, const size_t *nfit, struct adv_shape **ev,
-		    const size_t *nev, const struct req_spec *req, size_t n, const struct adv_cost *c,
-		    struct row *r, struct blist *lists, struct bs_err *err)
+int advise_evaluate(struct run_ctx *x, const struct adv_set *set, const struct blist *pts,
+		    const char *tmp, struct adv_shape **fit, const size_t *nfit,
+		    struct adv_shape **ev, const size_t *nev, const struct req_spec *req, size_t n,
+		    const struct adv_cost *c, struct advise_row *r, struct blist *lists,
+		    struct bs_err *err)
 {
 	FILE *f = fopen(tmp, "w");
 	if (!f)
@@ -464,270 +448,6 @@ static int evaluate(struct run_ctx *x, const struct adv_set *set, const struct b
 	return 0;
 }
 
-/* ---- bucket budgets across strategies (--budgets) ---- */
-
-/* A configuration of the strategy's own count knobs: a copy of X's environment without any
- * bucket knob, plus, per phase with N[ph] > 0, every knob of the version that sets the phase's
- * resolution (policies' env lists: *_STEP for linear and padding-aware, *_LIMIT for the docs
- * exponential): a step of ceil(M / N), M the dimension's largest value in the strategy's default
- * lists, or a limit of N. */
-static int knob_config(struct run_ctx *x, const struct bucket_strategy *st, const size_t *nk,
-		       const int *fam, const int64_t (*minv)[3], const int64_t (*maxv)[3], struct config *tmp, char *knobs, size_t len,
-		       struct bs_err *err)
-{
-	config_init(tmp);
-	knobs[0] = 0;
-	size_t o = 0;
-	for (size_t i = 0; i < x->bp.cfg->nenv; i++) {
-		const struct cfg_env *e = &x->bp.cfg->env[i];
-		if (is_bucket_knob(e->name))
-			continue;
-		char *a = xasprintf("%s=%s", e->name, e->value);
-		int r = config_set_env_arg(tmp, a, CFG_ORIGIN_CMDLINE, err);
-		free(a);
-		if (r)
-			return -1;
-	}
-	const char *const *env = x->bp.version == BUCKET_VERSION_CURRENT ? st->env_current
-									  : st->env_docs;
-	bool has_query = false;
-	for (size_t i = 0; env && env[i]; i++)
-		has_query |= strstr(env[i], "_QUERY_") != NULL;
-	for (size_t i = 0; env && env[i]; i++) {
-		const char *n = env[i];
-		bool step = strlen(n) > 5 && !strcmp(n + strlen(n) - 5, "_STEP");
-		bool limit = strlen(n) > 6 && !strcmp(n + strlen(n) - 6, "_LIMIT");
-		if ((!step && !limit) || (has_query && strstr(n, "_SEQ_")))
-			continue;
-		int ph = !strncmp(n, "VLLM_DECODE_", 12) ? PHASE_DECODE : PHASE_PROMPT;
-		if (!nk[ph])
-			continue;
-		int d = strstr(n, "_BS_") ? 0 : strstr(n, "_QUERY_") || strstr(n, "_SEQ_") ? 1 : 2;
-		int64_t v = limit ? (int64_t)nk[ph]
-				  : (maxv[ph][d] + (int64_t)nk[ph] - 1) / (int64_t)nk[ph];
-		if (v < 1)
-			v = 1;
-		/* a step S: the range S, 2S, ... up to the first multiple at or above M (no
-		 * doubling ramp below S; a dimension whose lists start at 0 keeps its 0) */
-		int64_t vals[3] = {v, v, (maxv[ph][d] + v - 1) / v * v};
-		const char *const par[3] = {"STEP", "MIN", "MAX"};
-		size_t stem = strlen(n) - (limit ? 5 : 4);
-		for (int q = 0; q < (limit || !fam[ph] ? 1 : 3); q++) {
-			if (q == 1 && minv[ph][d] == 0)
-				continue;
-			char *a = limit ? xasprintf("%s=%lld", n, (long long)v)
-					: xasprintf("%.*s%s=%lld", (int)stem, n, par[q],
-						    (long long)vals[q]);
-			if (o < len)
-				o += (size_t)snprintf(knobs + o, len - o, "%s%s", o ? " " : "", a);
-			int r = config_set_env_arg(tmp, a, CFG_ORIGIN_CMDLINE, err);
-			free(a);
-			if (r)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/* The warm-up lists of strategy ST under configuration CFG (NULL: X's), into L (counts only
- * when L is NULL); -1 when the strategy refuses the configuration. */
-static int strategy_counts(struct run_ctx *x, const struct bucket_strategy *st,
-			   const struct config *cfg, size_t *cnt, struct blist *l)
-{
-	struct bucket_params bp = x->bp;
-	bp.strategy = st;
-	if (cfg)
-		bp.cfg = cfg;
-	bp.warnings[0] = 0;
-	struct bucketer *b = NULL;
-	struct bs_err e = {0};
-	if (bucketer_new(&bp, &b, &e))
-		return -1;
-	for (int ph = 0; ph < 2; ph++) {
-		const struct bshape *a;
-		cnt[ph] = bucketer_warmup_list(b, (enum phase)ph, &a);
-		for (size_t i = 0; l && i < cnt[ph]; i++)
-			blist_push(&l[ph], a[i].v[0], a[i].v[1], a[i].v[2], 0);
-	}
-	bucketer_free(b);
-	return 0;
-}
-
-static void csv_num(FILE *f, double v, bool last)
-{
-	fprintf(f, "%.6g%c", v, last ? '\n' : ',');
-}
-
-static void budget_row(FILE *f, const char *st, size_t k, const char *version, const char *knobs,
-		       const struct row *r)
-{
-	csv_cell(f, st);
-	fprintf(f, ",%zu,", k);
-	csv_cell(f, version);
-	fputc(',', f);
-	csv_cell(f, knobs);
-	fprintf(f, ",%zu,%zu,%lld,", r->buckets[0], r->buckets[1],
-		(long long)r->m.compiles_warmup);
-	csv_num(f, r->m.warmup_s, false);
-	fprintf(f, "%lld,", (long long)r->m.compiles_runtime);
-	csv_num(f, r->m.runtime_s, false);
-	csv_num(f, r->m.waste, false);
-	csv_num(f, (double)r->cost[0] / 1e9, false);
-	csv_num(f, (double)r->cost[1] / 1e9, false);
-	csv_num(f, r->m.ttft_p50, false);
-	csv_num(f, r->m.tpot_p50, false);
-	csv_num(f, r->m.tput, true);
-}
-
-/* One setting of a strategy's count knobs for one phase: family FAM (0: the steps, 1: the
- * steps with the minimum and maximum, bucket_advise_run.c knob_config), resolution N, and the
- * phase's buckets and expected padding cost on the fitted shapes under it. */
-struct knob_cand {
-	int fam;
-	size_t n, cnt;
-	int64_t cost;
-};
-
-/* --budgets: per budget K (buckets per phase), the advice at K; per generated strategy and K,
- * for each phase the setting of its own count knobs of least expected padding cost among those
- * that warm at most K buckets; each re-simulated.  One CSV row each. */
-static int budget_curve(struct run_ctx *x, const struct advise_opts *o, struct collect *cf,
-			const struct adv_cost *c, const char *tmp, FILE *out, struct bs_err *err)
-{
-	static const char *const base[] = {"exponential", "linear", "padding_aware"};
-	const char *ver = x->bp.version == BUCKET_VERSION_CURRENT ? "current" : "docs";
-	size_t kmax = 0;
-	for (size_t bi = 0; bi < o->nbudgets; bi++)
-		if (o->budgets[bi] > kmax)
-			kmax = o->budgets[bi];
-	fputs("strategy,budget,bucketing.version,knobs,buckets_prompt,buckets_decode,"
-	      "compiles_warmup,warmup_s,compiles_runtime,runtime_compile_s,padding_waste_ratio,"
-	      "cost_prompt_s,cost_decode_s,median_ttft_ms,median_tpot_ms,output_throughput\n", out);
-	struct row r;
-	for (size_t bi = 0; bi < o->nbudgets; bi++) {
-		size_t k = o->budgets[bi];
-		memset(&r, 0, sizeof r);
-		struct adv_set adv[2] = {{{{0}}}, {{{0}}}};
-		struct blist l[2] = {{0}, {0}};
-		size_t ks[2] = {k, k};
-		advise(cf->a, cf->n, ks, NULL, c, adv, NULL);
-		int e = evaluate(x, adv, NULL, tmp, cf->a, cf->n, cf->a, cf->n, x->w.req, x->w.n, c,
-				 &r, l, err);
-		adv_set_free(&adv[0]), adv_set_free(&adv[1]);
-		blist_free(&l[0]), blist_free(&l[1]);
-		if (e)
-			return -1;
-		budget_row(out, "advised", k, ver, "", &r);
-	}
-	for (size_t si = 0; si < sizeof base / sizeof base[0]; si++) {
-		const struct bucket_strategy *st = bucket_strategy_find(base[si]);
-		if (!bucket_strategy_gen(st, x->bp.version))
-			continue;
-		/* the default lists: each dimension's least and largest values */
-		struct blist dl[2] = {{0}, {0}};
-		size_t dc[2];
-		int64_t maxv[2][3] = {{1, 1, 1}, {1, 1, 1}};
-		int64_t minv[2][3] = {{INT64_MAX, INT64_MAX, INT64_MAX},
-				      {INT64_MAX, INT64_MAX, INT64_MAX}};
-		if (strategy_counts(x, st, NULL, dc, dl))
-			continue;
-		for (int ph = 0; ph < 2; ph++) {
-			for (size_t i = 0; i < dl[ph].n; i++)
-				for (int d = 0; d < 3; d++) {
-					if (dl[ph].a[i].v[d] > maxv[ph][d])
-						maxv[ph][d] = dl[ph].a[i].v[d];
-					if (dl[ph].a[i].v[d] < minv[ph][d])
-						minv[ph][d] = dl[ph].a[i].v[d];
-				}
-			blist_free(&dl[ph]);
-		}
-		/* every setting per phase up to the largest budget: resolutions N of 1, 2, 4, ...
-		 * for steps, 1..64 for limits (the counts grow with N) */
-		bool lim = st == bucket_strategy_find("exponential"), any_knob = false;
-		struct knob_cand *cand[2] = {NULL, NULL};
-		size_t ncand[2] = {0, 0};
-		for (int fam = 0; fam < (lim ? 1 : 2); fam++) {
-			bool over[2] = {false, false};
-			for (size_t n = 1; n <= (lim ? 64 : 65536) && !(over[0] && over[1]);
-			     n = lim ? n + 1 : 2 * n)
-				for (int ph = 0; ph < 2; ph++) {
-					if (over[ph])
-						continue;
-					size_t nk[2] = {0, 0}, cnt[2];
-					int fm[2] = {fam, fam};
-					nk[ph] = n;
-					struct config tc;
-					char kb[1024];
-					struct blist cl[2] = {{0}, {0}};
-					if (knob_config(x, st, nk, fm, (const int64_t (*)[3])minv,
-							(const int64_t (*)[3])maxv, &tc, kb, sizeof kb,
-							err)) {
-						config_release(&tc);
-						free(cand[0]), free(cand[1]);
-						return -1;
-					}
-					any_knob |= kb[0] != 0;
-					if (!kb[0] || strategy_counts(x, st, &tc, cnt, cl) || cnt[ph] > kmax) {
-						over[ph] = true;
-					} else {
-						cand[ph] = xrealloc(cand[ph], (ncand[ph] + 1) * sizeof *cand[ph]);
-						cand[ph][ncand[ph]++] = (struct knob_cand){fam, n, cnt[ph],
-							adv_cost_list(ph, cf->a[ph], cf->n[ph], &cl[ph], c)};
-					}
-					blist_free(&cl[0]), blist_free(&cl[1]);
-					config_release(&tc);
-				}
-		}
-		for (size_t bi = 0; bi < o->nbudgets; bi++) {
-			size_t k = o->budgets[bi];
-			const struct knob_cand *best[2] = {NULL, NULL};
-			for (int ph = 0; ph < 2; ph++)
-				for (size_t i = 0; i < ncand[ph]; i++)
-					if (cand[ph][i].cnt <= k &&
-					    (!best[ph] || cand[ph][i].cost < best[ph]->cost))
-						best[ph] = &cand[ph][i];
-			char kb[1024];
-			struct config tc;
-			if (!any_knob) {
-				/* no count knob in this version: its own lists, once */
-				if (bi)
-					continue;
-				config_init(&tc);
-				snprintf(kb, sizeof kb, "none (no count knob in version %s)", ver);
-			} else {
-				if (!best[0] || !best[1])
-					continue;   /* cannot warm as few as K buckets in a phase */
-				size_t nk[2] = {best[0]->n, best[1]->n};
-				int fm[2] = {best[0]->fam, best[1]->fam};
-				if (knob_config(x, st, nk, fm, (const int64_t (*)[3])minv,
-						(const int64_t (*)[3])maxv, &tc, kb, sizeof kb, err)) {
-					config_release(&tc);
-					free(cand[0]), free(cand[1]);
-					return -1;
-				}
-			}
-			memset(&r, 0, sizeof r);
-			struct blist bl[2] = {{0}, {0}};
-			int e = advise_simulate(x, x->w.req, x->w.n, base[si], NULL,
-						any_knob ? &tc : NULL, NULL, &r.m, bl, err);
-			config_release(&tc);
-			if (e) {
-				blist_free(&bl[0]), blist_free(&bl[1]);
-				free(cand[0]), free(cand[1]);
-				return -1;
-			}
-			for (int ph = 0; ph < 2; ph++) {
-				r.buckets[ph] = bl[ph].n;
-				r.cost[ph] = adv_cost_list(ph, cf->a[ph], cf->n[ph], &bl[ph], c);
-				blist_free(&bl[ph]);
-			}
-			budget_row(out, base[si], any_knob ? k : 0, ver, kb, &r);
-		}
-		free(cand[0]), free(cand[1]);
-	}
-	return 0;
-}
-
 int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, struct bs_err *err)
 {
 	size_t n = x->w.n, nfit = n;
@@ -740,11 +460,11 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 	}
 	const struct req_spec *req_ev = o->holdout > 0 ? x->w.req + nfit : x->w.req;
 	size_t n_ev = o->holdout > 0 ? n - nfit : n;
-	struct collect cf = {{NULL, NULL}, {0, 0}, {0, 0}}, ce = cf;
+	struct advise_collect cf = {{NULL, NULL}, {0, 0}, {0, 0}}, ce = cf;
 	int rc = -1;
 	char tmp[] = "/tmp/bucketsim-advise-XXXXXX";
 	int fd = -1;
-	struct row rows[8];
+	struct advise_row rows[8];
 	size_t nrows = 0;
 	struct adv_set adv[2] = {{{{0}}}, {{{0}}}};
 	struct blist lists[2] = {{0}, {0}}, advp[2] = {{0}, {0}};
@@ -757,7 +477,7 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		distinct(cf.a[ph], &cf.n[ph]);
 		distinct(ce.a[ph], &ce.n[ph]);
 	}
-	struct collect *cv = o->holdout > 0 ? &ce : &cf;
+	struct advise_collect *cv = o->holdout > 0 ? &ce : &cf;
 	struct cost_ctx cc;
 	sim_costs_from_model(&cc.c, x->cm);
 	cc.gather = !x->sp.contiguous_pa && cc.c.decode_gather;
@@ -769,7 +489,7 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 	close(fd);
 
 	if (o->nbudgets) {
-		rc = budget_curve(x, o, &cf, &c, tmp, out, err);
+		rc = advise_budget_curve(x, o, &cf, &c, tmp, out, err);
 		goto out;
 	}
 	/* The advice.  A warm-up budget: the largest K whose advice warms up within it, found by
@@ -782,7 +502,7 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 			size_t mid = (lo + hi + 1) / 2, km[2] = {mid, mid};
 			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
 			struct blist tp[2] = {{0}, {0}}, *tpp = o->free_set ? tp : NULL;
-			advise(cf.a, cf.n, km, NULL, &c, t, tpp);
+			advise_product(cf.a, cf.n, km, NULL, &c, t, tpp);
 			double w;
 			int e = warm_lists(x, t, tpp, tmp, &cc, &w, err);
 			adv_set_free(&t[0]), adv_set_free(&t[1]);
@@ -798,7 +518,7 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 			size_t k1[2] = {1, 1};
 			struct adv_set t[2] = {{{{0}}}, {{{0}}}};
 			struct blist tp[2] = {{0}, {0}}, *tpp = o->free_set ? tp : NULL;
-			advise(cf.a, cf.n, k1, NULL, &c, t, tpp);
+			advise_product(cf.a, cf.n, k1, NULL, &c, t, tpp);
 			double w = 0;
 			int e = warm_lists(x, t, tpp, tmp, &cc, &w, err);
 			adv_set_free(&t[0]), adv_set_free(&t[1]);
@@ -811,10 +531,10 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		kmax = lo;
 	}
 	size_t ks[2] = {kmax, kmax};
-	advise(cf.a, cf.n, ks, NULL, &c, adv, o->free_set ? advp : NULL);
-	struct row *r = &rows[nrows++];
+	advise_product(cf.a, cf.n, ks, NULL, &c, adv, o->free_set ? advp : NULL);
+	struct advise_row *r = &rows[nrows++];
 	snprintf(r->name, sizeof r->name, "advised");
-	if (evaluate(x, adv, o->free_set ? advp : NULL, tmp, cf.a, cf.n, cv->a, cv->n, req_ev,
+	if (advise_evaluate(x, adv, o->free_set ? advp : NULL, tmp, cf.a, cf.n, cv->a, cv->n, req_ev,
 		     n_ev, &c, r, lists, err))
 		goto out;
 	write_file(out, adv, o->free_set ? advp : NULL);
@@ -874,10 +594,10 @@ int buckets_advise(struct run_ctx *x, const struct advise_opts *o, FILE *out, st
 		struct adv_set a2[2] = {{{{0}}}, {{{0}}}};
 		struct blist p2[2] = {{0}, {0}}, *p2p = o->free_set ? p2 : NULL;
 		size_t k2[2] = {bl[0].n, bl[1].n};
-		advise(cf.a, cf.n, k2, bl, &c, a2, p2p);
+		advise_product(cf.a, cf.n, k2, bl, &c, a2, p2p);
 		r = &rows[nrows++];
 		snprintf(r->name, sizeof r->name, "advised@%s", base[i]);
-		int e = evaluate(x, a2, p2p, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r,
+		int e = advise_evaluate(x, a2, p2p, tmp, cf.a, cf.n, cv->a, cv->n, req_ev, n_ev, &c, r,
 				 lists, err);
 		for (int ph = 0; ph < 2; ph++) {
 			adv_set_free(&a2[ph]);

@@ -199,6 +199,21 @@ int cli_config_opt(struct cli_config *cc, int key, const char *arg, struct bs_er
 	}
 }
 
+int cli_config_step(struct cli_config *cc, int c, const char *arg, int *rc)
+{
+	if (c == -2 || c == -3) {
+		*rc = c == -2 ? BS_EXIT_USAGE : 0;
+		return -1;
+	}
+	struct bs_err err = {0};
+	int r = cli_config_opt(cc, c, arg, &err);
+	if (r < 0) {
+		*rc = cli_fail(&err);
+		return -1;
+	}
+	return r;
+}
+
 int cli_fail(const struct bs_err *err)
 {
 	bs_err_print(err);

@@ -112,6 +112,11 @@ void cli_config_release(struct cli_config *cc);
 /* Applies one shared option; returns 1 if KEY was a shared option, 0 if not, -1 on error
  * (ERR filled). */
 int cli_config_opt(struct cli_config *cc, int key, const char *arg, struct bs_err *err);
+/* The shared head of a command's option loop, for C as cli_next returned it (with its ARG):
+ * -1 when the command stops with exit status *RC (0 after --help, BS_EXIT_USAGE after a usage
+ * error, a shared option's error printed and its code), 1 when C was a shared option (applied
+ * to CC), 0 when it is the command's own. */
+int cli_config_step(struct cli_config *cc, int c, const char *arg, int *rc);
 
 /* Prints ERR and returns its exit code. */
 int cli_fail(const struct bs_err *err);

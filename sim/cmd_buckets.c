@@ -416,15 +416,9 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	outset_init(&os);
 	cli_config_init(&x.cc);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
-		if (c == -3 || c == -2) {
-			rc = c == -3 ? 0 : BS_EXIT_USAGE;
+		int r = cli_config_step(&x.cc, c, st.optarg, &rc);
+		if (r < 0)
 			goto out;
-		}
-		int r = cli_config_opt(&x.cc, c, st.optarg, &err);
-		if (r < 0) {
-			rc = cli_fail(&err);
-			goto out;
-		}
 		if (r)
 			continue;
 		switch (c) {

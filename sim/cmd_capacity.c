@@ -308,15 +308,9 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 	struct outset os;
 	outset_init(&os);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
-		if (c == -2 || c == -3) {
-			rc = c == -2 ? BS_EXIT_USAGE : 0;
+		int r = cli_config_step(&probe, c, st.optarg, &rc);
+		if (r < 0)
 			goto done;
-		}
-		int r = cli_config_opt(&probe, c, st.optarg, &err);
-		if (r < 0) {
-			rc = cli_fail(&err);
-			goto done;
-		}
 		if (r) {
 			if (c == CLI_OPT_PRINT_CONFIG) {
 				rc = cli_usage(self, "--print-config is for run");
@@ -452,12 +446,21 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 		for (int64_t k = 0; k < seeds; k++) {
 			struct probe_ctx p = {so, nso, sys[i], trace, probe.seed + (uint64_t)k, 0};
 			struct cap_result res;
-			if (capacity_search(&co, attainment, &p, &res, &err)) {
+			/* The search, then (first seed) the doubling check: a failure of either is
+			 * named by the system and the step that failed. */
+			char *step = NULL;
+			if (capacity_search(&co, attainment, &p, &res, &err))
+				step = xasprintf("seed %llu", (unsigned long long)p.seed);
+			else if (k == 0 && check_result(&co, &p, &res, nreq[i], o, system_name(sys[i]),
+							&err))
+				step = xstrdup("checking its capacity");
+			if (step) {
 				cap_result_release(&res);
-				char *m = xasprintf("system %s, seed %llu: %s", system_name(sys[i]),
-						    (unsigned long long)p.seed, err.msg);
+				char *m = xasprintf("system %s, %s: %s", system_name(sys[i]), step,
+						    err.msg);
 				snprintf(err.msg, sizeof err.msg, "%s", m);
 				free(m);
+				free(step);
 				cJSON_Delete(o);
 				cJSON_Delete(per);
 				fclose(cf);
@@ -466,20 +469,6 @@ static int capacity(const struct cli_cmd *self, int argc, char **argv)
 				goto done;
 			}
 			caps[k] = res.rate;
-			if (k == 0 && check_result(&co, &p, &res, nreq[i], o, system_name(sys[i]),
-						   &err)) {
-				cap_result_release(&res);
-				char *m = xasprintf("system %s, checking its capacity: %s",
-						    system_name(sys[i]), err.msg);
-				snprintf(err.msg, sizeof err.msg, "%s", m);
-				free(m);
-				cJSON_Delete(o);
-				cJSON_Delete(per);
-				fclose(cf);
-				free(caps);
-				rc = cli_fail(&err);
-				goto done;
-			}
 			cJSON *q = cJSON_CreateObject();
 			json_add_int(q, "seed", (int64_t)p.seed);
 			json_add_num(q, "capacity_req_s", res.rate);

@@ -75,17 +75,9 @@ static int run(const struct cli_cmd *self, int argc, char **argv)
 	int c, rc = 0;
 	cli_config_init(&cc);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
-		if (c == -3)
+		int r = cli_config_step(&cc, c, st.optarg, &rc);
+		if (r < 0)
 			goto done;
-		if (c == -2) {
-			rc = BS_EXIT_USAGE;
-			goto done;
-		}
-		int r = cli_config_opt(&cc, c, st.optarg, &err);
-		if (r < 0) {
-			rc = cli_fail(&err);
-			goto done;
-		}
 		if (r == 1)
 			continue;
 		switch (c) {

@@ -409,13 +409,8 @@ static int validate(const struct cli_cmd *self, int argc, char **argv)
 	struct cli_state st = {0};
 	int c, rc = 0;
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
-		if (c == -2 || c == -3) {
-			cli_config_release(&x.cc);
-			return c == -2 ? BS_EXIT_USAGE : 0;
-		}
-		int r = cli_config_opt(&x.cc, c, st.optarg, &err);
+		int r = cli_config_step(&x.cc, c, st.optarg, &rc);
 		if (r < 0) {
-			rc = cli_fail(&err);
 			cli_config_release(&x.cc);
 			return rc;
 		}

@@ -2,9 +2,9 @@
  * cmd_sweep: `bucketsim sweep`, a set of points (configurations and seeds) each run as one
  * `bucketsim run` into its own directory, and one CSV row per point in point order.
  *
- * Every point is a `bucketsim run` command line (sweep_point_prepare): the local runner (-j N)
- * executes exactly that command in worker processes, --emit parallel prints it, --emit slurm
- * writes it into a job-array script.  Whoever ran the points, the CSV is made by one function
+ * Every point is a `bucketsim run` command line (sweep_point_prepare): the local runner (-j N,
+ * sim/sweep_run.c) executes exactly that command in worker processes, --emit parallel prints it,
+ * --emit slurm writes it into a job-array script (sim/sweep_emit.c).  Whoever ran the points, the CSV is made by one function
  * (collect() in sim/sweep_csv.c) from the directories they wrote, so `-j` and `--collect` give the same bytes.
  *
  * Sweep directory DIR (-o DIR, or a temporary directory removed at the end):
@@ -16,29 +16,23 @@
  *   DIR/sweep.sbatch       the Slurm job-array script (--emit slurm)
  *   DIR/sweep.csv          the merged CSV
  */
-#define _GNU_SOURCE /* O_TMPFILE; realpath */
+#define _GNU_SOURCE /* realpath */
 #include <cjson/cJSON.h>
 #include <csv.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sim/commands.h"
 #include "sim/run_int.h"
 #include "sim/sweep_csv.h"
+#include "sim/sweep_emit.h"
 #include "sim/sweep_points.h"
+#include "sim/sweep_run.h"
 
 enum {
 	OPT_TRACE = SWEEP_OPT_TRACE,
@@ -96,23 +90,6 @@ static const struct cli_opt opts[] = {
 	{0},
 };
 
-/* Shell word: bare when it has only safe characters, else single-quoted. */
-static void shell_word(FILE *f, const char *s)
-{
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-			    "_./:=,@+-%") == strlen(s)) {
-		fputs(s, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	fputc('\'', f);
-}
-
 const char *bs_argv0;
 
 /* The program's file, absolute, as it was started: argv[0] when it holds a '/', else the first
@@ -143,437 +120,10 @@ static char *self_path(void)
 	return realpath("/proc/self/exe", buf) ? xstrdup(buf) : NULL;
 }
 
-/* The first control character (a byte below 0x20, or 0x7f) of S, or NULL. */
-static const char *control_char(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return s;
-	return NULL;
-}
-
-/* Refuses a word that --emit would write with a control character in it: a newline splits the
- * command over two lines of commands.txt, and GNU parallel or the Slurm script would run the
- * second as a command of its own; no quoting survives that.  WHAT names the word. */
-static int emit_word_check(const char *what, const char *w, struct bs_err *err)
-{
-	const char *c = control_char(w);
-	if (!c)
-		return 0;
-	char shown[160];
-	size_t n = 0;
-	const char *q = w;
-	for (; *q && n + 6 < sizeof shown; q++) {
-		unsigned char b = (unsigned char)*q;
-		if (b < 0x20 || b == 0x7f)
-			n += (size_t)snprintf(shown + n, sizeof shown - n, "\\x%02x", b);
-		else
-			shown[n++] = (char)b;
-	}
-	shown[n] = 0;
-	return bs_errf(err, BS_EXIT_USAGE, NULL, 0, "--emit", "%s '%s%s' holds a control "
-		       "character (\\x%02x): an emitted command line would be split there",
-		       what, shown, *q ? "..." : "", (unsigned char)*c);
-}
-
-/* Removes a point directory (files only) or a file; missing is fine. */
-static void remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		char *p = xasprintf("%s/%s", path, e->d_name);
-		unlink(p);
-		free(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
-
-/* ---- running ---- */
-
-static volatile sig_atomic_t stop_requested;
-/* The running points' process ids (0: none), for the handler to pass the stop on. */
-static pid_t *volatile running_pid;
-static volatile size_t running_n;
-
-/* A sweep stopped by a signal sent to it alone (not to its terminal's process group) stops its
- * running points too, at once: each removes its temporaries on SIGTERM.  (kill is
- * async-signal-safe; a point started while the signal came is stopped by the loop.) */
-static void on_signal(int sig)
-{
-	stop_requested = sig; /* the signal's number (nonzero) */
-	for (size_t k = 0; running_pid && k < running_n; k++)
-		if (running_pid[k] > 0)
-			kill(running_pid[k], SIGTERM);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* A running point's standard error: an unnamed file in DIR/points (O_TMPFILE) that becomes
- * NNNN.err only when the run wrote something into it (point_err_keep), so that a sweep stopped
- * by any signal, SIGKILL included, leaves no empty NNNN.err; where the file system has no
- * unnamed files, NNNN.err itself (removed again when empty). */
-struct point_err {
-	int fd;
-	bool named;
-};
-
-static struct point_err point_err_open(const char *dir, const struct point *p)
-{
-	char *errp = xasprintf("%s/points/%s.err", dir, p->name);
-	unlink(errp); /* an earlier attempt's */
-	struct point_err e = {-1, false};
-#ifdef O_TMPFILE
-	char *pd = xasprintf("%s/points", dir);
-	e.fd = open(pd, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-	free(pd);
-#endif
-	if (e.fd < 0) {
-		e.fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		e.named = true;
-	}
-	free(errp);
-	return e;
-}
-
-/* After the point's run: its NNNN.err when the run wrote to it, else none. */
-static void point_err_keep(const char *dir, const struct point *p, struct point_err *e)
-{
-	if (e->fd < 0)
-		return;
-	struct stat sb;
-	bool empty = !fstat(e->fd, &sb) && sb.st_size == 0;
-	char *errp = xasprintf("%s/points/%s.err", dir, p->name);
-	if (e->named && empty) {
-		unlink(errp);
-	} else if (!e->named && !empty) {
-		char *fdp = xasprintf("/proc/self/fd/%d", e->fd);
-		if (linkat(AT_FDCWD, fdp, AT_FDCWD, errp, AT_SYMLINK_FOLLOW))
-			fprintf(stderr, "bucketsim: error: %s: cannot create: %s\n", errp,
-				strerror(errno));
-		free(fdp);
-	}
-	free(errp);
-	close(e->fd);
-	e->fd = -1;
-}
-
-/* Starts one point: `SELF run ... -o DIR/points/NNNN`, its standard error to E.  The run's
- * output set appears whole in NNNN or not at all (sim/outset.h), as for an emitted command. */
-static pid_t start_point(const char *self, const char *dir, const struct point *p,
-			 const struct point_err *e)
-{
-	char *out = xasprintf("%s/points/%s", dir, p->name);
-	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
-	remove_tree(tmp); /* left by an earlier version's sweep */
-	free(tmp);
-	fflush(NULL);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid == 0) {
-		/* Until the exec, a stop reaching this worker ends it (the sweep's handler would
-		 * only note it here, and the run would go on). */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-#ifdef __linux__
-		/* A worker ends with its sweep (SIGTERM: it removes its temporaries), even when the
-		 * sweep is killed with SIGKILL; a sweep already gone by now is noticed below. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-#endif
-		if (getppid() != parent)
-			_exit(BS_EXIT_RUNTIME);
-		int nul = open("/dev/null", O_RDWR);
-		if (e->fd < 0 || nul < 0)
-			_exit(BS_EXIT_RUNTIME);
-		dup2(nul, 0);
-		dup2(nul, 1);
-		dup2(e->fd, 2);
-		char **av = xmalloc((p->argc + 4) * sizeof *av);
-		av[0] = "bucketsim";
-		for (size_t i = 0; i < p->argc; i++)
-			av[i + 1] = p->argv[i];
-		av[p->argc + 1] = "-o";
-		av[p->argc + 2] = out;
-		av[p->argc + 3] = NULL;
-		execv(self, av);
-		dprintf(2, "bucketsim: error: cannot start %s: %s\n", self, strerror(errno));
-		_exit(BS_EXIT_RUNTIME);
-	}
-	free(out);
-	return pid;
-}
-
-/* A point is finished when its directory holds a complete output set (its marker) with a
- * summary.json. */
-static bool point_done(const char *dir, const struct point *p)
-{
-	char *s = xasprintf("%s/points/%s/summary.json", dir, p->name);
-	char *m = xasprintf("%s/points/%s/" OUTSET_MARKER, dir, p->name);
-	bool r = sweep_file_exists(s) && sweep_file_exists(m);
-	free(s);
-	free(m);
-	return r;
-}
-
-/* Runs the unfinished points with JOBS workers.  Returns the first failing exit status, or 0. */
-static int run_points(const char *self, const char *dir, const struct point *pts, size_t np,
-		      long jobs)
-{
-	size_t todo = 0, done = 0, next = 0, nrun = 0;
-	int first_rc = 0;
-	for (size_t i = 0; i < np; i++)
-		todo += !point_done(dir, &pts[i]);
-	bool tty = isatty(2);
-	pid_t *pid = xcalloc(np ? np : 1, sizeof *pid);
-	struct point_err *perr = xcalloc(np ? np : 1, sizeof *perr);
-	double *t0 = xcalloc(np ? np : 1, sizeof *t0);
-	double start = now_s();
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	if (todo < np)
-		fprintf(stderr, "sweep: %zu of %zu points already finished in %s\n", np - todo, np,
-			dir);
-	bool forwarded = false;
-	running_n = np;
-	running_pid = pid;
-	for (;;) {
-		while (!stop_requested && nrun < (size_t)jobs && next < np) {
-			if (point_done(dir, &pts[next])) {
-				next++;
-				continue;
-			}
-			t0[next] = now_s();
-			perr[next] = point_err_open(dir, &pts[next]);
-			pid[next] = start_point(self, dir, &pts[next], &perr[next]);
-			if (pid[next] < 0) {
-				point_err_keep(dir, &pts[next], &perr[next]);
-				fprintf(stderr, "bucketsim: error: cannot fork: %s\n", strerror(errno));
-				first_rc = first_rc ? first_rc : BS_EXIT_RUNTIME;
-				stop_requested = SIGTERM;
-				forwarded = true; /* no signal came: the running points finish */
-				break;
-			}
-			nrun++;
-			next++;
-		}
-		if (!nrun)
-			break;
-		/* The points started before the stop was seen (the handler may have run while one
-		 * was being started, before its id was known). */
-		if (stop_requested && !forwarded) {
-			for (size_t k = 0; k < np; k++)
-				if (pid[k] > 0)
-					kill(pid[k], SIGTERM);
-			forwarded = true;
-		}
-		int status;
-		pid_t w = waitpid(-1, &status, 0);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		size_t i = 0;
-		while (i < np && pid[i] != w)
-			i++;
-		if (i == np)
-			continue;
-		nrun--;
-		pid[i] = 0;
-		int rc = WIFEXITED(status) ? WEXITSTATUS(status) : BS_EXIT_RUNTIME;
-		point_err_keep(dir, &pts[i], &perr[i]);
-		if (rc && !first_rc)
-			first_rc = rc;
-		done++;
-		double el = now_s() - start;
-		if (tty) {
-			double rate = done / el;
-			fprintf(stderr, "\rsweep: %zu/%zu points, %.2f points/s, ETA %.0f s   ", done,
-				todo, rate, rate > 0 ? (double)(todo - done) / rate : 0.0);
-			if (done == todo)
-				fputc('\n', stderr);
-		} else {
-			fprintf(stderr, "sweep: %zu/%zu %s %s in %.2f s\n", done, todo, pts[i].label,
-				rc ? stop_requested ? "stopped" : "failed" : "done",
-				now_s() - t0[i]);
-		}
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	running_pid = NULL;
-	running_n = 0;
-	free(pid);
-	free(perr);
-	free(t0);
-	if (stop_requested) {
-		if (tty)
-			fputc('\n', stderr);
-		fprintf(stderr, "bucketsim: error: sweep interrupted; rerun the same command to "
-				"finish it\n");
-		return 128 + (int)stop_requested;
-	}
-	return first_rc ? first_rc : -1; /* -1: every point ran */
-}
-
-/* ---- emitting ---- */
-
-static void write_command(FILE *f, const char *exe, const char *dir, const struct point *p)
-{
-	shell_word(f, exe);
-	for (size_t i = 0; i < p->argc; i++) {
-		fputc(' ', f);
-		shell_word(f, p->argv[i]);
-	}
-	char *o = xasprintf("%s/points/%s", dir, p->name);
-	char *e = xasprintf("%s/points/%s.err", dir, p->name);
-	fputs(" -o ", f);
-	shell_word(f, o);
-	fputs(" 2>", f);
-	shell_word(f, e);
-	/* the standard error file is kept only when the run wrote to it, as -j keeps it */
-	fputs("; s=$?; [ -s ", f);
-	shell_word(f, e);
-	fputs(" ] || rm -f ", f);
-	shell_word(f, e);
-	fputs("; (exit $s)\n", f);
-	free(o);
-	free(e);
-}
-
 /* The most points a sweep may have: checking a point's configuration takes about 0.5 ms and
  * its description about 4 KB of memory and 400 bytes of sweep.json (measured at 10,000
  * points), so 100,000 points are about a minute and 0.5 GB before the first run. */
 #define SWEEP_POINTS_MAX 100000
-
-/* The most array tasks an emitted Slurm script asks for. */
-#define SWEEP_ARRAY_MAX 1000
-
-/* The time estimate that sizes the array's tasks: a point's run takes about EST_START_S plus
- * EST_REQUEST_S per request (tests/README.md, "Benchmarks", on the 2-core development machine,
- * 2026-11-23: a whole 10,000-request run 22.9 ms, the 1,000,000-row run 1.13 million requests
- * per wall second; rounded up to 20 ms and 1 us: a rough, conservative figure for Alpaca-like
- * requests on one core).  Each task runs as many consecutive points as fit in --task-seconds
- * by the largest estimate of the points (at least one, and at most SWEEP_ARRAY_MAX tasks). */
-#define EST_START_S 0.02
-#define EST_REQUEST_S 1e-6
-#define EST_TASK_S 600.0   /* the default of --task-seconds */
-/* A point whose requests could not be counted is estimated at workload.num_requests' count
- * without a trace. */
-#define EST_UNKNOWN_REQUESTS 1000
-
-static double point_estimate_s(const struct point *p)
-{
-	return EST_START_S + EST_REQUEST_S * (double)(p->nreq > 0 ? p->nreq : EST_UNKNOWN_REQUESTS);
-}
-
-/* Whether sbatch option OPT is one the emitted script sets itself (its array and log). */
-static bool sbatch_owned(const char *opt)
-{
-	static const char *const own[] = {"--array", "-a", "--output", "-o", NULL};
-	for (size_t i = 0; own[i]; i++) {
-		size_t n = strlen(own[i]);
-		if (!strncmp(opt, own[i], n) &&
-		    (!opt[n] || opt[n] == '=' || opt[n] == ' ' || (own[i][1] != '-' && opt[n])))
-			return true;
-	}
-	return false;
-}
-
-static int emit(const char *how, const char *exe, const char *dir, const struct point *pts,
-		size_t np, const char *const *sbatch, size_t nsbatch, double task_s,
-		struct bs_err *err)
-{
-	/* The unfinished points' commands, one per line (a rerun emits what is left). */
-	char *all = NULL;
-	size_t alen = 0, nrun = 0;
-	double est = 0;
-	FILE *f = open_memstream(&all, &alen);
-	for (size_t i = 0; i < np; i++)
-		if (!point_done(dir, &pts[i])) {
-			write_command(f, exe, dir, &pts[i]);
-			nrun++;
-			if (point_estimate_s(&pts[i]) > est)
-				est = point_estimate_s(&pts[i]);
-		}
-	fclose(f);
-	char *p = xasprintf("%s/commands.txt", dir);
-	int rc = sweep_write_atomic(p, all, err);
-	free(p);
-	if (!rc && !strcmp(how, "parallel")) {
-		fputs(all, stdout);
-	} else if (!rc && !nrun) {
-		fprintf(stderr, "bucketsim: every point is finished; bucketsim sweep --collect %s "
-				"writes the CSV\n", dir);
-	} else if (!rc) {
-		/* At most SWEEP_ARRAY_MAX array tasks (Slurm's default MaxArraySize is 1001), each
-		 * running PER consecutive lines, going on after a failed one: as many as the time
-		 * estimate fits in TASK_S. */
-		size_t per = (nrun + SWEEP_ARRAY_MAX - 1) / SWEEP_ARRAY_MAX;
-		double fit = floor(task_s / est);
-		if (fit > (double)per)
-			per = fit < (double)nrun ? (size_t)fit : nrun;
-		size_t tasks = (nrun + per - 1) / per;
-		bool named = false;
-		for (size_t i = 0; i < nsbatch; i++)
-			named |= !strncmp(sbatch[i], "--job-name", 10) || !strncmp(sbatch[i], "-J", 2);
-		char *s = NULL;
-		size_t slen = 0;
-		f = open_memstream(&s, &slen);
-		fprintf(f, "#!/bin/sh\n"
-			   "# bucketsim sweep: %zu unfinished points, %zu per array task; merge with\n"
-			   "#   bucketsim sweep --collect ", nrun, per);
-		shell_word(f, dir);
-		fprintf(f, "\n# estimated at most %.3g s a point (%g s + %g s a request), %.3g s a "
-			   "task\n", est, EST_START_S, EST_REQUEST_S, est * (double)per);
-		if (!named)
-			fputs("#SBATCH --job-name=bucketsim-sweep\n", f);
-		fprintf(f, "#SBATCH --array=1-%zu\n"
-			   "#SBATCH --output=%s/points/slurm-%%A_%%a.out\n", tasks, dir);
-		for (size_t i = 0; i < nsbatch; i++)
-			fprintf(f, "#SBATCH %s\n", sbatch[i]);
-		fprintf(f, "per=%zu\n"
-			   "first=$(( (SLURM_ARRAY_TASK_ID - 1) * per + 1 ))\n"
-			   "status=0\n"
-			   "i=$first\n"
-			   "while [ \"$i\" -lt $(( first + per )) ]; do\n"
-			   "\tline=$(sed -n \"${i}p\" ", per);
-		char *c = xasprintf("%s/commands.txt", dir);
-		shell_word(f, c);
-		free(c);
-		fputs(")\n"
-		      "\t[ -n \"$line\" ] || break\n"
-		      "\teval \"$line\" || status=$?\n"
-		      "\ti=$(( i + 1 ))\n"
-		      "done\n"
-		      "exit $status\n", f);
-		fclose(f);
-		p = xasprintf("%s/sweep.sbatch", dir);
-		rc = sweep_write_atomic(p, s, err);
-		if (!rc) {
-			chmod(p, 0755);
-			printf("%s\n", p);
-		}
-		free(p);
-		free(s);
-	}
-	free(all);
-	return rc;
-}
 
 /* ---- the command ---- */
 
@@ -620,21 +170,15 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	s.so = xmalloc((size_t)(argc + 4) * sizeof *s.so);
 	const char **sbatch = xmalloc((size_t)(argc + 1) * sizeof *sbatch);
 	size_t nsbatch = 0;
-	double task_s = EST_TASK_S;
+	double task_s = SWEEP_TASK_S_DEFAULT;
 	bool task_s_given = false;
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
-		if (c == -2 || c == -3) {
-			rc = c == -2 ? BS_EXIT_USAGE : 0;
+		/* Shared options are checked now and replayed for every point. */
+		int r = cli_config_step(&probe, c, st.optarg, &rc);
+		if (r < 0)
 			goto done;
-		}
 		if (c != OPT_COLLECT && c != OPT_METRICS && !other)
 			other = opt_name(c);
-		/* Shared options are checked now and replayed for every point. */
-		int r = cli_config_opt(&probe, c, st.optarg, &err);
-		if (r < 0) {
-			rc = cli_fail(&err);
-			goto done;
-		}
 		if (r) {
 			if (c == CLI_OPT_PRINT_CONFIG) {
 				rc = cli_usage(self, "--print-config is for run; sweep -o DIR writes "
@@ -727,13 +271,13 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 						     "(--sbatch --time=01:00:00), got '%s'", st.optarg);
 				goto done;
 			}
-			if (sbatch_owned(st.optarg)) {
+			if (sweep_sbatch_owned(st.optarg)) {
 				rc = cli_usage(self, "--sbatch %s: the script sets the job array and its "
 						     "log (DIR/points/slurm-%%A_%%a.out) itself",
 					       st.optarg);
 				goto done;
 			}
-			if (emit_word_check("--sbatch", st.optarg, &err)) {
+			if (sweep_emit_word_check("--sbatch", st.optarg, &err)) {
 				rc = cli_fail(&err);
 				goto done;
 			}
@@ -780,7 +324,7 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto done;
 	}
-	if (how && emit_word_check("-o DIR", out, &err)) {
+	if (how && sweep_emit_word_check("-o DIR", out, &err)) {
 		rc = cli_fail(&err);
 		goto done;
 	}
@@ -985,14 +529,14 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	free(unread_ax);
 	/* What --emit writes holds no control character (the paths of the directory's files all
 	 * begin with DIR). */
-	if (how && (emit_word_check("the program's path", exe, &err) ||
-		    emit_word_check("-o DIR", dir, &err))) {
+	if (how && (sweep_emit_word_check("the program's path", exe, &err) ||
+		    sweep_emit_word_check("-o DIR", dir, &err))) {
 		rc = cli_fail(&err);
 		goto cleanup;
 	}
 	for (size_t i = 0; how && i < np; i++)
 		for (size_t k = 0; k < pts[i].argc; k++)
-			if (emit_word_check(pts[i].label, pts[i].argv[k], &err)) {
+			if (sweep_emit_word_check(pts[i].label, pts[i].argv[k], &err)) {
 				rc = cli_fail(&err);
 				goto cleanup;
 			}
@@ -1025,11 +569,11 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	}
 	created = false; /* the sweep is valid: its directory stays */
 	if (how) {
-		rc = emit(how, exe, dir, pts, np, sbatch, nsbatch, task_s, &err) ? cli_fail(&err)
+		rc = sweep_emit(how, exe, dir, pts, np, sbatch, nsbatch, task_s, &err) ? cli_fail(&err)
 									      : 0;
 		goto done;
 	}
-	int run_rc = run_points(exe, dir, pts, np, jobs);
+	int run_rc = sweep_run_points(exe, dir, pts, np, jobs);
 	if (run_rc > 128) {
 		rc = run_rc;
 		goto done;
@@ -1038,13 +582,13 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	if (tmpdir) {
 		for (size_t i = 0; i < np; i++) {
 			char *q = xasprintf("%s/points/%s", dir, pts[i].name);
-			remove_tree(q);
+			sweep_remove_tree(q);
 			free(q);
 			q = xasprintf("%s/points/%s.err", dir, pts[i].name);
 			unlink(q);
 			free(q);
 			q = xasprintf("%s/points/.%s.tmp", dir, pts[i].name);
-			remove_tree(q);
+			sweep_remove_tree(q);
 			free(q);
 		}
 		created = true;

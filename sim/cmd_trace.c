@@ -101,13 +101,11 @@ static int synth_run(const struct cli_cmd *self, int argc, char **argv)
 	int c, rc = 0;
 	cli_config_init(&cc);
 	while ((c = cli_next(self, argc, argv, &st)) != -1) {
-		if (c == -3 || c == -2) {
+		int k = cli_config_step(&cc, c, st.optarg, &rc);
+		if (k < 0) {
 			cli_config_release(&cc);
-			return c == -3 ? 0 : BS_EXIT_USAGE;
+			return rc;
 		}
-		int k = cli_config_opt(&cc, c, st.optarg, &err);
-		if (k < 0)
-			goto fail;
 		if (k)
 			continue;
 		switch (c) {

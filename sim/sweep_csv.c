@@ -28,6 +28,16 @@ bool sweep_file_exists(const char *p)
 	return stat(p, &sb) == 0;
 }
 
+bool sweep_point_done(const char *dir, const char *name)
+{
+	char *s = xasprintf("%s/points/%s/summary.json", dir, name);
+	char *m = xasprintf("%s/points/%s/" OUTSET_MARKER, dir, name);
+	bool r = sweep_file_exists(s) && sweep_file_exists(m);
+	free(s);
+	free(m);
+	return r;
+}
+
 /* Writes TEXT to PATH atomically. */
 int sweep_write_atomic(const char *path, const char *text, struct bs_err *err)
 {

@@ -43,6 +43,9 @@ char *sweep_collect(const char *dir, const char *spec_path, const struct cJSON *
 size_t sweep_name_width(size_t np);
 void sweep_point_name(size_t index, size_t np, char name[24]);
 bool sweep_file_exists(const char *p);
+/* Whether point NAME of sweep directory DIR is finished: its directory holds a complete output
+ * set (its marker) with a summary.json. */
+bool sweep_point_done(const char *dir, const char *name);
 /* Writes TEXT to PATH atomically. */
 int sweep_write_atomic(const char *path, const char *text, struct bs_err *err);
 

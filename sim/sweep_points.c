@@ -10,6 +10,7 @@
 #include "sim/run_int.h"
 #include "sim/sweep_csv.h"
 #include "sim/sweep_points.h"
+#include "sim/sweep_scan.h"
 
 static bool is_special(const char *key)
 {
@@ -163,151 +164,13 @@ int sweep_axis_arg(struct spec *s, const char *arg, struct bs_err *err)
 	return rc;
 }
 
-/* ---- duplicate members ----
- * cJSON keeps every member of an object, a repeated name included, and its look-ups find the
- * first: a sweep file's member given twice would be read once and written to base.json twice.
- * A walk over the text (already parsed, so valid JSON) finds the first member whose name an
- * earlier member of the same object has, with its line and path. */
-struct dup_scan {
-	const char *t;
-	size_t len, i;
-	long line;
-	char path[512];
-	long dup_line, first_line;
-	const char *want;   /* sweep_file_line: the member looked for, and its line */
-	long want_line;
-	/* The paths of the members outside lists whose value is no object, with their lines: a
-	 * key given once nested and once dotted ({"workload": {"num_requests": 5},
-	 * "workload.num_requests": 6}) is the same key twice. */
-	char **leaf;
-	long *leaf_line;
-	size_t nleaf;
-};
-
-static void scan_release(struct dup_scan *d)
-{
-	for (size_t i = 0; i < d->nleaf; i++)
-		free(d->leaf[i]);
-	free(d->leaf);
-	free(d->leaf_line);
-}
-
-/* White space as cJSON skips it: every byte up to 32. */
-static void scan_ws(struct dup_scan *d)
-{
-	for (; d->i < d->len && (unsigned char)d->t[d->i] <= 32; d->i++)
-		d->line += d->t[d->i] == '\n';
-}
-
-static void scan_string(struct dup_scan *d)
-{
-	for (d->i++; d->i < d->len && d->t[d->i] != '"'; d->i++) {
-		if (d->t[d->i] == '\\')
-			d->i++;
-		else
-			d->line += d->t[d->i] == '\n';
-	}
-	d->i++;
-}
-
-/* Returns true when a duplicate was found (d->path names it). */
-static bool scan_value(struct dup_scan *d)
-{
-	scan_ws(d);
-	if (d->i >= d->len)
-		return false;
-	char c = d->t[d->i];
-	size_t plen = strlen(d->path);
-	if (c == '{' || c == '[') {
-		char **names = NULL;
-		long *lines = NULL;
-		size_t n = 0, index = 0;
-		bool dup = false;
-		for (d->i++;;) {
-			size_t at = d->i;
-			scan_ws(d);
-			if (d->i >= d->len || d->t[d->i] == (c == '{' ? '}' : ']')) {
-				d->i++;
-				break;
-			}
-			if (c == '{') {
-				size_t k0 = d->i;
-				long kline = d->line;
-				scan_string(d);
-				cJSON *k = cJSON_ParseWithLength(d->t + k0, d->i - k0);
-				const char *name = cJSON_IsString(k) ? k->valuestring : "";
-				snprintf(d->path + plen, sizeof d->path - plen, "%s%s", plen ? "." : "",
-					 name);
-				if (d->want && !d->want_line && !strcmp(d->path, d->want))
-					d->want_line = kline;
-				for (size_t j = 0; j < n && !dup; j++)
-					if (!strcmp(names[j], name)) {
-						dup = true;
-						d->dup_line = kline;
-						d->first_line = lines[j];
-					}
-				names = xrealloc(names, (n + 1) * sizeof *names);
-				lines = xrealloc(lines, (n + 1) * sizeof *lines);
-				names[n] = xstrdup(name);
-				lines[n++] = kline;
-				cJSON_Delete(k);
-				if (dup)
-					break;
-				scan_ws(d);
-				d->i++; /* ':' */
-				scan_ws(d);
-				if (!d->want && d->i < d->len && d->t[d->i] != '{' &&
-				    !strchr(d->path, '[')) {
-					for (size_t j = 0; j < d->nleaf && !dup; j++)
-						if (!strcmp(d->leaf[j], d->path)) {
-							dup = true;
-							d->dup_line = kline;
-							d->first_line = d->leaf_line[j];
-						}
-					if (dup)
-						break;
-					d->leaf = xrealloc(d->leaf, (d->nleaf + 1) * sizeof *d->leaf);
-					d->leaf_line = xrealloc(d->leaf_line,
-								(d->nleaf + 1) * sizeof *d->leaf_line);
-					d->leaf[d->nleaf] = xstrdup(d->path);
-					d->leaf_line[d->nleaf++] = kline;
-				}
-			} else {
-				snprintf(d->path + plen, sizeof d->path - plen, "[%zu]", index++);
-				if (d->want && !d->want_line && !strcmp(d->path, d->want))
-					d->want_line = d->line;
-			}
-			if ((dup = scan_value(d)))
-				break;
-			d->path[plen] = 0;
-			scan_ws(d);
-			if (d->i < d->len && d->t[d->i] == ',')
-				d->i++;
-			if (d->i == at) /* not reached on valid JSON: never loop without moving */
-				break;
-		}
-		for (size_t j = 0; j < n; j++)
-			free(names[j]);
-		free(names);
-		free(lines);
-		return dup;
-	}
-	if (c == '"') {
-		scan_string(d);
-		return false;
-	}
-	while (d->i < d->len && (unsigned char)d->t[d->i] > 32 && !strchr(",]}", d->t[d->i]))
-		d->i++;
-	return false;
-}
-
 long sweep_file_line(const struct spec *s, const char *path)
 {
 	if (!s->file_text)
 		return 0;
-	struct dup_scan d = {.t = s->file_text, .len = s->file_len, .line = 1, .want = path};
-	scan_value(&d);
-	scan_release(&d);
+	struct sweep_scan d = {.t = s->file_text, .len = s->file_len, .line = 1, .want = path};
+	sweep_scan_value(&d);
+	sweep_scan_release(&d);
 	return d.want_line;
 }
 
@@ -357,14 +220,14 @@ int sweep_load_file(struct spec *s, const char *path, struct bs_err *err)
 	cJSON *root = read_json_text(path, &txt, &len, err);
 	if (!root)
 		return -1;
-	struct dup_scan d = {.t = txt, .len = len, .line = 1};
+	struct sweep_scan d = {.t = txt, .len = len, .line = 1};
 	int rc = 0;
 	s->file = path;
-	if (scan_value(&d))
+	if (sweep_scan_value(&d))
 		rc = bs_errf(err, BS_EXIT_INPUT, path, d.dup_line, d.path,
 			     "member given twice (first on line %ld)", d.first_line);
-	scan_release(&d);
-	scan_ws(&d);
+	sweep_scan_release(&d);
+	sweep_scan_ws(&d);
 	if (!rc && d.i < len) /* cJSON stops after the first value; as -c, the rest is refused */
 		rc = bs_errf(err, BS_EXIT_INPUT, path, d.line, NULL, "invalid JSON near '%.*s'",
 			     (int)(strcspn(txt + d.i, "\r\n") < 20 ? strcspn(txt + d.i, "\r\n") : 20),

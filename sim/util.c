@@ -1,5 +1,6 @@
 /*
- * util: see util.h (the output sets are sim/outset.c).
+ * util: see util.h (the output sets are sim/outset.c; libcsv's field buffer sim/util_csv_field.c,
+ * the nearest-name hint sim/util_near.c, the record of unread settings sim/util_unread.c).
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "sim/util.h"
@@ -103,59 +104,6 @@ void bs_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 	if (nsaid < sizeof said / sizeof *said)
 		said[nsaid++] = xstrdup(msg);
-}
-
-/* At most this many distinct unread settings are remembered per check (a configuration sets far
- * fewer keys). */
-#define UNREAD_MAX 64
-static char *unread_names[UNREAD_MAX];
-static size_t n_unread;
-
-void bs_unread_note(const char *name)
-{
-	if (bs_unread_noted(name) || n_unread == UNREAD_MAX)
-		return;
-	unread_names[n_unread++] = xstrdup(name);
-}
-
-bool bs_unread_noted(const char *name)
-{
-	for (size_t i = 0; i < n_unread; i++)
-		if (!strcmp(unread_names[i], name))
-			return true;
-	return false;
-}
-
-void bs_unread_reset(void)
-{
-	for (size_t i = 0; i < n_unread; i++)
-		free(unread_names[i]);
-	n_unread = 0;
-}
-
-void str_near_init(struct str_near *n, const char *name)
-{
-	*n = (struct str_near){name, NULL, STR_NEAR_MAX + 1};
-}
-
-void str_near_try(struct str_near *n, const char *candidate)
-{
-	size_t ln = strlen(n->name), lc = strlen(candidate);
-	if ((ln > lc ? ln - lc : lc - ln) >= n->dist)
-		return; /* the distance is at least the difference in length */
-	size_t e = str_edit_distance(n->name, candidate, n->dist - 1);
-	if (e < n->dist) {
-		n->dist = e;
-		n->best = candidate;
-	}
-}
-
-void str_near_hint(const struct str_near *n, char *buf, size_t size)
-{
-	if (n->best)
-		snprintf(buf, size, "; did you mean %s?", n->best);
-	else if (size)
-		buf[0] = 0;
 }
 
 void bs_err_clear(struct bs_err *err)
@@ -498,52 +446,6 @@ size_t csv_parse_lines(struct csv_parser *p, const char *data, size_t n, struct 
 	return end;
 }
 
-/* The capacity of a field buffer, kept in front of it (aligned as malloc aligns). */
-union csv_field_hdr {
-	size_t cap;
-	max_align_t align;
-};
-
-void *csv_field_realloc(void *ptr, size_t size)
-{
-	union csv_field_hdr *h = ptr ? (union csv_field_hdr *)ptr - 1 : NULL;
-	size_t cap = h ? h->cap : 0;
-	if (size <= cap)
-		return ptr;
-	size_t max = SIZE_MAX - sizeof *h;
-	if (size > max)
-		return NULL;
-	size_t want = cap > max / 2 ? max : 2 * cap;
-	if (want < size)
-		want = size;
-	union csv_field_hdr *n = realloc(h, sizeof *h + want);
-	if (!n && want > size) /* the doubled size failed: the size asked for may still fit */
-		n = realloc(h, sizeof *h + (want = size));
-	if (!n)
-		return NULL;
-	n->cap = want;
-	return n + 1;
-}
-
-void csv_field_free(void *ptr)
-{
-	if (ptr)
-		free((union csv_field_hdr *)ptr - 1);
-}
-
-size_t csv_field_capacity(const void *ptr)
-{
-	return ptr ? ((const union csv_field_hdr *)ptr - 1)->cap : 0;
-}
-
-void csv_parser_setup(struct csv_parser *p, unsigned char options)
-{
-	if (csv_init(p, options) != 0)
-		BUG("csv_init failed");
-	csv_set_realloc_func(p, csv_field_realloc);
-	csv_set_free_func(p, csv_field_free);
-}
-
 int csv_fini_lines(struct csv_parser *p, struct csv_lines *ln)
 {
 	return csv_fini(p, lines_field, lines_record, ln);
@@ -844,39 +746,6 @@ struct cJSON *read_json(const char *path, struct bs_err *err)
 	cJSON *j = read_json_text(path, &txt, &len, err);
 	free(txt);
 	return j;
-}
-
-/* Levenshtein distance of A and B when it is at most MAX (below SIZE_MAX), else MAX + 1 (also
- * when either is over 64 bytes).  No cell of a row is below the smallest of the row before it, so the result
- * is at least the smallest value of any row: the computation stops at the first row whose
- * smallest value is over MAX.  (Its own translation unit keeps it out of its callers, so the
- * fuzzing build can leave it out of the coverage instrumentation: tests/fuzz/coverage.ignore.) */
-size_t str_edit_distance(const char *a, const char *b, size_t max)
-{
-	size_t la = strlen(a), lb = strlen(b), row[65];
-	if (la > 64 || lb > 64)
-		return max + 1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0], low = i;
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-			if (best < low)
-				low = best;
-		}
-		if (low > max)
-			return max + 1;
-	}
-	return row[lb] > max ? max + 1 : row[lb];
 }
 
 char *xstrndup(const char *s, size_t n)

@@ -1,6 +1,7 @@
 /*
  * util: errors, allocation, strict number parsing, file reading (the atomic output sets are
- * sim/outset.h).
+ * sim/outset.h).  Implemented in sim/util.c, except libcsv's field buffer (sim/util_csv_field.c),
+ * the nearest-name hint (sim/util_near.c) and the record of unread settings (sim/util_unread.c).
  *
  * Owns nothing global.  Every user-facing error travels as a `struct bs_err` filled by the
  * callee and printed once by the command line, as
