@@ -14,30 +14,11 @@ set -euo pipefail
 export LC_ALL=C
 
 . "$(dirname "$0")/study_lib.sh"
-TESTBED=gaudi2
-ARGS=()
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--testbed) [ $# -ge 2 ] || { echo "online_gap: --testbed needs a100 or gaudi2" >&2; exit 2; }
-		   TESTBED=$2; shift ;;
-	*) ARGS+=("$1") ;;
-	esac
-	shift
-done
-case "$TESTBED" in a100|gaudi2) ;; *) echo "online_gap: unknown testbed '$TESTBED'" >&2; exit 2 ;; esac
+study_testbed online_gap "a100 gaudi2" "$@"
 study_args online_gap 11 gap-out gap-quick ${ARGS[@]+"${ARGS[@]}"}
 
 if [ $QUICK = 1 ]; then N=300; RATES="1 2 3 4 6 8 10 12 16"; else N=1000; RATES="1 2 3 4 5 6 7 8 9 10 12 14 16"; fi
-case "$TESTBED" in
-gaudi2) HW=(--set hardware=gaudi2) ;;
-a100)
-	SRC=$(cd "$(dirname "$0")/.." && pwd)/models/data/a100-40gb.json
-	sed -e 's/"compile_c0_s":[^,]*/"compile_c0_s": 0/' \
-	    -e 's/"compile_c1_ms_per_token":[^,]*/"compile_c1_ms_per_token": 0/' \
-	    -e 's/"runtime_penalty_s":[^,]*/"runtime_penalty_s": 0/' "$SRC" >"$OUT/a100-40gb-nocompile.json"
-	HW=(--set hardware="$OUT/a100-40gb-nocompile.json" --set server.execution_mode=hpu_compile
-	    --set bucketing.strategy=none) ;;
-esac
+study_hardware online_gap
 COMMON=(--set model=llama-2-13b "${HW[@]}" --set workload.truncate=true
 	--set workload.mix=alpaca:0.8,longbench:0.2 --set cluster.cards=4 --seed 1
 	--set workload.arrival=poisson --set workload.num_requests=$N)
@@ -47,7 +28,7 @@ SLO=(--set slo.ttft_ms=1000 --set slo.tpot_ms=100)
 # separated by spaces).  SLO keys here replace the default SLO above.
 VARIANTS=$(cat <<'EOF'
 base (padded prefill batches in both)|--set scheduler.batching=prefill_batch|--set scheduler.batching=prefill_batch
-gaudi_passes (Gaudi's one-prompt prefill passes in both)|--set scheduler.batching=memory_safe|--set scheduler.batching=continuous
+gaudi_passes (Gaudi's one-prompt prefill passes in both)|--set scheduler.batching=memory_safe --set server.max_num_prefill_seqs=1|--set scheduler.batching=continuous --set server.max_num_prefill_seqs=1
 distserve_continuous (DistServe batches its prefills as vLLM: token budget, chunks)|--set scheduler.batching=prefill_batch|--set scheduler.batching=continuous
 distserve_1p3d (DistServe placed as 1 prefill + 3 decode instances)|--set scheduler.batching=prefill_batch|--set scheduler.batching=prefill_batch --set cluster.prefill_instances=1
 distserve_3p1d (DistServe placed as 3 prefill + 1 decode instances)|--set scheduler.batching=prefill_batch|--set scheduler.batching=prefill_batch --set cluster.prefill_instances=3

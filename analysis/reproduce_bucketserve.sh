@@ -18,21 +18,7 @@ set -euo pipefail
 export LC_ALL=C
 
 . "$(dirname "$0")/study_lib.sh"
-TESTBED=gaudi2
-ARGS=()
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--testbed) [ $# -ge 2 ] || { echo "reproduce: --testbed needs a100, gaudi2 or gaudi3" >&2; exit 2; }
-		   TESTBED=$2; shift ;;
-	--testbed=*) TESTBED=${1#--testbed=} ;;
-	*) ARGS+=("$1") ;;
-	esac
-	shift
-done
-case "$TESTBED" in
-a100|gaudi2|gaudi3) ;;
-*) echo "reproduce: unknown testbed '$TESTBED' (a100, gaudi2, gaudi3)" >&2; exit 2 ;;
-esac
+study_testbed reproduce "a100 gaudi2 gaudi3" "$@"
 study_args reproduce 15 repro-out repro-quick ${ARGS[@]+"${ARGS[@]}"}
 
 # ---- configuration ------------------------------------------------------------------------
@@ -53,22 +39,8 @@ else
 	RATES_MIXED="2 4 6 8 10 12 14 16 18 20 24 28"
 	NBUCKETS="1 2 4 8 16 32"
 fi
-# The testbed: the hardware and how passes run on it.
-case "$TESTBED" in
-gaudi2|gaudi3) HW=(--set hardware=$TESTBED); HWDESC="$TESTBED (vllm-gaudi buckets, compiles)" ;;
-a100)
-	# The paper's A100 SXM4 40 GB, without Gaudi's buckets and compiles: the disaggregated
-	# systems cannot run under the GPU execution mode (cuda_graphs is modelled colocated
-	# only), so every system runs the Gaudi pass structure at its real shape, at no compile.
-	SRC=$(cd "$(dirname "$0")/.." && pwd)/models/data/a100-40gb.json
-	[ -r "$SRC" ] || { echo "reproduce: no profile $SRC" >&2; exit 2; }
-	sed -e 's/"compile_c0_s":[^,]*/"compile_c0_s": 0/' \
-	    -e 's/"compile_c1_ms_per_token":[^,]*/"compile_c1_ms_per_token": 0/' \
-	    -e 's/"runtime_penalty_s":[^,]*/"runtime_penalty_s": 0/' "$SRC" >"$OUT/a100-40gb-nocompile.json"
-	HW=(--set hardware="$OUT/a100-40gb-nocompile.json" --set server.execution_mode=hpu_compile
-	    --set bucketing.strategy=none)
-	HWDESC="A100 SXM4 40 GB (a100-40gb profile, passes at their own shape, no compile cost)" ;;
-esac
+# The testbed: the hardware and how passes run on it (analysis/study_lib.sh).
+study_hardware reproduce
 # Every run: the same model, chip and card count; LongBench prompts cut to the context.
 COMMON=(--set model=llama-2-13b "${HW[@]}" --set hardware.tp=1
 	--set workload.truncate=true --set slo.ttft_ms=$SLO_TTFT_MS --set slo.tpot_ms=$SLO_TPOT_MS
@@ -78,7 +50,8 @@ COMMON=(--set model=llama-2-13b "${HW[@]}" --set hardware.tp=1
 topology() {
 	case "$1" in
 	vllm|uellm) echo "--set cluster.instances=4" ;;
-	# The paper's prefill batches (not the presets' default on Gaudi: policies/README.md).
+	# The paper's prefill batches (the presets' default; on Gaudi each within the warmed prompt
+	# grid of server.max_num_prefill_seqs, set per sweep below: policies/README.md).
 	*) echo "--set cluster.prefill_instances=2 --set cluster.decode_instances=2 --set scheduler.batching=prefill_batch" ;;
 	esac
 }

@@ -1,5 +1,5 @@
-# Shared by the study scripts (analysis/pipeline.sh, analysis/reproduce_bucketserve.sh): their
-# command line, `[--quick] [-o OUTDIR] [BUCKETSIM]`.  Source it, then call
+# Shared by the study scripts (analysis/pipeline.sh, analysis/reproduce_bucketserve.sh,
+# analysis/online_gap.sh): their command line, `[--quick] [-o OUTDIR] [BUCKETSIM]`.  Source it, then call
 #   study_args NAME HELP_LAST_LINE DEFAULT_OUT QUICK_OUT "$@"
 # which sets QUICK (0/1), OUT (created), BIN (checked executable) and TMP (a temporary
 # directory removed on exit).  NAME prefixes the messages; --help prints the script's header
@@ -49,3 +49,53 @@ study_metrics() {
 		k = $1; gsub(/[":]/, "", k); v = $2; sub(/,$/, "", v); print k, v }' "$TMP/out.json"
 }
 study_get() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "nan" }'; }
+
+# study_testbed NAME "ALLOWED" ARGS...: takes `--testbed T` (or `--testbed=T`) out of ARGS:
+# sets TESTBED (gaudi2 when not given) and ARGS (the array of the other arguments, for
+# study_args).  A missing value or a testbed not in ALLOWED (space-separated) is a usage error
+# (exit 2).
+study_testbed() {
+	local name=$1 allowed=$2 list
+	shift 2
+	list=${allowed// /, }
+	TESTBED=gaudi2
+	ARGS=()
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--testbed) [ $# -ge 2 ] || { echo "$name: --testbed needs one of $list" >&2; exit 2; }
+			   TESTBED=$2; shift ;;
+		--testbed=*) TESTBED=${1#--testbed=} ;;
+		*) ARGS+=("$1") ;;
+		esac
+		shift
+	done
+	case " $allowed " in
+	*" $TESTBED "*) ;;
+	*) echo "$name: unknown testbed '$TESTBED' ($list)" >&2; exit 2 ;;
+	esac
+}
+
+# study_hardware NAME: after study_args, the bucketsim options of $TESTBED in the array HW and
+# a one-line description in HWDESC.  gaudi2, gaudi3: the Gaudi card with vllm-gaudi's buckets and
+# compiles.  a100: the BucketServe paper's testbed, A100 SXM4 40 GB (profile a100-40gb) without
+# Gaudi's buckets and compiles: the disaggregated systems cannot run under the GPU execution
+# mode (cuda_graphs is modelled colocated only), so every system runs the Gaudi pass structure
+# at its real shape (bucketing.strategy=none: a prefill batch is exactly N x S_max, Eq. 1), at
+# no compile cost (a GPU runs a new shape without compiling); the profile with its compile terms
+# set to 0 is written to $OUT/a100-40gb-nocompile.json.
+study_hardware() {
+	local name=$1 src
+	case "$TESTBED" in
+	a100)
+		src=$(cd "$(dirname "$0")/.." && pwd)/models/data/a100-40gb.json
+		[ -r "$src" ] || { echo "$name: no profile $src" >&2; exit 2; }
+		sed -e 's/"compile_c0_s":[^,]*/"compile_c0_s": 0/' \
+		    -e 's/"compile_c1_ms_per_token":[^,]*/"compile_c1_ms_per_token": 0/' \
+		    -e 's/"runtime_penalty_s":[^,]*/"runtime_penalty_s": 0/' "$src" >"$OUT/a100-40gb-nocompile.json"
+		HW=(--set hardware="$OUT/a100-40gb-nocompile.json" --set server.execution_mode=hpu_compile
+		    --set bucketing.strategy=none)
+		HWDESC="A100 SXM4 40 GB (a100-40gb profile, passes at their own shape, no compile cost)" ;;
+	*)	HW=(--set hardware=$TESTBED)
+		HWDESC="$TESTBED (vllm-gaudi buckets, compiles)" ;;
+	esac
+}

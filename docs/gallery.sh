@@ -12,7 +12,9 @@ G=docs/gallery
 mkdir -p "$G"
 T=(--trace alpaca --set workload.num_requests=400)
 
-# SLO attainment vs rate at equal cards (a sweep), with each system's capacity at 80 %: with
+# SLO attainment vs rate at equal cards (a sweep), with each system's capacity at 80 %, on Alpaca,
+# where distserve's and bucketserve's prefill batches differ near capacity (policies/README.md,
+# "How bucketserve and distserve differ"; on Mixed they differ only above capacity): with
 # 20000 requests, enough for the queue to build up at the rates probed (README, "How to
 # compare systems fairly").
 L=(--trace alpaca --set workload.num_requests=20000)
@@ -20,7 +22,7 @@ L=(--trace alpaca --set workload.num_requests=20000)
 	--system bucketserve --target 0.8 -o "$W/cap" > /dev/null
 "$B" sweep "${L[@]}" --set cluster.cards=2 --set workload.arrival=poisson \
 	--axis preset=vllm,distserve,bucketserve \
-	--axis workload.rate=25,50,75,100,110,120,130,140,150,160,170,180,190,200,250,300 -o "$W/rate" 2> /dev/null
+	--axis workload.rate=50,100,150,160,170,175,180,185,190,195,200,225,250 -o "$W/rate" 2> /dev/null
 "$B" plot attainment "$W/rate/sweep.csv" --capacity "$W/cap" --target 0.8 \
 	-o "$W/attainment"
 # Latency CDFs, bucket usage and the monitor's timeline of two runs at 2 cards.

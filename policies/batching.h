@@ -104,6 +104,10 @@ struct batch_policy {
 	 * and together as one prompt pass padded to N x S_max (sim/kernel_prefill.c), not in
 	 * vllm-gaudi's groups of server.max_num_prefill_seqs within the token budget. */
 	bool padded_pass;
+	/* The controller as it runs on a server that pads prompt passes to its warmed prompt
+	 * buckets (Gaudi: sim_params.prompt_grid), or NULL: the same.  sim_params_from_config()
+	 * runs it instead; it keeps the name, keys and take(). */
+	const struct batch_policy *on_prompt_grid;
 	/* The inputs of the view take() depends on (enum batch_input, or-ed). */
 	unsigned reads;
 	/* Whether candidate C joins the batch of view V (then V's batch so far is updated);

@@ -13,12 +13,29 @@
  * N x S_max >= S_1 + ... + S_N, a batch never exceeds the N_max of Eq. 6 over the same
  * requests.  M_remain is the instance's KV capacity not reserved by the requests it runs.
  *
- * The kernel runs the step's new prompts (the batch) as one 2-D prompt pass
- * (sim/kernel_prefill.c: the pass shape is (N, longest prompt) and the execution mode pads it
- * as it pads any prompt pass: on Gaudi to the prompt bucket, compiling a shape beyond the
- * warmed-up ones).
+ * Where passes run at their own shape (bucketing.strategy=none or ideal, the GPU testbed of
+ * analysis/reproduce_bucketserve.sh), the kernel runs the step's new prompts (the batch) as one
+ * 2-D prompt pass of shape (N, longest prompt) (sim/kernel_prefill.c, padded_pass).
+ *
+ * On Gaudi (sim_params.prompt_grid) a pass runs in a prompt bucket (bs, query, ctx) of the
+ * grid the server warmed at start-up, and vllm-gaudi forms its prefill passes only inside it:
+ * vLLM's scheduler admits at most max_num_batched_tokens prompt tokens a step, chunking a longer
+ * prompt, and the runner (vllm_gaudi/v1/worker/hpu_model_runner.py,
+ * _extract_prefill_batch_contents) merges the step's fresh prompts into one padded pass
+ * (_bucketize_2d_prompt: (bs, longest, 0) rounded up to a bucket by find_prompt_bucket) while
+ * _can_merge_prefill_contents accepts it: bucket bs <= max_prefill_batch_size
+ * (VLLM_PROMPT_BS_BUCKET_MAX, server.max_num_prefill_seqs) and bucket bs x query <=
+ * max_num_batched_tokens, the filter generate_buckets() warms the grid with.  A deployment of
+ * the paper's batches on Gaudi is therefore bounded by that grid: the batch grows while the
+ * padded pass of its N prompts stays in a warmed bucket (bucketer_prompt_warm; so N is at most
+ * the largest warmed prompt batch size), as well as within M_safe.  The first prompt of a batch
+ * always joins; one longer than the grid's longest query runs alone in chunks of the token
+ * budget, as vLLM chunks it, each chunk a warmed (1, query, context blocks) bucket.  So a run
+ * compiles no prompt shape beyond its warm-up.  This form runs the kernel's token budget and
+ * vllm-gaudi's pass grouping (padded_pass off): the batch's prompts are then exactly one pass.
  */
 #include "policies/batching.h"
+#include "policies/bucketing.h"
 
 static bool take(struct batch_view *d, struct batch_cand *c)
 {
@@ -28,6 +45,12 @@ static bool take(struct batch_view *d, struct batch_cand *c)
 	uint64_t len = (uint64_t)c->q->prompt_tokens;
 	if (!bsb_fits(d->n, d->charged, d->longest, len, safe, BSB_PADDED))
 		return false;
+	/* On a warmed grid: the pass with the candidate in a warmed bucket (the first always). */
+	if (bc->pass_grid && d->n > 0 &&
+	    !bucketer_prompt_warm(bc->pass_grid, (int64_t)d->n + 1,
+				  (int64_t)(len > d->longest ? len : d->longest),
+				  (int64_t)(d->charged + len)))
+		return false;
 	d->charged += len;
 	if (len > d->longest)
 		d->longest = len;
@@ -35,13 +58,33 @@ static bool take(struct batch_view *d, struct batch_cand *c)
 	return true;
 }
 
+#define PREFILL_BATCH_INFO                                                                      \
+	{"prefill_batch", "BucketServe paper's prefill batch: up to N_max requests from one bucket "  \
+	 "(arrival order with one bucket) as one pass padded to S_max x N (Eq. 1) within M_safe "    \
+	 "(Eq. 5); on Gaudi the pass stays in a warmed prompt bucket (bs <= "                         \
+	 "server.max_num_prefill_seqs, bs x query <= server.max_num_batched_tokens, a longer prompt " \
+	 "alone in chunks), elsewhere whole prompts, no token budget", NULL}
+
+/* On Gaudi's warmed prompt grid: the token budget and vllm-gaudi's pass grouping. */
+static const struct batch_policy on_grid = {
+	.info = PREFILL_BATCH_INFO,
+	.buckets = true,
+	.unified = false,
+	.beyond_budget = false,
+	.idle_only = false,
+	.padded_pass = false,
+	.reads = BV_KV,
+	.take = take,
+};
+
 const struct batch_policy batching_prefill_batch = {
-	.info = {"prefill_batch", "BucketServe paper's prefill batch: up to N_max requests from one bucket (arrival order with one bucket), whole prompts as one pass padded to S_max x N (Eq. 1) within M_safe (Eq. 5), no token budget", NULL},
+	.info = PREFILL_BATCH_INFO,
 	.buckets = true,
 	.unified = false,
 	.beyond_budget = false,
 	.idle_only = false,
 	.padded_pass = true,
+	.on_prompt_grid = &on_grid,
 	.reads = BV_KV,
 	.take = take,
 };

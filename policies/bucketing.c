@@ -593,6 +593,22 @@ struct bshape bucket_fallback_docs(const struct bucket_params *p, enum phase ph,
 	return s;
 }
 
+bool bucketer_prompt_warm(const struct bucketer *b, int64_t n, int64_t longest, int64_t total)
+{
+	const struct bucket_params *p = &b->p;
+	int64_t bs = p->merged_prefill ? 1 : n, q = p->merged_prefill ? total : longest;
+	if (!p->enabled || !(p->strategy->phases & (1u << PHASE_PROMPT)) || bs < 1 || q < 1 ||
+	    q > INT32_MAX)
+		return false;
+	if (bs > p->max_num_prefill_seqs)
+		return false; /* _bucketize_2d_prompt raises BucketingFailedException */
+	struct bshape t = {{(int32_t)bs, (int32_t)q, 0, 0}};
+	const struct bshape *f = find_bucket(&b->warm[PHASE_PROMPT], &t, 3);
+	/* _can_merge_prefill_contents (merged prefill: bucket bs 1) */
+	int64_t fbs = !f ? 0 : p->merged_prefill ? 1 : f->v[0];
+	return f && fbs <= p->max_num_prefill_seqs && fbs * f->v[1] <= p->max_num_batched_tokens;
+}
+
 bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *real,
 		     struct bshape *bucket)
 {

@@ -158,6 +158,16 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 const char *bucket_phase_name(enum phase ph);
 const char *bucket_version_name(enum bucket_version v);
 
+/* Whether the prompt pass of N fresh prompts (no context), the longest LONGEST tokens and
+ * TOTAL in all, runs in a bucket of the warm-up list that vllm-gaudi's runner accepts for one
+ * merged prefill pass (vllm_gaudi/v1/worker/hpu_model_runner.py, _can_merge_prefill_contents:
+ * the bucket's bs <= max_prefill_batch_size and bs x query <= max_num_batched_tokens, the
+ * filter the warm-up grid was generated with).  The pass is (N, LONGEST)
+ * (_bucketize_2d_prompt), or (1, TOTAL) with merged prefill (_bucketize_merged_prompt); its
+ * bucket is the server's look-up (reference 7), the lexicographically smallest warm-up bucket
+ * dominating it, so a pass this accepts compiles nothing at run time.  False with bucketing
+ * off or without prompt buckets. */
+bool bucketer_prompt_warm(const struct bucketer *b, int64_t n, int64_t longest, int64_t total);
 /* The warm-up list of PHASE as generated, before any look-up (borrowed). */
 size_t bucketer_warmup_list(const struct bucketer *b, enum phase ph, const struct bshape **out);
 /* The server's "... bucket config (min, step, max_warmup...) ..." log line of PHASE, or "" when

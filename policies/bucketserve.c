@@ -65,7 +65,10 @@ void bucketserve_cfg_release(struct bucketserve_cfg *bc)
 uint64_t bucketserve_nmax(const struct bucketserve_cfg *bc, const struct bsm *m,
 			  uint64_t budget_tokens)
 {
-	return bc->n_max ? bc->n_max : bsm_nmax_auto(m, budget_tokens);
+	if (bc->n_max)
+		return bc->n_max;
+	uint64_t n = bsm_nmax_auto(m, budget_tokens);
+	return bc->grid_nmax && bc->grid_nmax < n ? bc->grid_nmax : n;
 }
 
 void bucketserve_adjust(const struct bucketserve_cfg *bc, struct bsm *m, uint64_t budget_tokens,

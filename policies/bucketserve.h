@@ -28,6 +28,7 @@
 #include "analysis/waste.h"
 #include "policies/bs_batch.h"
 #include "policies/bs_manager.h"
+#include "policies/bucketing.h"
 #include "policies/grouping.h"
 #include "policies/policy.h"
 #include "sim/config.h"
@@ -54,6 +55,14 @@ struct bucketserve_cfg {
 	double mem_safe_fraction;
 	enum bsb_accounting accounting;
 	enum bsb_charge charge;
+	/* The prompt bucket grid the server warms (borrowed; set by the caller after resolution),
+	 * or NULL when passes run at their own shape: a prefill batch of
+	 * scheduler.batching=prefill_batch grows only while its pass stays in a warmed bucket
+	 * (bucketer_prompt_warm). */
+	const struct bucketer *pass_grid;
+	/* With pass_grid: the most prompts one warmed pass holds (the largest N whose pass of
+	 * N one-token prompts is warm), which bounds the auto N_max as memory does; 0 = none. */
+	uint64_t grid_nmax;
 };
 
 /* Reads scheduler.order, grouping and the grouping's own keys (its bounds() reads
@@ -65,7 +74,8 @@ int bucketserve_cfg_resolve(const struct config *c, struct bucketserve_cfg *out,
 			    struct bs_err *err);
 void bucketserve_cfg_release(struct bucketserve_cfg *bc);
 
-/* The Algorithm 1 threshold: bc->n_max when set, else bsm_nmax_auto(m, budget_tokens). */
+/* The Algorithm 1 threshold: bc->n_max when set, else bsm_nmax_auto(m, budget_tokens), at
+ * most bc->grid_nmax when that is set (a batch is one warmed pass). */
 uint64_t bucketserve_nmax(const struct bucketserve_cfg *bc, const struct bsm *m,
 			  uint64_t budget_tokens);
 /* The grouping's adjust() with that threshold (nothing when it has none).  RES may be NULL. */

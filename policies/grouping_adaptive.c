@@ -16,7 +16,8 @@ static const struct cfg_def keys[] = {
 	{"scheduler.adjust_period_s", CFG_DOUBLE, "1", 1e-6, 1e6, NULL, "s",
 	 "period of AdjustBuckets with adjust=period"},
 	{"scheduler.n_max", CFG_INT, NULL, 1, 1e12, NULL, "requests",
-	 "Algorithm 1 threshold N_max; auto = Eq. 6 over the queue and the KV budget"},
+	 "Algorithm 1 threshold N_max; auto = Eq. 6 over the queue and the KV budget (with "
+	 "prefill_batch on Gaudi, at most the prompts one warmed pass holds)"},
 	{"scheduler.nmax_memory", CFG_CHOICE, "instance", 0, 0, "instance|sum", "",
 	 "M_remain of Eq. 5 for the auto N_max: the free KV of one instance admitting from the "
 	 "queue (the freest), or the sum over all of them"},

@@ -16,26 +16,30 @@ static const struct preset presets[] = {
 	{"vllm", "vLLM-like: one colocated instance, continuous batching, FCFS",
 	 {"cluster.mode=colocated", "scheduler.grouping=none", "scheduler.batching=continuous",
 	  "scheduler.order=fcfs", NULL}},
-	{"distserve", "DistServe-like: prefill/decode disaggregation, one bucket, FCFS, Gaudi's "
-		      "prefill passes (the paper's padded prefill batches in arrival order: "
-		      "scheduler.batching=prefill_batch)",
-	 {"cluster.mode=disaggregated", "scheduler.grouping=none", "scheduler.batching=continuous",
+	{"distserve", "DistServe-like: prefill/decode disaggregation, one bucket, FCFS, the "
+		      "paper's padded prefill batches in arrival order (on Gaudi each within a "
+		      "warmed prompt bucket of up to 16 prompts; Gaudi's one-prompt passes: "
+		      "scheduler.batching=continuous server.max_num_prefill_seqs=1)",
+	 {"cluster.mode=disaggregated", "scheduler.grouping=none",
+	  "scheduler.batching=prefill_batch", "server.max_num_prefill_seqs=16",
 	  "scheduler.order=fcfs", NULL}},
 	{"uellm", "UELLM batching rule: sort by SLO then (known) output length, static batches "
 		  "of at most 10 with bounded padding, colocated",
 	 {"cluster.mode=colocated", "scheduler.grouping=none", "scheduler.batching=static",
 	  "scheduler.order=slo_output", "scheduler.static_batch_size=10", NULL}},
-	{"bucketserve", "BucketServe for online work: disaggregated, adaptive buckets, memory-safe "
-			"batches, earliest-arrival bucket first (the paper's padded prefill batches "
-			"from one bucket: scheduler.batching=prefill_batch)",
+	{"bucketserve", "BucketServe for online work: disaggregated, adaptive buckets, the "
+			"paper's padded prefill batches from one bucket (on Gaudi each within a "
+			"warmed prompt bucket of up to 16 prompts), earliest-arrival bucket first "
+			"(Gaudi's one-prompt passes: scheduler.batching=memory_safe "
+			"server.max_num_prefill_seqs=1)",
 	 {"cluster.mode=disaggregated", "scheduler.grouping=adaptive",
-	  "scheduler.batching=memory_safe", "scheduler.order=earliest_bucket",
-	  "scheduler.task_aware=true", NULL}},
+	  "scheduler.batching=prefill_batch", "server.max_num_prefill_seqs=16",
+	  "scheduler.order=earliest_bucket", "scheduler.task_aware=true", NULL}},
 	{"bucketserve-offline", "BucketServe for offline work: as bucketserve, every request "
 				"offline, SJF inside buckets",
 	 {"cluster.mode=disaggregated", "scheduler.grouping=adaptive",
-	  "scheduler.batching=memory_safe", "scheduler.order=sjf", "scheduler.task_aware=true",
-	  "workload.task=offline", NULL}},
+	  "scheduler.batching=prefill_batch", "server.max_num_prefill_seqs=16",
+	  "scheduler.order=sjf", "scheduler.task_aware=true", "workload.task=offline", NULL}},
 };
 
 int preset_apply(struct config *c, const char *name, struct bs_err *err)

@@ -170,6 +170,9 @@ struct sim_params {
 	bool merged_prefill;            /* server.merged_prefill: a step's fresh prefills run as
 					 * one sequence (sim/kernel_prefill.c) */
 	bool ideal;                     /* bucketing.strategy=ideal: no padding, no compile */
+	bool prompt_grid;               /* prompt passes are padded to the Gaudi prompt buckets
+					 * the server warms (execution mode padding to buckets,
+					 * a strategy with prompt buckets, not ideal) */
 	/* vllm-gaudi's online defragmenter (server.defrag, with contiguous PA): it swaps blocks
 	 * when the highest id in use exceeds the blocks in use by more than defrag_threshold
 	 * (sim/kernel_defrag.c). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "policies/presets.h"
+#include "policies/batching.h"
 #include "policies/grouping.h"
 #include "policies/mode.h"
 #include "policies/order.h"
@@ -55,6 +56,17 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 		if (bucketserve_cfg_resolve(&x->cc.cfg, &x->bsc, err))
 			return -1;
 		x->have_bsc = true;
+		/* A controller whose batch is one pass, on Gaudi's warmed prompt grid
+		 * (policies/batching_prefill_batch.c): its batches, and Algorithm 1's N_max, stay
+		 * within the grid. */
+		const struct batch_policy *ctl =
+			batch_policy(config_str(&x->cc.cfg, "scheduler.batching"));
+		if (x->sp.prompt_grid && ctl->on_prompt_grid == x->sp.batching) {
+			x->bsc.pass_grid = x->b;
+			while (bucketer_prompt_warm(x->b, (int64_t)x->bsc.grid_nmax + 1, 1,
+						    (int64_t)x->bsc.grid_nmax + 1))
+				x->bsc.grid_nmax++;
+		}
 		for (size_t i = 0; i < x->w.n; i++)
 			if ((uint32_t)x->w.req[i].prompt_tokens > x->bsc.bsm.l_max)
 				return bs_errf(err, BS_EXIT_INPUT, x->cc.cfg.file, 0, "scheduler.l_max",

@@ -416,6 +416,48 @@ START_TEST(current_exp_small)
 }
 END_TEST
 
+/* The warmed prompt grid a prefill batch stays in (bucketer_prompt_warm), worked from reference
+ * 2.1/2.2/2.4: mnps 16, mnbt 2048, B 128, mml 4096: bs ExpRange(1,2,16,5) = {1,2,4,6,10,16},
+ * query ExpRange(128,128,2048,11) = {128,256,384,512,768,896,1280,1664,2048}, kept while
+ * bs x query <= 2048. */
+START_TEST(prompt_pass_warm)
+{
+	base("current", "4096", "256", "4025");
+	cset("server.max_num_prefill_seqs", "16");
+	struct bucket_params p;
+	struct bucketer *b = make(&p);
+	ck_assert(bucketer_prompt_warm(b, 1, 2048, 2048));   /* (1, 2048) */
+	ck_assert(!bucketer_prompt_warm(b, 1, 2049, 2049));  /* no query bucket above 2048 */
+	ck_assert(bucketer_prompt_warm(b, 2, 896, 1000));    /* (2, 896): 1792 */
+	ck_assert(!bucketer_prompt_warm(b, 2, 897, 1000));   /* (2, 1280) is 2560: not warmed */
+	ck_assert(bucketer_prompt_warm(b, 3, 512, 600));     /* (4, 512): 2048 */
+	ck_assert(!bucketer_prompt_warm(b, 5, 384, 600));    /* (6, 384) is 2304 */
+	ck_assert(bucketer_prompt_warm(b, 11, 128, 600));    /* (16, 128): 2048 */
+	ck_assert(!bucketer_prompt_warm(b, 16, 129, 600));   /* (16, 256) is 4096 */
+	ck_assert(!bucketer_prompt_warm(b, 17, 1, 17));      /* bs > max_num_prefill_seqs */
+	done(b);
+	/* vllm-gaudi's default max_num_prefill_seqs 1: one prompt a pass */
+	base("current", "4096", "256", "4025");
+	b = make(&p);
+	ck_assert(bucketer_prompt_warm(b, 1, 100, 100));
+	ck_assert(!bucketer_prompt_warm(b, 2, 100, 200));
+	done(b);
+	/* merged prefill: one sequence of the summed tokens, bucket (1, query) */
+	base("current", "4096", "256", "4025");
+	cset("server.merged_prefill", "true");
+	b = make(&p);
+	ck_assert(bucketer_prompt_warm(b, 5, 100, 2000));
+	ck_assert(!bucketer_prompt_warm(b, 5, 100, 2100));
+	done(b);
+	/* no buckets: nothing is a warm-up bucket */
+	base("current", "4096", "256", "4025");
+	cset("bucketing.strategy", "none");
+	b = make(&p);
+	ck_assert(!bucketer_prompt_warm(b, 1, 100, 100));
+	done(b);
+}
+END_TEST
+
 START_TEST(current_linear)
 {
 	base("current", "1024", "4", "5781");
@@ -2242,6 +2284,7 @@ int main(void)
 	Suite *s = suite_create("bucketing");
 	TCase *tc = tcase_create("ranges");
 	tcase_add_test(tc, exp_range_head);
+	tcase_add_test(tc, prompt_pass_warm);
 	tcase_add_test(tc, exp_range_fill_legacy);
 	tcase_add_test(tc, lin_range);
 	tcase_add_test(tc, pad_range);
