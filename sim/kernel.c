@@ -125,8 +125,9 @@ static bool run_events(struct sim *s, bool one)
 				wq_push(s, best->q, id, false);
 				lane_kick(s, best);
 			} else {
-				cut_consumers(s, wq_for(s, id), false);
-				wq_push(s, wq_for(s, id), id, false);
+				struct waitq *q = wq_for(s, id);
+				cut_consumers(s, q, false);
+				wq_push(s, q, id, false);
 			}
 			s->arrived++;
 			s->mon_arrivals++;
@@ -317,6 +318,7 @@ void sim_free(struct sim *s)
 void sim_check_contract(struct sim *s, bool on)
 {
 	s->check_contract = on;
+	engine_controller_setup(s);
 }
 
 void sim_time_bucketing(struct sim *s, bool on)

@@ -161,28 +161,43 @@ static bool make_room(struct sim *s, struct lane *in, int32_t id, int32_t nb, bo
 	return true;
 }
 
-bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
-		    int64_t cutoff, struct batch_view *v)
+void engine_controller_setup(struct sim *s)
+{
+	const struct batch_policy *ctl = s->p.batching;
+	s->view_waiting = (ctl->reads & BV_WAITING) || s->p.step_by_step || s->check_contract;
+	s->steps_told = ctl->on_step_done || s->check_contract;
+	s->ctl_varies = ctl->take && ((ctl->reads & (BV_CLOCK | BV_STEP)) || ctl->on_step_done);
+	for (int i = 0; i < s->n_lanes; i++) {
+		struct batch_view *v = &s->lanes[i].view;
+		v->kv_tokens = s->p.num_kv_blocks * s->p.block_size;
+		v->max_running = s->p.max_num_seqs;
+		v->step_tokens = s->p.max_num_batched_tokens;
+		v->par = s->p.batching_par.v;
+		v->bsc = s->bsc;
+		v->state = s->lanes[i].ctl_state;
+		v->lens = s->batch_lens;
+	}
+}
+
+/* Sets V, whose constants are IN's view's (engine_controller_setup), to IN's view of a step
+ * scheduled at NOW, the lane's step STEP, seeing the waiting requests by CUTOFF
+ * (host_cutoff), with an empty batch so far; returns whether the cutoff hid a waiting
+ * request (host_waiting).  The waiting requests are counted only when the view is to show
+ * them (struct sim's view_waiting): on the fast path, for a controller that reads them. */
+static inline bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now,
+				  int64_t step, int64_t cutoff, struct batch_view *v)
 {
 	v->now_ns = now;
 	v->step = step;
-	bool hid = host_waiting(s, in, cutoff, &v->waiting, &v->waiting_tokens);
 	v->running = in->owner->lanes > 1 && !s->p.loop->virtual_engines ? in->owner->running
 									  : (int32_t)in->n_run;
 	v->idle = in->n_run == 0;
 	v->kv_free = in->kv->free;
-	v->kv_tokens = s->p.num_kv_blocks * s->p.block_size;
 	v->kv_reserved = in->kv->reserved;
-	v->max_running = s->p.max_num_seqs;
-	v->step_tokens = s->p.max_num_batched_tokens;
-	v->par = s->p.batching_par.v;
-	v->bsc = s->bsc;
-	v->state = in->ctl_state;
 	v->n = 0;
-	v->lens = s->batch_lens;
 	v->deferred_blocks = 0;
 	v->charged = v->longest = 0;
-	return hid;
+	return s->view_waiting && host_waiting(s, in, cutoff, &v->waiting, &v->waiting_tokens);
 }
 
 /* Admits waiting requests of queue Q (the QI-th IN admits from) into IN within BUDGET tokens:
@@ -267,7 +282,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 }
 
 /* Admits from IN's queue, then, when task-aware, offline requests into what is left. */
-static void admit_waiting(struct sim *s, struct lane *in, int64_t budget)
+static inline void admit_waiting(struct sim *s, struct lane *in, int64_t budget)
 {
 	budget = admit_from(s, in, in->q, 0, budget);
 	if (s->p.task_aware && in->q == &s->queue[Q_NEW])
@@ -432,9 +447,11 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 	 * a request that arrived during the step just ended waits one step more, unless this
 	 * step would otherwise be empty (sim/kernel_host.c). */
 	in->lag_blocked = false;
-	in->view_set = false;
-	in->closed_by[0] = in->closed_by[1] = -1;
-	in->seen_until = in->lag ? in->sched_cutoff : s->now;
+	if (s->steps_told) { /* for steps_done */
+		in->view_set = false;
+		in->closed_by[0] = in->closed_by[1] = -1;
+		in->seen_until = in->lag ? in->sched_cutoff : s->now;
+	}
 	if (!preempted && !nothing_queued(s, in)) {
 		if (in->role == ROLE_DECODE)
 			admit_transferred(s, in);
@@ -618,11 +635,9 @@ static __attribute__((noinline)) void steps_done(struct sim *s, struct lane *in,
 	if (!ctl->on_step_done && !check)
 		return;
 	for (int64_t j = 0; j < k; j++) {
-		struct batch_view v;
+		struct batch_view v = in->view;
 		int64_t t = in->step_t0 + j * in->step_dt;
-		if (j == 0 && in->view_set)
-			v = in->view;
-		else
+		if (j > 0 || !in->view_set)
 			batch_view_set(s, in, t, in->steps - k + j,
 				       j == 0 ? in->seen_until : host_lags(in) ? t - in->step_dt : t,
 				       &v);
@@ -636,7 +651,7 @@ static __attribute__((noinline)) void steps_done(struct sim *s, struct lane *in,
 void engine_update(struct sim *s, struct lane *in)
 {
 	int64_t k = in->step_k;
-	if (s->p.batching->on_step_done || (s->check_contract && k > 1))
+	if (s->steps_told)
 		steps_done(s, in, k ? k : 1);
 	in->last_end = s->now;
 	if (k > in->mon_counted)

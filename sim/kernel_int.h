@@ -241,6 +241,12 @@ struct lane {
 	bool chains;                    /* the fast path may end its steps without the event
 					 * queue when nothing comes first (engine_schedule): fixed at
 					 * set-up (kernel_cluster.c) */
+	/* The fast path's rules for its decode runs that do not change during the run
+	 * (kernel_passes.c, runs_setup): */
+	bool no_runs;                   /* every step its own event: the step-by-step reference,
+					 * or every step adjusts its buckets (adjusts_every_step) */
+	bool fifo_closed;               /* a waiting request that cannot join keeps its queue
+					 * closed to later arrivals (arrivals_matter) */
 	/* Contiguous PA (kernel_defrag.c): its decode batch's block ids (NULL: not modelled),
 	 * and the step in flight's highest id + 1 and distinct ids read by its decode. */
 	struct lane_ids *dids;
@@ -355,7 +361,16 @@ struct sim {
 					 * blocks, logical ids); NULL when not modelled */
 	unsigned char *ctl_states;      /* the batch controller's state, state_size per lane */
 	bool check_contract;            /* check the policies' contract (kernel_contract.c): on
-					 * unless NDEBUG */
+					 * unless NDEBUG; set with sim_check_contract() */
+	/* What the engine does for the batch controller, from its declaration and the contract
+	 * switch (engine_controller_setup): */
+	bool view_waiting;              /* its view counts the waiting requests (host_waiting):
+					 * it reads them (BV_WAITING), or the step-by-step
+					 * reference or the contract check builds every input */
+	bool steps_told;                /* its steps are replayed after they ran (steps_done):
+					 * it has on_step_done, or the contract check is on */
+	bool ctl_varies;                /* its view may change at every step (controller_varies):
+					 * a take() reading BV_CLOCK or BV_STEP, or on_step_done */
 };
 
 
@@ -589,11 +604,9 @@ void forward_shape(struct sim *s, struct lane *in, int32_t real[4], int32_t *log
 /* kernel_engine.c */
 void engine_schedule(struct sim *s, struct lane *in);
 void engine_update(struct sim *s, struct lane *in);
-/* Sets V to IN's view of a step scheduled at NOW, the lane's step STEP, seeing the waiting
- * requests by CUTOFF (host_cutoff), with an empty batch so far; returns whether the cutoff
- * hid a waiting request (host_waiting). */
-bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
-		    int64_t cutoff, struct batch_view *v);
+/* Sets the engine's facts about the batch controller (struct sim's view_waiting, steps_told,
+ * ctl_varies) and each lane's view's constants; again when the contract switch changes. */
+void engine_controller_setup(struct sim *s);
 
 /* kernel_contract.c: step J (> 0) of the run of identical decode steps IN just ran, which
  * the fast path skipped, checked against what the policies would have done on it, V being
@@ -614,6 +627,8 @@ void cut_consumers_of(struct sim *s, const struct waitq *q, bool front);
  * ends at the step in progress. */
 void cut_sibling_runs(struct sim *s, const struct lane *in);
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt);
+/* Sets each lane's no_runs and fifo_closed (at set-up, once the queues are built). */
+void runs_setup(struct sim *s);
 void pend_flush(struct sim *s, int64_t t);
 
 /* kernel_pipeline.c */
@@ -640,10 +655,12 @@ void pipe_cut(struct sim *s, struct lane *in, int64_t d);
 void pipe_after_schedule_(struct sim *s, struct lane *in, int64_t k, bool returned);
 static inline void pipe_after_schedule(struct sim *s, struct lane *in, int64_t k)
 {
+	if (in->owner->stages == 1)
+		return; /* returned and mb_empties are a pipelined lane's */
 	bool returned = in->returned;
 	in->returned = false;
 	in->mb_empties = 0;
-	if (in->owner->stages > 1 && s->p.loop->waits_for_oldest)
+	if (s->p.loop->waits_for_oldest)
 		pipe_after_schedule_(s, in, k, returned);
 }
 /* GRP's running count changed from BEFORE: the time it has a running request. */
@@ -829,7 +846,7 @@ static inline enum queue_role wq_role_for(const struct sim *s, int32_t id)
 }
 static inline struct waitq *wq_for(struct sim *s, int32_t id)
 {
-	return &s->queue[wq_role_for(s, id)];
+	return wq_role_for(s, id) == Q_OFFLINE ? &s->queue[Q_OFFLINE] : &s->queue[Q_NEW];
 }
 
 /* Request ID joins IN's running set. */
