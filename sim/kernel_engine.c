@@ -439,9 +439,8 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 		budget -= chunk;
 		i++;
 	}
-	budget = s->p.max_num_batched_tokens - in->n_dec;
-	for (size_t i = 0; i < in->n_items; i++)
-		budget -= in->items[i].chunk;
+	/* BUDGET is what is left of the step's tokens unless this step preempted (a decode
+	 * preempted leaves more), and then nothing is admitted. */
 
 	/* 3. Queued requests, unless this step preempted (as vLLM V1).  With async scheduling
 	 * a request that arrived during the step just ended waits one step more, unless this
@@ -502,15 +501,16 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 		in->mb_pre += in->host_ns;
 		t = pipe_walk(s, in, k, &work);
 		in->step_dt = k == 1 ? t - s->now : (t - s->now) / k;
+		/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
+		if (in->step_dt * k != t - s->now)
+			BUG("uneven decode run");
 	} else {
 		/* Each step is its device passes (starting at T0 = now) with its host time
-		 * (sim/kernel_host.c); a run's passes are identical, without compile. */
+		 * (sim/kernel_host.c); a run's passes are identical, without compile: the whole
+		 * event lasts step_dt * k. */
 		in->step_dt = step_span(s, in, k == 1 ? t - t0 : pass_ns);
 		t = t0 + k * in->step_dt;
 	}
-	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
-	if (in->step_dt * k != t - s->now)
-		BUG("uneven decode run");
 	/* Busy time is the compute of the step (summed over stages, it is card time / stages). */
 	in->busy_ns += work;
 	s->m.busy_ns += work;
