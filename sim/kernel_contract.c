@@ -92,10 +92,10 @@ void contract_check_step(const struct sim *s, const struct lane *in, int64_t j,
 		if (id < 0 || !host_sees(s, id, cutoff))
 			continue;
 		struct admit_offer o;
-		struct batch_cand c;
-		if (!admit_offer(s, in, id, budget, &o, &c))
+		if (!admit_offer(s, in, id, budget, &o))
 			continue; /* the kernel's checks close the batch: nothing joins */
 		struct batch_view w = *v;
+		struct batch_cand c = offer_cand(s, id, &o);
 		if (ctl->take && !ctl->take(&w, &c))
 			continue; /* the controller closes the batch, as at the run's first step */
 		if (head < 0)

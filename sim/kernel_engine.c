@@ -218,12 +218,11 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 	if (ctl->padded_pass)
 		budget = INT32_MAX; /* whole prompts: the controller bounds the batch by memory */
 	int64_t k = wq_pick(s, q);
-	struct batch_view *v = &in->view;
 	if (ctl->take) {
 		/* The step's view, as its admission from this queue starts.  A request the lag
 		 * hid from a controller that reads the queue is in its view at the next step:
 		 * this step is not repeated as a run (submit), as when the lag refused one. */
-		if (batch_view_set(s, in, s->now, in->steps, host_cutoff(in), v) &&
+		if (batch_view_set(s, in, s->now, in->steps, host_cutoff(in), &in->view) &&
 		    (ctl->reads & BV_WAITING))
 			in->lag_blocked = true;
 		in->view_set = true;
@@ -235,12 +234,13 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 			break;
 		struct req *r = &s->r[id];
 		struct admit_offer o;
-		struct batch_cand c;
-		if (!admit_offer(s, in, id, budget, &o, &c)) {
+		if (!admit_offer(s, in, id, budget, &o)) {
 			in->closed_by[qi] = id;
 			break;
 		}
 		if (ctl->take) {
+			struct batch_view *v = &in->view;
+			struct batch_cand c = offer_cand(s, id, &o);
 			v->n = nb;
 			v->kv_free = in->kv->free;
 			if (!ctl->take(v, &c)) {
@@ -275,7 +275,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 		if (!ctl->buckets && k >= 0 && bsm_peek(q->bsm, (size_t)k) < 0)
 			k = wq_pick(s, q);
 	}
-	v->n = nb;
+	in->view.n = nb; /* the requests it admitted (on_step_done) */
 	if (nb)
 		waste_acc_add_lens(&s->batch_waste, s->batch_lens, nb);
 	return budget;

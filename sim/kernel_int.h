@@ -802,16 +802,15 @@ static inline int32_t prefix_blocks(const struct sim *s, int32_t id)
 /* kernel_engine.c's admission rule for one candidate, without effects: whether the kernel's
  * checks let waiting request ID join IN's step within BUDGET tokens (the step's token budget,
  * unless the controller takes requests beyond it; free KV blocks for the step's chunk).  Its
- * cached blocks and chunk go to *O and, when the controller has a take(), the candidate it is
- * offered to *C. */
+ * cached blocks and chunk go to *O; offer_cand() is the candidate a controller's take() is
+ * offered. */
 struct admit_offer {
 	int32_t hit, own, g, chunk, need, revive;
 	int64_t computed;
 };
 static inline bool admit_offer(const struct sim *s, const struct lane *in, int32_t id,
-			       int64_t budget, struct admit_offer *o, struct batch_cand *c)
+			       int64_t budget, struct admit_offer *o)
 {
-	const struct batch_policy *ctl = s->p.batching;
 	const struct req *r = &s->r[id];
 	/* A cached prefix of its group is not computed again. */
 	int32_t hit = prefix_blocks(s, id), g = s->spec[id].prefix_group;
@@ -823,7 +822,7 @@ static inline bool admit_offer(const struct sim *s, const struct lane *in, int32
 			      : 0;
 	int64_t computed = (int64_t)(hit + own) * s->p.block_size;
 	int64_t remaining = r->target - computed;
-	if (!s->p.chunked_prefill && remaining > budget && !ctl->beyond_budget)
+	if (!s->p.chunked_prefill && remaining > budget && !s->p.batching->beyond_budget)
 		return false;
 	int32_t chunk = (int32_t)(remaining < budget ? remaining : budget);
 	if (!s->p.chunked_prefill && remaining > budget)
@@ -833,10 +832,13 @@ static inline bool admit_offer(const struct sim *s, const struct lane *in, int32
 	if (need + revive > in->kv->free)
 		return false;
 	*o = (struct admit_offer){hit, own, g, chunk, need, revive, computed};
-	if (ctl->take)
-		*c = (struct batch_cand){&s->spec[id], need, blocks_for(s, r->target) - hit - own,
-					 revive, 0};
 	return true;
+}
+static inline struct batch_cand offer_cand(const struct sim *s, int32_t id,
+					   const struct admit_offer *o)
+{
+	return (struct batch_cand){&s->spec[id], o->need,
+				   blocks_for(s, s->r[id].target) - o->hit - o->own, o->revive, 0};
 }
 
 /* The queue a new (or preempted) request waits in: its role, and the queue. */
