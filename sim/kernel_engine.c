@@ -215,8 +215,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 		return budget; /* an empty queue */
 	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
 		wq_adjust(s, q);
-	if (ctl->padded_pass)
-		budget = INT32_MAX; /* whole prompts: the controller bounds the batch by memory */
+	budget = step_budget(s, budget);
 	int64_t k = wq_pick(s, q);
 	if (ctl->take) {
 		/* The step's view, as its admission from this queue starts.  A request the lag
@@ -228,7 +227,7 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 		in->view_set = true;
 	}
 	size_t nb = 0;
-	while ((budget > 0 || ctl->beyond_budget) && lane_has_slot(s, in)) {
+	while (budget_admits(s, budget) && lane_has_slot(s, in)) {
 		int32_t id = wq_peek(s, q, k);
 		if (id < 0 || !host_may_admit(s, in, id))
 			break;

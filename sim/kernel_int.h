@@ -799,6 +799,22 @@ static inline int32_t prefix_blocks(const struct sim *s, int32_t id)
 	return p / s->p.block_size;
 }
 
+/* kernel_engine.c's budget rule: the token budget for new prompts in a step of which LEFT
+ * tokens of max_num_batched_tokens are left (after its decodes and running prefills): LEFT,
+ * or none (INT32_MAX) under a controller whose batch is one padded pass (padded_pass: whole
+ * prompts, the controller bounds the batch by memory; sim/kernel_prefill.c runs them as one
+ * pass).  Admission goes on while some budget is left, or past it for a controller that
+ * takes requests beyond it (their prefills wait).  admit_from and the contract check
+ * (kernel_contract.c) both use it. */
+static inline int64_t step_budget(const struct sim *s, int64_t left)
+{
+	return s->p.batching->padded_pass ? INT32_MAX : left;
+}
+static inline bool budget_admits(const struct sim *s, int64_t budget)
+{
+	return budget > 0 || s->p.batching->beyond_budget;
+}
+
 /* kernel_engine.c's admission rule for one candidate, without effects: whether the kernel's
  * checks let waiting request ID join IN's step within BUDGET tokens (the step's token budget,
  * unless the controller takes requests beyond it; free KV blocks for the step's chunk).  Its
