@@ -92,7 +92,7 @@ void pend_flush(struct sim *s, int64_t t)
 	}
 }
 
-/* account_pass()'s queueing of the passes for the pass hook (kernel_int.h). */
+/* account_pass()'s queueing of the passes for the pass hook (kernel_passes.h). */
 void pass_queue(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
 		int64_t compile_ns, int64_t real_tokens, int64_t padded_tokens, int64_t start,
 		int64_t times, uint64_t run)
@@ -296,7 +296,7 @@ void cut_sibling_runs(struct sim *s, const struct lane *in)
 	}
 }
 
-/* cut_consumers() (kernel_int.h) for the lanes admitting from Q. */
+/* cut_consumers() (kernel_passes.h) for the lanes admitting from Q. */
 void cut_consumers_of(struct sim *s, const struct waitq *q, bool front)
 {
 	for (int i = 0; i < s->n_lanes; i++) {
