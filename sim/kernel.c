@@ -78,15 +78,24 @@ static bool arrival_first(const struct sim *s, const struct event *top)
 	return top->cls != EVC_ARRIVAL ? top->cls > EVC_ARRIVAL : s->arrival_seq < top->seq;
 }
 
+/* An engine's schedule found a livelock (kernel_engine.c): the run stops after the event
+ * (ONE: it was processed; a later call finds the run stopped). */
+static bool stop_livelocked(struct sim *s, bool one)
+{
+	s->work_ns = s->now;
+	assert(sim_check_invariants(s));
+	return one;
+}
+
 /* Processes the next event (ONE), or every event until none is left before the stop time;
  * returns whether an event was processed (ONE).  One loop for both: sim_run() makes no call
  * per event. */
 static bool run_events(struct sim *s, bool one)
 {
+	if (s->livelock)
+		return false; /* stopped: requests only preempt each other */
 	for (;;) {
 		struct event e;
-		if (s->livelock)
-			return false; /* stopped: requests only preempt each other */
 		const struct event *top = evq_peek(&s->q);
 		if (arrival_first(s, top)) {
 			if (s->arrival_t > s->p.stop_ns)
@@ -125,8 +134,9 @@ static bool run_events(struct sim *s, bool one)
 				wq_push(s, best->q, id, false);
 				lane_kick(s, best);
 			} else {
-				cut_consumers(s, wq_for(s, id), false);
-				wq_push(s, wq_for(s, id), id, false);
+				struct waitq *q = wq_for(s, id);
+				cut_consumers(s, q, false);
+				wq_push(s, q, id, false);
 			}
 			s->arrived++;
 			s->mon_arrivals++;
@@ -143,6 +153,8 @@ static bool run_events(struct sim *s, bool one)
 				assert(sim_check_invariants(s));
 				s->events++;
 				engine_schedule(s, in);
+				if (s->livelock) /* only a schedule preempts */
+					return stop_livelocked(s, one);
 				break;
 			}
 			/* The lane schedules its returned requests again; its idle sibling lanes (empty
@@ -163,6 +175,8 @@ static bool run_events(struct sim *s, bool one)
 			in->schedule_pending = false;
 			if (!in->busy)
 				engine_schedule(s, in);
+			if (s->livelock)
+				return stop_livelocked(s, one);
 			break;
 		}
 		case EV_TRANSFER:
@@ -317,6 +331,7 @@ void sim_free(struct sim *s)
 void sim_check_contract(struct sim *s, bool on)
 {
 	s->check_contract = on;
+	engine_controller_setup(s);
 }
 
 void sim_time_bucketing(struct sim *s, bool on)

@@ -5,7 +5,7 @@
  * queues, the instances (each with its lanes, running sets, paged KV-cache block pools and
  * engines), the graph cache (padded shapes, their cost and which instance compiled them) and
  * the event queue.  struct sim is opaque: read it through the accessors below; its files and
- * state are described in sim/kernel_int.h.  Borrows: the workload's requests, the bucketer, the BucketServe configuration and
+ * state are described in sim/kernel_int.h and sim/kernel_state.h.  Borrows: the workload's requests, the bucketer, the BucketServe configuration and
  * the cost functions, which must outlive the simulation.
  *
  * Topologies: one colocated instance (prefill and decode, the default); or prefill/decode

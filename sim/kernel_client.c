@@ -8,7 +8,7 @@
  * infinite request rate) that is a pure closed loop; a rate limit keeps its arrival times.
  * A request's arrival_ns becomes its send time: TTFT and E2E count from it, as the client
  * measures them.  client_sent() and client_next(), run at every arrival and completion, are
- * inline in kernel_int.h.
+ * inline in kernel_client.h.
  */
 #include "sim/kernel_int.h"
 

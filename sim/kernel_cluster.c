@@ -188,6 +188,8 @@ void sim_init(struct sim *s, const struct sim_params *p, const struct req_spec *
 #else
 	s->check_contract = true; /* kernel_contract.c */
 #endif
+	engine_controller_setup(s);
+	runs_setup(s);
 	waste_acc_init(&s->batch_waste);
 	shapemap_init(&s->lookup);
 	shapemap_init(&s->graphs_by_shape);

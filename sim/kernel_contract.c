@@ -65,8 +65,7 @@ bool contract_applies(const struct sim *s, const struct lane *in)
 	/* The kernel's own reasons for a step to admit nothing (schedule, admit_from). */
 	if ((ctl->idle_only && in->n_run > 0) || !lane_has_slot(s, in))
 		return false;
-	if (s->p.max_num_batched_tokens - in->n_dec <= 0 && !ctl->beyond_budget &&
-	    !ctl->padded_pass)
+	if (!budget_admits(s, step_budget(s, s->p.max_num_batched_tokens - in->n_dec)))
 		return false;
 	/* Something to offer: a request that closed a batch, or one that arrived since. */
 	return in->closed_by[0] >= 0 || in->closed_by[1] >= 0 ||
@@ -77,9 +76,8 @@ void contract_check_step(const struct sim *s, const struct lane *in, int64_t j,
 			 const struct batch_view *v)
 {
 	const struct batch_policy *ctl = s->p.batching;
-	int64_t budget = s->p.max_num_batched_tokens - in->n_dec;
-	if (ctl->padded_pass)
-		budget = INT32_MAX; /* as admit_from: the controller bounds the batch */
+	/* A decode-only step's budget (no prefill runs: contract_applies), as admit_from's. */
+	int64_t budget = step_budget(s, s->p.max_num_batched_tokens - in->n_dec);
 	int64_t t = v->now_ns;
 	int64_t cutoff = host_lags(in) ? t - in->step_dt : t;
 	const struct waitq *qs[2] = {in->q, NULL};
@@ -92,10 +90,10 @@ void contract_check_step(const struct sim *s, const struct lane *in, int64_t j,
 		if (id < 0 || !host_sees(s, id, cutoff))
 			continue;
 		struct admit_offer o;
-		struct batch_cand c;
-		if (!admit_offer(s, in, id, budget, &o, &c))
+		if (!admit_offer(s, in, id, budget, &o))
 			continue; /* the kernel's checks close the batch: nothing joins */
 		struct batch_view w = *v;
+		struct batch_cand c = offer_cand(s, id, &o);
 		if (ctl->take && !ctl->take(&w, &c))
 			continue; /* the controller closes the batch, as at the run's first step */
 		if (head < 0)

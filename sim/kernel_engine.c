@@ -161,28 +161,43 @@ static bool make_room(struct sim *s, struct lane *in, int32_t id, int32_t nb, bo
 	return true;
 }
 
-bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now, int64_t step,
-		    int64_t cutoff, struct batch_view *v)
+void engine_controller_setup(struct sim *s)
+{
+	const struct batch_policy *ctl = s->p.batching;
+	s->view_waiting = (ctl->reads & BV_WAITING) || s->p.step_by_step || s->check_contract;
+	s->steps_told = ctl->on_step_done || s->check_contract;
+	s->ctl_varies = ctl->take && ((ctl->reads & (BV_CLOCK | BV_STEP)) || ctl->on_step_done);
+	for (int i = 0; i < s->n_lanes; i++) {
+		struct batch_view *v = &s->lanes[i].view;
+		v->kv_tokens = s->p.num_kv_blocks * s->p.block_size;
+		v->max_running = s->p.max_num_seqs;
+		v->step_tokens = s->p.max_num_batched_tokens;
+		v->par = s->p.batching_par.v;
+		v->bsc = s->bsc;
+		v->state = s->lanes[i].ctl_state;
+		v->lens = s->batch_lens;
+	}
+}
+
+/* Sets V, whose constants are IN's view's (engine_controller_setup), to IN's view of a step
+ * scheduled at NOW, the lane's step STEP, seeing the waiting requests by CUTOFF
+ * (host_cutoff), with an empty batch so far; returns whether the cutoff hid a waiting
+ * request (host_waiting).  The waiting requests are counted only when the view is to show
+ * them (struct sim's view_waiting): on the fast path, for a controller that reads them. */
+static inline bool batch_view_set(const struct sim *s, const struct lane *in, int64_t now,
+				  int64_t step, int64_t cutoff, struct batch_view *v)
 {
 	v->now_ns = now;
 	v->step = step;
-	bool hid = host_waiting(s, in, cutoff, &v->waiting, &v->waiting_tokens);
 	v->running = in->owner->lanes > 1 && !s->p.loop->virtual_engines ? in->owner->running
 									  : (int32_t)in->n_run;
 	v->idle = in->n_run == 0;
 	v->kv_free = in->kv->free;
-	v->kv_tokens = s->p.num_kv_blocks * s->p.block_size;
 	v->kv_reserved = in->kv->reserved;
-	v->max_running = s->p.max_num_seqs;
-	v->step_tokens = s->p.max_num_batched_tokens;
-	v->par = s->p.batching_par.v;
-	v->bsc = s->bsc;
-	v->state = in->ctl_state;
 	v->n = 0;
-	v->lens = s->batch_lens;
 	v->deferred_blocks = 0;
 	v->charged = v->longest = 0;
-	return hid;
+	return s->view_waiting && host_waiting(s, in, cutoff, &v->waiting, &v->waiting_tokens);
 }
 
 /* Admits waiting requests of queue Q (the QI-th IN admits from) into IN within BUDGET tokens:
@@ -200,32 +215,31 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 		return budget; /* an empty queue */
 	if (q->bsm && q->bc.adjust == BUCKETSERVE_ADJUST_BATCH)
 		wq_adjust(s, q);
-	if (ctl->padded_pass)
-		budget = INT32_MAX; /* whole prompts: the controller bounds the batch by memory */
+	budget = step_budget(s, budget);
 	int64_t k = wq_pick(s, q);
-	struct batch_view *v = &in->view;
 	if (ctl->take) {
 		/* The step's view, as its admission from this queue starts.  A request the lag
 		 * hid from a controller that reads the queue is in its view at the next step:
 		 * this step is not repeated as a run (submit), as when the lag refused one. */
-		if (batch_view_set(s, in, s->now, in->steps, host_cutoff(in), v) &&
+		if (batch_view_set(s, in, s->now, in->steps, host_cutoff(in), &in->view) &&
 		    (ctl->reads & BV_WAITING))
 			in->lag_blocked = true;
 		in->view_set = true;
 	}
 	size_t nb = 0;
-	while ((budget > 0 || ctl->beyond_budget) && lane_has_slot(s, in)) {
+	while (budget_admits(s, budget) && lane_has_slot(s, in)) {
 		int32_t id = wq_peek(s, q, k);
 		if (id < 0 || !host_may_admit(s, in, id))
 			break;
 		struct req *r = &s->r[id];
 		struct admit_offer o;
-		struct batch_cand c;
-		if (!admit_offer(s, in, id, budget, &o, &c)) {
+		if (!admit_offer(s, in, id, budget, &o)) {
 			in->closed_by[qi] = id;
 			break;
 		}
 		if (ctl->take) {
+			struct batch_view *v = &in->view;
+			struct batch_cand c = offer_cand(s, id, &o);
 			v->n = nb;
 			v->kv_free = in->kv->free;
 			if (!ctl->take(v, &c)) {
@@ -260,14 +274,14 @@ static int64_t admit_from(struct sim *s, struct lane *in, struct waitq *q, int q
 		if (!ctl->buckets && k >= 0 && bsm_peek(q->bsm, (size_t)k) < 0)
 			k = wq_pick(s, q);
 	}
-	v->n = nb;
+	in->view.n = nb; /* the requests it admitted (on_step_done) */
 	if (nb)
 		waste_acc_add_lens(&s->batch_waste, s->batch_lens, nb);
 	return budget;
 }
 
 /* Admits from IN's queue, then, when task-aware, offline requests into what is left. */
-static void admit_waiting(struct sim *s, struct lane *in, int64_t budget)
+static inline void admit_waiting(struct sim *s, struct lane *in, int64_t budget)
 {
 	budget = admit_from(s, in, in->q, 0, budget);
 	if (s->p.task_aware && in->q == &s->queue[Q_NEW])
@@ -424,17 +438,18 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 		budget -= chunk;
 		i++;
 	}
-	budget = s->p.max_num_batched_tokens - in->n_dec;
-	for (size_t i = 0; i < in->n_items; i++)
-		budget -= in->items[i].chunk;
+	/* BUDGET is what is left of the step's tokens unless this step preempted (a decode
+	 * preempted leaves more), and then nothing is admitted. */
 
 	/* 3. Queued requests, unless this step preempted (as vLLM V1).  With async scheduling
 	 * a request that arrived during the step just ended waits one step more, unless this
 	 * step would otherwise be empty (sim/kernel_host.c). */
 	in->lag_blocked = false;
-	in->view_set = false;
-	in->closed_by[0] = in->closed_by[1] = -1;
-	in->seen_until = in->lag ? in->sched_cutoff : s->now;
+	if (s->steps_told) { /* for steps_done */
+		in->view_set = false;
+		in->closed_by[0] = in->closed_by[1] = -1;
+		in->seen_until = in->lag ? in->sched_cutoff : s->now;
+	}
 	if (!preempted && !nothing_queued(s, in)) {
 		if (in->role == ROLE_DECODE)
 			admit_transferred(s, in);
@@ -485,15 +500,16 @@ static bool schedule(struct sim *s, struct lane *in, int64_t *end)
 		in->mb_pre += in->host_ns;
 		t = pipe_walk(s, in, k, &work);
 		in->step_dt = k == 1 ? t - s->now : (t - s->now) / k;
+		/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
+		if (in->step_dt * k != t - s->now)
+			BUG("uneven decode run");
 	} else {
 		/* Each step is its device passes (starting at T0 = now) with its host time
-		 * (sim/kernel_host.c); a run's passes are identical, without compile. */
+		 * (sim/kernel_host.c); a run's passes are identical, without compile: the whole
+		 * event lasts step_dt * k. */
 		in->step_dt = step_span(s, in, k == 1 ? t - t0 : pass_ns);
 		t = t0 + k * in->step_dt;
 	}
-	/* One step of a run lasts step_dt; the whole event lasts step_dt * k. */
-	if (in->step_dt * k != t - s->now)
-		BUG("uneven decode run");
 	/* Busy time is the compute of the step (summed over stages, it is card time / stages). */
 	in->busy_ns += work;
 	s->m.busy_ns += work;
@@ -618,11 +634,9 @@ static __attribute__((noinline)) void steps_done(struct sim *s, struct lane *in,
 	if (!ctl->on_step_done && !check)
 		return;
 	for (int64_t j = 0; j < k; j++) {
-		struct batch_view v;
+		struct batch_view v = in->view;
 		int64_t t = in->step_t0 + j * in->step_dt;
-		if (j == 0 && in->view_set)
-			v = in->view;
-		else
+		if (j > 0 || !in->view_set)
 			batch_view_set(s, in, t, in->steps - k + j,
 				       j == 0 ? in->seen_until : host_lags(in) ? t - in->step_dt : t,
 				       &v);
@@ -636,7 +650,7 @@ static __attribute__((noinline)) void steps_done(struct sim *s, struct lane *in,
 void engine_update(struct sim *s, struct lane *in)
 {
 	int64_t k = in->step_k;
-	if (s->p.batching->on_step_done || (s->check_contract && k > 1))
+	if (s->steps_told)
 		steps_done(s, in, k ? k : 1);
 	in->last_end = s->now;
 	if (k > in->mon_counted)

@@ -92,7 +92,7 @@ void pend_flush(struct sim *s, int64_t t)
 	}
 }
 
-/* account_pass()'s queueing of the passes for the pass hook (kernel_int.h). */
+/* account_pass()'s queueing of the passes for the pass hook (kernel_passes.h). */
 void pass_queue(struct sim *s, struct lane *in, int phase, const int32_t real[4], int32_t gi,
 		int64_t compile_ns, int64_t real_tokens, int64_t padded_tokens, int64_t start,
 		int64_t times, uint64_t run)
@@ -130,12 +130,19 @@ static inline bool arrivals_matter(const struct sim *s, const struct lane *in)
 		return true;
 	if (s->p.batching->idle_only && in->n_run > 0)
 		return false;
-	/* A blocked head stays blocked while this instance runs identical steps, unless another
-	 * instance drains the queue meanwhile. */
-	bool fifo = in->q->order->fifo && (!s->p.task_aware || s->queue[Q_OFFLINE].order->fifo) &&
-		    in->q->consumers == 1 && !(s->p.batching->reads & BV_WAITING);
 	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->queue[Q_OFFLINE]) : 0);
-	return lane_has_slot(s, in) && !(fifo && queued > 0);
+	return lane_has_slot(s, in) && !(in->fifo_closed && queued > 0);
+}
+
+/* Whether a queue head that cannot join IN keeps IN's queue closed to later arrivals (struct
+ * lane's fifo_closed): a blocked head stays blocked while the instance runs identical steps,
+ * when every queue it admits from serves arrivals after every waiting request (a FIFO
+ * order), no other instance drains the queue meanwhile, and the batch controller does not
+ * read the waiting queue. */
+static bool fifo_closed(const struct sim *s, const struct lane *in)
+{
+	return in->q->order->fifo && (!s->p.task_aware || s->queue[Q_OFFLINE].order->fifo) &&
+	       in->q->consumers == 1 && !(s->p.batching->reads & BV_WAITING);
 }
 
 /* Whether a request entering the transferred requests' queue could join IN at its next step:
@@ -180,7 +187,7 @@ static bool adjusts_every_step(const struct sim *s, const struct lane *in)
 static bool controller_varies(const struct sim *s, const struct lane *in)
 {
 	const struct batch_policy *ctl = s->p.batching;
-	if (!ctl->take || (!(ctl->reads & (BV_CLOCK | BV_STEP)) && !ctl->on_step_done))
+	if (!s->ctl_varies) /* a take() reading BV_CLOCK or BV_STEP, or on_step_done */
 		return false;
 	size_t queued = wq_len(in->q) + (s->p.task_aware ? wq_len(&s->queue[Q_OFFLINE]) : 0);
 	return in->role != ROLE_DECODE && queued > 0 && lane_has_slot(s, in) &&
@@ -195,7 +202,7 @@ static bool controller_varies(const struct sim *s, const struct lane *in)
  * controller's view changes at every step. */
 int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t, int64_t dt)
 {
-	if (s->p.step_by_step || adjusts_every_step(s, in) || controller_varies(s, in))
+	if (in->no_runs || controller_varies(s, in))
 		return 1;
 	int32_t x = sq_top(&in->cross_at);
 	int64_t k = sq_top_key(&in->done_at) - in->G + 1;
@@ -215,6 +222,15 @@ int64_t decode_run_length(const struct sim *s, const struct lane *in, int64_t t,
 			k = kk;
 	}
 	return k < 1 ? 1 : k;
+}
+
+void runs_setup(struct sim *s)
+{
+	for (int i = 0; i < s->n_lanes; i++) {
+		struct lane *in = &s->lanes[i];
+		in->no_runs = s->p.step_by_step || adjusts_every_step(s, in);
+		in->fifo_closed = fifo_closed(s, in);
+	}
 }
 
 /* Ends IN's run of identical decode steps (if it is in one) at the first step boundary at or
@@ -280,7 +296,7 @@ void cut_sibling_runs(struct sim *s, const struct lane *in)
 	}
 }
 
-/* cut_consumers() (kernel_int.h) for the lanes admitting from Q. */
+/* cut_consumers() (kernel_passes.h) for the lanes admitting from Q. */
 void cut_consumers_of(struct sim *s, const struct waitq *q, bool front)
 {
 	for (int i = 0; i < s->n_lanes; i++) {

@@ -52,7 +52,8 @@ static bool can_merge(struct sim *s, const struct lane *in, size_t i, size_t end
 	if (prefill_item_context(s, in, i) > 0)
 		return false; /* the group has history: it takes nothing more */
 	if (s->p.batching->padded_pass)
-		return true; /* the controller's batch is one padded pass (policies/batching.h) */
+		return true; /* the controller's batch is one padded pass (policies/batching.h),
+			      * admitted with no token budget (step_budget, sim/kernel_engine.h) */
 	if (!s->p.merged_prefill && end + 1 - i > (size_t)s->p.max_num_prefill_seqs)
 		return false; /* _bucketize_2d_prompt raises BucketingFailedException */
 	int32_t real[4], b[4];

@@ -57,7 +57,7 @@ void wq_adjust(struct sim *s, struct waitq *q)
 	}
 }
 
-/* wq_push() (kernel_int.h) into a bucketed queue (FRONT does not apply: inside a bucket the
+/* wq_push() (kernel_queue.h) into a bucketed queue (FRONT does not apply: inside a bucket the
  * queue's order ranks a preempted request by its key like any other). */
 void wq_push_bucketed(struct sim *s, struct waitq *q, int32_t id)
 {
@@ -75,7 +75,7 @@ void wq_push_bucketed(struct sim *s, struct waitq *q, int32_t id)
 		wq_adjust(s, q);
 }
 
-/* wq_pick() (kernel_int.h) from a bucketed queue. */
+/* wq_pick() (kernel_queue.h) from a bucketed queue. */
 int64_t wq_pick_bucketed(struct sim *s, struct waitq *q)
 {
 	double t0 = s->time_bucketing ? wall_now() : 0;
@@ -105,7 +105,7 @@ static void nmax_record(struct sim *s)
 	s->nmax_sum += (double)nmax;
 }
 
-/* wq_remove() (kernel_int.h) from a bucketed queue. */
+/* wq_remove() (kernel_queue.h) from a bucketed queue. */
 void wq_remove_bucketed(struct sim *s, struct waitq *q, int32_t id)
 {
 	nmax_record(s);

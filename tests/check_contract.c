@@ -7,8 +7,8 @@
  * declared state is told of every step, a run's included; the queue_budget controller's
  * rule on hand-worked views.
  *
- * The check is on by default only in builds without NDEBUG; these cases switch it on (struct
- * sim's check_contract), so they run in every build.
+ * The check is on by default only in builds without NDEBUG; these cases switch it on
+ * (sim_check_contract), so they run in every build.
  */
 #include <check.h>
 #include <signal.h>
@@ -123,7 +123,7 @@ static void run_queue(const struct batch_policy *ctl, bool step_by_step, bool ch
 	struct sim_costs c = ms_costs();
 	struct sim s;
 	sim_init(&s, &p, queue, 4, NULL, NULL, &c, NULL);
-	s.check_contract = check;
+	sim_check_contract(&s, check);
 	sim_run(&s);
 	sim_finish(&s);
 	ck_assert_uint_eq(s.finished, 4);
@@ -197,7 +197,7 @@ static int64_t run_fifo_lie(bool step_by_step, bool check)
 	struct sim_costs c = ms_costs();
 	struct sim s;
 	sim_init(&s, &p, req, 3, NULL, NULL, &c, NULL);
-	s.check_contract = check;
+	sim_check_contract(&s, check);
 	sim_run(&s);
 	sim_finish(&s);
 	int64_t t = s.r[2].t_sched;
@@ -269,7 +269,7 @@ START_TEST(declared_state_sees_every_step)
 		struct sim_costs c = ms_costs();
 		struct sim s;
 		sim_init(&s, &p, queue, 4, NULL, NULL, &c, NULL);
-		s.check_contract = true;
+		sim_check_contract(&s, true);
 		sim_run(&s);
 		sim_finish(&s);
 		ck_assert_uint_eq(s.finished, 4);
