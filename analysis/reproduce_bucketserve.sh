@@ -50,8 +50,9 @@ COMMON=(--set model=llama-2-13b "${HW[@]}" --set hardware.tp=1
 topology() {
 	case "$1" in
 	vllm|uellm) echo "--set cluster.instances=4" ;;
-	# The paper's prefill batches (the presets' default; on Gaudi each within the warmed prompt
-	# grid of server.max_num_prefill_seqs, set per sweep below: policies/README.md).
+	# The paper's prefill batches (the presets' default, with the presets' own
+	# server.max_num_prefill_seqs: on Gaudi each batch within the warmed prompt grid of that many
+	# prompts, on a100 whole prompts at their own shape: policies/README.md).
 	*) echo "--set cluster.prefill_instances=2 --set cluster.decode_instances=2 --set scheduler.batching=prefill_batch" ;;
 	esac
 }
@@ -68,36 +69,44 @@ T_START=$SECONDS
 # run PRESET ARGS... : one simulation; prints the metrics as "key value" lines on stdout.
 # Exits the script (status 1) when bucketsim fails (it runs in a command substitution, so
 # the caller counts it and exits too: "|| exit 1").
+# Also prints "max_num_prefill_seqs V", the value the run used (its configuration echo).
 run() {
 	local preset=$1; shift
 	local cmd=("$BIN" run --preset "$preset" "${COMMON[@]}" $(topology "$preset") "$@" --json)
 	study_metrics reproduce "${cmd[@]}"
+	awk '/"server.max_num_prefill_seqs":/ { v = $2; sub(/,$/, "", v); print "max_num_prefill_seqs", v }' "$TMP/out.json"
 }
 # get KEY < metrics
 get() { study_get "$1"; }
 
 # ---- 1. offline: throughput and utilisation vs max batch size (Fig. 5a/b) ------------------
+# Two sweeps of server.max_num_prefill_seqs (the column prefill_seqs is the value each run used):
+#   own  every system at its own: the disaggregated presets' (their prefill batches), vllm-gaudi's
+#        default 1 for vllm and uellm (one prompt per prefill pass, as the real server runs);
+#   8    every system at 8: the colocated ones merge up to 8 prompts into a padded pass within
+#        the 2048-token budget, and on Gaudi the disaggregated batches stay within a grid of
+#        8-prompt buckets (on a100 their batches do not depend on it).
 OFF_SYSTEMS="bucketserve-offline bucketserve distserve uellm vllm"
 off_csv=$OUT/offline_batch.csv
-echo "dataset,prefill_seqs,max_num_seqs,system,completed,request_throughput,output_throughput,total_token_throughput,utilization,padding_waste_ratio,preemptions,bucket_splits" >"$off_csv"
-offline_sweep() { # dataset prefill_seqs
-	local ds=$1 mp=$2 bs sys m extra
+echo "dataset,sweep,prefill_seqs,max_num_seqs,system,completed,request_throughput,output_throughput,total_token_throughput,utilization,padding_waste_ratio,preemptions,bucket_splits" >"$off_csv"
+offline_sweep() { # dataset sweep (own or a max_num_prefill_seqs for every system)
+	local ds=$1 sw=$2 bs sys m extra
 	for bs in $BATCHES; do
 		for sys in $OFF_SYSTEMS; do
 			extra=()
 			# UELLM's static batches follow the swept batch size (its preset packs 10).
 			[ $sys = uellm ] && extra=(--set scheduler.static_batch_size=$bs)
+			[ $sw = own ] || extra+=(--set server.max_num_prefill_seqs=$sw)
 			m=$(run $sys --set workload.mix=$(mixof $ds) --set workload.arrival=offline \
 				--set workload.num_requests=$N_OFF --set server.max_num_seqs=$bs \
-				--set server.max_num_prefill_seqs=$mp "${extra[@]}") || exit 1
+				${extra[@]+"${extra[@]}"}) || exit 1
 			NRUNS=$((NRUNS + 1))
-			echo "$ds,$mp,$bs,$sys,$(echo "$m" | get completed),$(echo "$m" | get request_throughput),$(echo "$m" | get output_throughput),$(echo "$m" | get total_token_throughput),$(echo "$m" | get utilization),$(echo "$m" | get padding_waste_ratio),$(echo "$m" | get preemptions),$(echo "$m" | get bucket_splits)" >>"$off_csv"
+			echo "$ds,$sw,$(echo "$m" | get max_num_prefill_seqs),$bs,$sys,$(echo "$m" | get completed),$(echo "$m" | get request_throughput),$(echo "$m" | get output_throughput),$(echo "$m" | get total_token_throughput),$(echo "$m" | get utilization),$(echo "$m" | get padding_waste_ratio),$(echo "$m" | get preemptions),$(echo "$m" | get bucket_splits)" >>"$off_csv"
 		done
 	done
 }
-for ds in alpaca longbench mixed; do offline_sweep $ds 1; done
-# Padded multi-sequence prefill (8 prompts per pass, padded to the longest): the regime in which
-# grouping by length changes the padded shapes.
+for ds in alpaca longbench mixed; do offline_sweep $ds own; done
+# Every system with up to 8 prompts per prefill pass.
 offline_sweep mixed 8
 # UELLM's sensitivity to its batching rule (offline, max_num_seqs = the largest batch size):
 # the preset (at most 10 per batch, Eq. 2 padding waste of the prompts <= 0.25), the swept
@@ -170,7 +179,10 @@ sum=$OUT/summary.md
 echo "# BucketServe experiments in bucketsim"
 echo
 echo "Llama-2-13B (bf16) on 4 cards of $HWDESC (tp = 1): colocated systems (vllm, uellm) as 4"
-echo "instances, disaggregated ones (distserve, bucketserve*) as 2 prefill + 2 decode instances."
+echo "instances, disaggregated ones (distserve, bucketserve*) as 2 prefill + 2 decode instances,"
+echo "these with the paper's prefill batches (scheduler.batching=prefill_batch) at their presets'"
+echo "server.max_num_prefill_seqs, the colocated ones at vllm-gaudi's default of one prompt per"
+echo "prefill pass (except in the offline sweep with prefill_seqs 8)."
 echo "Seed $SEED; offline runs $N_OFF requests (all at t = 0), online runs $N_ON Poisson requests;"
 echo "SLO: TTFT <= $SLO_TTFT_MS ms and TPOT <= $SLO_TPOT_MS ms. Mixed = $MIXED; LongBench prompts"
 echo "truncated to the 4096-token context. $([ $QUICK = 1 ] && echo '**Quick mode: few points, not for conclusions.**')"
@@ -180,12 +192,16 @@ echo
 echo "total_token_throughput in tokens/s (utilisation in parentheses)."
 echo
 awk -F, -v bs=$MAXBS '
-	NR > 1 && $3 == bs { key = $1 " (prefill_seqs " $2 ")"; if (!(key in seen)) { seen[key] = 1; rows[++n] = key }
-		v[key, $4] = sprintf("%.0f (%.1f%%)", $8, 100 * $9) }
+	NR > 1 && $4 == bs { key = $1 " (prefill_seqs " $2 ")"; if (!(key in seen)) { seen[key] = 1; rows[++n] = key }
+		v[key, $5] = sprintf("%.0f (%.1f%%)", $9, 100 * $10)
+		if ($2 == "own" && !(($5) in own)) { own[$5] = $3; sys[++ns] = $5 } }
 	END {
 		printf "| dataset | bucketserve-offline | bucketserve | distserve | uellm | vllm |\n|---|---:|---:|---:|---:|---:|\n"
 		for (i = 1; i <= n; i++) { k = rows[i]
-			printf "| %s | %s | %s | %s | %s | %s |\n", k, v[k, "bucketserve-offline"], v[k, "bucketserve"], v[k, "distserve"], v[k, "uellm"], v[k, "vllm"] } }' "$off_csv"
+			printf "| %s | %s | %s | %s | %s | %s |\n", k, v[k, "bucketserve-offline"], v[k, "bucketserve"], v[k, "distserve"], v[k, "uellm"], v[k, "vllm"] }
+		printf "\nprefill_seqs own: each system at its own server.max_num_prefill_seqs ("
+		for (i = 1; i <= ns; i++) printf "%s%s %s", (i > 1 ? ", " : ""), sys[i], own[sys[i]]
+		printf "); 8: every system at 8.\n" }' "$off_csv"
 echo
 echo "## Server RPS at 80 % SLO attainment (Fig. 5c/d)"
 echo
@@ -221,17 +237,17 @@ awk -F, -v bs=$MAXBS -v offcsv="$off_csv" -v oncsv="$on_csv" -v rpsf="$TMP/rps80
 	function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "n/a" : sprintf("%.2fx", a / b) }
 	function num(s) { gsub(/[<> ]/, "", s); return s }
 	BEGIN {
-		while ((getline l < offcsv) > 0) { split(l, f, ","); if (f[3] == bs) tp[f[1], f[2], f[4]] = f[8]; if (f[3] == bs) ut[f[1], f[2], f[4]] = f[9] }
+		while ((getline l < offcsv) > 0) { split(l, f, ","); if (f[4] == bs) { tp[f[1], f[2], f[5]] = f[9]; ut[f[1], f[2], f[5]] = f[10] } }
 		while ((getline l < oncsv) > 0) { split(l, f, ","); if (f[1] == "dataset") continue
 			if (f[2] + 0 >= top[f[1]]) top[f[1]] = f[2] + 0; srv[f[1], f[2] + 0, f[3]] = f[5] }
 		while ((getline l < rpsf) > 0) { n = split(l, f, "|"); if (f[2] ~ /alpaca|mixed/) { d = f[2]; gsub(/ /, "", d)
 			r80[d, "bucketserve"] = num(f[3]); r80[d, "distserve"] = num(f[4]); r80[d, "uellm"] = num(f[5]) } }
 		print "| paper | what | simulated |"
 		print "|---|---|---:|"
-		printf "| 3.58x | offline throughput, BucketServe / UELLM (Mixed, max_num_seqs %s) | %s |\n", bs, ratio(tp["mixed", 1, "bucketserve-offline"], tp["mixed", 1, "uellm"])
-		printf "| 1.31x | offline throughput, BucketServe / DistServe (Mixed, max_num_seqs %s) | %s |\n", bs, ratio(tp["mixed", 1, "bucketserve-offline"], tp["mixed", 1, "distserve"])
-		printf "| 81.66%% | BucketServe utilisation (Mixed, max_num_seqs %s) | %.2f%% |\n", bs, 100 * ut["mixed", 1, "bucketserve-offline"]
-		printf "| - | the same two ratios with 8-prompt padded prefill passes | %s, %s |\n", ratio(tp["mixed", 8, "bucketserve-offline"], tp["mixed", 8, "uellm"]), ratio(tp["mixed", 8, "bucketserve-offline"], tp["mixed", 8, "distserve"])
+		printf "| 3.58x | offline throughput, BucketServe / UELLM (Mixed, max_num_seqs %s) | %s |\n", bs, ratio(tp["mixed", "own", "bucketserve-offline"], tp["mixed", "own", "uellm"])
+		printf "| 1.31x | offline throughput, BucketServe / DistServe (Mixed, max_num_seqs %s) | %s |\n", bs, ratio(tp["mixed", "own", "bucketserve-offline"], tp["mixed", "own", "distserve"])
+		printf "| 81.66%% | BucketServe utilisation (Mixed, max_num_seqs %s) | %.2f%% |\n", bs, 100 * ut["mixed", "own", "bucketserve-offline"]
+		printf "| - | the same two ratios with every system at 8 prompts per prefill pass | %s, %s |\n", ratio(tp["mixed", "8", "bucketserve-offline"], tp["mixed", "8", "uellm"]), ratio(tp["mixed", "8", "bucketserve-offline"], tp["mixed", "8", "distserve"])
 		printf "| 1.37x | server RPS at 80%% SLO, BucketServe / DistServe, Alpaca | %s |\n", ratio(r80["alpaca", "bucketserve"], r80["alpaca", "distserve"])
 		printf "| 1.93x | server RPS at 80%% SLO, BucketServe / DistServe, Mixed | %s |\n", ratio(r80["mixed", "bucketserve"], r80["mixed", "distserve"])
 		ta = top["alpaca"]; tm = top["mixed"]

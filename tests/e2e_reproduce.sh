@@ -9,6 +9,15 @@ for f in offline_batch.csv uellm_sensitivity.csv online_rate.csv overhead_bucket
 	[ -s "$T/r1/$f" ] && ok "reproduce-$f" || fail "reproduce-$f" "missing"
 done
 grep -q '^| 3.58x |' "$T/r1/summary.md" && ok reproduce-ratios || fail reproduce-ratios "no ratio table"
+# The prefill batch size each offline run used (its configuration echo): in the sweep "own" the
+# disaggregated presets' server.max_num_prefill_seqs=16 (policies/presets.c: the largest batch a
+# warmed pass holds, 2048 / 128) and vllm-gaudi's default 1 for the colocated vllm and uellm; in
+# the sweep "8" every system at 8.  3 batch sizes x 5 systems x (3 datasets + 1) = 60 rows.
+awk -F, 'NR == 1 { ok = $2 == "sweep" && $3 == "prefill_seqs" && $5 == "system"; next }
+	{ n++; want = $2 == "8" ? 8 : ($5 == "vllm" || $5 == "uellm") ? 1 : 16
+	  if ($2 != "own" && $2 != "8" || $3 != want) ok = 0 }
+	END { exit !(ok && n == 60) }' "$T/r1/offline_batch.csv" && ok reproduce-prefill-seqs ||
+	fail reproduce-prefill-seqs "offline runs not at the expected max_num_prefill_seqs"
 expect_exit 0 reproduce-again analysis/reproduce_bucketserve.sh --quick -o "$T/r2" "$BUCKETSIM"
 for f in offline_batch.csv uellm_sensitivity.csv online_rate.csv; do
 	cmp -s "$T/r1/$f" "$T/r2/$f" && ok "reproduce-same-$f" || fail "reproduce-same-$f" "differs"
