@@ -108,6 +108,7 @@ static int gen_docs(const struct bucket_params *p, struct bgen *g, struct bs_err
 	    bucket_product_check("decode", (double)r.dbs.n * (double)r.blocks.n, BUCKET_GEN_MAX,
 				 err))
 		goto out;
+	blist_reserve(&g->decode, g->decode.n + r.dbs.n * r.blocks.n);
 	for (size_t i = 0; i < r.dbs.n; i++)   /* the full decode product */
 		for (size_t j = 0; j < r.blocks.n; j++)
 			blist_push(&g->decode, r.dbs.v[i], 1, r.blocks.v[j], 0);

@@ -220,8 +220,43 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 	/* The filter keeps every ctx up to a bound, so the ctx loop stops at the first one above
 	 * it: the work follows the buckets kept, not the candidates. */
 	bool ctx_sorted = true;
-	for (size_t j = 1; j < ctx->n; j++)
-		ctx_sorted &= ctx->v[j - 1] <= ctx->v[j];
+	size_t nmaxc = 0;   /* how many ctx values equal the largest */
+	for (size_t j = 0; j < ctx->n; j++) {
+		ctx_sorted &= !j || ctx->v[j - 1] <= ctx->v[j];
+		nmaxc += ctx->v[j] == maxc;
+	}
+	/* First the number of buckets each (bs, query) pair pushes, so the list is allocated once
+	 * and the limit is enforced before anything is written: a pair pushes every ctx up to its
+	 * bound (but the largest, with the edge rule) and, with the edge rule, its edge bucket
+	 * when that is within the bound too (pushed among the others or after them). */
+	size_t total = out->n;
+	for (size_t i = 0; i < bs->n; i++)
+		for (size_t k = 0; k < qr->n; k++) {
+			int64_t bound = bucket_prompt_ctx_bound(p, bs->v[i], qr->v[k]);
+			size_t m = 0;
+			if (ctx_sorted) {
+				size_t lo = 0, hi = ctx->n;   /* the first ctx above the bound */
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+					if (ctx->v[mid] <= bound)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				m = lo - (edge && maxc <= bound ? nmaxc : 0);
+			} else {
+				for (size_t j = 0; j < ctx->n; j++)
+					m += ctx->v[j] <= bound && !(edge && ctx->v[j] == maxc);
+			}
+			total += m + (edge && cm[k] <= bound);
+			/* A pair pushes at most one duplicate (its edge bucket) per bucket kept, so
+			 * more than twice the limit means more than the limit kept. */
+			if (total > 2 * (size_t)BUCKET_GEN_MAX) {
+				free(cm);
+				return bucket_kept_error("prompt", err);
+			}
+		}
+	blist_reserve(out, total);
 	for (size_t i = 0; i < bs->n; i++) {
 		int64_t b = bs->v[i];
 		for (size_t k = 0; k < qr->n; k++) {
@@ -237,19 +272,13 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 					continue;
 				}
 				if (pending && cm[k] <= c) {
-					blist_push(out, b, q, cm[k], 0);
+					blist_put(out, b, q, cm[k], 0);
 					pending = false;
 				}
-				blist_push(out, b, q, c, 0);
+				blist_put(out, b, q, c, 0);
 			}
 			if (pending && cm[k] <= bound)
-				blist_push(out, b, q, cm[k], 0);
-			/* A pair pushes at most one duplicate (its edge bucket) per bucket kept, so
-			 * more than twice the limit means more than the limit kept. */
-			if (out->n > 2 * (size_t)BUCKET_GEN_MAX) {
-				free(cm);
-				return bucket_kept_error("prompt", err);
-			}
+				blist_put(out, b, q, cm[k], 0);
 		}
 	}
 	free(cm);
@@ -332,6 +361,7 @@ int bucket_finish_current(const struct bucket_params *p, const struct bucket_ran
 	 * contiguous PA, num_hpu_blocks is appended to the block range when the range ends below
 	 * it (the range is sorted, so this is its new maximum) */
 	struct ivec blocks = {0};
+	ivec_reserve(&blocks, r->blocks.n + 1);
 	for (size_t i = 0; i < r->blocks.n; i++)
 		ivec_push(&blocks, r->blocks.v[i]);
 	if (p->contiguous_pa && blocks.n && blocks.v[blocks.n - 1] < p->num_kv_blocks)
@@ -385,26 +415,30 @@ int bucket_docs_prompt(const struct bucket_params *p, const struct ivec *bs,
 					  : 1;
 	if (bucket_product_check("prompt", cand * (double)bs->n, BUCKET_GEN_MAX, err))
 		return -1;
-	struct blist all = {0};
-	for (size_t i = 0; i < bs->n; i++)
-		for (size_t j = 0; j < seq->n; j++) {
-			int64_t top = p->prefix_caching ? bucket_floordiv(smax - seq->v[j], B) : 0;
-			for (int64_t c = 0; c <= top; c++)
-				blist_push(&all, bs->v[i], seq->v[j], c, 0);
-		}
-	for (size_t i = 0; i < all.n; i++) {
-		int64_t b0 = all.a[i].v[0], q = all.a[i].v[1], c = all.a[i].v[2];
-		if (b0 * (q + c * B) <= mnbt && (no_mml_check || q <= mml))
-			blist_push(&g->prompt, b0, q, c, 0);
+	/* The (bs, seq, ctx) triples the token-budget filter keeps are counted first, so the kept
+	 * ones are written once into a list of their size; when it keeps none, every triple is. */
+	size_t kept = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		bool all = pass && !kept;
+		if (pass)
+			blist_reserve(&g->prompt, g->prompt.n + (all ? (size_t)cand * bs->n : kept));
+		for (size_t i = 0; i < bs->n; i++)
+			for (size_t j = 0; j < seq->n; j++) {
+				int64_t b0 = bs->v[i], q = seq->v[j];
+				int64_t top = p->prefix_caching ? bucket_floordiv(smax - q, B) : 0;
+				for (int64_t c = 0; c <= top; c++) {
+					if (!all && !(b0 * (q + c * B) <= mnbt && (no_mml_check || q <= mml)))
+						continue;
+					if (pass)
+						blist_put(&g->prompt, b0, q, c, 0);
+					else
+						kept++;
+				}
+			}
 	}
-	if (!g->prompt.n && all.n) {
+	if (!kept && g->prompt.n)
 		bs_warn("no prompt bucket fits max_num_batched_tokens (%lld); keeping all %zu, as "
-			"the server does", (long long)mnbt, all.n);
-		blist_free(&g->prompt);
-		g->prompt = all;
-		all = (struct blist){0};
-	}
-	blist_free(&all);
+			"the server does", (long long)mnbt, g->prompt.n);
 	blist_sort_unique(&g->prompt);
 	return g->prompt.n ? 0 : bucket_empty_error("prompt", err);
 }

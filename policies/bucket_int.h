@@ -22,6 +22,7 @@
 #ifndef BS_BUCKET_INT_H
 #define BS_BUCKET_INT_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +34,8 @@ struct ivec {
 	size_t n, cap;
 };
 void ivec_push(struct ivec *r, int64_t x);
+/* Makes room for N values in all (pushes up to N then never reallocate). */
+void ivec_reserve(struct ivec *r, size_t n);
 void ivec_sort_unique(struct ivec *r);
 void ivec_free(struct ivec *r);
 bool ivec_has(const struct ivec *r, int64_t x);
@@ -43,6 +46,16 @@ struct blist {
 	size_t n, cap;
 };
 void blist_push(struct blist *l, int64_t a, int64_t b, int64_t c, int64_t d);
+/* blist_push into room already made by blist_reserve (no capacity check). */
+static inline void blist_put(struct blist *l, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+	assert(l->n < l->cap);
+	struct bshape *s = &l->a[l->n++];
+	s->v[0] = (int32_t)a;
+	s->v[1] = (int32_t)b;
+	s->v[2] = (int32_t)c;
+	s->v[3] = (int32_t)d;
+}
 /* Makes room for N tuples in all (pushes up to N then never reallocate). */
 void blist_reserve(struct blist *l, size_t n);
 void blist_sort_unique(struct blist *l);

@@ -94,7 +94,8 @@ static int gen_docs(const struct bucket_params *p, struct bgen *g, struct bs_err
 				 err))
 		goto out;
 	/* legacy linear decode: skip bs > blocks; the first block value >= num_kv_blocks becomes
-	 * num_kv_blocks and ends the row */
+	 * num_kv_blocks and ends the row (at most the product, checked above) */
+	blist_reserve(&g->decode, g->decode.n + r.dbs.n * r.blocks.n);
 	for (size_t i = 0; i < r.dbs.n; i++)
 		for (size_t j = 0; j < r.blocks.n; j++) {
 			if (r.dbs.v[i] > r.blocks.v[j])

@@ -19,6 +19,14 @@ void ivec_push(struct ivec *r, int64_t x)
 	r->v[r->n++] = x;
 }
 
+void ivec_reserve(struct ivec *r, size_t n)
+{
+	if (n > r->cap) {
+		r->cap = n;
+		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
+	}
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -194,18 +202,19 @@ int brange_lin(struct ivec *out, int64_t bmin, int64_t bstep, int64_t bmax, bool
 	}
 	if (bmin < 1)
 		return -1;
-	struct ivec s = {0};
-	for (int64_t x = bmin; x < bstep && x <= bmax; x *= 2)
-		ivec_push(&s, x);
-	for (int64_t x = bstep; x <= bmax; x += bstep)
-		if (x >= bmin)
-			ivec_push(&s, x);
+	/* The values come out ascending and distinct, so they are appended as they are made:
+	 * 0 (for a zero minimum), the doubling ramp from bmin below the step, then the multiples
+	 * of the step from the first one >= bmin (all above the ramp).  The multiples loop starts
+	 * there rather than at the step, so a large minimum costs nothing. */
+	int64_t first = bucket_ceil_div(bmin, bstep) * bstep;
+	size_t nmul = first <= bmax ? (size_t)((bmax - first) / bstep) + 1 : 0;
+	ivec_reserve(out, out->n + nmul + 64 + add0);
 	if (add0)
-		ivec_push(&s, 0);
-	ivec_sort_unique(&s);
-	for (size_t i = 0; i < s.n; i++)
-		ivec_push(out, s.v[i]);
-	ivec_free(&s);
+		ivec_push(out, 0);
+	for (int64_t x = bmin; x < bstep && x <= bmax; x *= 2)
+		ivec_push(out, x);
+	for (int64_t x = first; x <= bmax; x += bstep)
+		ivec_push(out, x);
 	return 0;
 }
 
