@@ -6,9 +6,10 @@
  * config file) win over the equivalent bucketing.* / server.* keys, as they do on the real
  * server, where the keys correspond to vLLM's command-line arguments.
  *
- * Invariants: cur[ph] is always sorted and duplicate-free (a fallback is inserted at its place
- * only when absent); warm[ph] never changes after bucketer_new(); a look-up allocates only when
- * it inserts a fallback.
+ * Invariants: the current list of a phase is always sorted and duplicate-free (a fallback is
+ * inserted at its place only when absent); warm[ph] never changes after bucketer_new(); until
+ * the phase's first fallback the current list is warm[ph] itself, and cur[ph] (own[ph] set) is
+ * its copy from then on, so a look-up allocates only when it inserts a fallback.
  */
 #include "policies/bucketing.h"
 
@@ -23,6 +24,7 @@
 struct bucketer {
 	struct bucket_params p;
 	struct blist warm[3], cur[3];
+	bool own[3];                /* cur[ph] holds the current list (else warm[ph] does) */
 	char cfgline[3][512];
 	bool cfg_unlogged[3];
 	int64_t decode_maxctx;      /* largest ctx over the prepared decode buckets, -1 if none */
@@ -474,14 +476,6 @@ int bucketer_new(const struct bucket_params *p, struct bucketer **out, struct bs
 		b->cfg_unlogged[PHASE_DECODE] = g.decode_cfg_unlogged;
 		b->cfg_unlogged[PHASE_UNIFIED] = g.unified_cfg_unlogged;
 	}
-	for (int ph = 0; ph < 3; ph++) {
-		struct blist *w = &b->warm[ph], *c = &b->cur[ph];
-		if (w->n) {
-			c->a = xmalloc(w->n * sizeof *c->a);
-			memcpy(c->a, w->a, w->n * sizeof *c->a);
-			c->n = c->cap = w->n;
-		}
-	}
 	for (size_t i = 0; i < b->warm[PHASE_DECODE].n; i++)
 		if (b->warm[PHASE_DECODE].a[i].v[2] > b->decode_maxctx)
 			b->decode_maxctx = b->warm[PHASE_DECODE].a[i].v[2];
@@ -500,10 +494,17 @@ void bucketer_free(struct bucketer *b)
 	free(b);
 }
 
+/* The current list of PH: the warm-up list and the fallbacks inserted since. */
+static const struct blist *cur_list(const struct bucketer *b, enum phase ph)
+{
+	return b->own[ph] ? &b->cur[ph] : &b->warm[ph];
+}
+
 size_t bucketer_list(const struct bucketer *b, enum phase ph, const struct bshape **out)
 {
-	*out = b->cur[ph].a;
-	return b->cur[ph].n;
+	const struct blist *l = cur_list(b, ph);
+	*out = l->a;
+	return l->n;
 }
 
 size_t bucketer_warmup_list(const struct bucketer *b, enum phase ph, const struct bshape **out)
@@ -609,6 +610,25 @@ bool bucketer_prompt_warm(const struct bucketer *b, int64_t n, int64_t longest, 
 	return f && fbs <= p->max_num_prefill_seqs && fbs * f->v[1] <= p->max_num_batched_tokens;
 }
 
+/* Inserts S into the current list of PH unless present (true when inserted); the phase's first
+ * insertion copies the warm-up list into cur[ph]. */
+static bool cur_insert(struct bucketer *b, enum phase ph, const struct bshape *s)
+{
+	if (!b->own[ph]) {
+		const struct blist *w = &b->warm[ph];
+		size_t i = blist_bisect_left(w, s);
+		if (i < w->n && !bshape_cmp(&w->a[i], s))
+			return false;
+		struct blist *c = &b->cur[ph];
+		blist_reserve(c, w->n + 1);
+		if (w->n)
+			memcpy(c->a, w->a, w->n * sizeof *c->a);
+		c->n = w->n;
+		b->own[ph] = true;
+	}
+	return blist_insert_sorted(&b->cur[ph], s);
+}
+
 bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *real,
 		     struct bshape *bucket)
 {
@@ -616,7 +636,7 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 	*bucket = *real;
 	if (!p->enabled || !(p->strategy->phases & (1u << ph)))
 		return false;
-	struct blist *l = &b->cur[ph];
+	const struct blist *l = cur_list(b, ph);
 	struct bshape t = *real;
 	if (ph == PHASE_UNIFIED) {
 		const struct bshape *f = find_bucket(l, &t, 3);
@@ -641,5 +661,5 @@ bool bucketer_lookup(struct bucketer *b, enum phase ph, const struct bshape *rea
 	struct bshape fb = cur ? bucket_fallback_current(p, t.v[0], t.v[1], t.v[2], cmax)
 			       : bucket_fallback_docs(p, ph, t.v[0], t.v[1], t.v[2]);
 	*bucket = fb;
-	return blist_insert_sorted(l, &fb);
+	return cur_insert(b, ph, &fb);
 }
