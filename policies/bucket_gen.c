@@ -288,19 +288,30 @@ int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 	return out->n ? 0 : bucket_empty_error("prompt", err);
 }
 
+/* The non-contiguous decode filter and corrector for one bucket: false when it is dropped (bs
+ * above its ctx), else its ctx capped at bs * PER (PER = ceil(max_model_len / block_size)) in
+ * *C.  With contiguous PA every bucket is kept as it is. */
+static bool decode_keep(const struct bucket_params *p, int64_t per, int64_t bs, int64_t *c)
+{
+	if (p->contiguous_pa)
+		return true;
+	if (bs > *c)
+		return false;
+	*c = min64(*c, bs * per);
+	return true;
+}
+
 /* The non-contiguous decode filter and corrector, applied in place (then re-sorted). */
 void bucket_correct_decode(const struct bucket_params *p, struct blist *l)
 {
-	if (p->contiguous_pa)
-		return;
 	int64_t per = bucket_ceil_div(p->max_model_len, p->block_size);
 	size_t k = 0;
 	for (size_t i = 0; i < l->n; i++) {
-		int64_t bs = l->a[i].v[0], c = l->a[i].v[2];
-		if (bs > c)
+		int64_t c = l->a[i].v[2];
+		if (!decode_keep(p, per, l->a[i].v[0], &c))
 			continue;
 		l->a[k] = l->a[i];
-		l->a[k].v[2] = (int32_t)min64(c, bs * per);
+		l->a[k].v[2] = (int32_t)c;
 		k++;
 	}
 	l->n = k;
@@ -311,11 +322,15 @@ int bucket_combine_decode(const struct bucket_params *p, const struct ivec *bs,
 {
 	if (bucket_product_check("decode", (double)bs->n * (double)blocks->n, BUCKET_GEN_MAX, err))
 		return -1;
+	/* the product, filtered and corrected as it is written (bucket_correct_decode's rule) */
+	int64_t per = bucket_ceil_div(p->max_model_len, p->block_size);
 	blist_reserve(out, out->n + bs->n * blocks->n);
 	for (size_t i = 0; i < bs->n; i++)
-		for (size_t j = 0; j < blocks->n; j++)
-			blist_push(out, bs->v[i], 1, blocks->v[j], 0);
-	bucket_correct_decode(p, out);
+		for (size_t j = 0; j < blocks->n; j++) {
+			int64_t c = blocks->v[j];
+			if (decode_keep(p, per, bs->v[i], &c))
+				blist_put(out, bs->v[i], 1, c, 0);
+		}
 	blist_sort_unique(out);
 	return out->n ? 0 : bucket_empty_error("decode", err);
 }

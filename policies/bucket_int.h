@@ -129,7 +129,7 @@ struct bgen {
 };
 /* Version current's combination of ranges (reference 2.4), exposed for the tests: prompt with
  * the long-context edge rule and the filters, decode with the non-contiguous corrector.
- * OUT receives the sorted list; an empty result is an error. */
+ * OUT, empty on entry, receives the sorted list; an empty result is an error. */
 int bucket_combine_prompt(const struct bucket_params *p, const struct ivec *bs,
 			  const struct ivec *qr, const struct ivec *ctx, struct blist *out,
 			  struct bs_err *err);
