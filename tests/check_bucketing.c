@@ -221,6 +221,21 @@ START_TEST(lin_range)
 	ck_assert_int_eq(brange_lin(&r, 0, 4, 64, false), -1);   /* legacy: no 0 case */
 	ck_assert_int_eq(brange_lin(&r, 1, 0, 64, true), -1);
 	ivec_free(&r);
+	/* a minimum above the step and not a multiple of it: no ramp (5 < 4 fails), then the
+	 * multiples of 4 from 5 on; appended after what the output already holds */
+	ivec_push(&r, 99);
+	ck_assert_int_eq(brange_lin(&r, 5, 4, 17, true), 0);
+	RANGE_IS(&r, 99, 8, 12, 16);
+	ivec_free(&r);
+	/* a huge minimum costs nothing: the multiples start at the first one >= min, not at the
+	 * step (2^62 iterations before) */
+	int64_t big = (int64_t)1 << 62;
+	ck_assert_int_eq(brange_lin(&r, big, 1, big + 2, false), 0);
+	RANGE_IS(&r, big, big + 1, big + 2);
+	ivec_free(&r);
+	ck_assert_int_eq(brange_lin(&r, big + 1, big / 4, big + big / 2, true), 0);
+	RANGE_IS(&r, big + big / 4, big + big / 2);
+	ivec_free(&r);
 }
 END_TEST
 
@@ -1106,10 +1121,18 @@ START_TEST(lookup_current)
 	/* a decode fallback next to an existing larger bucket */
 	base("current", "1024", "256", "5781");
 	b = make(&p);
+	size_t nw = bucketer_warmup_list(b, PHASE_DECODE, &w);
+	ck_assert_uint_eq(count(b, PHASE_DECODE), nw);
+	ck_assert(!has(b, PHASE_DECODE, 256, 1, 64, 0));
 	s = look(b, PHASE_DECODE, 300, 1, 3, 0, &fb);
 	SHAPE_IS(s, 256, 1, 64);   /* (min(fb(300,2), 256), 1, fb(3,32) = 64) */
 	ck_assert(fb);
 	ck_assert(has(b, PHASE_DECODE, 256, 1, 64, 0));
+	/* the current list gained it, the warm-up list did not */
+	ck_assert_uint_eq(count(b, PHASE_DECODE), nw + 1);
+	ck_assert_uint_eq(bucketer_warmup_list(b, PHASE_DECODE, &w), nw);
+	for (size_t i = 0; i < nw; i++)
+		ck_assert(w[i].v[0] != 256 || w[i].v[2] != 64);
 	s = look(b, PHASE_DECODE, 300, 1, 3, 0, &fb);
 	SHAPE_IS(s, 256, 1, 64);
 	ck_assert(!fb);
