@@ -46,7 +46,7 @@ struct blist {
 	size_t n, cap;
 };
 void blist_push(struct blist *l, int64_t a, int64_t b, int64_t c, int64_t d);
-/* blist_push into room already made by blist_reserve (no capacity check). */
+/* blist_push into room already made by blist_reserve (no growth; debug builds assert room). */
 static inline void blist_put(struct blist *l, int64_t a, int64_t b, int64_t c, int64_t d)
 {
 	assert(l->n < l->cap);
