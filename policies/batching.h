@@ -91,6 +91,15 @@ struct batch_cand {
 	int32_t reserve;                /* out: tokens it reserves until it leaves (0) */
 };
 
+/* What a controller's set-up (batch_policy.setup) is given of the run. */
+struct batch_setup {
+	/* The prompt bucket grid the server warms, to which prompt passes are padded (Gaudi:
+	 * sim_params.prompt_grid; borrowed for the run), or NULL: passes run at their own shape. */
+	const struct bucketer *prompt_grid;
+	/* The BucketServe settings the kernel runs with, NULL unless requests are in buckets. */
+	struct bucketserve_cfg *bsc;
+};
+
 struct batch_policy {
 	struct policy_info info;
 	bool buckets;                   /* draws batches from BucketServe buckets */
@@ -104,10 +113,13 @@ struct batch_policy {
 	 * and together as one prompt pass padded to N x S_max (sim/kernel_prefill.c), not in
 	 * vllm-gaudi's groups of server.max_num_prefill_seqs within the token budget. */
 	bool padded_pass;
-	/* The controller as it runs on a server that pads prompt passes to its warmed prompt
-	 * buckets (Gaudi: sim_params.prompt_grid), or NULL: the same.  sim_params_from_config()
-	 * runs it instead; it keeps the name, keys and take(). */
-	const struct batch_policy *on_prompt_grid;
+	/* Set-up for one run, or NULL: none.  The run's set-up (run_setup, sim/run.c) calls it
+	 * once, when the kernel's parameters, the bucket grid and the BucketServe settings are
+	 * built and before the workload is checked against take() and the kernel starts.  It
+	 * returns the record that runs: this one, or a variant of it for that server (the same
+	 * name, keys and take(); other flags, such as padded_pass), and may complete the
+	 * settings of SU->bsc that concern its batches (policies/batching_prefill_batch.c). */
+	const struct batch_policy *(*setup)(const struct batch_setup *su);
 	/* The inputs of the view take() depends on (enum batch_input, or-ed). */
 	unsigned reads;
 	/* Whether candidate C joins the batch of view V (then V's batch so far is updated);

@@ -65,6 +65,8 @@ static bool take(struct batch_view *d, struct batch_cand *c)
 	 "server.max_num_prefill_seqs, bs x query <= server.max_num_batched_tokens, a longer prompt " \
 	 "alone in chunks), elsewhere whole prompts, no token budget", NULL}
 
+extern const struct batch_policy batching_prefill_batch;
+
 /* On Gaudi's warmed prompt grid: the token budget and vllm-gaudi's pass grouping. */
 static const struct batch_policy on_grid = {
 	.info = PREFILL_BATCH_INFO,
@@ -77,6 +79,23 @@ static const struct batch_policy on_grid = {
 	.take = take,
 };
 
+/* On a warmed prompt grid: the form above, its batches' passes in the grid (take()), and
+ * Algorithm 1's N_max at most the most prompts one warmed pass holds (the largest N whose pass
+ * of N one-token prompts is warm: bucketserve_nmax); elsewhere the paper's form. */
+static const struct batch_policy *setup(const struct batch_setup *su)
+{
+	if (!su->prompt_grid)
+		return &batching_prefill_batch;
+	struct bucketserve_cfg *bc = su->bsc;
+	if (!bc)
+		BUG("prefill_batch without buckets");
+	bc->pass_grid = su->prompt_grid;
+	while (bucketer_prompt_warm(su->prompt_grid, (int64_t)bc->grid_nmax + 1, 1,
+				    (int64_t)bc->grid_nmax + 1))
+		bc->grid_nmax++;
+	return &on_grid;
+}
+
 const struct batch_policy batching_prefill_batch = {
 	.info = PREFILL_BATCH_INFO,
 	.buckets = true,
@@ -84,7 +103,7 @@ const struct batch_policy batching_prefill_batch = {
 	.beyond_budget = false,
 	.idle_only = false,
 	.padded_pass = true,
-	.on_prompt_grid = &on_grid,
+	.setup = setup,
 	.reads = BV_KV,
 	.take = take,
 };

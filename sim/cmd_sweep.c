@@ -582,13 +582,13 @@ static int sweep(const struct cli_cmd *self, int argc, char **argv)
 	if (tmpdir) {
 		for (size_t i = 0; i < np; i++) {
 			char *q = xasprintf("%s/points/%s", dir, pts[i].name);
-			sweep_remove_tree(q);
+			outset_remove_tree(q);
 			free(q);
 			q = xasprintf("%s/points/%s.err", dir, pts[i].name);
 			unlink(q);
 			free(q);
 			q = xasprintf("%s/points/.%s.tmp", dir, pts[i].name);
-			sweep_remove_tree(q);
+			outset_remove_tree(q);
 			free(q);
 		}
 		created = true;

@@ -1,11 +1,11 @@
 /*
- * config: see config.h.
+ * config: see config.h.  The key tables are listed in sim/config_tables.c; a JSON config file
+ * is loaded by sim/config_json.c (through sim/config_int.h).
  */
-#include "sim/config.h"
+#include "sim/config_int.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +82,7 @@ static uint64_t fnv(uint64_t h, const char *p)
 	return fnv1a(h, p, strlen(p) + 1);
 }
 
-static uint32_t key_hash(const char *key)
+uint32_t config_key_hash(const char *key)
 {
 	return (uint32_t)fnv(FNV1A_BASIS, key);
 }
@@ -118,7 +118,7 @@ void config_init(struct config *c)
 	c->slot = xcalloc(c->nslot, sizeof *c->slot);
 	for (size_t i = 0; i < n; i++) {
 		const struct cfg_def *d = defs[i];
-		uint32_t h = key_hash(d->key);
+		uint32_t h = config_key_hash(d->key);
 		struct cfg_slot *s = slot_of(c, false, d->key, h);
 		if (s->idx)
 			BUG("config key '%s' defined twice", d->key);
@@ -171,7 +171,7 @@ static struct cfg_entry *find_mut(const struct config *c, const char *key)
 {
 	if (!c->nslot)
 		return NULL; /* released */
-	const struct cfg_slot *s = slot_of(c, false, key, key_hash(key));
+	const struct cfg_slot *s = slot_of(c, false, key, config_key_hash(key));
 	return s->idx ? &c->e[s->idx - 1] : NULL;
 }
 
@@ -198,7 +198,7 @@ int config_choice_index(const char *choices, const char *v)
 
 /* KEY is not a config key: the error, with the nearest key as a hint (as an unknown --env
  * variable's warning has: str_near). */
-static int unknown_key(const struct config *c, int code, const char *file, long line,
+int config_unknown_key(const struct config *c, int code, const char *file, long line,
 		       const char *key, struct bs_err *err)
 {
 	struct str_near near;
@@ -217,7 +217,7 @@ int config_set(struct config *c, const char *key, const char *value, enum cfg_or
 	int code = file ? BS_EXIT_INPUT : BS_EXIT_USAGE;
 	struct cfg_entry *e = find_mut(c, key);
 	if (!e)
-		return unknown_key(c, code, file, line, key, err);
+		return config_unknown_key(c, code, file, line, key, err);
 	/* (a key set back to auto keeps its origin, so a lower one still cannot set it) */
 	if ((e->text || e->origin != CFG_ORIGIN_DEFAULT) && origin < e->origin)
 		return 0;
@@ -307,12 +307,12 @@ static ptrdiff_t env_index(const struct config *c, const char *name)
 {
 	if (!c->nenv)
 		return -1;
-	const struct cfg_slot *s = slot_of(c, true, name, key_hash(name));
+	const struct cfg_slot *s = slot_of(c, true, name, config_key_hash(name));
 	return s->idx ? (ptrdiff_t)s->idx - 1 : -1;
 }
 
-static int set_env(struct config *c, const char *name, const char *value, enum cfg_origin origin,
-		   long line)
+int config_set_env(struct config *c, const char *name, const char *value,
+		   enum cfg_origin origin, long line)
 {
 	ptrdiff_t i = env_index(c, name);
 	if (i >= 0) {
@@ -331,7 +331,7 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 		c->envslot = xcalloc(c->nenvslot, sizeof *c->envslot);
 		c->env = xrealloc(c->env, c->nenvslot / 2 * sizeof *c->env);
 		for (size_t k = 0; k < c->nenv; k++) {
-			uint32_t h = key_hash(c->env[k].name);
+			uint32_t h = config_key_hash(c->env[k].name);
 			struct cfg_slot *s = slot_of(c, true, c->env[k].name, h);
 			s->hash = h;
 			s->idx = (uint32_t)k + 1;
@@ -342,7 +342,7 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
 	c->env[c->nenv].origin = origin;
 	c->env[c->nenv].line = line;
 	c->nenv++;
-	uint32_t h = key_hash(name);
+	uint32_t h = config_key_hash(name);
 	struct cfg_slot *s = slot_of(c, true, name, h);
 	s->hash = h;
 	s->idx = (uint32_t)c->nenv;
@@ -353,8 +353,8 @@ static int set_env(struct config *c, const char *name, const char *value, enum c
  * one (a letter or '_', then letters, digits and '_': an empty name, or one with '=' or a
  * newline, could not be exported, and a point command emitted with it would break), or a value
  * with a control character. */
-static int env_check(const char *name, const char *value, int code, const char *path, long line,
-		     struct bs_err *err)
+int config_env_check(const char *name, const char *value, int code, const char *path,
+		     long line, struct bs_err *err)
 {
 	bool ok = (name[0] == '_' || isalpha((unsigned char)name[0]));
 	for (const char *p = name; ok && *p; p++)
@@ -379,9 +379,9 @@ int config_set_env_arg(struct config *c, const char *arg, enum cfg_origin origin
 			       "--env takes NAME=VALUE, got '%s'", arg);
 	char *name = xstrdup(arg);
 	name[eq - arg] = 0;
-	int rc = env_check(name, eq + 1, BS_EXIT_USAGE, NULL, 0, err);
+	int rc = config_env_check(name, eq + 1, BS_EXIT_USAGE, NULL, 0, err);
 	if (!rc)
-		set_env(c, name, eq + 1, origin, 0);
+		config_set_env(c, name, eq + 1, origin, 0);
 	free(name);
 	return rc;
 }
@@ -390,233 +390,6 @@ const char *config_env(const struct config *c, const char *name)
 {
 	ptrdiff_t i = env_index(c, name);
 	return i >= 0 ? c->env[i].value : NULL;
-}
-
-/* Text form of a JSON leaf; NULL (and an error) for a type that no key takes. */
-static char *leaf_text(const cJSON *v)
-{
-	if (cJSON_IsString(v))
-		return xstrdup(v->valuestring);
-	if (cJSON_IsBool(v))
-		return xstrdup(cJSON_IsTrue(v) ? "true" : "false");
-	if (cJSON_IsNumber(v)) {
-		/* Range first: the cast of a double beyond int64 is undefined. */
-		double d = v->valuedouble;
-		if (d > -9e18 && d < 9e18 && d == floor(d))
-			return xasprintf("%lld", (long long)d);
-		return xasprintf("%.17g", d);
-	}
-	if (cJSON_IsArray(v)) {
-		/* A list written as text "a,b,c" (fixed bucket boundaries, mixes, ...). */
-		size_t cap = 64, n = 0;
-		char *s = xmalloc(cap);
-		s[0] = 0;
-		const cJSON *it;
-		cJSON_ArrayForEach(it, v) {
-			char *t = leaf_text(it);
-			if (!t || cJSON_IsArray(it)) {
-				free(t);
-				free(s);
-				return NULL;
-			}
-			size_t need = n + strlen(t) + 2;
-			if (need > cap)
-				s = xrealloc(s, cap = need * 2);
-			n += (size_t)sprintf(s + n, "%s%s", n ? "," : "", t);
-			free(t);
-		}
-		return s;
-	}
-	return NULL;
-}
-
-/* The names a config file gave so far, each with its line: a key given twice in one file
- * (nested or dotted: {"a.b": 1, "a": {"b": 2}}) is refused rather than the later silently
- * winning.  An open-addressing set of owned strings. */
-struct seen_names {
-	char **name;
-	long *line;
-	uint32_t *hash;
-	size_t n, cap;   /* cap: a power of two, at least twice n */
-};
-
-static void seen_release(struct seen_names *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->name[i]);
-	free(s->name);
-	free(s->line);
-	free(s->hash);
-	memset(s, 0, sizeof *s);
-}
-
-/* Adds NAME (given on LINE); returns the line of an earlier occurrence (its line, or -1 when
- * unknown), or 0 when it is new. */
-static long seen_add(struct seen_names *s, const char *name, long line)
-{
-	if (2 * (s->n + 1) > s->cap) {
-		struct seen_names old = *s;
-		s->cap = old.cap ? 2 * old.cap : 64;
-		s->name = xcalloc(s->cap, sizeof *s->name);
-		s->line = xcalloc(s->cap, sizeof *s->line);
-		s->hash = xcalloc(s->cap, sizeof *s->hash);
-		for (size_t i = 0; i < old.cap; i++) {
-			if (!old.name[i])
-				continue;
-			size_t k = old.hash[i] & (s->cap - 1);
-			while (s->name[k])
-				k = (k + 1) & (s->cap - 1);
-			s->name[k] = old.name[i];
-			s->line[k] = old.line[i];
-			s->hash[k] = old.hash[i];
-		}
-		free(old.name);
-		free(old.line);
-		free(old.hash);
-	}
-	uint32_t h = key_hash(name);
-	size_t k = h & (s->cap - 1);
-	for (; s->name[k]; k = (k + 1) & (s->cap - 1))
-		if (s->hash[k] == h && !strcmp(s->name[k], name))
-			return s->line[k] > 0 ? s->line[k] : -1;
-	s->name[k] = xstrdup(name);
-	s->line[k] = line;
-	s->hash[k] = h;
-	s->n++;
-	return 0;
-}
-
-/* Refuses NAME (a key, an object or "env.VARIABLE") given a second time in PATH. */
-static int check_twice(struct seen_names *seen, const char *name, const char *field,
-		       const char *path, long line, struct bs_err *err)
-{
-	long first = seen_add(seen, name, line);
-	if (!first)
-		return 0;
-	if (first > 0)
-		return bs_errf(err, BS_EXIT_INPUT, path, line, field,
-			       "given twice in the file (first on line %ld)", first);
-	return bs_errf(err, BS_EXIT_INPUT, path, line, field, "given twice in the file");
-}
-
-static int load_obj(struct config *c, const cJSON *obj, const char *prefix, const char *path,
-		    const char *text, size_t *pos, struct seen_names *seen, struct bs_err *err)
-{
-	const cJSON *it;
-	cJSON_ArrayForEach(it, obj) {
-		char *key = prefix ? xasprintf("%s.%s", prefix, it->string) : xstrdup(it->string);
-		long line = json_member_line(text, it->string, pos);
-		int rc = check_twice(seen, key, key, path, line, err);
-		if (rc) {
-			free(key);
-			return rc;
-		}
-		if (!prefix && !strcmp(key, "env")) {
-			if (!cJSON_IsObject(it)) {
-				rc = bs_errf(err, BS_EXIT_INPUT, path, line, "env",
-					     "expected an object of NAME: value");
-			} else {
-				const cJSON *ev;
-				cJSON_ArrayForEach(ev, it) {
-					long eline = json_member_line(text, ev->string, pos);
-					char *ename = xasprintf("env.%s", ev->string);
-					rc = check_twice(seen, ename, ev->string, path, eline, err);
-					free(ename);
-					if (rc)
-						break;
-					char *t = leaf_text(ev);
-					if (!t || cJSON_IsArray(ev)) {
-						free(t);
-						rc = bs_errf(err, BS_EXIT_INPUT, path, eline, ev->string,
-							     "expected a string, number or boolean");
-						break;
-					}
-					rc = env_check(ev->string, t, BS_EXIT_INPUT, path, eline, err);
-					if (!rc)
-						set_env(c, ev->string, t, CFG_ORIGIN_FILE, eline);
-					free(t);
-					if (rc)
-						break;
-				}
-			}
-		} else if (cJSON_IsObject(it)) {
-			rc = load_obj(c, it, key, path, text, pos, seen, err);
-		} else if (cJSON_IsNull(it)) {
-			rc = 0; /* null = leave at default/auto */
-			if (!find_mut(c, key))
-				rc = unknown_key(c, BS_EXIT_INPUT, path, line, key, err);
-		} else {
-			char *t = leaf_text(it);
-			if (!t)
-				rc = bs_errf(err, BS_EXIT_INPUT, path, line, key,
-					     "unsupported JSON value type");
-			else
-				rc = config_set(c, key, t, CFG_ORIGIN_FILE, path, line, err);
-			free(t);
-		}
-		free(key);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int config_load_json(struct config *c, const char *path, struct bs_err *err)
-{
-	size_t len;
-	char *text = read_file(path, &len, err);
-	if (!text)
-		return -1;
-	int rc = strlen(text) != len
-			 ? bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, strlen(text)), NULL,
-				   "NUL byte in the file")
-			 : config_load_json_text(c, path, text, err);
-	free(text);
-	return rc;
-}
-
-int config_load_json_text(struct config *c, const char *path, const char *text,
-			  struct bs_err *err)
-{
-	size_t z = json_nul_escape(text, strlen(text));
-	if (text[z])
-		return bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, z), NULL, JSON_NUL_ESCAPE_MSG);
-	size_t run, bad = json_bad_number(text, z, &run);
-	if (bad < z)
-		return bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, bad), NULL,
-			       JSON_BAD_NUMBER_MSG, (int)(run > 40 ? 40 : run), text + bad);
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-	if (!root) {
-		size_t off = end ? (size_t)(end - text) : 0, b = 0;
-		while (text[b] == ' ' || text[b] == '\t' || text[b] == '\r' || text[b] == '\n')
-			b++;
-		if (!text[b])
-			bs_errf(err, BS_EXIT_INPUT, path, 0, NULL, "empty file (a configuration is a "
-				"JSON object, {} when it sets nothing)");
-		else if (!end || !*end)
-			bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, off), NULL,
-				"invalid JSON: the file ends inside a value (cut short?)");
-		else
-			bs_errf(err, BS_EXIT_INPUT, path, text_line_of(text, off), NULL,
-				"invalid JSON near '%.20s'", end);
-		return -1;
-	}
-	int rc = 0;
-	if (!cJSON_IsObject(root))
-		rc = bs_errf(err, BS_EXIT_INPUT, path, 1, NULL, "expected a JSON object at top level");
-	else {
-		size_t pos = 0;
-		struct seen_names seen = {0};
-		rc = load_obj(c, root, NULL, path, text, &pos, &seen, err);
-		seen_release(&seen);
-	}
-	cJSON_Delete(root);
-	if (!rc) {
-		free(c->file);
-		c->file = xstrdup(path);
-	}
-	return rc;
 }
 
 bool config_is_set(const struct config *c, const char *key)

@@ -126,7 +126,8 @@ struct sim_params {
 	/* The chosen policies (policies/registry.c). */
 	const struct order_policy *order;
 	const struct grouping_policy *grouping;
-	const struct batch_policy *batching;
+	const struct batch_policy *batching; /* the record its setup() returned when it has one
+					      * (run_setup, sim/run.c) */
 	const struct loop_policy *loop;
 	bool grouped;                   /* waiting requests in BucketServe buckets (asked for by
 					 * the grouping, the order or the batch controller) */

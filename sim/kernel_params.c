@@ -212,8 +212,6 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	p->unified = p->batching->unified || bucket_params_unified(bp);
 	p->prompt_grid = p->mode->padding == MODE_PAD_BUCKETS && bp->enabled && !p->ideal &&
 			 !p->unified && bucket_params_prompt_decode(bp);
-	if (p->prompt_grid && p->batching->on_prompt_grid)
-		p->batching = p->batching->on_prompt_grid;
 	if (p->mode->one_forward && p->unified)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0,
 			       p->batching->unified ? "scheduler.batching" : "bucketing.strategy",

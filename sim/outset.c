@@ -201,21 +201,25 @@ FILE *outset_open_in(struct outset *s, const char *name, struct bs_err *err)
 	return f;
 }
 
-/* Removes DIR/PATH recursively one level (a temporary directory holds only files). */
-static void remove_tmpdir(const char *path)
+void outset_remove_tree(const char *path)
 {
 	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			char *f = xasprintf("%s/%s", path, e->d_name);
-			unlink(f);
-			free(f);
-		}
-		closedir(d);
+	if (!d) {
+		if (errno == ENOTDIR)
+			unlink(path);
+		else
+			rmdir(path);
+		return;
 	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *f = xasprintf("%s/%s", path, e->d_name);
+		unlink(f);
+		free(f);
+	}
+	closedir(d);
 	rmdir(path);
 }
 
@@ -256,7 +260,7 @@ static void sweep_stale(const char *dir, const char *const *known)
 			pid = pid_suffix(e->d_name, ".bucketsim.old.");
 		if (pid_dead(pid)) {
 			char *p = xasprintf("%s/%s", dir, e->d_name);
-			remove_tmpdir(p);
+			outset_remove_tree(p);
 			free(p);
 			continue;
 		}
@@ -376,7 +380,7 @@ void outset_abort(struct outset *s)
 			unlink(s->files[i].tmp);
 	}
 	if (s->tmpdir)
-		remove_tmpdir(s->tmpdir);
+		outset_remove_tree(s->tmpdir);
 	if (s->made_slot >= 0) {
 		slot_drop(s->made_slot);
 		s->made_slot = -1;
@@ -447,7 +451,7 @@ static int commit_dir(struct outset *s, struct bs_err *err)
 	/* One of this name is a dead process's whose id this process has now (a process commits
 	 * a directory once): it holds nothing anyone waits for. */
 	if (mkdir(old, 0777) != 0 && errno == EEXIST)
-		remove_tmpdir(old);
+		outset_remove_tree(old);
 	if (mkdir(old, 0777) != 0 && errno != EEXIST)
 		rc = bs_errf(err, BS_EXIT_RUNTIME, old, 0, NULL, "cannot create directory: %s",
 			     strerror(errno));
@@ -517,7 +521,7 @@ static int commit_dir(struct outset *s, struct bs_err *err)
 	/* The earlier set is gone (committed) or back (failed): the directory aside is removed
 	 * either way (a rename back that failed leaves it, with what it holds). */
 	if (!stuck)
-		remove_tmpdir(old);
+		outset_remove_tree(old);
 	free(old);
 	free(moved);
 	free(names);
@@ -557,7 +561,7 @@ int outset_commit(struct outset *s, struct bs_err *err)
 	if (s->tmpdir) {
 		rc = commit_dir(s, err);
 		if (!rc)
-			remove_tmpdir(s->tmpdir);
+			outset_remove_tree(s->tmpdir);
 	} else {
 		for (size_t i = 0; !rc && i < s->n; i++)
 			if (s->files[i].tmp && rename(s->files[i].tmp, s->files[i].path) != 0)

@@ -80,6 +80,10 @@ int outset_commit(struct outset *s, struct bs_err *err);
 void outset_abort(struct outset *s);
 /* Creates DIR (and parents) when missing.  An empty DIR is an error. */
 int mkdir_p(const char *dir, struct bs_err *err);
+/* Removes PATH, a directory holding only files (its files, then itself: a temporary
+ * directory, a moved-aside set, a sweep's point) or a file; missing is fine.  Not
+ * async-signal-safe (outset_cleanup_all is). */
+void outset_remove_tree(const char *path);
 /* The completion marker of a directory-mode output set. */
 #define OUTSET_MARKER ".bucketsim.done"
 /* The file whose lock (flock) a directory-mode commit holds: created once, kept. */

@@ -56,23 +56,19 @@ int run_setup(struct run_ctx *x, const char *trace, bool load_workload, struct b
 		if (bucketserve_cfg_resolve(&x->cc.cfg, &x->bsc, err))
 			return -1;
 		x->have_bsc = true;
-		/* A controller whose batch is one pass, on Gaudi's warmed prompt grid
-		 * (policies/batching_prefill_batch.c): its batches, and Algorithm 1's N_max, stay
-		 * within the grid. */
-		const struct batch_policy *ctl =
-			batch_policy(config_str(&x->cc.cfg, "scheduler.batching"));
-		if (x->sp.prompt_grid && ctl->on_prompt_grid == x->sp.batching) {
-			x->bsc.pass_grid = x->b;
-			while (bucketer_prompt_warm(x->b, (int64_t)x->bsc.grid_nmax + 1, 1,
-						    (int64_t)x->bsc.grid_nmax + 1))
-				x->bsc.grid_nmax++;
-		}
 		for (size_t i = 0; i < x->w.n; i++)
 			if ((uint32_t)x->w.req[i].prompt_tokens > x->bsc.bsm.l_max)
 				return bs_errf(err, BS_EXIT_INPUT, x->cc.cfg.file, 0, "scheduler.l_max",
 					       "request %zu has %d prompt tokens, more than the "
 					       "bucket range's L_max %u", i, x->w.req[i].prompt_tokens,
 					       x->bsc.bsm.l_max);
+	}
+	/* The batch controller's own set-up for this server (policies/batching.h): the record
+	 * that runs, and its part of the BucketServe settings. */
+	if (x->sp.batching->setup) {
+		struct batch_setup su = {x->sp.prompt_grid ? x->b : NULL,
+					 x->have_bsc ? &x->bsc : NULL};
+		x->sp.batching = x->sp.batching->setup(&su);
 	}
 	if (load_workload && sim_check_workload(&x->sp, x->have_bsc ? &x->bsc : NULL, x->w.req,
 						x->w.n, x->cc.cfg.file, err))

@@ -6,7 +6,6 @@
  * processes until they end; borrows the points.
  */
 #define _GNU_SOURCE /* O_TMPFILE */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -22,25 +21,6 @@
 
 #include "sim/sweep_csv.h"
 #include "sim/sweep_run.h"
-
-void sweep_remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		char *p = xasprintf("%s/%s", path, e->d_name);
-		unlink(p);
-		free(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
 
 static volatile sig_atomic_t stop_requested;
 /* The running points' process ids (0: none), for the handler to pass the stop on. */
@@ -121,7 +101,7 @@ static pid_t start_point(const char *self, const char *dir, const struct point *
 {
 	char *out = xasprintf("%s/points/%s", dir, p->name);
 	char *tmp = xasprintf("%s/points/.%s.tmp", dir, p->name);
-	sweep_remove_tree(tmp); /* left by an earlier version's sweep */
+	outset_remove_tree(tmp); /* left by an earlier version's sweep */
 	free(tmp);
 	fflush(NULL);
 	pid_t parent = getpid();

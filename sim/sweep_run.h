@@ -14,7 +14,5 @@
  * point's exit status, or -1 when every point ran without failing. */
 int sweep_run_points(const char *self, const char *dir, const struct point *pts, size_t np,
 		     long jobs);
-/* Removes a point directory (files only) or a file; missing is fine. */
-void sweep_remove_tree(const char *path);
 
 #endif
