@@ -224,19 +224,26 @@ static int sweep_series(const char *path, const char *xc, const char *yc, const 
 	return 0;
 }
 
-/* The default series column: preset when the sweep varies it. */
+/* The default series column: preset when the sweep varies it, else strategy when it varies
+ * (the CSV of `buckets --advise --budgets`, whose rows of different strategies would otherwise
+ * be joined into one line). */
 static const char *default_series(const char *path)
 {
+	static const char *const cols[] = {"preset", "strategy"};
 	struct table t;
 	struct bs_err e = {0};
 	if (plot_table_read(path, &t, &e))
 		return NULL;
-	long c = plot_col_of(&t, "preset");
-	bool varies = false;
-	for (size_t r = 2; c >= 0 && r < t.rows; r++)
-		varies |= strcmp(plot_cell(&t, r, (size_t)c), plot_cell(&t, 1, (size_t)c)) != 0;
+	const char *sc = NULL;
+	for (size_t i = 0; !sc && i < sizeof cols / sizeof *cols; i++) {
+		long c = plot_col_of(&t, cols[i]);
+		bool varies = false;
+		for (size_t r = 2; c >= 0 && r < t.rows; r++)
+			varies |= strcmp(plot_cell(&t, r, (size_t)c), plot_cell(&t, 1, (size_t)c)) != 0;
+		sc = varies ? cols[i] : NULL;
+	}
 	plot_table_free(&t);
-	return varies ? "preset" : NULL;
+	return sc;
 }
 
 /* The values of P and of the baseline's point B (same x) of the seeds both have, differences

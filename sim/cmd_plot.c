@@ -58,7 +58,8 @@ static const struct cli_opt opts[] = {
 	 "Sweep plots"},
 	{"series", OPT_SERIES, 1, "COL[,COL...]",
 	 "sweep columns naming the series, one series per combination of their values "
-	 "(default: preset when it varies, else none); rows of one x and series that differ in "
+	 "(default: preset when it varies, else strategy when it varies, else none); rows of one x "
+	 "and series that differ in "
 	 "another configuration column are an error; refused by run plots and a capacity "
 	 "directory",
 	 "Sweep plots"},
@@ -448,11 +449,12 @@ const struct cli_cmd cmd_plot = {
 	"Kinds: attainment (SLO attainment vs rate per system, from a sweep CSV or a capacity\n"
 	"directory, with the target line and capacities), throughput (vs batch size or\n"
 	"concurrency), line (any sweep column --y against any other --x, one line per system),\n"
-	"waste (padding waste vs buckets), compiles (warm-up and run-time compiles and their\n"
-	"time per strategy, stacked) from a sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more\n"
-	"run directories), heatmap (bucket usage, buckets.csv), timeline (monitor.csv), bubbles\n"
-	"(pipeline lanes, batches.csv of a cluster.pp > 1 run) from run directories.  Sweep\n"
-	"plots draw the mean over the seeds of each point (--ci adds its confidence interval;\n"
+	"waste (padding waste vs buckets; also from the CSV of buckets --advise --budgets),\n"
+	"compiles (warm-up and run-time compiles and their time per strategy, stacked) from a\n"
+	"sweep CSV; cdf (TTFT, TPOT, E2E CDFs of one or more run directories), heatmap (bucket\n"
+	"usage, buckets.csv), timeline (monitor.csv), bubbles (pipeline lanes, batches.csv of a\n"
+	"cluster.pp > 1 run) from run directories.  Sweep plots draw the mean over the seeds of\n"
+	"each point (--ci adds its confidence interval;\n"
 	"--baseline draws paired differences to one series).  Each series has its own dash,\n"
 	"point shape and width, and series that coincide are named on stderr; legends go where\n"
 	"they cover no point, else below the graph.  Writes OUT.dat and OUT.gp, then\n"

@@ -59,6 +59,12 @@ rendered attainment-rendered "$T/f/att"
 grep -q 'first 0.8 to graph 1, first 0.8' "$T/f/att.gp" && ok attainment-target || fail attainment-target "no target line"
 expect_exit 0 plot-waste "$B" plot waste "$T/s/sweep.csv" -o "$T/f/waste"
 rendered waste-rendered "$T/f/waste"
+# The CSV of `buckets --advise --budgets` (columns as it writes them, values by hand): one series
+# per strategy by default, as --series strategy gives, not one line zigzagging across them.
+printf 'strategy,budget,bucketing.version,knobs,compiles_warmup,padding_waste_ratio\nadvised,16,current,,28,0.25\nadvised,64,current,,104,0.5\nexponential,0,current,none,219,0.375\nlinear,16,current,X=1,20,0.75\nlinear,64,current,X=2,100,0.125\n' > "$T/adv.csv"
+expect_exit 0 plot-waste-advise "$B" plot waste "$T/adv.csv" --script-only -o "$T/f/adv"
+[ "$(tr '\n' '|' < "$T/f/adv.dat")" = "# strategy advised|28 0.25|104 0.5|||# strategy exponential|219 0.375|||# strategy linear|20 0.75|100 0.125|" ] \
+	&& ok plot-waste-advise-series || fail plot-waste-advise-series "$(cat "$T/f/adv.dat")"
 # x values spanning 10^4 and more get SI tick labels, a narrower span plain ones (below).
 # --series: an empty or repeated column name is refused, not dropped
 for v in "" "preset," "preset,,seed" "preset,preset"; do
