@@ -16,7 +16,10 @@ tests/README.md, "Cross-check against upstream".
                              [--unified-dir DIR] [--workdir DIR]
       Draws N random configurations and six look-ups each, runs both, prints one line per
       mismatch with a reproducer and a summary of the configurations compared per strategy and
-      phase.
+      phase.  The draws are settings a user could give bucketsim (settle()), but for
+      CONFLICT_SHARE of them with one deliberate conflict, which bucketsim must refuse with the
+      rule's own message (conflicts(): "refused by design"; so is a phase over 10^6 buckets
+      when upstream's own list is that long, size_refusal()); any other refusal is a mismatch.
 
 UPSTREAM_DIR holds vllm_gaudi/extension of vllm-gaudi (version current = main), or, with
 --version docs, vllm_hpu_extension of the July 2025 extension.  Unified bucketing was removed from
