@@ -573,13 +573,13 @@ struct bshape bucket_fallback_current(const struct bucket_params *p, int64_t bs,
 				      int64_t ctx, int64_t max_ctx)
 {
 	struct bshape s = {{0, 0, 0, 0}};
+	/* vllm_gaudi/extension/bucketing/common.py, HPUBucketingManager.generate_fallback_bucket
+	 * (the sliding-window query rounding aside, policies/README.md): the query is capped at
+	 * max_num_batched_tokens, so a query above it gets a bucket shorter than itself.  vLLM's
+	 * scheduler never forms such a pass; where the simulator does, the kernel does not look it
+	 * up (sim/kernel_graph.c, shape_graph_slow). */
 	s.v[0] = clamp32(min64(bucket_fb(bs, 2), p->max_num_seqs));
-	/* Never below the query: a pass longer than max_num_batched_tokens (which vLLM's
-	 * scheduler never forms; the whole-prompt batches of scheduler.batching=prefill_batch do)
-	 * runs at its own fallback size rather than at a bucket it would not fit. */
-	s.v[1] = clamp32(q > p->max_num_batched_tokens
-				 ? bucket_fb(q, 32)
-				 : min64(bucket_fb(q, 32), p->max_num_batched_tokens));
+	s.v[1] = clamp32(min64(bucket_fb(q, 32), p->max_num_batched_tokens));
 	s.v[2] = clamp32(min64(bucket_fb(ctx, 32), max_ctx));
 	return s;
 }

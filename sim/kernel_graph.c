@@ -156,7 +156,14 @@ static __attribute__((noinline)) int32_t shape_graph_slow(struct sim *s, const s
 	if (gi < 0) {
 		struct bshape bin = {{real[0], real[1], real[2], real[3]}}, out = bin;
 		bool created = false;
-		if (s->bucketer)
+		/* A prompt pass whose query (longest chunk; merged: all chunks) exceeds
+		 * max_num_batched_tokens is one vLLM's scheduler never forms (only a batch
+		 * controller without a token budget does: padded_pass, off Gaudi's grid), and the
+		 * server's look-up cannot hold it (generate_fallback_bucket caps the query at
+		 * max_num_batched_tokens): it is not looked up, adds no bucket, and runs at its own
+		 * shape, a graph compiled at run time (policies/README.md, "Look-up"). */
+		bool beyond = phase == PHASE_PROMPT && real[1] > s->p.max_num_batched_tokens;
+		if (s->bucketer && !beyond)
 			created = bucketer_lookup(s->bucketer, (enum phase)phase, &bin, &out);
 		/* Unified: the causal path runs whenever the pass holds a prompt, whatever the
 		 * flag of the bucket found (create_unified_batch: contains_prompts). */

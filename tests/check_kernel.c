@@ -2070,6 +2070,73 @@ START_TEST(long_decode_real_blocks)
 }
 END_TEST
 
+/* A prompt pass longer than max_num_batched_tokens, which vLLM's scheduler never forms, is
+ * formed by a batch controller whose batch is one padded pass (prefill_batch's padded_pass
+ * record; the CLI runs it only where passes run at their own shape, but the kernel must charge
+ * such a pass however it comes).  Upstream's fallback would pad (2, 3000, 0) to (fb(2,2) = 4,
+ * min(fb(3000,32), 2048) = 2048, 0), a bucket shorter than the query: the kernel does not
+ * look it up and runs it at its own shape, charged at that shape (10 + 2 x 3000 ns) with a
+ * runtime compile (100 ns), and adds no bucket to the server's list. */
+START_TEST(over_budget_prompt_pass)
+{
+	struct config cfg;
+	config_init(&cfg);
+	struct bs_err e = {0};
+	const char *kv[][2] = {{"bucketing.version", "current"}, {"bucketing.strategy", "exponential"},
+			       {"server.block_size", "128"}, {"server.max_model_len", "4096"},
+			       {"server.max_num_seqs", "4"}, {"server.max_num_batched_tokens", "2048"},
+			       {"server.num_kv_blocks", "1000"}};
+	for (size_t i = 0; i < sizeof kv / sizeof *kv; i++)
+		ck_assert_msg(!config_set(&cfg, kv[i][0], kv[i][1], CFG_ORIGIN_CMDLINE, NULL, 0, &e),
+			      "%s: %s", kv[i][0], e.msg);
+	struct bucket_params bp;
+	struct bucketer *b = NULL;
+	ck_assert_msg(!bucket_params_resolve(&cfg, &bp, &e), "%s: %s", e.field, e.msg);
+	ck_assert_msg(!bucketer_new(&bp, &b, &e), "%s", e.msg);
+	const struct bshape *l;
+	size_t n_prompt = bucketer_list(b, PHASE_PROMPT, &l);
+	struct sim_params p = fixture_params();
+	p.max_num_seqs = 4;
+	p.num_kv_blocks = 1000;
+	p.grouped = true;
+	p.batching = batch_policy("prefill_batch");
+	ck_assert(p.batching->padded_pass);
+	struct bucketserve_cfg bc = bs_config("none", "fcfs", "prompt", 4096);
+	struct fixed_cost f = {10, 2, 1, 0, 100};
+	struct sim_costs c = costs_of(&f);
+	struct passlog lg = {0};
+	struct sim_hooks hk = {&lg, NULL, log_pass, NULL, NULL};
+	struct req_spec r[2] = {{0, 3000, 2, 0, -1, 0, 0, {0}}, {0, 100, 2, 0, -1, 0, 0, {0}}};
+	struct sim s;
+	sim_init(&s, &p, r, 2, b, &bc, &c, &hk);
+	sim_warmup(&s);
+	int64_t warm_compiles = s.m.compiles_warmup;
+	ck_assert_int_gt(warm_compiles, 0);
+	sim_run(&s);
+	sim_finish(&s);
+	ck_assert_int_eq(s.finished, 2);
+	ck_assert_int_ge(lg.n, 2);
+	ck_assert_int_eq(lg.p[0].phase, PHASE_PROMPT);
+	ck_assert_int_eq(lg.p[0].real[0], 2);
+	ck_assert_int_eq(lg.p[0].real[1], 3000);
+	ck_assert_int_eq(lg.p[0].real[2], 0);
+	ck_assert_int_eq(lg.p[0].bucket[0], 2);
+	ck_assert_int_eq(lg.p[0].bucket[1], 3000);
+	ck_assert_int_eq(lg.p[0].bucket[2], 0);
+	ck_assert_int_eq(lg.p[0].real_tokens, 3100);
+	ck_assert_int_eq(lg.p[0].padded_tokens, 6000);
+	ck_assert_int_eq(lg.p[0].compile_ns, 100);
+	ck_assert_int_eq(lg.p[0].end_ns - lg.p[0].start_ns, 100 + 10 + 2 * 2 * 3000);
+	/* the server's list is untouched: no fallback bucket was added */
+	ck_assert_int_eq(s.m.fallback_buckets, 0);
+	ck_assert_uint_eq(bucketer_list(b, PHASE_PROMPT, &l), n_prompt);
+	sim_release(&s);
+	bucketserve_cfg_release(&bc);
+	bucketer_free(b);
+	config_release(&cfg);
+}
+END_TEST
+
 /* ---- prefill passes grouped as vllm-gaudi groups them (sim/kernel_prefill.c) ---- */
 
 /* Sets lane 0's step to the items (chunk, computed) and returns prefill_group from item I. */
@@ -2250,6 +2317,7 @@ int main(void)
 	tcase_add_test(tc, gather_vs_contiguous_decode);
 	tcase_add_test(tc, eager_passes_pay_launch_time);
 	tcase_add_test(tc, long_decode_real_blocks);
+	tcase_add_test(tc, over_budget_prompt_pass);
 	tcase_add_test(tc, prefill_merge_rule);
 	tcase_add_test(tc, merged_prefill_pass_shape);
 	tcase_add_test(tc, ideal_compiles_nothing);

@@ -16,7 +16,10 @@ tests/README.md, "Cross-check against upstream".
                              [--unified-dir DIR] [--workdir DIR]
       Draws N random configurations and six look-ups each, runs both, prints one line per
       mismatch with a reproducer and a summary of the configurations compared per strategy and
-      phase.
+      phase.  The draws are settings a user could give bucketsim (settle()), but for
+      CONFLICT_SHARE of them with one deliberate conflict, which bucketsim must refuse with the
+      rule's own message (conflicts(): "refused by design"; so is a phase over 10^6 buckets
+      when upstream's own list is that long, size_refusal()); any other refusal is a mismatch.
 
 UPSTREAM_DIR holds vllm_gaudi/extension of vllm-gaudi (version current = main), or, with
 --version docs, vllm_hpu_extension of the July 2025 extension.  Unified bucketing was removed from
@@ -356,7 +359,7 @@ def draw(rng, workdir, idx, with_unified, version):
     if rng.random() < 0.1:
         env["VLLM_PROMPT_BS_BUCKET_MAX"] = str(rng.choice([1, 2, 4, 8, log_uniform(rng, 1, 128)]))
     if version == "docs":
-        return startable(sets, draw_docs_env(rng, strategy, env, B))
+        return settle(rng, *startable(sets, draw_docs_env(rng, strategy, env, B)), version)
     if strategy == "exponential" or env.get("VLLM_BUCKETING_STRATEGY") == "exp":
         if rng.random() < 0.2:
             env["VLLM_PROMPT_QUERY_BUCKET_MIN"] = str(rng.choice([1, 1, 2, B]))
@@ -386,7 +389,7 @@ def draw(rng, workdir, idx, with_unified, version):
         env["VLLM_MERGED_PREFILL"] = rng.choice(["true", "false"])
     if rng.random() < 0.05:
         env["VLLM_CONTIGUOUS_PA"] = rng.choice(["true", "false"])
-    return startable(sets, env)
+    return settle(rng, *startable(sets, env), version)
 
 
 def startable(sets, env):
@@ -404,6 +407,112 @@ def startable(sets, env):
         if env.get("VLLM_CONTIGUOUS_PA") == "false":
             env["VLLM_CONTIGUOUS_PA"] = "true"
     return {k: str(v) for k, v in sets.items()}, env
+
+
+# The variables that set the same thing as a config key (bucketsim's env_var_defs[].key, those
+# the draws give): bucketsim refuses the two given with different values.
+ENV_KEYS = {"VLLM_BUCKETING_STRATEGY": "bucketing.strategy",
+            "VLLM_PROMPT_BS_BUCKET_MAX": "server.max_num_prefill_seqs",
+            "VLLM_MERGED_PREFILL": "server.merged_prefill",
+            "VLLM_CONTIGUOUS_PA": "server.contiguous_pa"}
+STRATEGY_NAME = {v: k for k, v in STRATEGY_ENV.items()}
+# Share of the draws given one deliberate conflict (checked as refused by design).
+CONFLICT_SHARE = 0.04
+
+
+def is_unified(sets, env):
+    return sets["bucketing.strategy"] == "unified" or as_bool(env.get("VLLM_UNIFIED_ATTN", "false"))
+
+
+def key_value(name, value, version):
+    """The config key's text that says what variable NAME=VALUE says (None: the variable is not
+    compared with its key, as bucketsim's env_key_conflicts: the strategy variable outside
+    version current, or a value upstream does not know)."""
+    if name == "VLLM_BUCKETING_STRATEGY":
+        return STRATEGY_NAME.get(value) if version == "current" else None
+    if name in ("VLLM_MERGED_PREFILL", "VLLM_CONTIGUOUS_PA"):
+        return "true" if as_bool(value) else "false"
+    return str(int(value))
+
+
+def contiguous_pa(sets, env, version):
+    """Contiguous PA as bucketsim resolves it (bucket_params_resolve): the variable, else the
+    key, else the version's default (docs: on without prefix caching; current: off), and the
+    source that set it."""
+    if "VLLM_CONTIGUOUS_PA" in env:
+        return as_bool(env["VLLM_CONTIGUOUS_PA"]), "VLLM_CONTIGUOUS_PA"
+    if "server.contiguous_pa" in sets:
+        return as_bool(sets["server.contiguous_pa"]), "server.contiguous_pa"
+    return version == "docs" and not as_bool(sets["server.prefix_caching"]), None
+
+
+def conflicts(sets, env, version):
+    """The settings of a drawn configuration that contradict each other, as the one-line error
+    bucketsim documents for each (policies/README.md): a key and its variable given different
+    values (bucketing.c, env_key_conflicts), prefix caching asked for with contiguous PA on
+    outside unified attention (upstream's platform check_and_update_config turns it off).
+    Worked out here from the settings alone, not from bucketsim's answer."""
+    out = []
+    for name, value in env.items():
+        key = ENV_KEYS.get(name)
+        if key not in sets:
+            continue
+        want = key_value(name, value, version)
+        if want is not None and want != sets[key]:
+            out.append(f"bucketsim: error: field '{key}': '{sets[key]}' conflicts with the "
+                       f"environment variable {name}={value}, which sets the same thing: give "
+                       f"one of them (or the same value) (exit 3)")
+    cpa, src = contiguous_pa(sets, env, version)
+    if cpa and as_bool(sets["server.prefix_caching"]) and not is_unified(sets, env):
+        out.append(f"bucketsim: error: field 'server.prefix_caching': true, but contiguous PA "
+                   f"({src}) turns prefix caching off: vllm-gaudi's platform "
+                   f"check_and_update_config disables it whenever VLLM_CONTIGUOUS_PA is on (exit 3)")
+    return out
+
+
+def settle(rng, sets, env, version):
+    """Makes a draw a configuration a user could give bucketsim: a key and its variable agree
+    (the key takes the variable's value), and with contiguous PA on (outside unified attention)
+    prefix caching is off, as upstream's platform turns it off.  Then, in CONFLICT_SHARE of the
+    draws, one deliberate conflict of either kind, which bucketsim must refuse."""
+    for name, value in env.items():
+        key = ENV_KEYS.get(name)
+        want = key_value(name, value, version) if key in sets else None
+        if want is not None:
+            sets[key] = want
+    unified = is_unified(sets, env)
+    if contiguous_pa(sets, env, version)[0] and not unified:
+        sets["server.prefix_caching"] = "false"
+    if rng.random() >= CONFLICT_SHARE:
+        return sets, env
+    kinds = ["VLLM_PROMPT_BS_BUCKET_MAX", "VLLM_MERGED_PREFILL"]
+    if not unified:   # unified attention needs contiguous PA on, and keeps prefix caching
+        kinds += ["VLLM_CONTIGUOUS_PA", "prefix_caching"]
+    if version == "current" and sets["bucketing.strategy"] in STRATEGY_ENV and \
+            "VLLM_EXPONENTIAL_BUCKETING" not in env:
+        kinds.append("VLLM_BUCKETING_STRATEGY")
+    kind = rng.choice(kinds)
+    if kind == "prefix_caching":
+        sets["server.prefix_caching"] = "true"
+        if rng.random() < 0.5:
+            sets["server.contiguous_pa"] = "true"
+            env.pop("VLLM_CONTIGUOUS_PA", None)
+        else:
+            env["VLLM_CONTIGUOUS_PA"] = "true"
+            sets.pop("server.contiguous_pa", None)
+    elif kind == "VLLM_PROMPT_BS_BUCKET_MAX":
+        env[kind] = str(int(sets["server.max_num_prefill_seqs"]) + rng.choice([1, 3, 15]))
+    elif kind == "VLLM_BUCKETING_STRATEGY":
+        env[kind] = rng.choice([v for k, v in STRATEGY_ENV.items()
+                                if k != sets["bucketing.strategy"]])
+    else:
+        key = ENV_KEYS[kind]
+        cur = as_bool(sets.get(key, "false"))
+        sets[key] = "true" if cur else "false"
+        env[kind] = "false" if cur else "true"
+        if kind == "VLLM_CONTIGUOUS_PA":   # prefix caching off either way: one conflict only
+            sets["server.prefix_caching"] = "false"
+    return sets, env
 
 
 def draw_docs_env(rng, strategy, env, B):
@@ -510,6 +619,15 @@ def too_big(sets, env):
     return prompt > 150000 or decode > 150000
 
 
+def size_refusal(err, up):
+    """bucketsim's refusal of a phase of more than BUCKET_GEN_MAX (10^6) buckets
+    (policies/README.md), where upstream's own list of that phase is longer than that."""
+    if "no server warms up that many" not in err and "spans more than" not in err:
+        return False
+    phase = next((p for p in ("prompt", "decode", "unified") if p in err), None)
+    return phase is not None and len(up.get(phase, ())) > 1000000
+
+
 def phase_summary(res):
     if "error" in res:
         return "error"
@@ -529,6 +647,7 @@ def compare_main(argv):
     uni = Worker(opts["--unified-dir"]) if opts.get("--unified-dir") else None
     rng = random.Random(seed)
     stats = {}   # strategy -> phase -> [compared, mismatched]
+    refused = {}  # rule -> configurations refused by design
     mismatches = 0
     skipped = 0
     for i in range(n):
@@ -553,11 +672,29 @@ def compare_main(argv):
         phases = ["unified"] if unified else ["prompt", "decode"]
         st = stats.setdefault(strat, {})
         bad = []
-        if "error" not in up and "error" not in bs:
+        expect = conflicts(sets, env, version)
+        if expect:
+            # settings that contradict each other: bucketsim must refuse them with the rule's
+            # own message (upstream silently lets one setting win)
+            rec = st.setdefault("refused by design", [0, 0])
+            rec[0] += 1
+            if bs.get("error") in expect:
+                why = "prefix caching" if "prefix_caching" in bs["error"] else "key and variable"
+                refused[why] = refused.get(why, 0) + 1
+            else:
+                rec[1] += 1
+                bad.append("refusal")
+            phases = []
+        elif "error" in bs and "error" not in up and size_refusal(bs["error"], up):
+            # more than BUCKET_GEN_MAX buckets in a phase, as upstream's own list shows
+            st.setdefault("refused by design", [0, 0])[0] += 1
+            refused["over 10^6 buckets"] = refused.get("over 10^6 buckets", 0) + 1
+            phases = []
+        elif "error" not in up and "error" not in bs:
             phases.append("lookups")
             if unified:   # a miss: upstream returns the 3-tuple (query, shared, unique)
                 bs["lookups"] = [b[:len(u)] for b, u in zip(bs["lookups"], up["lookups"])]
-        for ph in phases + ["error"]:
+        for ph in phases + (["error"] if phases else []):
             if ph == "error":
                 a, b = "error" in up, "error" in bs
                 rec = st.setdefault("both rejected", [0, 0])
@@ -579,7 +716,10 @@ def compare_main(argv):
             mismatches += 1
             detail = []
             for ph in bad:
-                if ph == "error":
+                if ph == "refusal":
+                    detail.append(f"expected: {expect[0]} | bucketsim: "
+                                  f"{bs.get('error', phase_summary(bs))}")
+                elif ph == "error":
                     detail.append(f"upstream: {up.get('error', phase_summary(up))} | "
                                   f"bucketsim: {bs.get('error', phase_summary(bs))}")
                 elif ph == "lookups":
@@ -602,7 +742,9 @@ def compare_main(argv):
           f"{mismatches} with a mismatch")
     for strat in sorted(stats):
         for ph, (c, m) in sorted(stats[strat].items()):
-            print(f"# {strat:14s} {ph:14s} compared {c:6d}  mismatched {m}")
+            print(f"# {strat:17s} {ph:17s} compared {c:6d}  mismatched {m}")
+    print("# refused by design, by rule: " + (", ".join(
+        f"{k} {v}" for k, v in sorted(refused.items())) or "none"))
     return 1 if mismatches else 0
 
 
