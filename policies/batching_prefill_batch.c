@@ -66,6 +66,7 @@ static bool take(struct batch_view *d, struct batch_cand *c)
 	 "alone in chunks), elsewhere whole prompts, no token budget", NULL}
 
 extern const struct batch_policy batching_prefill_batch;
+static const struct batch_policy *setup(const struct batch_setup *su);
 
 /* On Gaudi's warmed prompt grid: the token budget and vllm-gaudi's pass grouping. */
 static const struct batch_policy on_grid = {
@@ -75,6 +76,7 @@ static const struct batch_policy on_grid = {
 	.beyond_budget = false,
 	.idle_only = false,
 	.padded_pass = false,
+	.setup = setup,
 	.reads = BV_KV,
 	.take = take,
 };
@@ -84,9 +86,13 @@ static const struct batch_policy on_grid = {
  * of N one-token prompts is warm: bucketserve_nmax); elsewhere the paper's form. */
 static const struct batch_policy *setup(const struct batch_setup *su)
 {
+	struct bucketserve_cfg *bc = su->bsc;
+	if (bc) {   /* either record may be set up again for another grid (the advisor) */
+		bc->pass_grid = NULL;
+		bc->grid_nmax = 0;
+	}
 	if (!su->prompt_grid)
 		return &batching_prefill_batch;
-	struct bucketserve_cfg *bc = su->bsc;
 	if (!bc)
 		BUG("prefill_batch without buckets");
 	bc->pass_grid = su->prompt_grid;

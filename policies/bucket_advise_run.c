@@ -93,10 +93,23 @@ int advise_simulate(struct run_ctx *x, const struct req_spec *req, size_t n, con
 		return -1;
 	struct sim_params sp = x->sp;
 	sp.ideal = bp.strategy->ideal;
+	/* The batch controller set up for the candidate's server as run_setup sets it up when
+	 * `run` is given the candidate: prefill_batch forms its passes in the candidate's warmed
+	 * prompt grid.  The ideal run that collects shapes keeps the configured server's set-up:
+	 * its shapes are that server's passes. */
+	struct bucketserve_cfg bsc;
+	if (x->have_bsc)
+		bsc = x->bsc;
+	const struct batch_policy *ctl = batch_policy(config_str(&x->cc.cfg, "scheduler.batching"));
+	if (!sp.ideal && ctl && ctl->setup) {
+		sp.prompt_grid = sim_prompt_grid(&sp, &bp);
+		struct batch_setup su = {sp.prompt_grid ? b : NULL, x->have_bsc ? &bsc : NULL};
+		sp.batching = ctl->setup(&su);
+	}
 	struct sim_costs costs;
 	sim_costs_from_model(&costs, x->cm);
 	struct sim_hooks hooks = {col, NULL, col ? on_pass : NULL, NULL, NULL};
-	struct sim *s = sim_new(&sp, req, n, b, x->have_bsc ? &x->bsc : NULL, &costs, &hooks);
+	struct sim *s = sim_new(&sp, req, n, b, x->have_bsc ? &bsc : NULL, &costs, &hooks);
 	sim_warmup(s);
 	sim_run(s);
 	sim_finish(s);

@@ -186,6 +186,11 @@ struct sim_params {
 int sim_params_from_config(const struct config *cfg, const struct bucket_params *bp,
 			   struct sim_params *p, struct bs_err *err);
 
+/* Whether P's prompt passes, with the bucketing BP, are padded to a warmed prompt grid
+ * (sim_params.prompt_grid): the execution mode pads to buckets and BP's strategy has prompt
+ * buckets and is neither ideal nor unified.  P's mode and unified flag are read. */
+bool sim_prompt_grid(const struct sim_params *p, const struct bucket_params *bp);
+
 /* Refuses (code 3, naming scheduler.batching) a workload with a request that the batch
  * controller would not take even into an empty batch on an idle instance (it would wait
  * forever), e.g. a request whose memory-safe charge exceeds M_safe of an empty KV cache.

@@ -158,6 +158,12 @@ static int defrag_params(const struct config *cfg, struct sim_params *p, struct 
 	return 0;
 }
 
+bool sim_prompt_grid(const struct sim_params *p, const struct bucket_params *bp)
+{
+	return p->mode->padding == MODE_PAD_BUCKETS && bp->enabled && !bp->strategy->ideal &&
+	       !p->unified && bucket_params_prompt_decode(bp);
+}
+
 int sim_params_from_config(const struct config *cfg, const struct bucket_params *bp,
 			   struct sim_params *p, struct bs_err *err)
 {
@@ -210,8 +216,7 @@ int sim_params_from_config(const struct config *cfg, const struct bucket_params 
 	if (!p->order || !p->grouping || !p->batching || !p->loop)
 		BUG("a policy choice not in the registry");
 	p->unified = p->batching->unified || bucket_params_unified(bp);
-	p->prompt_grid = p->mode->padding == MODE_PAD_BUCKETS && bp->enabled && !p->ideal &&
-			 !p->unified && bucket_params_prompt_decode(bp);
+	p->prompt_grid = sim_prompt_grid(p, bp);
 	if (p->mode->one_forward && p->unified)
 		return bs_errf(err, BS_EXIT_INPUT, cfg->file, 0,
 			       p->batching->unified ? "scheduler.batching" : "bucketing.strategy",
