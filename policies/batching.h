@@ -118,7 +118,9 @@ struct batch_policy {
 	 * built and before the workload is checked against take() and the kernel starts.  It
 	 * returns the record that runs: this one, or a variant of it for that server (the same
 	 * name, keys and take(); other flags, such as padded_pass), and may complete the
-	 * settings of SU->bsc that concern its batches (policies/batching_prefill_batch.c). */
+	 * settings of SU->bsc that concern its batches (policies/batching_prefill_batch.c).
+	 * buckets --advise calls it again, on the record it returned, for each bucket set it
+	 * simulates: a variant carries the same hook, which sets every field it owns. */
 	const struct batch_policy *(*setup)(const struct batch_setup *su);
 	/* The inputs of the view take() depends on (enum batch_input, or-ed). */
 	unsigned reads;

@@ -100,8 +100,8 @@ int advise_simulate(struct run_ctx *x, const struct req_spec *req, size_t n, con
 	struct bucketserve_cfg bsc;
 	if (x->have_bsc)
 		bsc = x->bsc;
-	const struct batch_policy *ctl = batch_policy(config_str(&x->cc.cfg, "scheduler.batching"));
-	if (!sp.ideal && ctl && ctl->setup) {
+	const struct batch_policy *ctl = x->sp.batching;
+	if (!sp.ideal && ctl->setup) {
 		sp.prompt_grid = sim_prompt_grid(&sp, &bp);
 		struct batch_setup su = {sp.prompt_grid ? b : NULL, x->have_bsc ? &bsc : NULL};
 		sp.batching = ctl->setup(&su);
