@@ -10,18 +10,26 @@
 #include "sim/commands.h"
 #include "workloads/workload.h"
 
-/* Every key (module tables and policies' own keys) with its type, default and meaning. */
+/* Every key (module tables and policies' own keys) with its type, default and meaning; a
+ * choice with the values it takes (a policy family's: its members, policies/registry.c). */
 static void list_keys(FILE *out)
 {
 	struct config c;
 	config_init(&c);
+	char values[1024];
 	for (size_t i = 0; i < c.n; i++) {
 		const struct cfg_def *d = c.e[i].def;
-		fprintf(out, "%-36s %-8s %-14s %s%s%s%s\n", d->key,
+		bool choice = d->type == CFG_CHOICE, unit = d->unit && d->unit[0];
+		fprintf(out, "%-36s %-8s %-14s %s", d->key,
 			d->type == CFG_INT ? "int" : d->type == CFG_DOUBLE ? "number" :
-			d->type == CFG_BOOL ? "bool" : d->type == CFG_CHOICE ? "choice" : "string",
-			d->def ? d->def : "auto", d->doc, d->unit && d->unit[0] ? " [" : "",
-			d->unit ? d->unit : "", d->unit && d->unit[0] ? "]" : "");
+			d->type == CFG_BOOL ? "bool" : choice ? "choice" : "string",
+			d->def ? d->def : "auto", d->doc);
+		if (choice)   /* a key whose default is auto can be set back to auto */
+			fprintf(out, " (one of: %s%s)", d->def ? "" : "auto|",
+				config_choices(d, "|", values, sizeof values));
+		if (unit)
+			fprintf(out, " [%s]", d->unit);
+		fputc('\n', out);
 	}
 	config_release(&c);
 }

@@ -215,6 +215,16 @@ for k in $("$B" list keys | awk '{print $1}'); do
 	grep -qF "\`$k\`" "$(dirname "$0")"/../README.md "$(dirname "$0")"/../*/README.md || undocumented="$undocumented $k"
 done
 [ "$nkeys" -gt 60 ] && [ -z "$undocumented" ] && ok keys-readme || fail keys-readme "$nkeys keys read from 'list keys'; in no README:$undocumented"
+# list keys: a choice key with the values it takes; a policy family's are its members as
+# list policies lists them, and a key whose default is auto takes auto too.
+"$B" list keys > "$T/lk"
+fam=$("$B" list policies | awk '/^batching \(scheduler\.batching\):/{f = 1; next} /^[^ ]/{f = 0} f {printf "%s%s", s, $1; s = "|"}')
+[ "$fam" = "continuous|static|memory_safe|prefill_batch|unified|token_budget|queue_budget" ] \
+	&& grep -qxE "scheduler\.batching +choice +continuous +batch controller \(one of: ${fam//|/\\|}\)" "$T/lk" \
+	&& grep -qE '^server\.execution_mode +choice +auto .* \(one of: auto\|hpu_graphs\|hpu_compile\|hpu_eager\|cuda_graphs\)$' "$T/lk" \
+	&& grep -qxE 'model\.precision +choice +bf16 +.* \(one of: bf16\|fp8\)' "$T/lk" \
+	&& grep -qxE 'scheduler\.l_max +int +auto +L_max: buckets cover \[0, L_max\]; auto = server\.max_model_len \[tokens\]' "$T/lk" \
+	&& ok list-keys-choices || fail list-keys-choices "$fam / $(grep -E '^(scheduler\.batching|server\.execution_mode|model\.precision|scheduler\.l_max) ' "$T/lk")"
 # list policies: the families, then the other choice keys under their heading (indented).
 "$B" list policies > "$T/lp"
 awk '/^other choice keys \(not policies\)/{h = 1; next} h && /^  cluster\.mode  +colocated\|disaggregated$/{found = 1} END {exit !found}' "$T/lp" \
