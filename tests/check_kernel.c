@@ -2008,6 +2008,22 @@ START_TEST(eager_passes_pay_launch_time)
 }
 END_TEST
 
+/* The server's bucketer for the N settings KV (key, value) given on the command line into CFG
+ * (initialised here; the caller releases it after the bucketer). */
+static struct bucketer *bucketer_of(struct config *cfg, const char *(*kv)[2], size_t n)
+{
+	config_init(cfg);
+	struct bs_err e = {0};
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(!config_set(cfg, kv[i][0], kv[i][1], CFG_ORIGIN_CMDLINE, NULL, 0, &e),
+			      "%s: %s", kv[i][0], e.msg);
+	struct bucket_params bp;
+	struct bucketer *b = NULL;
+	ck_assert_msg(!bucket_params_resolve(cfg, &bp, &e), "%s: %s", e.field, e.msg);
+	ck_assert_msg(!bucketer_new(&bp, &b, &e), "%s", e.msg);
+	return b;
+}
+
 /* bucketing.version=current clamps a decode look-up to the largest decode bucket (8 blocks of
  * 4 tokens here), but a longer decode reads all its blocks: it runs at its real block count, a
  * new graph compiled at run time for each new length. */
@@ -2019,19 +2035,11 @@ START_TEST(long_decode_real_blocks)
 	ck_assert(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
 	close(fd);
 	struct config cfg;
-	config_init(&cfg);
-	struct bs_err e = {0};
 	const char *kv[][2] = {{"bucketing.version", "current"}, {"bucketing.strategy", "file"},
 			       {"bucketing.file", path}, {"server.block_size", "4"},
 			       {"server.max_model_len", "64"}, {"server.max_num_seqs", "4"},
 			       {"server.num_kv_blocks", "64"}};
-	for (size_t i = 0; i < sizeof kv / sizeof *kv; i++)
-		ck_assert_msg(!config_set(&cfg, kv[i][0], kv[i][1], CFG_ORIGIN_CMDLINE, NULL, 0, &e),
-			      "%s: %s", kv[i][0], e.msg);
-	struct bucket_params bp;
-	struct bucketer *b = NULL;
-	ck_assert_msg(!bucket_params_resolve(&cfg, &bp, &e), "%s: %s", e.field, e.msg);
-	ck_assert_msg(!bucketer_new(&bp, &b, &e), "%s", e.msg);
+	struct bucketer *b = bucketer_of(&cfg, kv, sizeof kv / sizeof *kv);
 	struct sim_params p = fixture_params();
 	p.block_size = 4;
 	p.max_model_len = 64;
@@ -2080,19 +2088,11 @@ END_TEST
 START_TEST(over_budget_prompt_pass)
 {
 	struct config cfg;
-	config_init(&cfg);
-	struct bs_err e = {0};
 	const char *kv[][2] = {{"bucketing.version", "current"}, {"bucketing.strategy", "exponential"},
 			       {"server.block_size", "128"}, {"server.max_model_len", "4096"},
 			       {"server.max_num_seqs", "4"}, {"server.max_num_batched_tokens", "2048"},
 			       {"server.num_kv_blocks", "1000"}};
-	for (size_t i = 0; i < sizeof kv / sizeof *kv; i++)
-		ck_assert_msg(!config_set(&cfg, kv[i][0], kv[i][1], CFG_ORIGIN_CMDLINE, NULL, 0, &e),
-			      "%s: %s", kv[i][0], e.msg);
-	struct bucket_params bp;
-	struct bucketer *b = NULL;
-	ck_assert_msg(!bucket_params_resolve(&cfg, &bp, &e), "%s: %s", e.field, e.msg);
-	ck_assert_msg(!bucketer_new(&bp, &b, &e), "%s", e.msg);
+	struct bucketer *b = bucketer_of(&cfg, kv, sizeof kv / sizeof *kv);
 	const struct bshape *l;
 	size_t n_prompt = bucketer_list(b, PHASE_PROMPT, &l);
 	struct sim_params p = fixture_params();
